@@ -1,0 +1,109 @@
+/*
+ * fabric.h - the SM's model of the subnet: nodes, ports, links.
+ *
+ * DOC: A plain-data graph shared by the sweep (which fills it), the LID
+ * allocator, the routing engines (which read it as const) and the tools.
+ * Nodes live in one array and refer to each other by index, so a fabric can
+ * be copied, compared and freed without pointer chasing.  No I/O here.
+ */
+#ifndef NANOSM_ROUTING_FABRIC_H
+#define NANOSM_ROUTING_FABRIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define FABRIC_MAX_PORTS 254 /* NodeInfo.NumPorts is 8 bits; 255 reserved */
+#define FABRIC_MAX_HOPS 63
+#define FABRIC_NONE (-1)
+
+#define LID_UNICAST_MIN 0x0001
+#define LID_UNICAST_MAX 0xBFFF
+
+struct fabric_port {
+	uint8_t num;        /* port number; 0 = switch management port */
+	uint8_t present;    /* 1 when PortInfo was read / described */
+	uint64_t guid;      /* port GUID (switch ports share the port 0 GUID) */
+	uint16_t lid;       /* LID in use (switch: port 0 only) */
+	uint8_t lmc;
+	uint8_t state;      /* enum port_state */
+	uint8_t phys_state; /* enum port_phys_state */
+	uint8_t width_active, speed_active; /* PortInfo encodings */
+	uint8_t mtu_cap, vl_cap;            /* PortInfo encodings */
+	int remote_node;    /* index into fabric.nodes, FABRIC_NONE if no link */
+	uint8_t remote_port;
+};
+
+struct fabric_node {
+	uint64_t guid;        /* NodeGUID */
+	uint64_t system_guid;
+	uint8_t type;         /* enum node_type (1 CA, 2 switch, 3 router) */
+	uint8_t num_ports;    /* NodeInfo.NumPorts; ports[0..num_ports] exist */
+	char desc[65];        /* NodeDescription */
+	uint32_t vendor_id;
+	uint16_t device_id;
+	/* switches only (from SwitchInfo) */
+	uint16_t lft_cap;     /* LinearFDBCap */
+	uint16_t lft_top;     /* LinearFDBTop */
+	/* how the SM reaches it: directed route from the SM port */
+	uint8_t dr_hops;
+	uint8_t dr_path[FABRIC_MAX_HOPS + 1]; /* [1..dr_hops] */
+	struct fabric_port *ports;            /* num_ports + 1 entries */
+};
+
+struct fabric {
+	struct fabric_node *nodes;
+	size_t n_nodes, cap_nodes;
+	int sm_node;      /* index of the node hosting the SM, FABRIC_NONE */
+	uint8_t sm_port;  /* SM's port number on sm_node */
+	/* GUID -> node index hash (open addressing), internal */
+	int *index;
+	size_t index_cap;
+};
+
+void fabric_init(struct fabric *f);
+void fabric_fini(struct fabric *f);
+/* Deep copy; returns 0 or -ENOMEM (dst must be uninitialised or fini'd). */
+int fabric_copy(struct fabric *dst, const struct fabric *src);
+
+/* Add a node (ports zeroed, remote_node = FABRIC_NONE, num set); returns its
+ * index, or -EEXIST if the GUID is known, -ENOMEM, -EINVAL (num_ports). */
+int fabric_add_node(struct fabric *f, uint64_t guid, uint8_t type, uint8_t num_ports);
+/* Index of the node with this NodeGUID or FABRIC_NONE. */
+int fabric_find(const struct fabric *f, uint64_t guid);
+/* Connect node a port pa <-> node b port pb (both directions). Any previous
+ * link on either port is cut first. Returns 0 or -EINVAL. */
+int fabric_link(struct fabric *f, int a, uint8_t pa, int b, uint8_t pb);
+
+static inline int fabric_is_switch(const struct fabric_node *n)
+{
+	return n->type == 2;
+}
+
+/* LID-owning ports: a switch's port 0 or each present CA/router port. */
+size_t fabric_count_switches(const struct fabric *f);
+size_t fabric_count_cas(const struct fabric *f);
+
+/* ---- Linear forwarding tables, the routing engines' output ---------- */
+
+#define LFT_DROP 0xFF /* no route: the switch drops the packet */
+
+struct lft {
+	int node;        /* switch index in the fabric */
+	uint16_t top;    /* highest LID with an entry (LinearFDBTop) */
+	uint8_t *port;   /* port[0..top]: out port, LFT_DROP when none */
+};
+
+struct lft_set {
+	struct lft *tables; /* one per switch, in fabric node order */
+	size_t n;
+};
+
+void lft_set_init(struct lft_set *s);
+void lft_set_fini(struct lft_set *s);
+/* Allocate one table per switch of f, every entry LFT_DROP, top = max_lid. */
+int lft_set_alloc(struct lft_set *s, const struct fabric *f, uint16_t max_lid);
+/* The table for switch node index sw, or NULL. */
+struct lft *lft_set_find(const struct lft_set *s, int sw);
+const struct lft *lft_set_find_const(const struct lft_set *s, int sw);
+
+#endif

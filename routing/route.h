@@ -1,0 +1,36 @@
+/*
+ * route.h - routing engine interface.
+ *
+ * DOC: An engine takes a const fabric (with LIDs assigned) and fills an
+ * lft_set; it does no I/O, keeps no globals and never reaches into the SM.
+ * Engines are looked up by name in a table (route_engine_find).
+ */
+#ifndef NANOSM_ROUTING_ROUTE_H
+#define NANOSM_ROUTING_ROUTE_H
+
+#include "fabric.h"
+
+struct route_opts {
+	uint16_t max_lid; /* highest LID in use (sizes the tables) */
+};
+
+struct route_err {
+	char msg[256]; /* what failed and where (GUID/port), for the log */
+};
+
+struct route_engine {
+	const char *name;
+	const char *summary;
+	/* Fill out (already lft_set_init'ed; the engine allocates it).
+	 * Returns 0 or a negative errno with err->msg set. */
+	int (*compute)(const struct fabric *f, const struct route_opts *opts, struct lft_set *out,
+		       struct route_err *err);
+};
+
+const struct route_engine *route_engine_find(const char *name);
+/* NULL-terminated list of all engines. */
+const struct route_engine *const *route_engines(void);
+
+extern const struct route_engine route_engine_minhop;
+
+#endif

@@ -1,0 +1,15 @@
+/* suites.c - every unit-test suite, in the order they run. */
+#include "tests/unit/unit.h"
+#include <stddef.h>
+
+const unit_register_fn unit_suites[] = {
+	test_smp_register,
+	test_fabric_register,
+	test_topo_register,
+	test_minhop_register,
+	test_lid_alloc_register,
+	test_guid2lid_register,
+	test_mad_queue_register,
+	test_sweep_register,
+	NULL,
+};

@@ -1,0 +1,17 @@
+/* unit.h - the list of unit-test suites (one register function per file). */
+#ifndef NANOSM_TESTS_UNIT_H
+#define NANOSM_TESTS_UNIT_H
+
+typedef void (*unit_register_fn)(void);
+extern const unit_register_fn unit_suites[];
+
+void test_smp_register(void);
+void test_fabric_register(void);
+void test_topo_register(void);
+void test_minhop_register(void);
+void test_lid_alloc_register(void);
+void test_guid2lid_register(void);
+void test_mad_queue_register(void);
+void test_sweep_register(void);
+
+#endif
