@@ -14,7 +14,7 @@ OBJ     := $(BUILD)/obj
 
 # Files that touch a foreign I/O API (umad, libev, main): kept out of the
 # unit-test link so the pure core is tested alone.
-SHELL_SRC := mad/umad_port.c sm/main.c sm/loop.c
+SHELL_SRC := mad/mad_port.c sm/main.c sm/loop.c
 CORE_SRC  := $(filter-out $(SHELL_SRC),$(sort $(wildcard mad/*.c routing/*.c sm/*.c config/*.c)))
 UNIT_SRC  := $(sort $(wildcard tests/unit/*.c))
 

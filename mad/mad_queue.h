@@ -32,9 +32,10 @@ struct mad_xmit {
 	void *ctx;
 };
 
-/* Completion: status 0 with the decoded response, or a negative errno
- * (-ETIMEDOUT after all retries, -EIO send failure, -EPROTO bad response)
- * with resp NULL.  Called exactly once per submitted MAD. */
+/* Completion, called exactly once per submitted MAD: status 0 with the
+ * decoded response; -EREMOTEIO when the responder set a MAD status (resp
+ * given, resp->status tells which); or -ETIMEDOUT (after all retries), -EIO
+ * (send failed), -ECANCELED (queue freed) with resp NULL. */
 typedef void (*mad_done_fn)(void *arg, int status, const struct smp *resp);
 
 /* Unsolicited MAD (not a response to us): a Get/Set/Trap to the SM. */

@@ -31,6 +31,13 @@ struct fabric_port {
 	uint8_t mtu_cap, vl_cap;            /* PortInfo encodings */
 	int remote_node;    /* index into fabric.nodes, FABRIC_NONE if no link */
 	uint8_t remote_port;
+	/* SM bookkeeping (zero when read from a file): the directed route that
+	 * reaches this port's node through this port (CA ports; a CA only
+	 * accepts PortInfo Set on the port a SMP arrived on), and the raw
+	 * PortInfo last read, which the SM diffs against what it wants. */
+	uint8_t dr_hops;
+	uint8_t dr_path[FABRIC_MAX_HOPS + 1];
+	uint8_t pi_raw[64];
 };
 
 struct fabric_node {
@@ -44,6 +51,7 @@ struct fabric_node {
 	/* switches only (from SwitchInfo) */
 	uint16_t lft_cap;     /* LinearFDBCap */
 	uint16_t lft_top;     /* LinearFDBTop */
+	uint8_t si_raw[64];   /* raw SwitchInfo last read (SM bookkeeping) */
 	/* how the SM reaches it: directed route from the SM port */
 	uint8_t dr_hops;
 	uint8_t dr_path[FABRIC_MAX_HOPS + 1]; /* [1..dr_hops] */
@@ -79,7 +87,9 @@ static inline int fabric_is_switch(const struct fabric_node *n)
 	return n->type == 2;
 }
 
-/* LID-owning ports: a switch's port 0 or each present CA/router port. */
+/* LID-owning ports: a switch's port 0 or each present CA/router port.
+ * fabric_count_switches counts switch nodes (one LID each, on port 0);
+ * fabric_count_cas counts present CA/router ports (one LID each). */
 size_t fabric_count_switches(const struct fabric *f);
 size_t fabric_count_cas(const struct fabric *f);
 

@@ -39,7 +39,8 @@ void lid_alloc_set_max(struct lid_alloc *a, uint16_t max_lid);
 
 /* Record guid -> lid (e.g. from guid2lid). Returns 0; -ERANGE if lid is 0
  * or above max_lid; -EEXIST if the LID belongs to another GUID (first one
- * wins); -EALREADY if the GUID already has a different LID (kept). */
+ * wins); -EALREADY if the GUID already has a different LID (kept); -EINVAL
+ * for GUID 0; -ENOMEM. */
 int lid_alloc_reserve(struct lid_alloc *a, uint64_t guid, uint16_t lid);
 /* Forget a GUID's LID (frees the LID). */
 void lid_alloc_release(struct lid_alloc *a, uint64_t guid);
@@ -50,8 +51,9 @@ uint64_t lid_alloc_owner(const struct lid_alloc *a, uint16_t lid);
 size_t lid_alloc_count(const struct lid_alloc *a);
 
 /* Assign LIDs to every request (order in the array does not matter: ties
- * such as two ports carrying the same current LID are broken by lower GUID).
- * Returns the number of requests left without a LID (err = -ENOSPC). */
+ * such as two ports carrying the same current LID are broken by lower GUID;
+ * the same GUID twice gets one LID).  Returns the number of requests left
+ * without a LID (err = -ENOSPC; also -EINVAL for GUID 0, -ENOMEM). */
 size_t lid_alloc_assign(struct lid_alloc *a, struct lid_req *reqs, size_t n);
 
 /* Iterate mappings in LID order: calls fn for each; stops if fn returns

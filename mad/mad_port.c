@@ -1,0 +1,315 @@
+/*
+ * mad_port.c - libibumad transport: port selection, SM agents, issm, and
+ * the receiver thread.  Owns the umad fd and the rx queue; knows nothing of
+ * sweeps or the event loop (it only calls notify).
+ */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <infiniband/umad.h>
+
+#include "mad_port.h"
+
+#define MAD_PORT_RX_POLL_MS 200
+#define MAD_PORT_RX_MAX 4096 /* queued MADs before new ones are dropped */
+
+struct mad_port_rx {
+	struct mad_addr from;
+	size_t len;
+	uint8_t mad[SMP_MAD_SIZE];
+};
+
+struct mad_port {
+	struct mad_port_info info;
+	int fd;
+	int issm_fd;
+	int agent_lid; /* class 0x01 */
+	int agent_dr;  /* class 0x81 */
+	void *send_buf;
+	size_t umad_len; /* umad_size() depends on the ABI found at open */
+	pthread_t thread;
+	int thread_started;
+	void (*notify)(void *);
+	void *notify_arg;
+	pthread_mutex_t lock;
+	struct mad_port_rx *rx; /* ring */
+	size_t rx_head, rx_count;
+	uint64_t rx_dropped;
+	int stop;
+	int failed;
+};
+
+/* sysfs says "InfiniBand"; ibsim's umad2sim says "IB"; old kernels nothing. */
+static int mad_port_is_ib(const char *link_layer)
+{
+	return !link_layer[0] || !strcmp(link_layer, "InfiniBand") || !strcmp(link_layer, "IB");
+}
+
+static int mad_port_pick_in_ca(const char *ca_name, int want_port, uint64_t guid,
+				struct mad_port_info *out)
+{
+	umad_ca_t ca;
+	int found = 0;
+
+	if (umad_get_ca(ca_name, &ca) < 0)
+		return 0;
+	for (int i = 1; i <= ca.numports && i < UMAD_CA_MAX_PORTS && !found; i++) {
+		umad_port_t *pt = ca.ports[i];
+
+		if (!pt)
+			continue;
+		if (guid && be64toh(pt->port_guid) != guid)
+			continue;
+		if (!guid && want_port && pt->portnum != want_port)
+			continue;
+		if (!guid && !want_port && !mad_port_is_ib(pt->link_layer))
+			continue; /* never pick an Ethernet/RoCE port by default */
+		snprintf(out->ca, sizeof(out->ca), "%.*s", (int)sizeof(out->ca) - 1, ca_name);
+		out->port = pt->portnum;
+		out->port_guid = be64toh(pt->port_guid);
+		out->node_guid = be64toh(ca.node_guid);
+		out->lid = (uint16_t)pt->base_lid;
+		out->sm_lid = (uint16_t)pt->sm_lid;
+		out->state = (uint8_t)pt->state;
+		found = 1;
+	}
+	umad_release_ca(&ca);
+	return found;
+}
+
+static int mad_port_select(const char *ca, int port, uint64_t guid, struct mad_port_info *out,
+			    char *err, size_t errlen)
+{
+	char names[32][UMAD_CA_NAME_LEN];
+	int n = umad_get_cas_names(names, 32);
+
+	if (n <= 0) {
+		snprintf(err, errlen, "no RDMA device found (is the ib_umad module loaded?)");
+		return -ENODEV;
+	}
+	for (int i = 0; i < n; i++) {
+		if (ca && strcmp(ca, names[i]) != 0)
+			continue;
+		if (mad_port_pick_in_ca(names[i], port, guid, out))
+			return 0;
+	}
+	if (guid)
+		snprintf(err, errlen, "no local port with GUID 0x%016llx", (unsigned long long)guid);
+	else if (ca)
+		snprintf(err, errlen, "no InfiniBand port %d on CA %s", port, ca);
+	else
+		snprintf(err, errlen, "no InfiniBand link-layer port on this host");
+	return -ENODEV;
+}
+
+static int mad_port_register(struct mad_port *p, char *err, size_t errlen)
+{
+	long mask[16 / sizeof(long)];
+
+	memset(mask, 0, sizeof(mask));
+	/* unsolicited methods the SM receives: Get, Set (SMInfo), Trap */
+	for (int m = SMP_METHOD_GET; m <= SMP_METHOD_TRAP; m++) {
+		if (m == SMP_METHOD_GET || m == SMP_METHOD_SET || m == SMP_METHOD_TRAP)
+			mask[m / (8 * sizeof(long))] |= 1L << (m % (8 * sizeof(long)));
+	}
+	p->agent_lid = umad_register(p->fd, SMP_CLASS_LID, 1, 0, mask);
+	p->agent_dr = umad_register(p->fd, SMP_CLASS_DR, 1, 0, mask);
+	if (p->agent_lid < 0 || p->agent_dr < 0) {
+		snprintf(err, errlen,
+			 "cannot register as SM on %s/%d (another SM running? not root?)",
+			 p->info.ca, p->info.port);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+static void mad_port_open_issm(struct mad_port *p)
+{
+	char path[256];
+
+	p->issm_fd = -1;
+	if (umad_get_issm_path(p->info.ca, p->info.port, path, sizeof(path)) < 0)
+		return;
+	p->issm_fd = open(path, O_RDWR);
+	p->info.is_sm = p->issm_fd >= 0;
+}
+
+static void mad_port_enqueue(struct mad_port *p, const void *umad, int len)
+{
+	const ib_mad_addr_t *addr = umad_get_mad_addr((void *)umad);
+	struct mad_port_rx *slot;
+
+	pthread_mutex_lock(&p->lock);
+	if (p->rx_count == MAD_PORT_RX_MAX) {
+		p->rx_dropped++;
+		pthread_mutex_unlock(&p->lock);
+		return;
+	}
+	slot = &p->rx[(p->rx_head + p->rx_count) % MAD_PORT_RX_MAX];
+	slot->from.lid = be16toh(addr->lid);
+	slot->from.sl = addr->sl;
+	slot->from.qpn = be32toh(addr->qpn);
+	slot->len = (size_t)len > SMP_MAD_SIZE ? SMP_MAD_SIZE : (size_t)len;
+	memcpy(slot->mad, umad_get_mad((void *)umad), slot->len);
+	p->rx_count++;
+	pthread_mutex_unlock(&p->lock);
+}
+
+static void *mad_port_rx_thread(void *arg)
+{
+	struct mad_port *p = arg;
+	void *umad = calloc(1, p->umad_len);
+
+	while (umad && !__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
+		int len = SMP_MAD_SIZE;
+		int rc = umad_recv(p->fd, umad, &len, MAD_PORT_RX_POLL_MS);
+
+		if (rc == -ETIMEDOUT || rc == -EINTR || rc == -EAGAIN)
+			continue;
+		if (rc < 0) {
+			__atomic_store_n(&p->failed, rc, __ATOMIC_RELEASE);
+			break;
+		}
+		if (umad_status(umad) != 0 || len < SMP_MAD_SIZE)
+			continue; /* a send completion or a runt */
+		mad_port_enqueue(p, umad, len);
+		if (p->notify)
+			p->notify(p->notify_arg);
+	}
+	if (!umad)
+		__atomic_store_n(&p->failed, -ENOMEM, __ATOMIC_RELEASE);
+	free(umad);
+	if (p->notify)
+		p->notify(p->notify_arg); /* let the loop see the failure */
+	return NULL;
+}
+
+static int mad_port_send(void *ctx, const struct mad_addr *to, const uint8_t *mad, size_t len)
+{
+	struct mad_port *p = ctx;
+	int agent = mad[1] == SMP_CLASS_DR ? p->agent_dr : p->agent_lid;
+
+	if (len > SMP_MAD_SIZE)
+		return -EINVAL;
+	memset(p->send_buf, 0, p->umad_len);
+	memcpy(umad_get_mad(p->send_buf), mad, len);
+	umad_set_addr(p->send_buf, to->lid, (int)to->qpn, to->sl, 0);
+	if (umad_send(p->fd, agent, p->send_buf, (int)len, 0, 0) < 0)
+		return -EIO;
+	return 0;
+}
+
+static int mad_port_start(struct mad_port *p, char *err, size_t errlen)
+{
+	p->fd = umad_open_port(p->info.ca, p->info.port);
+	if (p->fd < 0) {
+		snprintf(err, errlen, "cannot open umad device of %s/%d: %s", p->info.ca,
+			 p->info.port, strerror(-p->fd));
+		return p->fd;
+	}
+	p->umad_len = umad_size() + SMP_MAD_SIZE;
+	p->send_buf = calloc(1, p->umad_len);
+	if (!p->send_buf) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (mad_port_register(p, err, errlen) < 0)
+		return -EBUSY;
+	mad_port_open_issm(p);
+	if (pthread_create(&p->thread, NULL, mad_port_rx_thread, p) != 0) {
+		snprintf(err, errlen, "cannot start the MAD receiver thread");
+		return -EAGAIN;
+	}
+	p->thread_started = 1;
+	return 0;
+}
+
+struct mad_port *mad_port_open(const char *ca, int port, uint64_t guid, void (*notify)(void *),
+				 void *notify_arg, char *err, size_t errlen)
+{
+	struct mad_port *p;
+
+	if (umad_init() < 0) {
+		snprintf(err, errlen, "libibumad init failed");
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p || !(p->rx = calloc(MAD_PORT_RX_MAX, sizeof(*p->rx)))) {
+		snprintf(err, errlen, "out of memory");
+		mad_port_close(p);
+		return NULL;
+	}
+	p->fd = -1;
+	p->issm_fd = -1;
+	p->notify = notify;
+	p->notify_arg = notify_arg;
+	pthread_mutex_init(&p->lock, NULL);
+	if (mad_port_select(ca, port, guid, &p->info, err, errlen) < 0 ||
+	    mad_port_start(p, err, errlen) < 0) {
+		mad_port_close(p);
+		return NULL;
+	}
+	return p;
+}
+
+void mad_port_close(struct mad_port *p)
+{
+	if (!p)
+		return;
+	__atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
+	if (p->thread_started)
+		pthread_join(p->thread, NULL);
+	if (p->issm_fd >= 0)
+		close(p->issm_fd);
+	if (p->fd >= 0)
+		umad_close_port(p->fd);
+	if (p->rx)
+		pthread_mutex_destroy(&p->lock);
+	free(p->rx);
+	free(p->send_buf);
+	free(p);
+}
+
+const struct mad_port_info *mad_port_info(const struct mad_port *p)
+{
+	return &p->info;
+}
+
+struct mad_xmit mad_port_xmit(struct mad_port *p)
+{
+	struct mad_xmit x = {.send = mad_port_send, .ctx = p};
+
+	return x;
+}
+
+size_t mad_port_drain(struct mad_port *p, mad_port_rx_fn fn, void *ctx)
+{
+	size_t n = 0;
+
+	for (;;) {
+		struct mad_port_rx one;
+
+		pthread_mutex_lock(&p->lock);
+		if (p->rx_count == 0) {
+			pthread_mutex_unlock(&p->lock);
+			return n;
+		}
+		one = p->rx[p->rx_head];
+		p->rx_head = (p->rx_head + 1) % MAD_PORT_RX_MAX;
+		p->rx_count--;
+		pthread_mutex_unlock(&p->lock);
+		fn(ctx, &one.from, one.mad, one.len);
+		n++;
+	}
+}
+
+int mad_port_failed(const struct mad_port *p)
+{
+	return __atomic_load_n(&p->failed, __ATOMIC_ACQUIRE);
+}

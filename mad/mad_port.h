@@ -1,0 +1,51 @@
+/*
+ * mad_port.h - the MAD transport over libibumad (the only file that sees
+ * <infiniband/umad.h>).
+ *
+ * DOC: Opens an InfiniBand port (by port GUID, by CA name/port, or the first
+ * IB link-layer port), registers as the SM for the SMI classes (0x01
+ * LID-routed and 0x81 directed-route), opens the port's issm device so the
+ * port advertises IsSM, and runs one receiver thread that blocks in
+ * umad_recv and queues MADs.  The thread calls `notify` after queuing (the
+ * daemon turns that into ev_async_send); the loop thread then drains the
+ * queue with mad_port_drain.  umad_recv errors (e.g. -EIO when the device
+ * or simulator goes away) end the thread; mad_port_failed reports it.
+ */
+#ifndef NANOSM_MAD_MAD_PORT_H
+#define NANOSM_MAD_MAD_PORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mad_queue.h"
+
+struct mad_port_info {
+	char ca[32];
+	int port;
+	uint64_t port_guid; /* host order */
+	uint64_t node_guid;
+	uint16_t lid, sm_lid;
+	uint8_t state;
+	int is_sm; /* the issm device is held */
+};
+
+struct mad_port;
+
+/* Select: guid != 0 picks that port; else ca (may be NULL = any) and port
+ * (0 = first InfiniBand link-layer port of that CA).  Returns NULL and
+ * writes a reason into err. */
+struct mad_port *mad_port_open(const char *ca, int port, uint64_t guid, void (*notify)(void *),
+				 void *notify_arg, char *err, size_t errlen);
+void mad_port_close(struct mad_port *p);
+
+const struct mad_port_info *mad_port_info(const struct mad_port *p);
+struct mad_xmit mad_port_xmit(struct mad_port *p);
+
+typedef void (*mad_port_rx_fn)(void *ctx, const struct mad_addr *from, const uint8_t *mad,
+				size_t len);
+/* Hand every queued MAD to fn, in arrival order; returns how many. */
+size_t mad_port_drain(struct mad_port *p, mad_port_rx_fn fn, void *ctx);
+/* Non-zero (a negative errno) once the receiver thread stopped on an error. */
+int mad_port_failed(const struct mad_port *p);
+
+#endif

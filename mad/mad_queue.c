@@ -1,0 +1,256 @@
+/*
+ * mad_queue.c - the outstanding-MAD window: TIDs, matching, retries.
+ *
+ * Owns every pending request from submit to its one completion.  Pure: no
+ * clock (callers pass now), no fds (struct mad_xmit sends), no logging.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mad_queue.h"
+
+#define MAD_QUEUE_TID_MASK 0xffffffffull /* the kernel owns the high 32 bits */
+
+struct mad_pending {
+	struct mad_pending *next; /* waiting FIFO link */
+	struct mad_addr to;
+	struct smp smp;
+	mad_done_fn done;
+	void *arg;
+	uint64_t deadline;
+	unsigned tries;
+};
+
+struct mad_queue {
+	struct mad_queue_opts opts;
+	struct mad_xmit xmit;
+	mad_request_fn on_request;
+	void *request_arg;
+	struct mad_pending **wire; /* opts.window slots, NULL when free */
+	size_t on_wire;
+	struct mad_pending *wait_head, *wait_tail;
+	size_t waiting;
+	uint32_t next_tid;
+	struct mad_counters counters;
+};
+
+static void mad_queue_fill(struct mad_queue *q, uint64_t now_ms);
+
+struct mad_queue *mad_queue_new(const struct mad_queue_opts *opts, const struct mad_xmit *xmit,
+				mad_request_fn on_request, void *request_arg)
+{
+	struct mad_queue *q = calloc(1, sizeof(*q));
+
+	if (!q)
+		return NULL;
+	q->opts.window = opts && opts->window ? opts->window : 16;
+	q->opts.timeout_ms = opts && opts->timeout_ms ? opts->timeout_ms : 200;
+	q->opts.retries = opts ? opts->retries : 3;
+	q->xmit = *xmit;
+	q->on_request = on_request;
+	q->request_arg = request_arg;
+	q->next_tid = 1;
+	q->wire = calloc(q->opts.window, sizeof(*q->wire));
+	if (!q->wire) {
+		free(q);
+		return NULL;
+	}
+	return q;
+}
+
+static void mad_queue_complete(struct mad_pending *p, int status, const struct smp *resp)
+{
+	mad_done_fn done = p->done;
+	void *arg = p->arg;
+
+	free(p);
+	if (done)
+		done(arg, status, resp);
+}
+
+void mad_queue_free(struct mad_queue *q)
+{
+	if (!q)
+		return;
+	for (unsigned i = 0; i < q->opts.window; i++) {
+		struct mad_pending *p = q->wire[i];
+
+		q->wire[i] = NULL;
+		if (p)
+			mad_queue_complete(p, -ECANCELED, NULL);
+	}
+	while (q->wait_head) {
+		struct mad_pending *p = q->wait_head;
+
+		q->wait_head = p->next;
+		mad_queue_complete(p, -ECANCELED, NULL);
+	}
+	free(q->wire);
+	free(q);
+}
+
+static int mad_queue_transmit(struct mad_queue *q, const struct mad_addr *to, const struct smp *smp)
+{
+	uint8_t buf[SMP_MAD_SIZE];
+	int rc = smp_encode(smp, buf, sizeof(buf));
+
+	if (rc == 0)
+		rc = q->xmit.send(q->xmit.ctx, to, buf, sizeof(buf));
+	if (rc < 0) {
+		q->counters.send_errors++;
+		return rc;
+	}
+	q->counters.sent++;
+	return 0;
+}
+
+/* Put p on the wire in a free slot; completes it with -EIO on failure. */
+static void mad_queue_launch(struct mad_queue *q, struct mad_pending *p, uint64_t now_ms)
+{
+	unsigned slot = 0;
+
+	while (q->wire[slot])
+		slot++;
+	p->tries = 1;
+	p->deadline = now_ms + q->opts.timeout_ms;
+	if (mad_queue_transmit(q, &p->to, &p->smp) < 0) {
+		mad_queue_complete(p, -EIO, NULL);
+		return;
+	}
+	q->wire[slot] = p;
+	q->on_wire++;
+}
+
+static void mad_queue_fill(struct mad_queue *q, uint64_t now_ms)
+{
+	while (q->on_wire < q->opts.window && q->wait_head) {
+		struct mad_pending *p = q->wait_head;
+
+		q->wait_head = p->next;
+		if (!q->wait_head)
+			q->wait_tail = NULL;
+		q->waiting--;
+		mad_queue_launch(q, p, now_ms);
+	}
+}
+
+int mad_queue_submit(struct mad_queue *q, const struct mad_addr *to, const struct smp *smp,
+		     mad_done_fn done, void *arg, uint64_t now_ms)
+{
+	struct mad_pending *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	p->to = *to;
+	p->smp = *smp;
+	p->smp.tid = q->next_tid++;
+	if (q->next_tid == 0)
+		q->next_tid = 1;
+	p->done = done;
+	p->arg = arg;
+	if (q->wait_tail)
+		q->wait_tail->next = p;
+	else
+		q->wait_head = p;
+	q->wait_tail = p;
+	q->waiting++;
+	mad_queue_fill(q, now_ms);
+	return 0;
+}
+
+int mad_queue_send_oneway(struct mad_queue *q, const struct mad_addr *to, const struct smp *smp)
+{
+	return mad_queue_transmit(q, to, smp);
+}
+
+static int mad_queue_find(const struct mad_queue *q, uint64_t tid)
+{
+	for (unsigned i = 0; i < q->opts.window; i++) {
+		const struct mad_pending *p = q->wire[i];
+
+		if (p && (p->smp.tid & MAD_QUEUE_TID_MASK) == (tid & MAD_QUEUE_TID_MASK))
+			return (int)i;
+	}
+	return -1;
+}
+
+static void mad_queue_match(struct mad_queue *q, const struct smp *resp, uint64_t now_ms)
+{
+	int slot = mad_queue_find(q, resp->tid);
+	struct mad_pending *p;
+
+	if (slot < 0 || q->wire[slot]->smp.attr_id != resp->attr_id) {
+		q->counters.unmatched++;
+		return;
+	}
+	p = q->wire[slot];
+	q->wire[slot] = NULL;
+	q->on_wire--;
+	q->counters.received++;
+	mad_queue_complete(p, resp->status ? -EREMOTEIO : 0, resp);
+	mad_queue_fill(q, now_ms);
+}
+
+void mad_queue_recv(struct mad_queue *q, const struct mad_addr *from, const uint8_t *mad,
+		    size_t len, uint64_t now_ms)
+{
+	struct smp smp;
+
+	if (smp_decode(mad, len, &smp) < 0) {
+		q->counters.malformed++;
+		return;
+	}
+	if (smp.method & 0x80) {
+		mad_queue_match(q, &smp, now_ms);
+		return;
+	}
+	q->counters.requests++;
+	if (q->on_request)
+		q->on_request(q->request_arg, from, &smp);
+}
+
+uint64_t mad_queue_tick(struct mad_queue *q, uint64_t now_ms)
+{
+	uint64_t next = 0;
+
+	for (unsigned i = 0; i < q->opts.window; i++) {
+		struct mad_pending *p = q->wire[i];
+
+		if (!p || p->deadline > now_ms)
+			continue;
+		if (p->tries > q->opts.retries) {
+			q->wire[i] = NULL;
+			q->on_wire--;
+			q->counters.timeouts++;
+			mad_queue_complete(p, -ETIMEDOUT, NULL);
+			continue;
+		}
+		p->tries++;
+		p->deadline = now_ms + q->opts.timeout_ms;
+		q->counters.retries++;
+		if (mad_queue_transmit(q, &p->to, &p->smp) < 0) {
+			q->wire[i] = NULL;
+			q->on_wire--;
+			mad_queue_complete(p, -EIO, NULL);
+		}
+	}
+	mad_queue_fill(q, now_ms);
+	for (unsigned i = 0; i < q->opts.window; i++) {
+		const struct mad_pending *p = q->wire[i];
+
+		if (p && (next == 0 || p->deadline < next))
+			next = p->deadline;
+	}
+	return next;
+}
+
+size_t mad_queue_outstanding(const struct mad_queue *q)
+{
+	return q->on_wire + q->waiting;
+}
+
+const struct mad_counters *mad_queue_counters(const struct mad_queue *q)
+{
+	return &q->counters;
+}

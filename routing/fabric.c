@@ -1,0 +1,323 @@
+/*
+ * fabric.c - the fabric model: node array, GUID index, links, deep copy,
+ * and the LFT set the routing engines fill.  Plain memory only: no I/O, no
+ * globals; it never decides anything about LIDs or routes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "routing/fabric.h"
+
+#define FABRIC_MIN_NODES 16
+#define FABRIC_MIN_INDEX 32
+
+/* ---- GUID -> node index hash (open addressing, linear probing) ------ */
+
+static size_t fabric_hash(uint64_t guid, size_t cap)
+{
+	guid ^= guid >> 33;
+	guid *= 0xff51afd7ed558ccdULL;
+	guid ^= guid >> 33;
+	return (size_t)guid & (cap - 1);
+}
+
+static void fabric_index_put(int *index, size_t cap, const struct fabric_node *nodes, int idx)
+{
+	size_t h = fabric_hash(nodes[idx].guid, cap);
+
+	while (index[h] != FABRIC_NONE)
+		h = (h + 1) & (cap - 1);
+	index[h] = idx;
+}
+
+/* Keep the index at most half full; rebuilds it from the node array. */
+static int fabric_index_reserve(struct fabric *f, size_t want)
+{
+	size_t cap = f->index_cap ? f->index_cap : FABRIC_MIN_INDEX;
+	int *index;
+
+	while (cap < want * 2)
+		cap *= 2;
+	if (cap == f->index_cap)
+		return 0;
+	index = malloc(cap * sizeof(*index));
+	if (!index)
+		return -ENOMEM;
+	for (size_t i = 0; i < cap; i++)
+		index[i] = FABRIC_NONE;
+	for (size_t i = 0; i < f->n_nodes; i++)
+		fabric_index_put(index, cap, f->nodes, (int)i);
+	free(f->index);
+	f->index = index;
+	f->index_cap = cap;
+	return 0;
+}
+
+int fabric_find(const struct fabric *f, uint64_t guid)
+{
+	size_t h;
+
+	if (!f->index_cap)
+		return FABRIC_NONE;
+	h = fabric_hash(guid, f->index_cap);
+	while (f->index[h] != FABRIC_NONE) {
+		if (f->nodes[f->index[h]].guid == guid)
+			return f->index[h];
+		h = (h + 1) & (f->index_cap - 1);
+	}
+	return FABRIC_NONE;
+}
+
+/* ---- Life cycle ------------------------------------------------------ */
+
+void fabric_init(struct fabric *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->sm_node = FABRIC_NONE;
+}
+
+void fabric_fini(struct fabric *f)
+{
+	for (size_t i = 0; i < f->n_nodes; i++)
+		free(f->nodes[i].ports);
+	free(f->nodes);
+	free(f->index);
+	fabric_init(f);
+}
+
+static int fabric_copy_nodes(struct fabric *dst, const struct fabric *src)
+{
+	dst->nodes = calloc(src->n_nodes ? src->n_nodes : 1, sizeof(*dst->nodes));
+	if (!dst->nodes)
+		return -ENOMEM;
+	dst->cap_nodes = src->n_nodes ? src->n_nodes : 1;
+	for (size_t i = 0; i < src->n_nodes; i++) {
+		const struct fabric_node *n = &src->nodes[i];
+		size_t bytes = ((size_t)n->num_ports + 1) * sizeof(*n->ports);
+
+		dst->nodes[i] = *n;
+		dst->nodes[i].ports = malloc(bytes);
+		if (!dst->nodes[i].ports)
+			return -ENOMEM;
+		memcpy(dst->nodes[i].ports, n->ports, bytes);
+		dst->n_nodes = i + 1;
+	}
+	return 0;
+}
+
+static int fabric_copy_index(struct fabric *dst, const struct fabric *src)
+{
+	if (!src->index_cap)
+		return 0;
+	dst->index = malloc(src->index_cap * sizeof(*dst->index));
+	if (!dst->index)
+		return -ENOMEM;
+	memcpy(dst->index, src->index, src->index_cap * sizeof(*dst->index));
+	dst->index_cap = src->index_cap;
+	return 0;
+}
+
+int fabric_copy(struct fabric *dst, const struct fabric *src)
+{
+	int rc;
+
+	fabric_init(dst);
+	dst->sm_node = src->sm_node;
+	dst->sm_port = src->sm_port;
+	rc = fabric_copy_nodes(dst, src);
+	if (!rc)
+		rc = fabric_copy_index(dst, src);
+	if (rc)
+		fabric_fini(dst);
+	return rc;
+}
+
+/* ---- Nodes and links ------------------------------------------------- */
+
+static int fabric_grow_nodes(struct fabric *f)
+{
+	size_t cap = f->cap_nodes ? f->cap_nodes * 2 : FABRIC_MIN_NODES;
+	struct fabric_node *nodes;
+
+	if (f->n_nodes < f->cap_nodes)
+		return 0;
+	nodes = realloc(f->nodes, cap * sizeof(*nodes));
+	if (!nodes)
+		return -ENOMEM;
+	f->nodes = nodes;
+	f->cap_nodes = cap;
+	return 0;
+}
+
+static struct fabric_port *fabric_new_ports(uint8_t num_ports)
+{
+	struct fabric_port *ports = calloc((size_t)num_ports + 1, sizeof(*ports));
+
+	if (!ports)
+		return NULL;
+	for (unsigned p = 0; p <= num_ports; p++) {
+		ports[p].num = (uint8_t)p;
+		ports[p].remote_node = FABRIC_NONE;
+	}
+	return ports;
+}
+
+int fabric_add_node(struct fabric *f, uint64_t guid, uint8_t type, uint8_t num_ports)
+{
+	struct fabric_node *n;
+	struct fabric_port *ports;
+	int rc;
+
+	if (num_ports == 0 || num_ports > FABRIC_MAX_PORTS)
+		return -EINVAL;
+	if (fabric_find(f, guid) != FABRIC_NONE)
+		return -EEXIST;
+	rc = fabric_grow_nodes(f);
+	if (!rc)
+		rc = fabric_index_reserve(f, f->n_nodes + 1);
+	if (rc)
+		return rc;
+	ports = fabric_new_ports(num_ports);
+	if (!ports)
+		return -ENOMEM;
+	n = &f->nodes[f->n_nodes];
+	memset(n, 0, sizeof(*n));
+	n->guid = guid;
+	n->type = type;
+	n->num_ports = num_ports;
+	n->ports = ports;
+	fabric_index_put(f->index, f->index_cap, f->nodes, (int)f->n_nodes);
+	return (int)f->n_nodes++;
+}
+
+static int fabric_port_valid(const struct fabric *f, int node, uint8_t port)
+{
+	return node >= 0 && (size_t)node < f->n_nodes && port >= 1 &&
+	       port <= f->nodes[node].num_ports;
+}
+
+/* Cut the link on node/port, on both ends. */
+static void fabric_unlink(struct fabric *f, int node, uint8_t port)
+{
+	struct fabric_port *p = &f->nodes[node].ports[port];
+	struct fabric_port *r;
+
+	if (p->remote_node == FABRIC_NONE)
+		return;
+	r = &f->nodes[p->remote_node].ports[p->remote_port];
+	r->remote_node = FABRIC_NONE;
+	r->remote_port = 0;
+	p->remote_node = FABRIC_NONE;
+	p->remote_port = 0;
+}
+
+int fabric_link(struct fabric *f, int a, uint8_t pa, int b, uint8_t pb)
+{
+	if (!fabric_port_valid(f, a, pa) || !fabric_port_valid(f, b, pb))
+		return -EINVAL;
+	if (a == b && pa == pb)
+		return -EINVAL;
+	fabric_unlink(f, a, pa);
+	fabric_unlink(f, b, pb);
+	f->nodes[a].ports[pa].remote_node = b;
+	f->nodes[a].ports[pa].remote_port = pb;
+	f->nodes[b].ports[pb].remote_node = a;
+	f->nodes[b].ports[pb].remote_port = pa;
+	return 0;
+}
+
+size_t fabric_count_switches(const struct fabric *f)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->n_nodes; i++)
+		n += fabric_is_switch(&f->nodes[i]);
+	return n;
+}
+
+size_t fabric_count_cas(const struct fabric *f)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->n_nodes; i++) {
+		const struct fabric_node *node = &f->nodes[i];
+
+		if (fabric_is_switch(node))
+			continue;
+		for (unsigned p = 1; p <= node->num_ports; p++)
+			n += node->ports[p].present != 0;
+	}
+	return n;
+}
+
+/* ---- Linear forwarding tables ---------------------------------------- */
+
+void lft_set_init(struct lft_set *s)
+{
+	s->tables = NULL;
+	s->n = 0;
+}
+
+void lft_set_fini(struct lft_set *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->tables[i].port);
+	free(s->tables);
+	lft_set_init(s);
+}
+
+static int lft_table_alloc(struct lft *t, int node, uint16_t max_lid)
+{
+	t->node = node;
+	t->top = max_lid;
+	t->port = malloc((size_t)max_lid + 1);
+	if (!t->port)
+		return -ENOMEM;
+	memset(t->port, LFT_DROP, (size_t)max_lid + 1);
+	return 0;
+}
+
+int lft_set_alloc(struct lft_set *s, const struct fabric *f, uint16_t max_lid)
+{
+	size_t n = fabric_count_switches(f);
+
+	if (max_lid > LID_UNICAST_MAX)
+		return -EINVAL;
+	lft_set_fini(s);
+	s->tables = calloc(n ? n : 1, sizeof(*s->tables));
+	if (!s->tables)
+		return -ENOMEM;
+	for (size_t i = 0; i < f->n_nodes; i++) {
+		if (!fabric_is_switch(&f->nodes[i]))
+			continue;
+		if (lft_table_alloc(&s->tables[s->n++], (int)i, max_lid)) {
+			lft_set_fini(s);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Tables are in node order, so a binary search finds one. */
+const struct lft *lft_set_find_const(const struct lft_set *s, int sw)
+{
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->tables[mid].node == sw)
+			return &s->tables[mid];
+		if (s->tables[mid].node < sw)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+struct lft *lft_set_find(const struct lft_set *s, int sw)
+{
+	return (struct lft *)lft_set_find_const(s, sw);
+}

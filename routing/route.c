@@ -1,0 +1,28 @@
+/*
+ * route.c - the table of routing engines and lookup by name.  Knows the
+ * engines only through their struct route_engine; computes nothing itself.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "routing/route.h"
+
+static const struct route_engine *const route_table[] = {
+	&route_engine_minhop,
+	NULL,
+};
+
+const struct route_engine *const *route_engines(void)
+{
+	return route_table;
+}
+
+const struct route_engine *route_engine_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (size_t i = 0; route_table[i]; i++)
+		if (!strcmp(route_table[i]->name, name))
+			return route_table[i];
+	return NULL;
+}

@@ -1,0 +1,243 @@
+/*
+ * discover.c - the heavy sweep's discovery: a breadth-first walk over
+ * directed routes from the SM's port with many SMPs in flight.  Fills
+ * sm->next (nodes by GUID, ports, links); touches nothing else.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "sm_priv.h"
+
+static void discover_node_info_done(struct sm_req *r, int status, const struct smp *resp);
+
+static void discover_submit(struct sm *sm, const struct sm_req *req, uint16_t attr, uint32_t mod,
+			    void (*done)(struct sm_req *r, int status, const struct smp *resp))
+{
+	if (sm_submit(sm, req, SMP_METHOD_GET, attr, mod, NULL, done) < 0)
+		log_warnx("NSM-E200 out of memory queuing %s", smp_attr_name(attr));
+}
+
+/* Ask NodeInfo of whatever sits behind `port` of node `from` (reached by
+ * from's path), or of the SM's own node when from is FABRIC_NONE. */
+static void discover_probe(struct sm *sm, int from, uint8_t port, const uint8_t *path,
+			   uint8_t hops)
+{
+	struct sm_req r = {.node = from, .port = port, .hops = hops};
+
+	if (from != FABRIC_NONE) {
+		if (hops >= FABRIC_MAX_HOPS) {
+			log_warnx("NSM-W201 node 0x%016llx port %u: beyond %u hops, not explored",
+				  (unsigned long long)sm->next.nodes[from].guid, port,
+				  FABRIC_MAX_HOPS);
+			return;
+		}
+		memcpy(r.path, path, (size_t)hops + 1);
+		r.hops = hops + 1;
+		r.path[r.hops] = port;
+	}
+	discover_submit(sm, &r, SMP_ATTR_NODE_INFO, 0, discover_node_info_done);
+}
+
+static void discover_port_info_done(struct sm_req *r, int status, const struct smp *resp)
+{
+	struct sm *sm = r->sm;
+	struct fabric_node *n = &sm->next.nodes[r->node];
+	struct fabric_port *p = &n->ports[r->port];
+	struct smp_port_info pi;
+	char buf[200];
+
+	if (status < 0) {
+		sm->st.unreachable++;
+		log_warnx("NSM-W202 node 0x%016llx port %u: PortInfo failed (%s) via %s",
+			  (unsigned long long)n->guid, r->port, strerror(-status),
+			  sm_path_str(r->path, r->hops, buf, sizeof(buf)));
+		return;
+	}
+	smp_port_info_decode(resp->data, &pi);
+	memcpy(p->pi_raw, resp->data, sizeof(p->pi_raw));
+	p->present = 1;
+	p->state = pi.state;
+	p->phys_state = pi.phys_state;
+	p->width_active = pi.link_width_active;
+	p->speed_active = pi.link_speed_active;
+	p->mtu_cap = pi.mtu_cap;
+	p->vl_cap = pi.vl_cap;
+	p->lmc = pi.lmc;
+	if (!fabric_is_switch(n) || r->port == 0)
+		p->lid = pi.lid;
+	if (pi.phys_state != PORT_PHYS_LINKUP || pi.state < PORT_STATE_INIT)
+		return;
+	if (fabric_is_switch(n) && r->port != 0 && p->remote_node == FABRIC_NONE)
+		discover_probe(sm, r->node, r->port, n->dr_path, n->dr_hops);
+	else if (!fabric_is_switch(n) && r->node == sm->next.sm_node && r->port == sm->next.sm_port)
+		discover_probe(sm, r->node, r->port, r->path, 0);
+}
+
+static void discover_desc_done(struct sm_req *r, int status, const struct smp *resp)
+{
+	struct smp_node_desc nd;
+
+	if (status < 0)
+		return; /* the description is cosmetic; the node stays */
+	smp_node_desc_decode(resp->data, &nd);
+	snprintf(r->sm->next.nodes[r->node].desc, sizeof(nd.desc), "%s", nd.desc);
+}
+
+static void discover_switch_info_done(struct sm_req *r, int status, const struct smp *resp)
+{
+	struct fabric_node *n = &r->sm->next.nodes[r->node];
+	struct smp_switch_info si;
+
+	if (status < 0) {
+		r->sm->st.unreachable++;
+		log_warnx("NSM-W203 switch 0x%016llx: SwitchInfo failed (%s)",
+			  (unsigned long long)n->guid, strerror(-status));
+		return;
+	}
+	smp_switch_info_decode(resp->data, &si);
+	n->lft_cap = si.linear_fdb_cap;
+	n->lft_top = si.linear_fdb_top;
+	memcpy(n->si_raw, resp->data, sizeof(n->si_raw));
+}
+
+/* A node seen for the first time: record it and ask for its details. */
+static int discover_new_node(struct sm *sm, const struct sm_req *r, const struct smp_node_info *ni)
+{
+	struct sm_req q = *r;
+	int idx = fabric_add_node(&sm->next, ni->node_guid, ni->node_type, ni->num_ports);
+	struct fabric_node *n;
+
+	if (idx < 0)
+		return idx;
+	n = &sm->next.nodes[idx];
+	n->system_guid = ni->system_guid;
+	n->vendor_id = ni->vendor_id;
+	n->device_id = ni->device_id;
+	n->dr_hops = r->hops;
+	memcpy(n->dr_path, r->path, sizeof(n->dr_path));
+	q.node = idx;
+	q.port = 0;
+	discover_submit(sm, &q, SMP_ATTR_NODE_DESC, 0, discover_desc_done);
+	if (!fabric_is_switch(n))
+		return idx;
+	n->ports[0].guid = ni->port_guid;
+	discover_submit(sm, &q, SMP_ATTR_SWITCH_INFO, 0, discover_switch_info_done);
+	for (unsigned p = 0; p <= n->num_ports; p++) {
+		q.port = (uint8_t)p;
+		discover_submit(sm, &q, SMP_ATTR_PORT_INFO, p, discover_port_info_done);
+	}
+	return idx;
+}
+
+/* A CA/router port reached through this path: remember the path and read it. */
+static void discover_end_port(struct sm *sm, const struct sm_req *r, int idx,
+			      const struct smp_node_info *ni)
+{
+	struct fabric_port *p = &sm->next.nodes[idx].ports[ni->local_port];
+	struct sm_req q = *r;
+
+	if (p->dr_hops || p->guid)
+		return; /* reached already by another route */
+	p->guid = ni->port_guid;
+	p->dr_hops = r->hops;
+	memcpy(p->dr_path, r->path, sizeof(p->dr_path));
+	q.node = idx;
+	q.port = ni->local_port;
+	discover_submit(sm, &q, SMP_ATTR_PORT_INFO, ni->local_port, discover_port_info_done);
+}
+
+static int discover_valid(struct sm *sm, const struct sm_req *r, const struct smp_node_info *ni)
+{
+	char buf[200];
+	const char *why = NULL;
+
+	if (ni->node_guid == 0)
+		why = "NodeGUID 0";
+	else if (ni->node_type < NODE_TYPE_CA || ni->node_type > NODE_TYPE_ROUTER)
+		why = "unknown node type";
+	else if (ni->num_ports == 0 || ni->num_ports > FABRIC_MAX_PORTS)
+		why = "bad NumPorts";
+	else if (ni->local_port > ni->num_ports || (ni->node_type != NODE_TYPE_SWITCH && !ni->local_port))
+		why = "bad LocalPortNumber";
+	if (!why)
+		return 1;
+	sm->st.unreachable++;
+	log_warnx("NSM-W204 node 0x%016llx via %s: NodeInfo rejected (%s)",
+		  (unsigned long long)ni->node_guid, sm_path_str(r->path, r->hops, buf, sizeof(buf)),
+		  why);
+	return 0;
+}
+
+static int discover_link(struct sm *sm, const struct sm_req *r, int idx,
+			 const struct smp_node_info *ni)
+{
+	struct fabric_node *from = &sm->next.nodes[r->node];
+	struct fabric_port *fp = &from->ports[r->port];
+	struct fabric_port *tp = &sm->next.nodes[idx].ports[ni->local_port];
+
+	if (tp->remote_node != FABRIC_NONE &&
+	    (tp->remote_node != r->node || tp->remote_port != r->port)) {
+		log_warnx("NSM-W205 node 0x%016llx port %u answers from two links "
+			  "(0x%016llx/%u and 0x%016llx/%u): duplicate GUID?",
+			  (unsigned long long)ni->node_guid, ni->local_port,
+			  (unsigned long long)sm->next.nodes[tp->remote_node].guid, tp->remote_port,
+			  (unsigned long long)from->guid, r->port);
+		return -EEXIST;
+	}
+	if (fp->remote_node == idx && fp->remote_port == ni->local_port)
+		return 0;
+	return fabric_link(&sm->next, r->node, r->port, idx, ni->local_port);
+}
+
+static void discover_node_info_done(struct sm_req *r, int status, const struct smp *resp)
+{
+	struct sm *sm = r->sm;
+	struct smp_node_info ni;
+	char buf[200];
+	int idx;
+
+	if (status < 0) {
+		sm->st.unreachable++;
+		if (r->node == FABRIC_NONE)
+			log_warnx("NSM-E206 the SM's own port does not answer NodeInfo (%s)",
+				  strerror(-status));
+		else
+			log_warnx("NSM-W206 no answer from the node behind 0x%016llx port %u "
+				  "(DR path %s): %s",
+				  (unsigned long long)sm->next.nodes[r->node].guid, r->port,
+				  sm_path_str(r->path, r->hops, buf, sizeof(buf)), strerror(-status));
+		return;
+	}
+	smp_node_info_decode(resp->data, &ni);
+	if (!discover_valid(sm, r, &ni))
+		return;
+	idx = fabric_find(&sm->next, ni.node_guid);
+	if (idx == FABRIC_NONE)
+		idx = discover_new_node(sm, r, &ni);
+	if (idx < 0)
+		return;
+	if (sm->next.nodes[idx].type != ni.node_type ||
+	    sm->next.nodes[idx].num_ports != ni.num_ports) {
+		log_warnx("NSM-W207 GUID 0x%016llx seen as two different nodes (via %s)",
+			  (unsigned long long)ni.node_guid,
+			  sm_path_str(r->path, r->hops, buf, sizeof(buf)));
+		return;
+	}
+	if (r->node == FABRIC_NONE) {
+		sm->next.sm_node = idx;
+		sm->next.sm_port = ni.local_port;
+	} else if (discover_link(sm, r, idx, &ni) < 0) {
+		return;
+	}
+	if (!fabric_is_switch(&sm->next.nodes[idx]))
+		discover_end_port(sm, r, idx, &ni);
+}
+
+void discover_start(struct sm *sm, sm_phase_fn then)
+{
+	sm->next.sm_node = FABRIC_NONE;
+	discover_probe(sm, FABRIC_NONE, 0, NULL, 0);
+	sm_phase_wait(sm, then);
+}

@@ -1,0 +1,228 @@
+/*
+ * loop.c - libev glue: MAD arrival (ev_async from the receiver thread),
+ * MAD timeouts (one ev_timer set to the queue's next deadline), periodic
+ * sweeps, and signals that only set flags or request work.  Owns every
+ * watcher; the SM core never sees libev.
+ */
+#include <ev.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "loop.h"
+#include "mad/mad_port.h"
+
+struct loop {
+	struct ev_loop *ev;
+	ev_async rx;
+	ev_timer mad_timer;
+	ev_timer sweep_timer;
+	ev_idle sweep_idle; /* runs a requested sweep once the loop is idle */
+	ev_signal sig_term, sig_int, sig_hup;
+	struct mad_port *port;
+	struct sm *sm;
+	const struct loop_opts *opts;
+	int subnet_up;
+	int exit_code;
+};
+
+static uint64_t loop_now_ms(void *ctx)
+{
+	struct timespec ts;
+
+	(void)ctx;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* After anything that may have queued or completed MADs: aim the timer at
+ * the next MAD deadline. */
+static void loop_rearm(struct loop *l)
+{
+	uint64_t next = sm_tick(l->sm);
+	uint64_t now = loop_now_ms(NULL);
+
+	ev_timer_stop(l->ev, &l->mad_timer);
+	if (!next)
+		return;
+	ev_timer_set(&l->mad_timer, next > now ? (double)(next - now) / 1000.0 : 0.0, 0.0);
+	ev_timer_start(l->ev, &l->mad_timer);
+}
+
+static void loop_rx_one(void *ctx, const struct mad_addr *from, const uint8_t *mad, size_t len)
+{
+	sm_recv(ctx, from, mad, len);
+}
+
+static void loop_on_rx(struct ev_loop *ev, ev_async *w, int revents)
+{
+	struct loop *l = w->data;
+	int failed;
+
+	(void)revents;
+	mad_port_drain(l->port, loop_rx_one, l->sm);
+	failed = mad_port_failed(l->port);
+	if (failed) {
+		log_warnx("NSM-E500 MAD receiver stopped: %s", strerror(-failed));
+		l->exit_code = 1;
+		ev_break(ev, EVBREAK_ALL);
+		return;
+	}
+	loop_rearm(l);
+}
+
+static void loop_on_mad_timer(struct ev_loop *ev, ev_timer *w, int revents)
+{
+	(void)ev;
+	(void)revents;
+	loop_rearm(w->data);
+}
+
+static void loop_on_sweep_idle(struct ev_loop *ev, ev_idle *w, int revents)
+{
+	struct loop *l = w->data;
+
+	(void)revents;
+	ev_idle_stop(ev, w);
+	sm_sweep_request(l->sm); /* coalesces if one is running */
+	loop_rearm(l);
+}
+
+static void loop_request_sweep(struct loop *l)
+{
+	ev_idle_start(l->ev, &l->sweep_idle);
+}
+
+static void loop_on_sweep_timer(struct ev_loop *ev, ev_timer *w, int revents)
+{
+	(void)ev;
+	(void)revents;
+	loop_request_sweep(w->data);
+}
+
+static void loop_on_signal(struct ev_loop *ev, ev_signal *w, int revents)
+{
+	struct loop *l = w->data;
+
+	(void)revents;
+	if (w->signum == SIGHUP) {
+		log_info("SIGHUP: heavy sweep requested");
+		loop_request_sweep(l);
+		return;
+	}
+	log_info("signal %d: stopping", w->signum);
+	ev_break(ev, EVBREAK_ALL);
+}
+
+static void loop_print(const struct loop *l, const struct sm_sweep_stats *st)
+{
+	log_info("sweep %u: %s switches=%zu cas=%zu ports=%zu lids=%zu unreachable=%zu "
+		 "lid_failures=%zu port_sets=%zu state_sets=%zu switchinfo_sets=%zu "
+		 "lft_blocks_sent=%zu set_errors=%zu mads_sent=%" PRIu64 " sweep_ms=%" PRIu64
+		 " engine=%s",
+		 st->number, st->status ? "failed" : "ok", st->switches, st->cas, st->ports,
+		 st->lids, st->unreachable, st->lid_failures, st->port_sets, st->state_sets,
+		 st->switchinfo_sets, st->lft_blocks_sent, st->set_errors, st->mads_sent,
+		 st->sweep_ms, st->engine);
+	if (st->status || l->subnet_up)
+		return;
+	log_info("SUBNET UP: switches=%zu cas=%zu ports=%zu lids=%zu mads_sent=%" PRIu64
+		 " sweep_ms=%" PRIu64 " engine=%s sm_lid=%u",
+		 st->switches, st->cas, st->ports, st->lids, st->mads_sent, st->sweep_ms,
+		 st->engine, sm_lid(l->sm));
+}
+
+static void loop_on_sweep_done(void *arg, const struct sm_sweep_stats *st)
+{
+	struct loop *l = arg;
+
+	loop_print(l, st);
+	if (st->status == 0)
+		l->subnet_up = 1;
+	if (l->opts->once) {
+		l->exit_code = st->status ? 1 : 0;
+		ev_break(l->ev, EVBREAK_ALL);
+	}
+}
+
+static void loop_notify(void *arg)
+{
+	struct loop *l = arg;
+
+	ev_async_send(l->ev, &l->rx);
+}
+
+static void loop_watchers_start(struct loop *l)
+{
+	ev_async_init(&l->rx, loop_on_rx);
+	ev_timer_init(&l->mad_timer, loop_on_mad_timer, 0.0, 0.0);
+	ev_timer_init(&l->sweep_timer, loop_on_sweep_timer, l->opts->sweep_interval,
+		      l->opts->sweep_interval);
+	ev_idle_init(&l->sweep_idle, loop_on_sweep_idle);
+	ev_signal_init(&l->sig_term, loop_on_signal, SIGTERM);
+	ev_signal_init(&l->sig_int, loop_on_signal, SIGINT);
+	ev_signal_init(&l->sig_hup, loop_on_signal, SIGHUP);
+	l->rx.data = l->mad_timer.data = l->sweep_timer.data = l->sweep_idle.data = l;
+	l->sig_term.data = l->sig_int.data = l->sig_hup.data = l;
+	ev_async_start(l->ev, &l->rx);
+	ev_signal_start(l->ev, &l->sig_term);
+	ev_signal_start(l->ev, &l->sig_int);
+	ev_signal_start(l->ev, &l->sig_hup);
+}
+
+static int loop_open(struct loop *l)
+{
+	char err[256];
+	const struct mad_port_info *pi;
+	struct mad_xmit xmit;
+	struct sm_clock clock = {.now_ms = loop_now_ms};
+	struct sm_opts so = l->opts->sm;
+
+	l->port = mad_port_open(l->opts->ca, l->opts->port, l->opts->port_guid, loop_notify, l, err,
+				sizeof(err));
+	if (!l->port) {
+		log_warnx("NSM-E501 %s", err);
+		return -1;
+	}
+	pi = mad_port_info(l->port);
+	log_info("SM port %s/%d GUID 0x%016" PRIx64 "%s", pi->ca, pi->port, pi->port_guid,
+		 pi->is_sm ? " (IsSM set)" : " (issm not available: IsSM not advertised)");
+	so.port_guid = pi->port_guid;
+	xmit = mad_port_xmit(l->port);
+	l->sm = sm_new(&so, &xmit, &clock);
+	if (!l->sm) {
+		log_warnx("NSM-E502 out of memory");
+		return -1;
+	}
+	sm_set_sweep_done(l->sm, loop_on_sweep_done, l);
+	sm_load_lids(l->sm);
+	return 0;
+}
+
+int loop_run(const struct loop_opts *opts)
+{
+	struct loop l;
+
+	memset(&l, 0, sizeof(l));
+	l.opts = opts;
+	l.ev = ev_default_loop(EVFLAG_AUTO);
+	if (!l.ev) {
+		log_warnx("NSM-E503 cannot start the event loop");
+		return 1;
+	}
+	loop_watchers_start(&l);
+	if (loop_open(&l) < 0) {
+		mad_port_close(l.port);
+		return 1;
+	}
+	if (!opts->once)
+		ev_timer_start(l.ev, &l.sweep_timer);
+	loop_request_sweep(&l);
+	ev_run(l.ev, 0);
+	sm_free(l.sm); /* before the port: pending SMPs complete as canceled */
+	mad_port_close(l.port);
+	ev_loop_destroy(l.ev);
+	return l.exit_code;
+}

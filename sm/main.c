@@ -1,0 +1,136 @@
+/*
+ * main.c - nanosm's command line: parse options, then hand over to the
+ * event loop.  Nothing else.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "loop.h"
+#include "routing/route.h"
+
+#define MAIN_DEFAULT_GUID2LID "/var/lib/nanosm/guid2lid"
+
+static void main_usage(FILE *to)
+{
+	fprintf(to,
+		"usage: nanosm [-g PORTGUID | -d CA [-p PORT]] [--once] [--sweep-interval SEC]\n"
+		"              [--guid2lid PATH] [-R ENGINE] [--priority N] [-v] [-h]\n"
+		"  -g, --guid PORTGUID     run on the local port with this GUID\n"
+		"  -d, --ca CA             run on this CA (e.g. mlx5_0)\n"
+		"  -p, --port N            port number on the CA (default: first InfiniBand port)\n"
+		"      --once              exit after the first successful sweep\n"
+		"      --sweep-interval S  seconds between heavy sweeps (default 10)\n"
+		"      --guid2lid PATH     persisted LIDs (default %s)\n"
+		"  -R, --routing ENGINE    routing engine: ",
+		MAIN_DEFAULT_GUID2LID);
+	for (const struct route_engine *const *e = route_engines(); *e; e++)
+		fprintf(to, "%s%s", (*e)->name, e[1] ? ", " : " (default minhop)\n");
+	fprintf(to, "      --priority N        SMInfo priority 0-15 (default 0)\n"
+		    "  -v, --verbose           more log (repeat for debug)\n"
+		    "  -h, --help              this text\n");
+}
+
+static int main_number(const char *s, unsigned long long max, unsigned long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(s, &end, 0);
+	return errno || *end || end == s || *out > max ? -1 : 0;
+}
+
+enum { OPT_ONCE = 256, OPT_INTERVAL, OPT_GUID2LID, OPT_PRIORITY };
+
+static const struct option main_longopts[] = {
+	{"guid", required_argument, NULL, 'g'},
+	{"ca", required_argument, NULL, 'd'},
+	{"port", required_argument, NULL, 'p'},
+	{"once", no_argument, NULL, OPT_ONCE},
+	{"sweep-interval", required_argument, NULL, OPT_INTERVAL},
+	{"guid2lid", required_argument, NULL, OPT_GUID2LID},
+	{"routing", required_argument, NULL, 'R'},
+	{"priority", required_argument, NULL, OPT_PRIORITY},
+	{"verbose", no_argument, NULL, 'v'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static void main_bad(const char *what, const char *val)
+{
+	fprintf(stderr, "nanosm: invalid %s '%s'\n", what, val);
+	main_usage(stderr);
+	exit(2);
+}
+
+static void main_parse(int argc, char **argv, struct loop_opts *o, int *verbosity)
+{
+	unsigned long long v;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "g:d:p:R:vh", main_longopts, NULL)) != -1) {
+		switch (c) {
+		case 'g':
+			if (main_number(optarg, UINT64_MAX, &v) < 0 || !v)
+				main_bad("port GUID", optarg);
+			o->port_guid = v;
+			break;
+		case 'd':
+			o->ca = optarg;
+			break;
+		case 'p':
+			if (main_number(optarg, 254, &v) < 0 || !v)
+				main_bad("port", optarg);
+			o->port = (int)v;
+			break;
+		case OPT_ONCE:
+			o->once = 1;
+			break;
+		case OPT_INTERVAL:
+			if (main_number(optarg, 86400, &v) < 0 || !v)
+				main_bad("sweep interval", optarg);
+			o->sweep_interval = (double)v;
+			break;
+		case OPT_GUID2LID:
+			o->sm.guid2lid = optarg;
+			break;
+		case 'R':
+			if (!route_engine_find(optarg))
+				main_bad("routing engine", optarg);
+			o->sm.engine = optarg;
+			break;
+		case OPT_PRIORITY:
+			if (main_number(optarg, 15, &v) < 0)
+				main_bad("priority", optarg);
+			o->sm.priority = (uint8_t)v;
+			break;
+		case 'v':
+			(*verbosity)++;
+			break;
+		case 'h':
+			main_usage(stdout);
+			exit(0);
+		default:
+			main_usage(stderr);
+			exit(2);
+		}
+	}
+	if (optind < argc)
+		main_bad("argument", argv[optind]);
+}
+
+int main(int argc, char **argv)
+{
+	struct loop_opts o = {
+		.sweep_interval = 10.0,
+		.sm = {.guid2lid = MAIN_DEFAULT_GUID2LID, .engine = "minhop"},
+	};
+	int verbosity = LOG_LVL_INFO;
+
+	main_parse(argc, argv, &o, &verbosity);
+	log_init(verbosity, "nanosm");
+	return loop_run(&o);
+}

@@ -1,0 +1,337 @@
+/*
+ * sm.c - the SM core's orchestration: the sweep's phase chain, SMP
+ * bookkeeping, SMInfo answers and traps.  The phases themselves live in
+ * discover.c, configure.c and lft_push.c.  No fds, no event loop here.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "guid2lid.h"
+#include "log.h"
+#include "sm_priv.h"
+
+struct sm_call {
+	struct sm_req req;
+	void (*done)(struct sm_req *r, int status, const struct smp *resp);
+};
+
+static void sm_on_request(void *arg, const struct mad_addr *from, const struct smp *req);
+static void sm_after_discover(struct sm *sm);
+
+uint64_t sm_now(const struct sm *sm)
+{
+	return sm->clock.now_ms(sm->clock.ctx);
+}
+
+const char *sm_path_str(const uint8_t *path, uint8_t hops, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	if (hops == 0) {
+		snprintf(buf, len, "local");
+		return buf;
+	}
+	buf[0] = '\0';
+	for (uint8_t i = 1; i <= hops && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%u", i > 1 ? "," : "", path[i]);
+	return buf;
+}
+
+struct sm *sm_new(const struct sm_opts *opts, const struct mad_xmit *xmit,
+		  const struct sm_clock *clock)
+{
+	struct sm *sm = calloc(1, sizeof(*sm));
+
+	if (!sm)
+		return NULL;
+	sm->opts = *opts;
+	if (!sm->opts.subnet_prefix)
+		sm->opts.subnet_prefix = 0xfe80000000000000ull;
+	if (!sm->opts.subnet_timeout)
+		sm->opts.subnet_timeout = 18;
+	if (!sm->opts.engine)
+		sm->opts.engine = "minhop";
+	sm->clock = *clock;
+	fabric_init(&sm->cur);
+	fabric_init(&sm->next);
+	lft_set_init(&sm->lfts);
+	sm->q = mad_queue_new(&sm->opts.mad, xmit, sm_on_request, sm);
+	if (!sm->q || lid_alloc_init(&sm->lids, LID_UNICAST_MAX) < 0) {
+		sm_free(sm);
+		return NULL;
+	}
+	return sm;
+}
+
+void sm_free(struct sm *sm)
+{
+	if (!sm)
+		return;
+	sm->phase_done = NULL;
+	mad_queue_free(sm->q); /* completes pending SMPs with -ECANCELED */
+	lid_alloc_fini(&sm->lids);
+	fabric_fini(&sm->cur);
+	fabric_fini(&sm->next);
+	lft_set_fini(&sm->lfts);
+	lft_cache_fini(&sm->cache);
+	free(sm);
+}
+
+int sm_load_lids(struct sm *sm)
+{
+	char err[512] = "";
+	size_t loaded = 0, bad = 0;
+	int rc;
+
+	if (!sm->opts.guid2lid)
+		return 0;
+	rc = guid2lid_load(sm->opts.guid2lid, &sm->lids, &loaded, &bad, err, sizeof(err));
+	if (rc < 0) {
+		log_warnx("NSM-E110 %s", err);
+		return rc;
+	}
+	if (bad)
+		log_warnx("NSM-W111 %s (%zu bad line(s) skipped)", err, bad);
+	log_info("loaded %zu LID(s) from %s", loaded, sm->opts.guid2lid);
+	return 0;
+}
+
+void sm_set_sweep_done(struct sm *sm, sm_sweep_done_fn fn, void *arg)
+{
+	sm->done_fn = fn;
+	sm->done_arg = arg;
+}
+
+int sm_busy(const struct sm *sm)
+{
+	return sm->running;
+}
+
+static void sm_call_done(void *arg, int status, const struct smp *resp)
+{
+	struct sm_call *c = arg;
+	struct sm *sm = c->req.sm;
+
+	if (status != -ECANCELED)
+		c->done(&c->req, status, resp);
+	free(c);
+	sm->pending--;
+	if (sm->pending == 0 && sm->phase_done) {
+		sm_phase_fn next = sm->phase_done;
+
+		sm->phase_done = NULL;
+		next(sm);
+	}
+}
+
+int sm_submit(struct sm *sm, const struct sm_req *req, uint8_t method, uint16_t attr,
+	      uint32_t mod, const uint8_t *data,
+	      void (*done)(struct sm_req *r, int status, const struct smp *resp))
+{
+	struct mad_addr to = {.lid = 0xffff};
+	struct sm_call *c = malloc(sizeof(*c));
+	struct smp smp;
+	int rc;
+
+	if (!c)
+		return -ENOMEM;
+	c->req = *req;
+	c->req.sm = sm;
+	c->done = done;
+	smp_init_dr(&smp, method, attr, mod, req->path, req->hops);
+	if (data)
+		memcpy(smp.data, data, SMP_DATA_SIZE);
+	sm->pending++;
+	rc = mad_queue_submit(sm->q, &to, &smp, sm_call_done, c, sm_now(sm));
+	if (rc < 0) {
+		sm->pending--;
+		free(c);
+	}
+	return rc;
+}
+
+void sm_phase_wait(struct sm *sm, sm_phase_fn next_phase)
+{
+	if (sm->pending == 0) {
+		next_phase(sm);
+		return;
+	}
+	sm->phase_done = next_phase;
+}
+
+static void sm_sweep_end(struct sm *sm)
+{
+	sm->st.mads_sent = mad_queue_counters(sm->q)->sent - sm->mads_at_start;
+	sm->st.sweep_ms = sm_now(sm) - sm->sweep_start_ms;
+	sm->st.engine = sm->opts.engine;
+	sm->running = 0;
+	if (sm->done_fn)
+		sm->done_fn(sm->done_arg, &sm->st);
+	if (sm->sweep_pending && !sm->running) {
+		sm->sweep_pending = 0;
+		sm_sweep_request(sm);
+	}
+}
+
+void sm_sweep_fail(struct sm *sm, int status, const char *why)
+{
+	log_warnx("NSM-E100 sweep %u failed: %s; keeping the last good state", sm->st.number, why);
+	sm->st.status = status;
+	sm_sweep_end(sm);
+}
+
+static void sm_count(struct sm *sm, const struct fabric *f)
+{
+	sm->st.switches = fabric_count_switches(f);
+	sm->st.cas = fabric_count_cas(f);
+	sm->st.ports = 0;
+	sm->st.lids = 0;
+	for (size_t i = 0; i < f->n_nodes; i++) {
+		const struct fabric_node *n = &f->nodes[i];
+
+		for (unsigned p = fabric_is_switch(n) ? 0 : 1; p <= n->num_ports; p++) {
+			if (!n->ports[p].present)
+				continue;
+			sm->st.ports++;
+			if ((p == 0 || !fabric_is_switch(n)) && n->ports[p].lid)
+				sm->st.lids++;
+		}
+	}
+}
+
+static void sm_after_active(struct sm *sm)
+{
+	struct fabric old = sm->cur;
+
+	sm->cur = sm->next;
+	sm->next = old;
+	fabric_fini(&sm->next);
+	fabric_init(&sm->next);
+	sm_count(sm, &sm->cur);
+	sm->st.status = 0;
+	sm_sweep_end(sm);
+}
+
+static void sm_after_arm(struct sm *sm)
+{
+	configure_states(sm, PORT_STATE_ARMED, PORT_STATE_ACTIVE, sm_after_active);
+}
+
+static void sm_after_lfts(struct sm *sm)
+{
+	configure_states(sm, PORT_STATE_INIT, PORT_STATE_ARMED, sm_after_arm);
+}
+
+static void sm_after_ports(struct sm *sm)
+{
+	if (lft_push_compute(sm) < 0) {
+		sm_sweep_fail(sm, -EINVAL, "routing failed");
+		return;
+	}
+	lft_push_start(sm, sm_after_lfts);
+}
+
+static void sm_after_discover(struct sm *sm)
+{
+	if (sm->next.sm_node == FABRIC_NONE) {
+		sm_sweep_fail(sm, -EHOSTUNREACH, "the SM's own port did not answer NodeInfo");
+		return;
+	}
+	if (configure_lids(sm) < 0) {
+		sm_sweep_fail(sm, -ENOMEM, "LID assignment failed");
+		return;
+	}
+	configure_ports(sm, sm_after_ports);
+}
+
+int sm_sweep_request(struct sm *sm)
+{
+	if (sm->running) {
+		sm->sweep_pending = 1;
+		return -EBUSY;
+	}
+	memset(&sm->st, 0, sizeof(sm->st));
+	sm->running = 1;
+	sm->st.number = ++sm->sweeps;
+	sm->sweep_start_ms = sm_now(sm);
+	sm->mads_at_start = mad_queue_counters(sm->q)->sent;
+	fabric_fini(&sm->next);
+	fabric_init(&sm->next);
+	discover_start(sm, sm_after_discover);
+	return 0;
+}
+
+void sm_recv(struct sm *sm, const struct mad_addr *from, const uint8_t *mad, size_t len)
+{
+	mad_queue_recv(sm->q, from, mad, len, sm_now(sm));
+}
+
+uint64_t sm_tick(struct sm *sm)
+{
+	return mad_queue_tick(sm->q, sm_now(sm));
+}
+
+const struct fabric *sm_fabric(const struct sm *sm)
+{
+	return &sm->cur;
+}
+
+const struct mad_counters *sm_mad_counters(const struct sm *sm)
+{
+	return mad_queue_counters(sm->q);
+}
+
+uint16_t sm_lid(const struct sm *sm)
+{
+	return sm->my_lid;
+}
+
+/* ---- unsolicited MADs ------------------------------------------------ */
+
+static void sm_answer_sminfo(struct sm *sm, const struct mad_addr *from, const struct smp *req)
+{
+	struct smp resp = *req;
+	struct smp_sm_info info = {
+		.guid = sm->opts.port_guid,
+		.sm_key = 0,
+		.act_count = ++sm->act_count,
+		.priority = sm->opts.priority,
+		.state = SM_STATE_MASTER,
+	};
+
+	smp_make_response(&resp);
+	resp.status = 0;
+	memset(resp.data, 0, sizeof(resp.data));
+	smp_sm_info_encode(&info, resp.data);
+	if (mad_queue_send_oneway(sm->q, from, &resp) < 0)
+		log_warnx("NSM-W120 cannot answer SMInfo from LID %u", from->lid);
+}
+
+static void sm_answer_trap(struct sm *sm, const struct mad_addr *from, const struct smp *req)
+{
+	struct smp repress = *req;
+
+	repress.method = SMP_METHOD_TRAP_REPRESS;
+	if (mad_queue_send_oneway(sm->q, from, &repress) < 0)
+		log_warnx("NSM-W121 cannot repress trap from LID %u", from->lid);
+	log_info("trap from LID %u: sweep requested", from->lid);
+	sm_sweep_request(sm);
+}
+
+static void sm_on_request(void *arg, const struct mad_addr *from, const struct smp *req)
+{
+	struct sm *sm = arg;
+
+	if (req->attr_id == SMP_ATTR_SM_INFO && req->method == SMP_METHOD_GET) {
+		sm_answer_sminfo(sm, from, req);
+		return;
+	}
+	if (req->method == SMP_METHOD_TRAP && req->mgmt_class == SMP_CLASS_LID) {
+		sm_answer_trap(sm, from, req);
+		return;
+	}
+	log_debug("ignored %s method 0x%02x from LID %u", smp_attr_name(req->attr_id), req->method,
+		  from->lid);
+}

@@ -1,0 +1,80 @@
+/*
+ * sm.h - the subnet manager core: sweep -> LIDs -> ports -> routes -> ACTIVE.
+ *
+ * DOC: struct sm drives one sweep at a time as a chain of phases, each a
+ * batch of SMPs on the MAD queue; a phase ends when its last SMP completes.
+ * It owns the MAD queue, the LID allocator, the last good fabric model and
+ * the cache of LFT blocks each switch holds.  It never touches an fd or the
+ * event loop: MADs go out through the struct mad_xmit it is given, arrive
+ * through sm_recv, time is read through struct sm_clock, and the caller
+ * calls sm_tick when sm_next_deadline says so.  So the whole SM runs in unit
+ * tests against the fake fabric and in the daemon against libibumad.
+ */
+#ifndef NANOSM_SM_SM_H
+#define NANOSM_SM_SM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mad/mad_queue.h"
+#include "routing/fabric.h"
+
+struct sm_opts {
+	uint64_t port_guid;      /* the SM's own port GUID (SMInfo) */
+	uint8_t priority;        /* SMInfo priority 0..15 */
+	uint64_t subnet_prefix;  /* default 0xfe80000000000000 */
+	uint8_t subnet_timeout;  /* PortInfo SubnetTimeOut, default 18 */
+	const char *guid2lid;    /* path of the persisted LID map, NULL = none */
+	const char *engine;      /* routing engine name, default "minhop" */
+	struct mad_queue_opts mad;
+};
+
+struct sm_clock {
+	uint64_t (*now_ms)(void *ctx); /* monotonic milliseconds */
+	void *ctx;
+};
+
+/* Figures of one sweep (printed on the "sweep N:" line). */
+struct sm_sweep_stats {
+	unsigned number;   /* 1 for the first sweep */
+	int status;        /* 0 ok, else negative errno */
+	size_t switches, cas, ports, lids;
+	size_t unreachable;   /* nodes/ports that did not answer */
+	size_t lid_failures;  /* ports left without a LID */
+	size_t port_sets;     /* PortInfo Sets for configuration (LID, MTU, ...) */
+	size_t state_sets;    /* PortInfo Sets moving ports to ARMED/ACTIVE */
+	size_t switchinfo_sets;
+	size_t lft_blocks_sent;
+	size_t set_errors;    /* Sets that failed or were refused */
+	uint64_t mads_sent;   /* during this sweep, retries included */
+	uint64_t sweep_ms;
+	const char *engine;
+};
+
+typedef void (*sm_sweep_done_fn)(void *arg, const struct sm_sweep_stats *st);
+
+struct sm;
+
+struct sm *sm_new(const struct sm_opts *opts, const struct mad_xmit *xmit,
+		  const struct sm_clock *clock);
+void sm_free(struct sm *sm);
+
+/* Load the guid2lid file named in opts (if any). Returns 0 or -errno. */
+int sm_load_lids(struct sm *sm);
+
+void sm_set_sweep_done(struct sm *sm, sm_sweep_done_fn fn, void *arg);
+/* Start a heavy sweep now; -EBUSY if one is running (then it is remembered
+ * and run once the current one ends: requests coalesce). */
+int sm_sweep_request(struct sm *sm);
+int sm_busy(const struct sm *sm);
+
+/* A MAD arrived for the SM. */
+void sm_recv(struct sm *sm, const struct mad_addr *from, const uint8_t *mad, size_t len);
+/* Expire/retry MADs; returns the next deadline (ms) or 0. */
+uint64_t sm_tick(struct sm *sm);
+
+const struct fabric *sm_fabric(const struct sm *sm); /* last good model */
+const struct mad_counters *sm_mad_counters(const struct sm *sm);
+uint16_t sm_lid(const struct sm *sm);
+
+#endif

@@ -1,0 +1,83 @@
+/*
+ * sm_priv.h - state shared by the SM core's files (sm.c, discover.c,
+ * configure.c, lft_push.c).  Not for use outside sm/.
+ */
+#ifndef NANOSM_SM_SM_PRIV_H
+#define NANOSM_SM_SM_PRIV_H
+
+#include "lid_alloc.h"
+#include "routing/route.h"
+#include "sm.h"
+
+/* What the SM last wrote into one switch's LFT. */
+struct lft_cache_entry {
+	uint64_t guid;
+	uint16_t top;
+	uint8_t *port; /* top + 1 entries */
+};
+
+struct lft_cache {
+	struct lft_cache_entry *e;
+	size_t n, cap;
+};
+
+typedef void (*sm_phase_fn)(struct sm *sm);
+
+struct sm {
+	struct sm_opts opts;
+	struct sm_clock clock;
+	struct mad_queue *q;
+	struct lid_alloc lids;
+	struct fabric cur;  /* last good model */
+	struct fabric next; /* model being built by the running sweep */
+	struct lft_set lfts;
+	struct lft_cache cache;
+	int running;
+	int sweep_pending; /* requested while running */
+	size_t pending;    /* SMPs outstanding in the current phase */
+	sm_phase_fn phase_done;
+	uint16_t my_lid;
+	uint16_t max_lid;
+	uint32_t act_count;
+	unsigned sweeps;
+	uint64_t sweep_start_ms;
+	uint64_t mads_at_start;
+	struct sm_sweep_stats st;
+	sm_sweep_done_fn done_fn;
+	void *done_arg;
+};
+
+/* A per-SMP context: which node/port a request was about. */
+struct sm_req {
+	struct sm *sm;
+	int node;
+	uint8_t port;
+	uint8_t hops;
+	uint8_t path[FABRIC_MAX_HOPS + 1];
+	uint32_t extra; /* phase-specific (LFT block number, wanted state) */
+};
+
+uint64_t sm_now(const struct sm *sm);
+/* Submit one SMP of the current phase (directed route along req's path);
+ * counts it pending; done runs with the sm_req, which it must not free. */
+int sm_submit(struct sm *sm, const struct sm_req *req, uint8_t method, uint16_t attr,
+	      uint32_t mod, const uint8_t *data,
+	      void (*done)(struct sm_req *r, int status, const struct smp *resp));
+/* Run next_phase once every SMP of the current phase has completed. */
+void sm_phase_wait(struct sm *sm, sm_phase_fn next_phase);
+void sm_sweep_fail(struct sm *sm, int status, const char *why);
+/* Text of a DR path, e.g. "0,1,3" ("local" for 0 hops). */
+const char *sm_path_str(const uint8_t *path, uint8_t hops, char *buf, size_t len);
+
+/* discover.c */
+void discover_start(struct sm *sm, sm_phase_fn then);
+/* configure.c */
+int configure_lids(struct sm *sm);
+void configure_ports(struct sm *sm, sm_phase_fn then);
+void configure_states(struct sm *sm, uint8_t from_state, uint8_t to_state, sm_phase_fn then);
+/* lft_push.c */
+int lft_push_compute(struct sm *sm);
+void lft_push_start(struct sm *sm, sm_phase_fn then);
+void lft_cache_fini(struct lft_cache *c);
+
+#endif

@@ -1,0 +1,4 @@
+#!/bin/bash
+# fattree64: two-level fat tree with 64 hosts - checks a (ports/LIDs), b (all-pairs routes), c (sminfo).
+. "$(dirname "$0")/lib.sh"
+it_fabric_test fattree64 fattree64.topo

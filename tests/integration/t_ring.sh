@@ -1,0 +1,4 @@
+#!/bin/bash
+# ring: ring of four switches with hosts - checks a (ports/LIDs), b (all-pairs routes), c (sminfo).
+. "$(dirname "$0")/lib.sh"
+it_fabric_test ring ring.topo

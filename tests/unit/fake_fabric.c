@@ -1,0 +1,549 @@
+/*
+ * fake_fabric.c - plays every node of a struct fabric for unit tests: walks
+ * directed-route SMPs along their path and answers them (see fake_fabric.h).
+ * Owns its private copy of the topology; never touches the caller's fabric.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/unit/fake_fabric.h"
+
+#define FAKE_PERMISSIVE_LID 0xffff
+#define FAKE_PARTITION_CAP 32 /* one P_Key block */
+#define FAKE_DEFAULT_WIDTH 2  /* 4x */
+#define FAKE_DEFAULT_SPEED 1  /* 2.5 Gb/s */
+#define FAKE_DEFAULT_MTU 4    /* 2048 */
+#define FAKE_DEFAULT_VL_CAP 4 /* VL0-7 */
+
+/* What the fake keeps per node beyond struct fabric. */
+struct fake_node {
+	uint8_t muted;
+	uint16_t lft_cap;  /* LinearFDBCap (switches) */
+	uint8_t *lft;      /* switches: lft_cap rounded up to a block */
+	uint16_t *sm_lid;  /* MasterSMLID per port, num_ports + 1 */
+};
+
+struct fake_fabric {
+	struct fabric topo;       /* current state, index-parallel to nodes */
+	struct fake_node *nodes;
+	uint8_t (*resp)[SMP_MAD_SIZE]; /* FIFO of encoded responses */
+	size_t resp_head, resp_len, resp_cap;
+	unsigned drop_every, requests;
+	struct fake_counters counters;
+};
+
+/* Where a request ended up: the node at the end of the path and the port
+ * it came in by. */
+struct fake_hit {
+	int node;
+	uint8_t in_port;
+};
+
+/* ---- Set-up ---------------------------------------------------------- */
+
+static int fake_is_linked(const struct fabric_node *n, uint8_t port)
+{
+	if (fabric_is_switch(n) && port == 0)
+		return 1; /* the management port is always up */
+	return n->ports[port].remote_node != FABRIC_NONE;
+}
+
+static void fake_reset_node(struct fabric_node *n)
+{
+	n->lft_top = 0;
+	for (unsigned p = 0; p <= n->num_ports; p++) {
+		struct fabric_port *port = &n->ports[p];
+		int up = fake_is_linked(n, (uint8_t)p);
+
+		port->num = (uint8_t)p;
+		port->present = 1;
+		port->lid = 0;
+		port->state = up ? PORT_STATE_INIT : PORT_STATE_DOWN;
+		port->phys_state = up ? PORT_PHYS_LINKUP : PORT_PHYS_POLLING;
+	}
+}
+
+static int fake_node_alloc(struct fake_node *fn, const struct fabric_node *n)
+{
+	size_t lft_len;
+
+	fn->sm_lid = calloc((size_t)n->num_ports + 1, sizeof(*fn->sm_lid));
+	if (!fn->sm_lid)
+		return -ENOMEM;
+	if (!fabric_is_switch(n))
+		return 0;
+	fn->lft_cap = n->lft_cap ? n->lft_cap : FAKE_LFT_CAP_DEFAULT;
+	lft_len = ((size_t)fn->lft_cap + LFT_BLOCK_SIZE - 1) / LFT_BLOCK_SIZE * LFT_BLOCK_SIZE;
+	fn->lft = malloc(lft_len);
+	if (!fn->lft)
+		return -ENOMEM;
+	memset(fn->lft, LFT_DROP, lft_len);
+	return 0;
+}
+
+static int fake_topo_valid(const struct fabric *topo)
+{
+	if (!topo || topo->sm_node < 0 || (size_t)topo->sm_node >= topo->n_nodes)
+		return 0;
+	return topo->sm_port <= topo->nodes[topo->sm_node].num_ports;
+}
+
+struct fake_fabric *fake_fabric_new(const struct fabric *topo)
+{
+	struct fake_fabric *ff;
+
+	if (!fake_topo_valid(topo))
+		return NULL;
+	ff = calloc(1, sizeof(*ff));
+	if (!ff)
+		return NULL;
+	if (fabric_copy(&ff->topo, topo)) {
+		free(ff);
+		return NULL;
+	}
+	ff->nodes = calloc(ff->topo.n_nodes ? ff->topo.n_nodes : 1, sizeof(*ff->nodes));
+	if (!ff->nodes) {
+		fake_fabric_free(ff);
+		return NULL;
+	}
+	for (size_t i = 0; i < ff->topo.n_nodes; i++) {
+		fake_reset_node(&ff->topo.nodes[i]);
+		if (fake_node_alloc(&ff->nodes[i], &ff->topo.nodes[i])) {
+			fake_fabric_free(ff);
+			return NULL;
+		}
+	}
+	return ff;
+}
+
+void fake_fabric_free(struct fake_fabric *ff)
+{
+	if (!ff)
+		return;
+	for (size_t i = 0; ff->nodes && i < ff->topo.n_nodes; i++) {
+		free(ff->nodes[i].lft);
+		free(ff->nodes[i].sm_lid);
+	}
+	free(ff->nodes);
+	free(ff->resp);
+	fabric_fini(&ff->topo);
+	free(ff);
+}
+
+/* ---- Routing a request ----------------------------------------------- */
+
+/* Follow initial_path[1..hop_cnt] from the SM's port.  Only a switch may
+ * forward, except that the first hop may leave the SM's CA by sm_port. */
+static int fake_route(const struct fake_fabric *ff, const struct smp *req, struct fake_hit *hit)
+{
+	const struct fabric *f = &ff->topo;
+	int node = f->sm_node;
+	uint8_t in_port = f->sm_port;
+
+	for (unsigned i = 1; i <= req->hop_cnt; i++) {
+		const struct fabric_node *n = &f->nodes[node];
+		uint8_t out = req->initial_path[i];
+		const struct fabric_port *p;
+
+		if (!fabric_is_switch(n) && !(i == 1 && out == f->sm_port))
+			return -EHOSTUNREACH;
+		if (out == 0 || out > n->num_ports)
+			return -EHOSTUNREACH;
+		p = &n->ports[out];
+		if (p->remote_node < 0 || (size_t)p->remote_node >= f->n_nodes)
+			return -EHOSTUNREACH;
+		node = p->remote_node;
+		in_port = p->remote_port;
+	}
+	hit->node = node;
+	hit->in_port = in_port;
+	return 0;
+}
+
+/* ---- Attributes ------------------------------------------------------ */
+
+static uint16_t fake_node_info(const struct fake_fabric *ff, const struct fake_hit *hit,
+			       uint8_t *data)
+{
+	const struct fabric_node *n = &ff->topo.nodes[hit->node];
+	struct smp_node_info ni = {
+		.base_version = 1,
+		.class_version = 1,
+		.node_type = n->type,
+		.num_ports = n->num_ports,
+		.system_guid = n->system_guid ? n->system_guid : n->guid,
+		.node_guid = n->guid,
+		.port_guid = n->guid,
+		.partition_cap = FAKE_PARTITION_CAP,
+		.device_id = n->device_id,
+		.vendor_id = n->vendor_id,
+		.local_port = hit->in_port,
+	};
+
+	if (!fabric_is_switch(n) && n->ports[hit->in_port].guid)
+		ni.port_guid = n->ports[hit->in_port].guid;
+	smp_node_info_encode(&ni, data);
+	return 0;
+}
+
+static uint16_t fake_node_desc(const struct fake_fabric *ff, const struct fake_hit *hit,
+			       uint8_t *data)
+{
+	struct smp_node_desc nd = { { 0 } };
+
+	memcpy(nd.desc, ff->topo.nodes[hit->node].desc, sizeof(nd.desc) - 1);
+	smp_node_desc_encode(&nd, data);
+	return 0;
+}
+
+/* PortInfo's attribute modifier names the port; a CA has no port 0, so 0
+ * there means the port the SMP came in by. */
+static int fake_port_select(const struct fabric_node *n, const struct fake_hit *hit,
+			    uint32_t attr_mod, uint8_t *port)
+{
+	if (attr_mod > n->num_ports)
+		return -EINVAL;
+	*port = (uint8_t)attr_mod;
+	if (!fabric_is_switch(n) && attr_mod == 0)
+		*port = hit->in_port;
+	return 0;
+}
+
+static uint8_t fake_or(uint8_t v, uint8_t dflt)
+{
+	return v ? v : dflt;
+}
+
+static void fake_port_info_fill(const struct fake_fabric *ff, const struct fake_hit *hit,
+				uint8_t port, struct smp_port_info *pi)
+{
+	const struct fabric_node *n = &ff->topo.nodes[hit->node];
+	const struct fabric_port *p = &n->ports[port];
+	uint8_t base = fabric_is_switch(n) ? 0 : port; /* owner of LID/LMC */
+
+	memset(pi, 0, sizeof(*pi));
+	pi->gid_prefix = FAKE_GID_PREFIX;
+	pi->lid = n->ports[base].lid;
+	pi->lmc = n->ports[base].lmc;
+	pi->sm_lid = ff->nodes[hit->node].sm_lid[base];
+	if (hit->node == ff->topo.sm_node && port == ff->topo.sm_port)
+		pi->cap_mask = PORT_CAP_IS_SM;
+	pi->local_port = hit->in_port;
+	pi->link_width_enabled = pi->link_width_supported = 3; /* 1x, 4x */
+	pi->link_width_active = fake_or(p->width_active, FAKE_DEFAULT_WIDTH);
+	pi->link_speed_supported = pi->link_speed_enabled = 1;
+	pi->link_speed_active = fake_or(p->speed_active, FAKE_DEFAULT_SPEED);
+	pi->state = p->state;
+	pi->phys_state = p->phys_state;
+	pi->link_down_default = PORT_PHYS_POLLING;
+	pi->mtu_cap = pi->neighbor_mtu = fake_or(p->mtu_cap, FAKE_DEFAULT_MTU);
+	pi->vl_cap = pi->oper_vls = fake_or(p->vl_cap, FAKE_DEFAULT_VL_CAP);
+}
+
+/* The state a PortState write leads to (IBA 14.2.5.6, Table 148 and the
+ * link state machine of 7.2): -EINVAL when the SM may not ask for it. */
+static int fake_next_state(uint8_t cur, uint8_t req, uint8_t *next)
+{
+	switch (req) {
+	case PORT_STATE_NOP:
+		*next = cur;
+		return 0;
+	case PORT_STATE_DOWN:
+		*next = PORT_STATE_DOWN;
+		return 0;
+	case PORT_STATE_ARMED:
+		*next = PORT_STATE_ARMED;
+		return cur == PORT_STATE_INIT || cur == PORT_STATE_ARMED ? 0 : -EINVAL;
+	case PORT_STATE_ACTIVE:
+		*next = PORT_STATE_ACTIVE;
+		return cur == PORT_STATE_ARMED || cur == PORT_STATE_ACTIVE ? 0 : -EINVAL;
+	default: /* INIT is not writable; 5..15 reserved */
+		return -EINVAL;
+	}
+}
+
+/* Setting DOWN on a linked port drops the link; it retrains at once, so
+ * both ends come back in INIT.  An unlinked port stays DOWN. */
+static void fake_port_down(struct fabric *f, int node, uint8_t port)
+{
+	struct fabric_node *n = &f->nodes[node];
+	struct fabric_port *p = &n->ports[port];
+
+	if (!fake_is_linked(n, port)) {
+		p->state = PORT_STATE_DOWN;
+		return;
+	}
+	p->state = PORT_STATE_INIT;
+	if (p->remote_node != FABRIC_NONE)
+		f->nodes[p->remote_node].ports[p->remote_port].state = PORT_STATE_INIT;
+}
+
+static uint16_t fake_port_info_set(struct fake_fabric *ff, const struct fake_hit *hit,
+				   uint8_t port, const uint8_t *data)
+{
+	struct fabric_node *n = &ff->topo.nodes[hit->node];
+	uint8_t base = fabric_is_switch(n) ? 0 : port;
+	struct smp_port_info req;
+	uint8_t next;
+
+	if (!fabric_is_switch(n) && port != hit->in_port)
+		return FAKE_STATUS_INVALID_VALUE; /* a CA port is set through itself */
+	smp_port_info_decode(data, &req);
+	if (fake_next_state(n->ports[port].state, req.state, &next))
+		return FAKE_STATUS_INVALID_VALUE;
+	if (port == base) {
+		n->ports[base].lid = req.lid;
+		n->ports[base].lmc = req.lmc;
+	}
+	ff->nodes[hit->node].sm_lid[base] = req.sm_lid;
+	if (next == PORT_STATE_DOWN)
+		fake_port_down(&ff->topo, hit->node, port);
+	else
+		n->ports[port].state = next;
+	ff->counters.port_info_sets++;
+	return 0;
+}
+
+static uint16_t fake_port_info(struct fake_fabric *ff, const struct smp *req,
+			       const struct fake_hit *hit, uint8_t *data)
+{
+	struct smp_port_info pi;
+	uint16_t status = 0;
+	uint8_t port;
+
+	if (fake_port_select(&ff->topo.nodes[hit->node], hit, req->attr_mod, &port))
+		return FAKE_STATUS_INVALID_VALUE;
+	if (req->method == SMP_METHOD_SET)
+		status = fake_port_info_set(ff, hit, port, req->data);
+	fake_port_info_fill(ff, hit, port, &pi);
+	smp_port_info_encode(&pi, data);
+	return status;
+}
+
+static uint16_t fake_switch_info(struct fake_fabric *ff, const struct smp *req,
+				 const struct fake_hit *hit, uint8_t *data)
+{
+	struct fabric_node *n = &ff->topo.nodes[hit->node];
+	const struct fake_node *fn = &ff->nodes[hit->node];
+	struct smp_switch_info si;
+	uint16_t status = 0;
+
+	if (!fabric_is_switch(n))
+		return FAKE_STATUS_UNSUP_ATTR;
+	if (req->method == SMP_METHOD_SET) {
+		smp_switch_info_decode(req->data, &si);
+		if (si.linear_fdb_top >= fn->lft_cap)
+			status = FAKE_STATUS_INVALID_VALUE;
+		else
+			n->lft_top = si.linear_fdb_top;
+	}
+	memset(&si, 0, sizeof(si));
+	si.linear_fdb_cap = fn->lft_cap;
+	si.linear_fdb_top = n->lft_top;
+	si.default_port = 0;
+	si.life_time = 0x12;
+	smp_switch_info_encode(&si, data);
+	return status;
+}
+
+static uint16_t fake_lft(struct fake_fabric *ff, const struct smp *req,
+			 const struct fake_hit *hit, uint8_t *data)
+{
+	const struct fake_node *fn = &ff->nodes[hit->node];
+	struct smp_lft_block b;
+	uint8_t *entries;
+
+	if (!fabric_is_switch(&ff->topo.nodes[hit->node]))
+		return FAKE_STATUS_UNSUP_ATTR;
+	if ((uint64_t)req->attr_mod * LFT_BLOCK_SIZE >= fn->lft_cap)
+		return FAKE_STATUS_INVALID_VALUE;
+	entries = fn->lft + (size_t)req->attr_mod * LFT_BLOCK_SIZE;
+	if (req->method == SMP_METHOD_SET) {
+		smp_lft_decode(req->data, &b);
+		memcpy(entries, b.port, LFT_BLOCK_SIZE);
+		ff->counters.lft_block_sets++;
+	}
+	memcpy(b.port, entries, LFT_BLOCK_SIZE);
+	smp_lft_encode(&b, data);
+	return 0;
+}
+
+static uint16_t fake_pkey(uint32_t attr_mod, uint8_t *data)
+{
+	struct smp_pkey_block b = { { 0 } };
+
+	if ((attr_mod & 0xffff) == 0)
+		b.pkey[0] = 0xffff; /* default partition, full member */
+	smp_pkey_encode(&b, data);
+	return 0;
+}
+
+/* Fill data (not req->data) with the (new) attribute; returns the MAD
+ * status. */
+static uint16_t fake_answer(struct fake_fabric *ff, const struct smp *req,
+			    const struct fake_hit *hit, uint8_t *data)
+{
+	int set = req->method == SMP_METHOD_SET;
+
+	memset(data, 0, SMP_DATA_SIZE);
+	switch (req->attr_id) {
+	case SMP_ATTR_NODE_INFO:
+		return set ? FAKE_STATUS_UNSUP_ATTR : fake_node_info(ff, hit, data);
+	case SMP_ATTR_NODE_DESC:
+		return set ? FAKE_STATUS_UNSUP_ATTR : fake_node_desc(ff, hit, data);
+	case SMP_ATTR_PORT_INFO:
+		return fake_port_info(ff, req, hit, data);
+	case SMP_ATTR_SWITCH_INFO:
+		return fake_switch_info(ff, req, hit, data);
+	case SMP_ATTR_LFT:
+		return fake_lft(ff, req, hit, data);
+	case SMP_ATTR_PKEY_TABLE:
+		return fake_pkey(req->attr_mod, data);
+	default:
+		return FAKE_STATUS_UNSUP_ATTR;
+	}
+}
+
+/* ---- Transport ------------------------------------------------------- */
+
+static int fake_queue_push(struct fake_fabric *ff, const uint8_t *mad)
+{
+	if (ff->resp_len == ff->resp_cap && ff->resp_head) {
+		memmove(ff->resp, ff->resp + ff->resp_head,
+			(ff->resp_len - ff->resp_head) * sizeof(*ff->resp));
+		ff->resp_len -= ff->resp_head;
+		ff->resp_head = 0;
+	}
+	if (ff->resp_len == ff->resp_cap) {
+		size_t cap = ff->resp_cap ? 2 * ff->resp_cap : 16;
+		void *grown = realloc(ff->resp, cap * sizeof(*ff->resp));
+
+		if (!grown)
+			return -ENOMEM;
+		ff->resp = grown;
+		ff->resp_cap = cap;
+	}
+	memcpy(ff->resp[ff->resp_len++], mad, SMP_MAD_SIZE);
+	return 0;
+}
+
+/* Decode, route and check the request; 0 if a live node should answer. */
+static int fake_accept(struct fake_fabric *ff, const uint8_t *mad, size_t len, struct smp *req,
+		       struct fake_hit *hit)
+{
+	ff->requests++;
+	if (ff->drop_every && ff->requests % ff->drop_every == 0)
+		return -EAGAIN;
+	if (smp_decode(mad, len, req))
+		return -EINVAL;
+	if (req->mgmt_class != SMP_CLASS_DR || req->direction)
+		return -EOPNOTSUPP;
+	if (req->method != SMP_METHOD_GET && req->method != SMP_METHOD_SET)
+		return -EOPNOTSUPP;
+	if (fake_route(ff, req, hit))
+		return -EHOSTUNREACH;
+	if (ff->nodes[hit->node].muted)
+		return -EHOSTDOWN;
+	return 0;
+}
+
+static int fake_send(void *ctx, const struct mad_addr *to, const uint8_t *mad, size_t len)
+{
+	struct fake_fabric *ff = ctx;
+	uint8_t out[SMP_MAD_SIZE], answer[SMP_DATA_SIZE];
+	struct fake_hit hit;
+	struct smp req;
+	int rc;
+
+	(void)to; /* directed route: the path, not the LID, says where */
+	if (fake_accept(ff, mad, len, &req, &hit)) {
+		ff->counters.dropped++;
+		return 0;
+	}
+	if (req.method == SMP_METHOD_SET)
+		ff->counters.sets++;
+	else
+		ff->counters.gets++;
+	req.status = fake_answer(ff, &req, &hit, answer);
+	memcpy(req.data, answer, SMP_DATA_SIZE);
+	smp_make_response(&req);
+	rc = smp_encode(&req, out, sizeof(out));
+	if (rc)
+		return rc;
+	return fake_queue_push(ff, out);
+}
+
+struct mad_xmit fake_fabric_xmit(struct fake_fabric *ff)
+{
+	struct mad_xmit x = { .send = fake_send, .ctx = ff };
+
+	return x;
+}
+
+size_t fake_fabric_pending(const struct fake_fabric *ff)
+{
+	return ff->resp_len - ff->resp_head;
+}
+
+int fake_fabric_pop(struct fake_fabric *ff, uint8_t mad[SMP_MAD_SIZE])
+{
+	if (ff->resp_head == ff->resp_len)
+		return 0;
+	memcpy(mad, ff->resp[ff->resp_head++], SMP_MAD_SIZE);
+	if (ff->resp_head == ff->resp_len)
+		ff->resp_head = ff->resp_len = 0;
+	return 1;
+}
+
+size_t fake_fabric_deliver(struct fake_fabric *ff, struct mad_queue *q, uint64_t now_ms)
+{
+	const struct mad_addr from = { .lid = FAKE_PERMISSIVE_LID, .sl = 0, .qpn = 0 };
+	size_t n = fake_fabric_pending(ff);
+	uint8_t mad[SMP_MAD_SIZE];
+
+	/* copy out before each callback: it may send and grow the FIFO */
+	for (size_t i = 0; i < n; i++) {
+		if (!fake_fabric_pop(ff, mad))
+			return i;
+		mad_queue_recv(q, &from, mad, sizeof(mad), now_ms);
+	}
+	return n;
+}
+
+/* ---- Knobs and inspection -------------------------------------------- */
+
+void fake_fabric_drop_every(struct fake_fabric *ff, unsigned n)
+{
+	ff->drop_every = n;
+	ff->requests = 0;
+}
+
+void fake_fabric_mute_node(struct fake_fabric *ff, uint64_t node_guid, int mute)
+{
+	int i = fabric_find(&ff->topo, node_guid);
+
+	if (i != FABRIC_NONE)
+		ff->nodes[i].muted = mute ? 1 : 0;
+}
+
+const struct fabric *fake_fabric_state(const struct fake_fabric *ff)
+{
+	return &ff->topo;
+}
+
+const uint8_t *fake_fabric_lft(const struct fake_fabric *ff, uint64_t switch_guid, uint16_t *top)
+{
+	int i = fabric_find(&ff->topo, switch_guid);
+
+	if (i == FABRIC_NONE || !ff->nodes[i].lft)
+		return NULL;
+	if (top)
+		*top = ff->topo.nodes[i].lft_top;
+	return ff->nodes[i].lft;
+}
+
+const struct fake_counters *fake_fabric_counters(const struct fake_fabric *ff)
+{
+	return &ff->counters;
+}

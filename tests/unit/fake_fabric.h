@@ -1,0 +1,96 @@
+/*
+ * fake_fabric.h - an in-memory subnet that answers directed-route SMPs.
+ *
+ * DOC: A struct mad_xmit for unit tests.  The fake holds a deep copy of a
+ * struct fabric and plays every node in it: a DR SMP sent through
+ * fake_fabric_xmit() walks from topo->sm_node along initial_path[1..hop_cnt]
+ * (hop 1 leaves the SM node by path[1], which for a CA must be sm_port;
+ * every later hop must leave a switch by a linked port), and the node at the
+ * end answers with a GetResp that is queued, in order, until the test calls
+ * fake_fabric_deliver().  MADs that cannot be routed, that are addressed to a
+ * muted node, that are not DR Get/Set requests, or that fall on the
+ * drop_every schedule vanish silently (counted in `dropped`), as on a wire.
+ *
+ * Start state: every linked port (and switch port 0) is INIT with LID 0 and
+ * PhysState LinkUp; unlinked ports are DOWN / Polling.  LFTs are empty
+ * (every entry LFT_DROP), LinearFDBTop 0.
+ *
+ * Attributes answered (anything else: status 0x0c, method/attr unsupported):
+ *   NodeInfo         Get.  LocalPortNumber = arrival port; PortGUID = node
+ *                    GUID on a switch, the arrival fabric_port's guid on a CA.
+ *   NodeDescription  Get (fabric_node.desc).
+ *   PortInfo         Get/Set, attr_mod = port (a CA maps 0 to the arrival
+ *                    port).  Set applies LID and LMC (switch: port 0 only),
+ *                    MasterSMLID and PortState: NOP = no change; DOWN bounces
+ *                    a linked port back to INIT at both ends (unlinked: DOWN);
+ *                    ARMED from INIT/ARMED; ACTIVE from ARMED/ACTIVE.  Any
+ *                    other request (INIT, >4, ARMED/ACTIVE from DOWN, ARMED
+ *                    from ACTIVE, ACTIVE from INIT) answers status 0x1c and
+ *                    changes nothing.  Port out of range, or a Set on a
+ *                    CA port other than the arrival port: 0x1c.
+ *   SwitchInfo       Get/Set (switches).  Set applies LinearFDBTop only
+ *                    (0x1c when >= LinearFDBCap).  Cap = fabric_node.lft_cap,
+ *                    or FAKE_LFT_CAP_DEFAULT when that is 0.
+ *   LinearForwardingTable  Get/Set, attr_mod = block; a block past the cap
+ *                    answers 0x1c.  Set stores the 64 entries.
+ *   P_KeyTable       Get/Set: block 0 holds 0xFFFF at index 0, rest 0; a
+ *                    Set is answered with that table and not stored.
+ * Set on NodeInfo / NodeDescription (read-only): status 0x0c.
+ *
+ * Counters count MADs that reached a live responder: gets, sets (any
+ * attribute), lft_block_sets and port_info_sets (Sets that were applied).
+ */
+#ifndef NANOSM_TESTS_UNIT_FAKE_FABRIC_H
+#define NANOSM_TESTS_UNIT_FAKE_FABRIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mad/mad_queue.h"
+#include "mad/smp.h"
+#include "routing/fabric.h"
+
+#define FAKE_LFT_CAP_DEFAULT 0xC000 /* 48K LIDs, whole unicast range */
+#define FAKE_STATUS_UNSUP_ATTR 0x000c  /* unsupported method/attribute */
+#define FAKE_STATUS_INVALID_VALUE 0x001c /* invalid attribute/modifier */
+#define FAKE_GID_PREFIX 0xfe80000000000000ULL
+
+struct fake_fabric;
+
+struct fake_counters {
+	unsigned gets, sets, lft_block_sets, port_info_sets, dropped;
+};
+
+/* Deep-copies topo (fabric_copy).  The SM sits on topo->sm_node, port
+ * topo->sm_port.  Returns NULL on bad input (no SM node) or no memory. */
+struct fake_fabric *fake_fabric_new(const struct fabric *topo);
+void fake_fabric_free(struct fake_fabric *ff);
+
+/* The transport to give mad_queue_new; valid until fake_fabric_free. */
+struct mad_xmit fake_fabric_xmit(struct fake_fabric *ff);
+
+/* Hand each response queued before this call to mad_queue_recv (from lid
+ * 0xffff, qpn 0), in order; responses to MADs sent from inside the
+ * callbacks wait for the next call.  Returns how many were delivered. */
+size_t fake_fabric_deliver(struct fake_fabric *ff, struct mad_queue *q, uint64_t now_ms);
+
+/* For tests of the fake itself, without a mad_queue: responses waiting,
+ * and take the oldest one (SMP_MAD_SIZE bytes) - returns 1, or 0 if none. */
+size_t fake_fabric_pending(const struct fake_fabric *ff);
+int fake_fabric_pop(struct fake_fabric *ff, uint8_t mad[SMP_MAD_SIZE]);
+
+/* Drop every n-th request handed to send (counting all of them); 0 = never. */
+void fake_fabric_drop_every(struct fake_fabric *ff, unsigned n);
+/* A muted node never answers (it still forwards SMPs for others). */
+void fake_fabric_mute_node(struct fake_fabric *ff, uint64_t node_guid, int mute);
+
+/* Current state (ports' lid, lmc, state, phys_state; switches' lft_top),
+ * borrowed until the next send or fake_fabric_free. */
+const struct fabric *fake_fabric_state(const struct fake_fabric *ff);
+/* Current LFT of a switch: lft_cap entries (LFT_DROP when unset), *top =
+ * LinearFDBTop.  NULL if the GUID is unknown or not a switch. */
+const uint8_t *fake_fabric_lft(const struct fake_fabric *ff, uint64_t switch_guid,
+			       uint16_t *top);
+const struct fake_counters *fake_fabric_counters(const struct fake_fabric *ff);
+
+#endif

@@ -1,0 +1,259 @@
+/*
+ * test_fabric.c - unit tests for routing/fabric.c: nodes, the GUID index,
+ * links, deep copy, counts and LFT sets.  Builds fabrics in memory only.
+ */
+#include <CUnit/CUnit.h>
+#include <errno.h>
+#include <string.h>
+
+#include "routing/fabric.h"
+#include "tests/unit/unit.h"
+
+static void test_fabric_init_empty(void)
+{
+	struct fabric f;
+
+	fabric_init(&f);
+	CU_ASSERT_EQUAL(f.n_nodes, 0);
+	CU_ASSERT_EQUAL(f.sm_node, FABRIC_NONE);
+	CU_ASSERT_EQUAL(fabric_find(&f, 1), FABRIC_NONE);
+	CU_ASSERT_EQUAL(fabric_count_switches(&f), 0);
+	CU_ASSERT_EQUAL(fabric_count_cas(&f), 0);
+	fabric_fini(&f);
+	fabric_fini(&f); /* fini twice is harmless */
+	CU_ASSERT_PTR_NULL(f.nodes);
+}
+
+static void test_fabric_add_node(void)
+{
+	struct fabric f;
+	int sw, ca;
+
+	fabric_init(&f);
+	sw = fabric_add_node(&f, 0x200, 2, 8);
+	ca = fabric_add_node(&f, 0x100, 1, 2);
+	CU_ASSERT_EQUAL(sw, 0);
+	CU_ASSERT_EQUAL(ca, 1);
+	CU_ASSERT_EQUAL(f.nodes[sw].num_ports, 8);
+	CU_ASSERT_TRUE(fabric_is_switch(&f.nodes[sw]));
+	CU_ASSERT_FALSE(fabric_is_switch(&f.nodes[ca]));
+	for (unsigned p = 0; p <= 8; p++) {
+		CU_ASSERT_EQUAL(f.nodes[sw].ports[p].num, p);
+		CU_ASSERT_EQUAL(f.nodes[sw].ports[p].remote_node, FABRIC_NONE);
+		CU_ASSERT_EQUAL(f.nodes[sw].ports[p].lid, 0);
+	}
+	CU_ASSERT_EQUAL(fabric_find(&f, 0x200), sw);
+	CU_ASSERT_EQUAL(fabric_find(&f, 0x100), ca);
+	CU_ASSERT_EQUAL(fabric_find(&f, 0x300), FABRIC_NONE);
+	fabric_fini(&f);
+}
+
+static void test_fabric_add_node_errors(void)
+{
+	struct fabric f;
+
+	fabric_init(&f);
+	CU_ASSERT_EQUAL(fabric_add_node(&f, 0x1, 1, 1), 0);
+	CU_ASSERT_EQUAL(fabric_add_node(&f, 0x1, 2, 8), -EEXIST);
+	CU_ASSERT_EQUAL(fabric_add_node(&f, 0x2, 2, 0), -EINVAL);
+	CU_ASSERT_EQUAL(fabric_add_node(&f, 0x3, 2, 255), -EINVAL);
+	CU_ASSERT_EQUAL(fabric_add_node(&f, 0x4, 2, FABRIC_MAX_PORTS), 1);
+	CU_ASSERT_EQUAL(f.n_nodes, 2);
+	fabric_fini(&f);
+}
+
+/* Enough nodes to grow both the node array and the index several times. */
+static void test_fabric_index_growth(void)
+{
+	struct fabric f;
+	int ok = 1;
+
+	fabric_init(&f);
+	for (uint64_t i = 0; i < 5000; i++)
+		ok &= fabric_add_node(&f, 0x0002c90300000000ULL + i * 0x10, 1, 1) == (int)i;
+	CU_ASSERT_TRUE(ok);
+	for (uint64_t i = 0; i < 5000; i++)
+		ok &= fabric_find(&f, 0x0002c90300000000ULL + i * 0x10) == (int)i;
+	CU_ASSERT_TRUE(ok);
+	CU_ASSERT_EQUAL(fabric_find(&f, 0x0002c90300000001ULL), FABRIC_NONE);
+	CU_ASSERT_EQUAL(fabric_count_cas(&f), 0); /* no port is present yet */
+	fabric_fini(&f);
+}
+
+static void test_fabric_link(void)
+{
+	struct fabric f;
+	int a, b, c;
+
+	fabric_init(&f);
+	a = fabric_add_node(&f, 0xa, 2, 8);
+	b = fabric_add_node(&f, 0xb, 2, 8);
+	c = fabric_add_node(&f, 0xc, 1, 2);
+	CU_ASSERT_EQUAL(fabric_link(&f, a, 3, b, 5), 0);
+	CU_ASSERT_EQUAL(f.nodes[a].ports[3].remote_node, b);
+	CU_ASSERT_EQUAL(f.nodes[a].ports[3].remote_port, 5);
+	CU_ASSERT_EQUAL(f.nodes[b].ports[5].remote_node, a);
+	CU_ASSERT_EQUAL(f.nodes[b].ports[5].remote_port, 3);
+	/* re-cabling a:3 to c:1 cuts the old link on b:5 */
+	CU_ASSERT_EQUAL(fabric_link(&f, c, 1, a, 3), 0);
+	CU_ASSERT_EQUAL(f.nodes[a].ports[3].remote_node, c);
+	CU_ASSERT_EQUAL(f.nodes[b].ports[5].remote_node, FABRIC_NONE);
+	/* a loopback cable between two ports of one switch is allowed */
+	CU_ASSERT_EQUAL(fabric_link(&f, a, 1, a, 2), 0);
+	CU_ASSERT_EQUAL(f.nodes[a].ports[2].remote_node, a);
+	fabric_fini(&f);
+}
+
+static void test_fabric_link_errors(void)
+{
+	struct fabric f;
+	int a, b;
+
+	fabric_init(&f);
+	a = fabric_add_node(&f, 0xa, 2, 8);
+	b = fabric_add_node(&f, 0xb, 1, 2);
+	CU_ASSERT_EQUAL(fabric_link(&f, a, 0, b, 1), -EINVAL); /* port 0 has no cable */
+	CU_ASSERT_EQUAL(fabric_link(&f, a, 9, b, 1), -EINVAL);
+	CU_ASSERT_EQUAL(fabric_link(&f, a, 1, b, 3), -EINVAL);
+	CU_ASSERT_EQUAL(fabric_link(&f, a, 1, 7, 1), -EINVAL);
+	CU_ASSERT_EQUAL(fabric_link(&f, -1, 1, b, 1), -EINVAL);
+	CU_ASSERT_EQUAL(fabric_link(&f, a, 4, a, 4), -EINVAL);
+	CU_ASSERT_EQUAL(f.nodes[a].ports[1].remote_node, FABRIC_NONE);
+	fabric_fini(&f);
+}
+
+static void test_fabric_counts(void)
+{
+	struct fabric f;
+	int sw, ca, rt;
+
+	fabric_init(&f);
+	sw = fabric_add_node(&f, 0x1, 2, 4);
+	ca = fabric_add_node(&f, 0x2, 1, 2);
+	rt = fabric_add_node(&f, 0x3, 3, 1);
+	fabric_add_node(&f, 0x4, 2, 4);
+	f.nodes[sw].ports[0].present = 1;
+	f.nodes[ca].ports[1].present = 1;
+	f.nodes[ca].ports[2].present = 1;
+	f.nodes[rt].ports[1].present = 1;
+	CU_ASSERT_EQUAL(fabric_count_switches(&f), 2);
+	CU_ASSERT_EQUAL(fabric_count_cas(&f), 3);
+	fabric_fini(&f);
+}
+
+static void test_fabric_copy(void)
+{
+	struct fabric f, g;
+	int a, b;
+
+	fabric_init(&f);
+	a = fabric_add_node(&f, 0xa, 2, 8);
+	b = fabric_add_node(&f, 0xb, 1, 2);
+	fabric_link(&f, a, 1, b, 1);
+	strcpy(f.nodes[b].desc, "host1");
+	f.nodes[b].ports[1].lid = 7;
+	f.sm_node = b;
+	f.sm_port = 1;
+	CU_ASSERT_EQUAL(fabric_copy(&g, &f), 0);
+	CU_ASSERT_EQUAL(g.n_nodes, 2);
+	CU_ASSERT_EQUAL(g.sm_node, b);
+	CU_ASSERT_EQUAL(g.sm_port, 1);
+	CU_ASSERT_EQUAL(fabric_find(&g, 0xb), b);
+	CU_ASSERT_STRING_EQUAL(g.nodes[b].desc, "host1");
+	CU_ASSERT_EQUAL(g.nodes[b].ports[1].lid, 7);
+	CU_ASSERT_EQUAL(g.nodes[a].ports[1].remote_node, b);
+	CU_ASSERT_PTR_NOT_EQUAL(g.nodes[a].ports, f.nodes[a].ports);
+	/* the copy is independent of the original */
+	g.nodes[b].ports[1].lid = 9;
+	CU_ASSERT_EQUAL(fabric_add_node(&g, 0xc, 1, 1), 2);
+	CU_ASSERT_EQUAL(f.nodes[b].ports[1].lid, 7);
+	CU_ASSERT_EQUAL(f.n_nodes, 2);
+	CU_ASSERT_EQUAL(fabric_find(&f, 0xc), FABRIC_NONE);
+	fabric_fini(&g);
+	fabric_fini(&f);
+}
+
+static void test_fabric_copy_empty(void)
+{
+	struct fabric f, g;
+
+	fabric_init(&f);
+	CU_ASSERT_EQUAL(fabric_copy(&g, &f), 0);
+	CU_ASSERT_EQUAL(g.n_nodes, 0);
+	CU_ASSERT_EQUAL(fabric_find(&g, 1), FABRIC_NONE);
+	CU_ASSERT_EQUAL(fabric_add_node(&g, 1, 1, 1), 0);
+	fabric_fini(&g);
+	fabric_fini(&f);
+}
+
+static void test_lft_set_alloc(void)
+{
+	struct fabric f;
+	struct lft_set s;
+	int sw1, sw2;
+	int all_drop = 1;
+
+	fabric_init(&f);
+	fabric_add_node(&f, 0x1, 1, 1);
+	sw1 = fabric_add_node(&f, 0x2, 2, 8);
+	fabric_add_node(&f, 0x3, 1, 1);
+	sw2 = fabric_add_node(&f, 0x4, 2, 36);
+	lft_set_init(&s);
+	CU_ASSERT_EQUAL(lft_set_alloc(&s, &f, 100), 0);
+	CU_ASSERT_EQUAL(s.n, 2);
+	CU_ASSERT_EQUAL(s.tables[0].node, sw1);
+	CU_ASSERT_EQUAL(s.tables[1].node, sw2);
+	for (size_t t = 0; t < s.n; t++) {
+		CU_ASSERT_EQUAL(s.tables[t].top, 100);
+		for (unsigned lid = 0; lid <= 100; lid++)
+			all_drop &= s.tables[t].port[lid] == LFT_DROP;
+	}
+	CU_ASSERT_TRUE(all_drop);
+	CU_ASSERT_PTR_EQUAL(lft_set_find(&s, sw2), &s.tables[1]);
+	CU_ASSERT_PTR_EQUAL(lft_set_find_const(&s, sw1), &s.tables[0]);
+	CU_ASSERT_PTR_NULL(lft_set_find(&s, 0)); /* a CA has no table */
+	CU_ASSERT_PTR_NULL(lft_set_find(&s, 42));
+	/* allocating again replaces the tables */
+	CU_ASSERT_EQUAL(lft_set_alloc(&s, &f, LID_UNICAST_MAX), 0);
+	CU_ASSERT_EQUAL(s.n, 2);
+	CU_ASSERT_EQUAL(s.tables[1].top, LID_UNICAST_MAX);
+	CU_ASSERT_EQUAL(s.tables[1].port[LID_UNICAST_MAX], LFT_DROP);
+	CU_ASSERT_EQUAL(lft_set_alloc(&s, &f, LID_UNICAST_MAX + 1), -EINVAL);
+	lft_set_fini(&s);
+	lft_set_fini(&s);
+	CU_ASSERT_EQUAL(s.n, 0);
+	fabric_fini(&f);
+}
+
+static void test_lft_set_no_switches(void)
+{
+	struct fabric f;
+	struct lft_set s;
+
+	fabric_init(&f);
+	fabric_add_node(&f, 0x1, 1, 1);
+	lft_set_init(&s);
+	CU_ASSERT_EQUAL(lft_set_alloc(&s, &f, 10), 0);
+	CU_ASSERT_EQUAL(s.n, 0);
+	CU_ASSERT_PTR_NULL(lft_set_find(&s, 0));
+	lft_set_fini(&s);
+	fabric_fini(&f);
+}
+
+void test_fabric_register(void)
+{
+	CU_pSuite s = CU_add_suite("fabric", NULL, NULL);
+
+	CU_add_test(s, "init and fini of an empty fabric", test_fabric_init_empty);
+	CU_add_test(s, "add_node fills ports and the GUID index", test_fabric_add_node);
+	CU_add_test(s, "add_node rejects duplicates and bad port counts",
+		    test_fabric_add_node_errors);
+	CU_add_test(s, "GUID index survives growth to 5000 nodes", test_fabric_index_growth);
+	CU_add_test(s, "link joins both ends and re-cabling cuts", test_fabric_link);
+	CU_add_test(s, "link rejects bad nodes and ports", test_fabric_link_errors);
+	CU_add_test(s, "count switches and LID-owning CA ports", test_fabric_counts);
+	CU_add_test(s, "copy is deep and independent", test_fabric_copy);
+	CU_add_test(s, "copy of an empty fabric", test_fabric_copy_empty);
+	CU_add_test(s, "lft_set_alloc: one DROP-filled table per switch", test_lft_set_alloc);
+	CU_add_test(s, "lft_set_alloc with no switches", test_lft_set_no_switches);
+}
