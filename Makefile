@@ -6,7 +6,7 @@ CC      ?= cc
 BUILD   ?= build
 WARN    := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=gnu11 $(WARN) -D_GNU_SOURCE -I. -MMD -MP
+override CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -I. -MMD -MP
 LDFLAGS ?=
 
 BIN     := $(BUILD)/bin

@@ -685,7 +685,7 @@ static int topo_check_remote_guid(struct topo_parser *p, const struct topo_link 
 		return 0;
 	return topo_fail_at(p, l->line,
 			    "contradicting port GUID for \"%s\"[%u]: 0x%016" PRIx64
-			    " here, 0x%016" PRIx64 " before",
+			    " here, 0x%016" PRIx64 " elsewhere",
 			    p->recs[r].id, l->rport, l->rguid, rp->guid);
 }
 
@@ -805,8 +805,10 @@ int topo_parse(const char *text, size_t len, const char *name, struct fabric *f,
 
 	if (errlen)
 		err[0] = '\0';
-	if (f->n_nodes)
-		return topo_fail_at(&p, 0, "fabric is not empty");
+	if (f->n_nodes) {
+		snprintf(err, errlen, "%s: fabric is not empty", p.name);
+		return -EINVAL;
+	}
 	rc = topo_read_lines(&p, text, len);
 	if (!rc)
 		rc = topo_join_all(&p);

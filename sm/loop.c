@@ -167,6 +167,12 @@ static void loop_watchers_start(struct loop *l)
 	l->rx.data = l->mad_timer.data = l->sweep_timer.data = l->sweep_idle.data = l;
 	l->sig_term.data = l->sig_int.data = l->sig_hup.data = l;
 	ev_async_start(l->ev, &l->rx);
+}
+
+/* Signals are taken over only once the port is open, so a signal during a
+ * slow start-up still ends the process the default way. */
+static void loop_signals_start(struct loop *l)
+{
 	ev_signal_start(l->ev, &l->sig_term);
 	ev_signal_start(l->ev, &l->sig_int);
 	ev_signal_start(l->ev, &l->sig_hup);
@@ -217,6 +223,7 @@ int loop_run(const struct loop_opts *opts)
 		mad_port_close(l.port);
 		return 1;
 	}
+	loop_signals_start(&l);
 	if (!opts->once)
 		ev_timer_start(l.ev, &l.sweep_timer);
 	loop_request_sweep(&l);

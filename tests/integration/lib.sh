@@ -96,11 +96,12 @@ it_pass() {
 # it_init NAME: scratch dir, unique socket name, cleanup trap.
 it_init() {
 	IT_NAME=$1
-	IT_SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/nanosm-it.${IT_NAME}.XXXXXX") ||
+	# run.sh looks for leftover processes by this prefix (their cwd)
+	IT_SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/nanosm-it.${IT_RUN_TAG:-$$}.${IT_NAME}.XXXXXX") ||
 		{ echo "mktemp failed"; exit 1; }
 	IT_RUN=$IT_SCRATCH/run
 	mkdir -p "$IT_RUN"
-	IT_SOCK_BASE="nanosm-it-${IT_NAME}-$$"
+	IT_SOCK_BASE="nanosm-it-${IT_RUN_TAG:-$$}-${IT_NAME}-$$"
 	trap it_cleanup EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
@@ -287,7 +288,13 @@ sm_start() {
 		cmd=("$NANOSM" -v)
 		[ $once = 1 ] && cmd+=(--once)
 		[ -n "$interval" ] && cmd+=(--sweep-interval "$interval")
-		[ -n "$g2l" ] && cmd+=(--guid2lid "$g2l")
+		# always a private guid2lid: the default (/var/lib/nanosm/guid2lid) is
+		# machine-wide state that would leak LIDs between tests and runs
+		if [ -z "$g2l" ]; then
+			mkdir -p "$IT_SCRATCH/nanosm-state.$SM_GEN"
+			g2l=$IT_SCRATCH/nanosm-state.$SM_GEN/guid2lid
+		fi
+		cmd+=(--guid2lid "$g2l")
 		# shellcheck disable=SC2206
 		[ -n "${NANOSM_ARGS:-}" ] && cmd+=($NANOSM_ARGS)
 		;;

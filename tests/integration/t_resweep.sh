@@ -21,7 +21,7 @@ sweep_field() {
 		grep -oE "(^|[[:space:]])$2=[0-9]+" | head -n 1 | sed 's/.*=//'
 }
 
-IT_LAST_OUT=$SM_LOG
+IT_LAST_OUT= # it_fail shows the SM log anyway
 for n in 1 2 3; do
 	line=$(grep -hE "(^|[^0-9A-Za-z_])sweep $n:" "$SM_LOG" | head -n 1)
 	it_log "  ${line#"${line%%sweep*}"}"

@@ -16,12 +16,21 @@
 #define FAKE_DEFAULT_MTU 4    /* 2048 */
 #define FAKE_DEFAULT_VL_CAP 4 /* VL0-7 */
 
+/* Writable PortInfo fields that struct fabric_port has no room for.  The
+ * per-node ones (switch) live on port 0. */
+struct fake_port {
+	uint64_t gid_prefix;
+	uint16_t sm_lid;
+	uint8_t subnet_timeout;
+	uint8_t neighbor_mtu, oper_vls; /* per physical port */
+};
+
 /* What the fake keeps per node beyond struct fabric. */
 struct fake_node {
 	uint8_t muted;
-	uint16_t lft_cap;  /* LinearFDBCap (switches) */
-	uint8_t *lft;      /* switches: lft_cap rounded up to a block */
-	uint16_t *sm_lid;  /* MasterSMLID per port, num_ports + 1 */
+	uint16_t lft_cap;         /* LinearFDBCap (switches) */
+	uint8_t *lft;             /* switches: lft_cap rounded up to a block */
+	struct fake_port *ports;  /* num_ports + 1 */
 };
 
 struct fake_fabric {
@@ -64,13 +73,23 @@ static void fake_reset_node(struct fabric_node *n)
 	}
 }
 
+static uint8_t fake_or(uint8_t v, uint8_t dflt)
+{
+	return v ? v : dflt;
+}
+
 static int fake_node_alloc(struct fake_node *fn, const struct fabric_node *n)
 {
 	size_t lft_len;
 
-	fn->sm_lid = calloc((size_t)n->num_ports + 1, sizeof(*fn->sm_lid));
-	if (!fn->sm_lid)
+	fn->ports = calloc((size_t)n->num_ports + 1, sizeof(*fn->ports));
+	if (!fn->ports)
 		return -ENOMEM;
+	for (unsigned p = 0; p <= n->num_ports; p++) {
+		fn->ports[p].gid_prefix = FAKE_GID_PREFIX;
+		fn->ports[p].neighbor_mtu = fake_or(n->ports[p].mtu_cap, FAKE_DEFAULT_MTU);
+		fn->ports[p].oper_vls = fake_or(n->ports[p].vl_cap, FAKE_DEFAULT_VL_CAP);
+	}
 	if (!fabric_is_switch(n))
 		return 0;
 	fn->lft_cap = n->lft_cap ? n->lft_cap : FAKE_LFT_CAP_DEFAULT;
@@ -123,7 +142,7 @@ void fake_fabric_free(struct fake_fabric *ff)
 		return;
 	for (size_t i = 0; ff->nodes && i < ff->topo.n_nodes; i++) {
 		free(ff->nodes[i].lft);
-		free(ff->nodes[i].sm_lid);
+		free(ff->nodes[i].ports);
 	}
 	free(ff->nodes);
 	free(ff->resp);
@@ -210,23 +229,21 @@ static int fake_port_select(const struct fabric_node *n, const struct fake_hit *
 	return 0;
 }
 
-static uint8_t fake_or(uint8_t v, uint8_t dflt)
-{
-	return v ? v : dflt;
-}
-
 static void fake_port_info_fill(const struct fake_fabric *ff, const struct fake_hit *hit,
 				uint8_t port, struct smp_port_info *pi)
 {
 	const struct fabric_node *n = &ff->topo.nodes[hit->node];
 	const struct fabric_port *p = &n->ports[port];
 	uint8_t base = fabric_is_switch(n) ? 0 : port; /* owner of LID/LMC */
+	const struct fake_port *fb = &ff->nodes[hit->node].ports[base];
+	const struct fake_port *fp = &ff->nodes[hit->node].ports[port];
 
 	memset(pi, 0, sizeof(*pi));
-	pi->gid_prefix = FAKE_GID_PREFIX;
+	pi->gid_prefix = fb->gid_prefix;
 	pi->lid = n->ports[base].lid;
 	pi->lmc = n->ports[base].lmc;
-	pi->sm_lid = ff->nodes[hit->node].sm_lid[base];
+	pi->sm_lid = fb->sm_lid;
+	pi->subnet_timeout = fb->subnet_timeout;
 	if (hit->node == ff->topo.sm_node && port == ff->topo.sm_port)
 		pi->cap_mask = PORT_CAP_IS_SM;
 	pi->local_port = hit->in_port;
@@ -237,8 +254,10 @@ static void fake_port_info_fill(const struct fake_fabric *ff, const struct fake_
 	pi->state = p->state;
 	pi->phys_state = p->phys_state;
 	pi->link_down_default = PORT_PHYS_POLLING;
-	pi->mtu_cap = pi->neighbor_mtu = fake_or(p->mtu_cap, FAKE_DEFAULT_MTU);
-	pi->vl_cap = pi->oper_vls = fake_or(p->vl_cap, FAKE_DEFAULT_VL_CAP);
+	pi->mtu_cap = fake_or(p->mtu_cap, FAKE_DEFAULT_MTU);
+	pi->neighbor_mtu = fp->neighbor_mtu;
+	pi->vl_cap = fake_or(p->vl_cap, FAKE_DEFAULT_VL_CAP);
+	pi->oper_vls = fp->oper_vls;
 }
 
 /* The state a PortState write leads to (IBA 14.2.5.6, Table 148 and the
@@ -279,24 +298,50 @@ static void fake_port_down(struct fabric *f, int node, uint8_t port)
 		f->nodes[p->remote_node].ports[p->remote_port].state = PORT_STATE_INIT;
 }
 
+/* NeighborMTU / OperationalVLs: 0 leaves them alone, above the port's
+ * capability is invalid. */
+static int fake_cap_check(uint8_t want, uint8_t cap, uint8_t dflt)
+{
+	return want <= fake_or(cap, dflt) ? 0 : -EINVAL;
+}
+
+static void fake_port_apply(struct fake_fabric *ff, const struct fake_hit *hit, uint8_t port,
+			    const struct smp_port_info *req)
+{
+	struct fabric_node *n = &ff->topo.nodes[hit->node];
+	uint8_t base = fabric_is_switch(n) ? 0 : port;
+	struct fake_port *fb = &ff->nodes[hit->node].ports[base];
+	struct fake_port *fp = &ff->nodes[hit->node].ports[port];
+
+	if (port == base) { /* on a switch's external ports these are ignored */
+		n->ports[base].lid = req->lid;
+		n->ports[base].lmc = req->lmc;
+		fb->sm_lid = req->sm_lid;
+		fb->gid_prefix = req->gid_prefix;
+		fb->subnet_timeout = req->subnet_timeout;
+	}
+	if (req->neighbor_mtu)
+		fp->neighbor_mtu = req->neighbor_mtu;
+	if (req->oper_vls)
+		fp->oper_vls = req->oper_vls;
+}
+
 static uint16_t fake_port_info_set(struct fake_fabric *ff, const struct fake_hit *hit,
 				   uint8_t port, const uint8_t *data)
 {
 	struct fabric_node *n = &ff->topo.nodes[hit->node];
-	uint8_t base = fabric_is_switch(n) ? 0 : port;
+	const struct fabric_port *p = &n->ports[port];
 	struct smp_port_info req;
 	uint8_t next;
 
 	if (!fabric_is_switch(n) && port != hit->in_port)
 		return FAKE_STATUS_INVALID_VALUE; /* a CA port is set through itself */
 	smp_port_info_decode(data, &req);
-	if (fake_next_state(n->ports[port].state, req.state, &next))
+	if (fake_next_state(p->state, req.state, &next) ||
+	    fake_cap_check(req.neighbor_mtu, p->mtu_cap, FAKE_DEFAULT_MTU) ||
+	    fake_cap_check(req.oper_vls, p->vl_cap, FAKE_DEFAULT_VL_CAP))
 		return FAKE_STATUS_INVALID_VALUE;
-	if (port == base) {
-		n->ports[base].lid = req.lid;
-		n->ports[base].lmc = req.lmc;
-	}
-	ff->nodes[hit->node].sm_lid[base] = req.sm_lid;
+	fake_port_apply(ff, hit, port, &req);
 	if (next == PORT_STATE_DOWN)
 		fake_port_down(&ff->topo, hit->node, port);
 	else

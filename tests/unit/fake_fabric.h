@@ -20,8 +20,10 @@
  *                    GUID on a switch, the arrival fabric_port's guid on a CA.
  *   NodeDescription  Get (fabric_node.desc).
  *   PortInfo         Get/Set, attr_mod = port (a CA maps 0 to the arrival
- *                    port).  Set applies LID and LMC (switch: port 0 only),
- *                    MasterSMLID and PortState: NOP = no change; DOWN bounces
+ *                    port).  Set applies LID, LMC, MasterSMLID, GidPrefix,
+ *                    SubnetTimeOut (switch: from port 0 only), NeighborMTU
+ *                    and OperationalVLs (0 = keep; above MTUCap / VLCap:
+ *                    0x1c) and PortState: NOP = no change; DOWN bounces
  *                    a linked port back to INIT at both ends (unlinked: DOWN);
  *                    ARMED from INIT/ARMED; ACTIVE from ARMED/ACTIVE.  Any
  *                    other request (INIT, >4, ARMED/ACTIVE from DOWN, ARMED

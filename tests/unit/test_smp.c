@@ -843,6 +843,58 @@ static void test_fake_ca_port(void)
 	fake_fabric_free(ff);
 }
 
+static void test_fake_port_fields(void)
+{
+	struct fake_fabric *ff = test_smp_fake();
+	const uint8_t to_s1[] = { 0, 1 };
+	struct smp_port_info pi;
+	uint8_t d[SMP_DATA_SIZE];
+	struct smp r;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ff);
+	CU_ASSERT_FATAL(test_smp_ask(ff, SMP_METHOD_GET, SMP_ATTR_PORT_INFO, 2, to_s1, 1, NULL, &r));
+	smp_port_info_decode(r.data, &pi);
+	CU_ASSERT_EQUAL(pi.mtu_cap, 4);
+	CU_ASSERT_EQUAL(pi.neighbor_mtu, 4);
+	CU_ASSERT_EQUAL(pi.vl_cap, 4);
+	CU_ASSERT_EQUAL(pi.gid_prefix, FAKE_GID_PREFIX);
+
+	pi.neighbor_mtu = 3;
+	pi.oper_vls = 2;
+	pi.gid_prefix = 0xfe80000000001234ULL; /* external port: no effect */
+	pi.state = PORT_STATE_NOP;
+	smp_port_info_encode(&pi, d);
+	CU_ASSERT_FATAL(test_smp_ask(ff, SMP_METHOD_SET, SMP_ATTR_PORT_INFO, 2, to_s1, 1, d, &r));
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_FATAL(test_smp_ask(ff, SMP_METHOD_GET, SMP_ATTR_PORT_INFO, 2, to_s1, 1, NULL, &r));
+	smp_port_info_decode(r.data, &pi);
+	CU_ASSERT_EQUAL(pi.neighbor_mtu, 3);
+	CU_ASSERT_EQUAL(pi.oper_vls, 2);
+	CU_ASSERT_EQUAL(pi.gid_prefix, FAKE_GID_PREFIX);
+
+	/* the switch-wide fields live on port 0 */
+	pi.gid_prefix = 0xfe80000000001234ULL;
+	pi.subnet_timeout = 18;
+	pi.state = PORT_STATE_NOP; /* read back as INIT, which is not writable */
+	smp_port_info_encode(&pi, d);
+	CU_ASSERT_FATAL(test_smp_ask(ff, SMP_METHOD_SET, SMP_ATTR_PORT_INFO, 0, to_s1, 1, d, &r));
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_FATAL(test_smp_ask(ff, SMP_METHOD_GET, SMP_ATTR_PORT_INFO, 7, to_s1, 1, NULL, &r));
+	smp_port_info_decode(r.data, &pi);
+	CU_ASSERT_EQUAL(pi.gid_prefix, 0xfe80000000001234ULL);
+	CU_ASSERT_EQUAL(pi.subnet_timeout, 18);
+
+	/* above the capability: refused, nothing kept */
+	pi.neighbor_mtu = 5;
+	pi.state = PORT_STATE_NOP;
+	smp_port_info_encode(&pi, d);
+	CU_ASSERT_FATAL(test_smp_ask(ff, SMP_METHOD_SET, SMP_ATTR_PORT_INFO, 2, to_s1, 1, d, &r));
+	CU_ASSERT_EQUAL(r.status, FAKE_STATUS_INVALID_VALUE);
+	smp_port_info_decode(r.data, &pi);
+	CU_ASSERT_EQUAL(pi.neighbor_mtu, 3);
+	fake_fabric_free(ff);
+}
+
 static void test_fake_lft(void)
 {
 	struct fake_fabric *ff = test_smp_fake();
@@ -1010,6 +1062,7 @@ void test_smp_register(void)
 	CU_add_test(s, "fake: unroutable paths dropped", test_fake_bad_paths);
 	CU_add_test(s, "fake: PortInfo state machine", test_fake_port_states);
 	CU_add_test(s, "fake: CA PortInfo", test_fake_ca_port);
+	CU_add_test(s, "fake: PortInfo keeps writable fields", test_fake_port_fields);
 	CU_add_test(s, "fake: LFT and SwitchInfo", test_fake_lft);
 	CU_add_test(s, "fake: P_Key, unsupported attrs", test_fake_other_attrs);
 	CU_add_test(s, "fake: drop_every and mute", test_fake_drop_and_mute);
