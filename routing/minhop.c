@@ -256,13 +256,16 @@ static void minhop_set(struct minhop *m, int s, uint16_t lid, uint8_t port)
 	m->load[m->load_base[s] + port]++;
 }
 
-/* Route every LID hanging off switch t, from every switch that reaches t. */
-static void minhop_route_to(struct minhop *m, int t)
+/* Route every LID hanging off switch t from every switch that reaches t.
+ * The forced pass sets the routes with one shortest-path port (and t's own
+ * exits); the choice pass then spreads the rest over the least-loaded
+ * ports, so choices see the full forced load. */
+static void minhop_route_to(struct minhop *m, int t, int choices)
 {
 	size_t first = m->dest_start[t], last = m->dest_start[t + 1];
 
 	minhop_bfs(m, t);
-	for (size_t d = first; d < last; d++)
+	for (size_t d = first; d < last && !choices; d++)
 		minhop_set(m, t, m->dests[d].lid, m->dests[d].exit_port);
 	for (size_t s = 0; s < m->n_sw; s++) {
 		size_t k;
@@ -270,6 +273,8 @@ static void minhop_route_to(struct minhop *m, int t)
 		if ((int)s == t || m->dist[s] < 0)
 			continue;
 		k = minhop_candidates(m, (int)s);
+		if ((k > 1) != choices)
+			continue;
 		for (size_t d = first; d < last; d++)
 			minhop_set(m, (int)s, m->dests[d].lid, minhop_pick(m, (int)s, k));
 	}
@@ -277,9 +282,10 @@ static void minhop_route_to(struct minhop *m, int t)
 
 static void minhop_route_all(struct minhop *m)
 {
-	for (size_t t = 0; t < m->n_sw; t++)
-		if (m->dest_start[t] < m->dest_start[t + 1])
-			minhop_route_to(m, (int)t);
+	for (int choices = 0; choices <= 1; choices++)
+		for (size_t t = 0; t < m->n_sw; t++)
+			if (m->dest_start[t] < m->dest_start[t + 1])
+				minhop_route_to(m, (int)t, choices);
 }
 
 /* ---- The engine -------------------------------------------------------- */

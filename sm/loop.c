@@ -134,6 +134,15 @@ static void loop_print(const struct loop *l, const struct sm_sweep_stats *st)
 		 st->engine, sm_lid(l->sm));
 }
 
+static void loop_print_counters(const struct mad_counters *c)
+{
+	log_info("MAD counters: sent=%" PRIu64 " received=%" PRIu64 " timeouts=%" PRIu64
+		 " retries=%" PRIu64 " unmatched=%" PRIu64 " malformed=%" PRIu64
+		 " requests=%" PRIu64 " send_errors=%" PRIu64,
+		 c->sent, c->received, c->timeouts, c->retries, c->unmatched, c->malformed,
+		 c->requests, c->send_errors);
+}
+
 static void loop_on_sweep_done(void *arg, const struct sm_sweep_stats *st)
 {
 	struct loop *l = arg;
@@ -228,6 +237,7 @@ int loop_run(const struct loop_opts *opts)
 		ev_timer_start(l.ev, &l.sweep_timer);
 	loop_request_sweep(&l);
 	ev_run(l.ev, 0);
+	loop_print_counters(sm_mad_counters(l.sm));
 	sm_free(l.sm); /* before the port: pending SMPs complete as canceled */
 	mad_port_close(l.port);
 	ev_loop_destroy(l.ev);

@@ -18,7 +18,8 @@ static void main_usage(FILE *to)
 {
 	fprintf(to,
 		"usage: nanosm [-g PORTGUID | -d CA [-p PORT]] [--once] [--sweep-interval SEC]\n"
-		"              [--guid2lid PATH] [-R ENGINE] [--priority N] [-v] [-h]\n"
+		"              [--guid2lid PATH] [-R ENGINE] [--priority N] [--window N]\n"
+		"              [--mad-timeout MS] [--mad-retries N] [-v] [-h]\n"
 		"  -g, --guid PORTGUID     run on the local port with this GUID\n"
 		"  -d, --ca CA             run on this CA (e.g. mlx5_0)\n"
 		"  -p, --port N            port number on the CA (default: first InfiniBand port)\n"
@@ -30,6 +31,9 @@ static void main_usage(FILE *to)
 	for (const struct route_engine *const *e = route_engines(); *e; e++)
 		fprintf(to, "%s%s", (*e)->name, e[1] ? ", " : " (default minhop)\n");
 	fprintf(to, "      --priority N        SMInfo priority 0-15 (default 0)\n"
+		    "      --window N          SMPs in flight at once (default 16)\n"
+		    "      --mad-timeout MS    per-SMP timeout in milliseconds (default 200)\n"
+		    "      --mad-retries N     retries after a timeout (default 3)\n"
 		    "  -v, --verbose           more log (repeat for debug)\n"
 		    "  -h, --help              this text\n");
 }
@@ -43,7 +47,7 @@ static int main_number(const char *s, unsigned long long max, unsigned long long
 	return errno || *end || end == s || *out > max ? -1 : 0;
 }
 
-enum { OPT_ONCE = 256, OPT_INTERVAL, OPT_GUID2LID, OPT_PRIORITY };
+enum { OPT_ONCE = 256, OPT_INTERVAL, OPT_GUID2LID, OPT_PRIORITY, OPT_WINDOW, OPT_TIMEOUT, OPT_RETRIES };
 
 static const struct option main_longopts[] = {
 	{"guid", required_argument, NULL, 'g'},
@@ -54,6 +58,9 @@ static const struct option main_longopts[] = {
 	{"guid2lid", required_argument, NULL, OPT_GUID2LID},
 	{"routing", required_argument, NULL, 'R'},
 	{"priority", required_argument, NULL, OPT_PRIORITY},
+	{"window", required_argument, NULL, OPT_WINDOW},
+	{"mad-timeout", required_argument, NULL, OPT_TIMEOUT},
+	{"mad-retries", required_argument, NULL, OPT_RETRIES},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
@@ -107,6 +114,21 @@ static void main_parse(int argc, char **argv, struct loop_opts *o, int *verbosit
 				main_bad("priority", optarg);
 			o->sm.priority = (uint8_t)v;
 			break;
+		case OPT_WINDOW:
+			if (main_number(optarg, 4096, &v) < 0 || !v)
+				main_bad("window", optarg);
+			o->sm.mad.window = (unsigned)v;
+			break;
+		case OPT_TIMEOUT:
+			if (main_number(optarg, 60000, &v) < 0 || !v)
+				main_bad("MAD timeout", optarg);
+			o->sm.mad.timeout_ms = (unsigned)v;
+			break;
+		case OPT_RETRIES:
+			if (main_number(optarg, 100, &v) < 0)
+				main_bad("MAD retries", optarg);
+			o->sm.mad.retries = (unsigned)v;
+			break;
 		case 'v':
 			(*verbosity)++;
 			break;
@@ -126,7 +148,9 @@ int main(int argc, char **argv)
 {
 	struct loop_opts o = {
 		.sweep_interval = 10.0,
-		.sm = {.guid2lid = MAIN_DEFAULT_GUID2LID, .engine = "minhop"},
+		.sm = {.guid2lid = MAIN_DEFAULT_GUID2LID,
+		       .engine = "minhop",
+		       .mad = {.window = 16, .timeout_ms = 200, .retries = 3}},
 	};
 	int verbosity = LOG_LVL_INFO;
 

@@ -439,6 +439,25 @@ check_ports() {
 	sed "s/^/[$IT_NAME]    /" "$d/ports.out"
 }
 
+# wait_ports_ok TIMEOUT: poll (bounded, 1 s period) until check (a) passes,
+# e.g. after re-linking nodes; fails the test with the last check output.
+wait_ports_ok() {
+	local t=${1:-30} deadline d=$IT_SCRATCH/chk
+	mkdir -p "$d"
+	deadline=$(($(date +%s) + t))
+	while :; do
+		if sim_client ibnetdiscover >"$d/poll.ibnd.txt" 2>"$d/poll.err" &&
+			sim_client iblinkinfo -l >"$d/poll.ll.txt" 2>>"$d/poll.err" &&
+			"$PYTHON" "$IT_LIB_DIR/check_routes.py" ports --topo "$d/poll.ibnd.txt" \
+				--linkinfo "$d/poll.ll.txt" --fabric "$SIM_FABRIC" >"$d/poll.out" 2>&1; then
+			return 0
+		fi
+		IT_LAST_OUT=$d/poll.out
+		[ "$(date +%s)" -lt "$deadline" ] || it_fail "fabric not fully ACTIVE with LIDs within ${t}s"
+		sleep 1
+	done
+}
+
 # (b) all-pairs reachability through the programmed LFTs (dump_fts, with
 # smpdump re-reads for the block dump_fts skips), plus ibtracert spot checks.
 check_routes() {
