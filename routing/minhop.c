@@ -28,9 +28,12 @@ struct minhop {
 	size_t n_sw;
 	int *sw_of;         /* node index -> switch ordinal, -1 for CAs */
 	int *sw_node;       /* switch ordinal -> node index */
+	size_t *adj_start;  /* switch ordinal -> first of its switch-to-switch cables */
+	int *adj_sw;        /* [cable]: switch ordinal at the far end */
+	uint8_t *adj_port;  /* [cable]: local port, ascending per switch */
 	size_t *load_base;  /* switch ordinal -> offset into load */
 	uint32_t *load;     /* LIDs routed through each (switch, port) so far */
-	uint64_t *lid_guid; /* lid -> port GUID owning it, to catch duplicates */
+	uint32_t *lid_owner; /* lid -> node * 256 + port + 1 owning it, or 0 */
 	struct minhop_dest *dests;
 	size_t n_dests, cap_dests;
 	size_t *dest_start; /* switch ordinal -> first of its dests (sorted) */
@@ -62,12 +65,13 @@ static int minhop_alloc(struct minhop *m)
 	m->sw_node = malloc(s * sizeof(*m->sw_node));
 	m->load_base = malloc(s * sizeof(*m->load_base));
 	m->dest_start = calloc(s + 1, sizeof(*m->dest_start));
+	m->adj_start = calloc(s + 1, sizeof(*m->adj_start));
 	m->dist = malloc(s * sizeof(*m->dist));
 	m->queue = malloc(s * sizeof(*m->queue));
 	m->cand = malloc(FABRIC_MAX_PORTS + 1);
-	m->lid_guid = calloc((size_t)m->max_lid + 1, sizeof(*m->lid_guid));
-	if (!m->sw_of || !m->sw_node || !m->load_base || !m->dest_start || !m->dist ||
-	    !m->queue || !m->cand || !m->lid_guid)
+	m->lid_owner = calloc((size_t)m->max_lid + 1, sizeof(*m->lid_owner));
+	if (!m->sw_of || !m->sw_node || !m->load_base || !m->dest_start || !m->adj_start ||
+	    !m->dist || !m->queue || !m->cand || !m->lid_owner)
 		return -ENOMEM;
 	return 0;
 }
@@ -76,9 +80,12 @@ static void minhop_free(struct minhop *m)
 {
 	free(m->sw_of);
 	free(m->sw_node);
+	free(m->adj_start);
+	free(m->adj_sw);
+	free(m->adj_port);
 	free(m->load_base);
 	free(m->load);
-	free(m->lid_guid);
+	free(m->lid_owner);
 	free(m->dests);
 	free(m->dest_start);
 	free(m->dist);
@@ -106,6 +113,41 @@ static int minhop_index_switches(struct minhop *m)
 	return m->load ? 0 : -ENOMEM;
 }
 
+/* The switch graph as flat arrays: cables between switches only, so the
+ * BFS and the port choice never walk CA ports or empty ones. */
+static int minhop_build_adjacency(struct minhop *m)
+{
+	size_t e = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		e = 0;
+		for (size_t s = 0; s < m->n_sw; s++) {
+			const struct fabric_node *n = &m->f->nodes[m->sw_node[s]];
+
+			m->adj_start[s] = e;
+			for (unsigned pn = 1; pn <= n->num_ports; pn++) {
+				int r = n->ports[pn].remote_node;
+
+				if (r == FABRIC_NONE || m->sw_of[r] < 0)
+					continue;
+				if (pass) {
+					m->adj_sw[e] = m->sw_of[r];
+					m->adj_port[e] = (uint8_t)pn;
+				}
+				e++;
+			}
+		}
+		m->adj_start[m->n_sw] = e;
+		if (!pass) {
+			m->adj_sw = malloc((e ? e : 1) * sizeof(*m->adj_sw));
+			m->adj_port = malloc(e ? e : 1);
+			if (!m->adj_sw || !m->adj_port)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 /* ---- Destinations ------------------------------------------------------ */
 
 static int minhop_push_dest(struct minhop *m, uint16_t lid, int sw, uint8_t exit_port)
@@ -123,43 +165,50 @@ static int minhop_push_dest(struct minhop *m, uint16_t lid, int sw, uint8_t exit
 	return 0;
 }
 
-/* Claim base LID .. base + 2^lmc - 1 for port p; each must be in range
- * and owned by no other port. */
-static int minhop_claim_lids(struct minhop *m, const struct fabric_port *p, int sw, uint8_t exit)
+/* Claim base LID .. base + 2^lmc - 1 for port pn of node; each must be in
+ * range and owned by no other port.  sw < 0: the LID leads nowhere. */
+static int minhop_claim_lids(struct minhop *m, int node, unsigned pn, int sw, uint8_t exit)
 {
+	const struct fabric_port *p = &m->f->nodes[node].ports[pn];
 	unsigned count = 1u << (p->lmc > 7 ? 7 : p->lmc);
+	uint32_t me = (uint32_t)node * 256 + pn + 1;
 
 	for (unsigned lid = p->lid; lid < (unsigned)p->lid + count; lid++) {
+		uint32_t other;
+
 		if (lid > m->max_lid)
 			return minhop_fail(m, -ERANGE,
 					   "port 0x%016" PRIx64 "/%u: LID %u above max_lid %u",
-					   p->guid, p->num, lid, m->max_lid);
-		if (m->lid_guid[lid] && m->lid_guid[lid] != p->guid)
+					   p->guid, pn, lid, m->max_lid);
+		other = m->lid_owner[lid];
+		if (other && other != me)
 			return minhop_fail(m, -EINVAL,
-					   "port 0x%016" PRIx64 "/%u: LID %u also used by port 0x%016" PRIx64,
-					   p->guid, p->num, lid, m->lid_guid[lid]);
-		m->lid_guid[lid] = p->guid;
+					   "port 0x%016" PRIx64 "/%u: LID %u also used by port 0x%016" PRIx64 "/%u",
+					   p->guid, pn, lid,
+					   m->f->nodes[(other - 1) / 256].ports[(other - 1) % 256].guid,
+					   (other - 1) % 256);
+		m->lid_owner[lid] = me;
 		if (sw >= 0 && minhop_push_dest(m, (uint16_t)lid, sw, exit))
 			return minhop_fail(m, -ENOMEM, "out of memory");
 	}
 	return 0;
 }
 
-/* A CA/router port's LID is reachable when the port is cabled to a switch. */
-static int minhop_collect_node(struct minhop *m, const struct fabric_node *n)
+/* A switch's LID leaves by port 0; a CA/router port's LID is reachable
+ * when the port is cabled to a switch. */
+static int minhop_collect_node(struct minhop *m, int node)
 {
+	const struct fabric_node *n = &m->f->nodes[node];
 	int rc = 0;
 
 	if (fabric_is_switch(n))
-		return n->ports[0].lid ? minhop_claim_lids(m, &n->ports[0],
-							   m->sw_of[n - m->f->nodes], 0)
-				       : 0;
+		return n->ports[0].lid ? minhop_claim_lids(m, node, 0, m->sw_of[node], 0) : 0;
 	for (unsigned pn = 1; pn <= n->num_ports && !rc; pn++) {
 		const struct fabric_port *p = &n->ports[pn];
 		int sw = p->remote_node == FABRIC_NONE ? -1 : m->sw_of[p->remote_node];
 
 		if (p->lid)
-			rc = minhop_claim_lids(m, p, sw, p->remote_port);
+			rc = minhop_claim_lids(m, node, pn, sw, p->remote_port);
 	}
 	return rc;
 }
@@ -167,7 +216,7 @@ static int minhop_collect_node(struct minhop *m, const struct fabric_node *n)
 static int minhop_collect_dests(struct minhop *m)
 {
 	for (size_t i = 0; i < m->f->n_nodes; i++) {
-		int rc = minhop_collect_node(m, &m->f->nodes[i]);
+		int rc = minhop_collect_node(m, (int)i);
 
 		if (rc)
 			return rc;
@@ -189,7 +238,8 @@ static void minhop_group_dests(struct minhop *m)
 {
 	size_t d = 0;
 
-	qsort(m->dests, m->n_dests, sizeof(*m->dests), minhop_dest_cmp);
+	if (m->n_dests)
+		qsort(m->dests, m->n_dests, sizeof(*m->dests), minhop_dest_cmp);
 	for (size_t s = 0; s <= m->n_sw; s++) {
 		while (d < m->n_dests && m->dests[d].sw < (int)s)
 			d++;
@@ -210,15 +260,14 @@ static void minhop_bfs(struct minhop *m, int t)
 	m->queue[tail++] = t;
 	while (head < tail) {
 		int s = m->queue[head++];
-		const struct fabric_node *n = &m->f->nodes[m->sw_node[s]];
 
-		for (unsigned pn = 1; pn <= n->num_ports; pn++) {
-			int r = n->ports[pn].remote_node;
+		for (size_t e = m->adj_start[s]; e < m->adj_start[s + 1]; e++) {
+			int r = m->adj_sw[e];
 
-			if (r == FABRIC_NONE || m->sw_of[r] < 0 || m->dist[m->sw_of[r]] >= 0)
+			if (m->dist[r] >= 0)
 				continue;
-			m->dist[m->sw_of[r]] = m->dist[s] + 1;
-			m->queue[tail++] = m->sw_of[r];
+			m->dist[r] = m->dist[s] + 1;
+			m->queue[tail++] = r;
 		}
 	}
 }
@@ -226,15 +275,11 @@ static void minhop_bfs(struct minhop *m, int t)
 /* Ports of switch s that lead one hop closer to the destination switch. */
 static size_t minhop_candidates(struct minhop *m, int s)
 {
-	const struct fabric_node *n = &m->f->nodes[m->sw_node[s]];
 	size_t k = 0;
 
-	for (unsigned pn = 1; pn <= n->num_ports; pn++) {
-		int r = n->ports[pn].remote_node;
-
-		if (r != FABRIC_NONE && m->sw_of[r] >= 0 && m->dist[m->sw_of[r]] == m->dist[s] - 1)
-			m->cand[k++] = (uint8_t)pn;
-	}
+	for (size_t e = m->adj_start[s]; e < m->adj_start[s + 1]; e++)
+		if (m->dist[m->adj_sw[e]] == m->dist[s] - 1)
+			m->cand[k++] = m->adj_port[e];
 	return k;
 }
 
@@ -307,6 +352,8 @@ static int minhop_compute(const struct fabric *f, const struct route_opts *opts,
 		rc = minhop_alloc(&m);
 	if (!rc)
 		rc = minhop_index_switches(&m);
+	if (!rc)
+		rc = minhop_build_adjacency(&m);
 	if (rc)
 		rc = minhop_fail(&m, rc, "out of memory routing %zu switches", m.n_sw);
 	if (!rc)

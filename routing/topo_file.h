@@ -22,7 +22,16 @@
  * port number, unless a (portguid) is given on its line; the description
  * is the quoted id.  Links named from either side (or both) are joined;
  * contradicting links are an error.  f must be fabric_init'ed and empty.
- * Returns 0 or -EINVAL with err set. */
+ * Returns 0 or -EINVAL with err set.
+ * Details: a made-up CA GUID skips its port GUIDs (the next CA starts at
+ * GUID + num_ports + 1); a header comment's leading "name" (ibnetdiscover)
+ * becomes the description, as ibsim does; "lid N" / "lmc N" in the header
+ * comment (switch port 0) or before the first quote of a CA port line's
+ * comment set that port's LID/LMC; ibsim's "w=N" sets the link width;
+ * "include" and "do" lines are rejected.  Cabled ports come up INIT/LinkUp
+ * and present, uncabled CA ports DOWN/Polling and not present, every
+ * switch port present; sm_port is 0 on a switch, else the lowest cabled
+ * port (1 if none).  On error f is left empty. */
 int topo_parse(const char *text, size_t len, const char *name, struct fabric *f, char *err,
 	       size_t errlen);
 

@@ -6,6 +6,7 @@
 # talks to it through the umad2sim LD_PRELOAD shim.  SM=opensm runs the same
 # demo with OpenSM, for comparison.  Everything started is stopped at the end.
 
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/integration/lib.sh"
 
 heading() { printf '\n\033[1m=== %s\033[0m\n' "$*"; }
@@ -43,7 +44,7 @@ lid_of() { awk -v n="$1" '$3 == n || $3 == n "/1" { print $2; exit }' "$d/lids.t
 "$PYTHON" "$IT_LIB_DIR/check_routes.py" lids --topo "$d/ibnetdiscover.txt" >"$d/lids.txt"
 h1=$(lid_of host1)
 h3=$(lid_of host3)
-[ -n "$h1" ] && [ -n "$h3" ] || it_fail "could not find the LIDs of host1/host3"
+if [ -z "$h1" ] || [ -z "$h3" ]; then it_fail "could not find the LIDs of host1/host3"; fi
 echo "host1 has LID $h1, host3 has LID $h3:"
 IT_LAST_OUT=$d/tracert.txt
 sim_client ibtracert "$h1" "$h3" >"$d/tracert.txt" 2>&1 || it_fail "ibtracert $h1 $h3 failed"

@@ -261,13 +261,14 @@ EOF
 
 # ---------------------------------------------------------------- the SM
 
+# shellcheck disable=SC2120 # options are optional
 # sm_start [--host NODEID] [--once] [--sweep-interval N] [--guid2lid PATH]
 # Start the SM under test in the background (stdout+stderr -> $SM_LOG).
 # The generic options are mapped onto nanosm or OpenSM:
 #   nanosm:  --once / --sweep-interval N / --guid2lid PATH (+ $NANOSM_ARGS)
 #   opensm:  -o / -s N / OSM_CACHE_DIR=dirname(PATH) (file must be named guid2lid)
 sm_start() {
-	local host=$SIM_HOST_DEFAULT once=0 interval= g2l= cmd=() envs=() cache
+	local host=$SIM_HOST_DEFAULT once=0 interval='' g2l='' cmd=() envs=() cache
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--host) host=$2; shift ;;
@@ -348,6 +349,7 @@ sm_wait() {
 	done
 }
 
+# shellcheck disable=SC2120
 # sm_wait_up [TIMEOUT]: wait for SUBNET UP; fail the test otherwise.
 sm_wait_up() {
 	local t0 t1
@@ -355,7 +357,8 @@ sm_wait_up() {
 	sm_wait 'SUBNET UP' "${1:-$SM_UP_TIMEOUT}" ||
 		it_fail "SM did not report SUBNET UP within ${1:-$SM_UP_TIMEOUT}s$(kill -0 "$SM_PID" 2>/dev/null || echo ' (SM exited)')"
 	t1=$(date +%s%N)
-	it_log "SUBNET UP after $(((t1 - t0) / 1000000)) ms: $(grep -h -m1 'SUBNET UP' $(sm_logs) | sed 's/^ *//' | cut -c1-160)"
+	# shellcheck disable=SC2046 # sm_logs: one or two plain paths
+	it_log "SUBNET UP after $(((t1 - t0) / 1000000)) ms: $(grep -h -m1 'SUBNET UP' $(sm_logs) | head -n 1 | sed 's/^ *//' | cut -c1-160)"
 }
 
 # sm_wait_exit [TIMEOUT]: wait for the SM (e.g. --once) to exit by itself;

@@ -98,9 +98,10 @@ if [ -n "$left" ]; then
 	done
 	fail=$((fail + 1)); failed+=("leftovers")
 fi
-if ls -d "$REPO"/sys-[0-9]* "$REPO"/*/sys-[0-9]* >/dev/null 2>&1; then
-	echo "note: umad2sim sys-<pid> dirs exist in the repo (not from these tests' scratch dirs?):"
-	ls -d "$REPO"/sys-[0-9]* "$REPO"/*/sys-[0-9]* 2>/dev/null | sed 's/^/    | /'
+strays=$(find "$REPO" -maxdepth 3 -type d -name 'sys-[0-9]*' 2>/dev/null)
+if [ -n "$strays" ]; then
+	echo "note: umad2sim sys-<pid> dirs in the repo (a client run outside a scratch dir?):"
+	echo "$strays" | sed 's/^/    | /'
 fi
 
 total=$(awk -v n=$(($(date +%s%N) - t_start)) 'BEGIN { printf "%.1f", n / 1e9 }')

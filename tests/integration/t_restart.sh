@@ -14,6 +14,7 @@
 #   every port must have exactly those LIDs again.  The number of ports whose
 #   LID differs from part A's from-scratch assignment is reported (0 would
 #   mean the fabric did not discriminate: noted, not failed).
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 FABRIC=${RESTART_FABRIC:-ring.topo}

@@ -3,6 +3,7 @@
 # --sweep-interval 1 must report lft_blocks_sent=0 and port_sets=0 for
 # sweeps 2 and 3 (sweep 1 must have sent both, so the counters are live).
 # nanosm-specific counters: SKIPped under SM=opensm.
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 FABRIC=${RESWEEP_FABRIC:-fattree64.topo}
@@ -21,6 +22,7 @@ sweep_field() {
 		grep -oE "(^|[[:space:]])$2=[0-9]+" | head -n 1 | sed 's/.*=//'
 }
 
+# shellcheck disable=SC2034 # read by it_fail in lib.sh
 IT_LAST_OUT= # it_fail shows the SM log anyway
 for n in 1 2 3; do
 	line=$(grep -hE "(^|[^0-9A-Za-z_])sweep $n:" "$SM_LOG" | head -n 1)

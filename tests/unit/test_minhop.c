@@ -500,7 +500,7 @@ static void test_minhop_errors(void)
 	f.nodes[h2].ports[1].lid = f.nodes[h1].ports[1].lid;
 	CU_ASSERT_EQUAL(route_engine_minhop.compute(&f, &opts, &s, &err), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(err.msg, "port 0x0001000000000031/1: LID 2 also used by port "
-					"0x0001000000000021");
+					"0x0001000000000021/1");
 	CU_ASSERT_EQUAL(s.n, 0);
 	opts.max_lid = LID_UNICAST_MAX + 1;
 	CU_ASSERT_EQUAL(route_engine_minhop.compute(&f, &opts, &s, &err), -EINVAL);

@@ -177,7 +177,7 @@ static void test_topo_ring(void)
 static void test_topo_fattree64(void)
 {
 	struct fabric f;
-	char leaf[16], spine[16];
+	char leaf[24], spine[24];
 	int ok = 1;
 
 	CU_ASSERT_EQUAL_FATAL(load("tests/fabrics/fattree64.topo", &f), 0);
