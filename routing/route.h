@@ -31,6 +31,12 @@ const struct route_engine *route_engine_find(const char *name);
 /* NULL-terminated list of all engines. */
 const struct route_engine *const *route_engines(void);
 
+/* minhop: each switch sends every LID along a shortest path in switch hops
+ * (its own LID to port 0, a cabled CA's LID to that port, unreachable LIDs
+ * to LFT_DROP).  Among equal-cost ports it picks the one carrying the
+ * fewest LIDs so far, lowest port number on a tie; routes with a single
+ * choice are counted first, so choices see the whole forced load.
+ * Deterministic: same fabric and LIDs, same tables. */
 extern const struct route_engine route_engine_minhop;
 
 #endif

@@ -34,7 +34,7 @@ static void main_usage(FILE *to)
 		    "      --window N          SMPs in flight at once (default 16)\n"
 		    "      --mad-timeout MS    per-SMP timeout in milliseconds (default 200)\n"
 		    "      --mad-retries N     retries after a timeout (default 3)\n"
-		    "  -v, --verbose           more log (repeat for debug)\n"
+		    "  -v, --verbose           debug log\n"
 		    "  -h, --help              this text\n");
 }
 
