@@ -366,7 +366,7 @@ void smp_port_info_encode(const struct smp_port_info *pi, uint8_t *data)
 	smp_port_info_encode_vl(pi, data);
 }
 
-/* lids_per_port_opt carries the 2-bit OptimizedSLtoVLMappingProgramming
+/* opt_sl2vl_mapping carries the 2-bit OptimizedSLtoVLMappingProgramming
  * field of byte 11 (IB_SW_OPT_SLTOVL_MAPPING_F). */
 void smp_switch_info_decode(const uint8_t *data, struct smp_switch_info *si)
 {
@@ -383,7 +383,7 @@ void smp_switch_info_decode(const uint8_t *data, struct smp_switch_info *si)
 	si->default_mcast_not_primary = mad_get_field(d, 0, IB_SW_DEF_MCAST_NOT_PRIM_F);
 	si->life_time = mad_get_field(d, 0, IB_SW_LIFE_TIME_F);
 	si->port_state_change = mad_get_field(d, 0, IB_SW_STATE_CHANGE_F);
-	si->lids_per_port_opt = mad_get_field(d, 0, IB_SW_OPT_SLTOVL_MAPPING_F);
+	si->opt_sl2vl_mapping = mad_get_field(d, 0, IB_SW_OPT_SLTOVL_MAPPING_F);
 	si->lids_per_port = mad_get_field(d, 0, IB_SW_LIDS_PER_PORT_F);
 	si->partition_enforce_cap = mad_get_field(d, 0, IB_SW_PARTITION_ENFORCE_CAP_F);
 	si->enhanced_port0 = mad_get_field(d, 0, IB_SW_ENHANCED_PORT0_F);
@@ -402,7 +402,7 @@ void smp_switch_info_encode(const struct smp_switch_info *si, uint8_t *data)
 	mad_set_field(data, 0, IB_SW_DEF_MCAST_NOT_PRIM_F, si->default_mcast_not_primary);
 	mad_set_field(data, 0, IB_SW_LIFE_TIME_F, si->life_time);
 	mad_set_field(data, 0, IB_SW_STATE_CHANGE_F, si->port_state_change);
-	mad_set_field(data, 0, IB_SW_OPT_SLTOVL_MAPPING_F, si->lids_per_port_opt);
+	mad_set_field(data, 0, IB_SW_OPT_SLTOVL_MAPPING_F, si->opt_sl2vl_mapping);
 	mad_set_field(data, 0, IB_SW_LIDS_PER_PORT_F, si->lids_per_port);
 	mad_set_field(data, 0, IB_SW_PARTITION_ENFORCE_CAP_F, si->partition_enforce_cap);
 	mad_set_field(data, 0, IB_SW_ENHANCED_PORT0_F, si->enhanced_port0);

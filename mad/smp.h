@@ -135,7 +135,7 @@ struct smp_port_info {
 struct smp_switch_info {
 	uint16_t linear_fdb_cap, random_fdb_cap, mcast_fdb_cap, linear_fdb_top;
 	uint8_t default_port, default_mcast_primary, default_mcast_not_primary;
-	uint8_t life_time, port_state_change, lids_per_port_opt;
+	uint8_t life_time, port_state_change, opt_sl2vl_mapping;
 	uint16_t lids_per_port, partition_enforce_cap;
 	uint8_t enhanced_port0;
 	uint16_t mcast_fdb_top;

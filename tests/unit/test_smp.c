@@ -490,7 +490,7 @@ static void test_smp_switch_info(void)
 		.default_mcast_not_primary = 7,
 		.life_time = 0x13,
 		.port_state_change = 1,
-		.lids_per_port_opt = 2,
+		.opt_sl2vl_mapping = 2,
 		.lids_per_port = 0x0304,
 		.partition_enforce_cap = 0x0405,
 		.enhanced_port0 = 1,
