@@ -9,6 +9,8 @@
 
 static const struct route_engine *const route_table[] = {
 	&route_engine_minhop,
+	&route_engine_updn,
+	&route_engine_ftree,
 	NULL,
 };
 

@@ -11,11 +11,15 @@
 #include "fabric.h"
 
 struct route_opts {
-	uint16_t max_lid; /* highest LID in use (sizes the tables) */
+	uint16_t max_lid;      /* highest LID in use (sizes the tables) */
+	const uint64_t *roots; /* root switch NodeGUIDs (updn, ftree); NULL = detect */
+	size_t n_roots;
 };
 
 struct route_err {
-	char msg[256]; /* what failed and where (GUID/port), for the log */
+	char msg[256];  /* what failed and where (GUID/port), for the log */
+	char note[512]; /* on success: what the engine decided that an operator
+			 * should know (roots found, links routed around) */
 };
 
 struct route_engine {
@@ -38,5 +42,9 @@ const struct route_engine *const *route_engines(void);
  * choice are counted first, so choices see the whole forced load.
  * Deterministic: same fabric and LIDs, same tables. */
 extern const struct route_engine route_engine_minhop;
+/* updn: up-star/down-star routing on any topology; see routing/updn.c. */
+extern const struct route_engine route_engine_updn;
+/* ftree: fat-tree routing, also on degraded/partial trees; see routing/ftree.c. */
+extern const struct route_engine route_engine_ftree;
 
 #endif

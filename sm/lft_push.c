@@ -77,9 +77,10 @@ int lft_push_compute(struct sm *sm)
 {
 	const struct route_engine *eng = route_engine_find(sm->opts.engine);
 	struct route_opts opts = {.max_lid = sm->max_lid};
-	struct route_err err = {{0}};
+	struct route_err err;
 	int rc;
 
+	memset(&err, 0, sizeof(err));
 	if (!eng) {
 		log_warnx("NSM-E400 unknown routing engine '%s'", sm->opts.engine);
 		return -ENOENT;

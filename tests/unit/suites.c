@@ -11,5 +11,11 @@ const unit_register_fn unit_suites[] = {
 	test_guid2lid_register,
 	test_mad_queue_register,
 	test_sweep_register,
+	test_updn_register,
+	test_ftree_register,
+	test_check_register,
+	test_score_register,
+	test_lft_file_register,
+	test_gate_register,
 	NULL,
 };

@@ -13,5 +13,11 @@ void test_lid_alloc_register(void);
 void test_guid2lid_register(void);
 void test_mad_queue_register(void);
 void test_sweep_register(void);
+void test_updn_register(void);
+void test_ftree_register(void);
+void test_check_register(void);
+void test_score_register(void);
+void test_lft_file_register(void);
+void test_gate_register(void);
 
 #endif

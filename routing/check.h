@@ -1,0 +1,43 @@
+/*
+ * check.h - the routing gate: are these LFTs safe to push?
+ *
+ * DOC: Walks the LFTs of a fabric for every (source CA port, destination
+ * LID) pair and for every switch as a source: unreachable destinations
+ * (black holes, LFT_DROP, a port beyond NumPorts), forwarding loops, routes
+ * through absent/unlinked/DOWN ports, and credit loops (a cycle in the
+ * channel dependency graph over directed links, all traffic on one VL as
+ * nanosm programs it).  Destination-based routing makes every check
+ * O(LIDs x switches): each destination's forwarding is an in-tree over the
+ * switches, walked once.  Pure: const fabric and LFTs in, verdict out.
+ */
+#ifndef NANOSM_ROUTING_CHECK_H
+#define NANOSM_ROUTING_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fabric.h"
+
+struct route_check_opts {
+	int skip_credit_loops;  /* 1: skip the CDG (e.g. huge offline runs) */
+	int allow_down_ports;   /* 1: a route over a port not ACTIVE/INIT is not an error
+				 * (offline scoring of a topology without states) */
+};
+
+struct route_check {
+	size_t pairs;        /* (source CA port, destination LID) pairs walked */
+	size_t unreachable;  /* pairs that end in a drop or a wrong port */
+	size_t loops;        /* pairs caught in a forwarding loop */
+	size_t bad_ports;    /* pairs routed over an absent or down port */
+	int credit_loop;     /* 1 if the channel dependency graph has a cycle */
+	size_t max_hops;     /* longest route in switch hops */
+	char first[512];     /* first offending pair or the cycle, for the log:
+			      * "0x.../1 (host1) -> LID 7: loop at 0x... (sw2) port 3" */
+};
+
+/* Fill res.  Returns 0 when everything passes, -EINVAL when something
+ * failed (res says what), -ENOMEM. */
+int route_check_run(const struct fabric *f, const struct lft_set *lfts,
+		    const struct route_check_opts *opts, struct route_check *res);
+
+#endif
