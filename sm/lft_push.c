@@ -5,10 +5,12 @@
  * after a restart, so everything is written once).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
+#include "routing/check.h"
 #include "sm_priv.h"
 
 void lft_cache_fini(struct lft_cache *c)
@@ -73,24 +75,66 @@ static void lft_cache_store(struct lft_cache *c, uint64_t guid, unsigned block,
 	memcpy(e->port + block * LFT_BLOCK_SIZE, ports, LFT_BLOCK_SIZE);
 }
 
-int lft_push_compute(struct sm *sm)
+/* Route with one engine and run the gate; on success the tables replace
+ * sm->lfts, else sm->lfts is left as it was. */
+static int lft_push_try(struct sm *sm, const struct route_engine *eng)
 {
-	const struct route_engine *eng = route_engine_find(sm->opts.engine);
-	struct route_opts opts = {.max_lid = sm->max_lid};
+	struct route_opts opts = {
+		.max_lid = sm->max_lid, .roots = sm->opts.roots, .n_roots = sm->opts.n_roots};
+	struct route_check_opts copts = {0};
+	struct route_check res;
 	struct route_err err;
+	struct lft_set t;
 	int rc;
 
 	memset(&err, 0, sizeof(err));
-	if (!eng) {
-		log_warnx("NSM-E400 unknown routing engine '%s'", sm->opts.engine);
-		return -ENOENT;
-	}
-	lft_set_fini(&sm->lfts);
-	lft_set_init(&sm->lfts);
-	rc = eng->compute(&sm->next, &opts, &sm->lfts, &err);
-	if (rc < 0)
+	lft_set_init(&t);
+	rc = eng->compute(&sm->next, &opts, &t, &err);
+	if (rc < 0) {
 		log_warnx("NSM-E401 routing engine %s failed: %s", eng->name, err.msg);
-	return rc;
+		lft_set_fini(&t);
+		return rc;
+	}
+	rc = route_check_run(&sm->next, &t, &copts, &res);
+	if (rc < 0) {
+		sm->st.gate_refusals++;
+		log_warnx("NSM-E402 routing engine %s: tables refused by the gate (%zu unreachable, "
+			  "%zu loops, %zu bad ports, credit loop: %s): %s",
+			  eng->name, res.unreachable, res.loops, res.bad_ports,
+			  res.credit_loop ? "yes" : "no", res.first);
+		lft_set_fini(&t);
+		return rc;
+	}
+	if (err.note[0])
+		log_info("routing engine %s: %s", eng->name, err.note);
+	log_debug("routing engine %s: gate passed (%zu pairs, max %zu hops)", eng->name, res.pairs,
+		  res.max_hops);
+	lft_set_fini(&sm->lfts);
+	sm->lfts = t;
+	return 0;
+}
+
+int lft_push_compute(struct sm *sm)
+{
+	char list[256];
+	char *save = NULL;
+
+	snprintf(list, sizeof(list), "%s", sm->opts.engine);
+	for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		const struct route_engine *eng = route_engine_find(name);
+
+		if (!eng) {
+			log_warnx("NSM-E400 unknown routing engine '%s'", name);
+			continue;
+		}
+		if (lft_push_try(sm, eng) == 0) {
+			sm->st.engine = eng->name;
+			return 0;
+		}
+	}
+	log_warnx("NSM-E403 no routing engine of '%s' produced tables that pass the gate; "
+		  "nothing pushed, the switches keep their last good tables", sm->opts.engine);
+	return -EINVAL;
 }
 
 static void lft_push_block_done(struct sm_req *r, int status, const struct smp *resp)

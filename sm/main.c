@@ -13,6 +13,7 @@
 #include "routing/route.h"
 
 #define MAIN_DEFAULT_GUID2LID "/var/lib/nanosm/guid2lid"
+#define MAIN_DEFAULT_ENGINES "minhop"
 
 static void main_usage(FILE *to)
 {
@@ -26,10 +27,14 @@ static void main_usage(FILE *to)
 		"      --once              exit after the first successful sweep\n"
 		"      --sweep-interval S  seconds between heavy sweeps (default 10)\n"
 		"      --guid2lid PATH     persisted LIDs (default %s)\n"
-		"  -R, --routing ENGINE    routing engine: ",
+		"  -R, --routing LIST      routing engines in fallback order, e.g. ftree,updn,minhop\n"
+		"                          (the first whose tables pass the gate wins). Engines: ",
 		MAIN_DEFAULT_GUID2LID);
 	for (const struct route_engine *const *e = route_engines(); *e; e++)
-		fprintf(to, "%s%s", (*e)->name, e[1] ? ", " : " (default minhop)\n");
+		fprintf(to, "%s%s", (*e)->name, e[1] ? ", " : "\n");
+	fprintf(to, "                          (default %s)\n"
+		    "      --roots FILE        root switch GUIDs for updn/ftree, one per line\n",
+		MAIN_DEFAULT_ENGINES);
 	fprintf(to, "      --priority N        SMInfo priority 0-15 (default 0)\n"
 		    "      --window N          SMPs in flight at once (default 16)\n"
 		    "      --mad-timeout MS    per-SMP timeout in milliseconds (default 200)\n"
@@ -47,7 +52,16 @@ static int main_number(const char *s, unsigned long long max, unsigned long long
 	return errno || *end || end == s || *out > max ? -1 : 0;
 }
 
-enum { OPT_ONCE = 256, OPT_INTERVAL, OPT_GUID2LID, OPT_PRIORITY, OPT_WINDOW, OPT_TIMEOUT, OPT_RETRIES };
+enum {
+	OPT_ONCE = 256,
+	OPT_INTERVAL,
+	OPT_GUID2LID,
+	OPT_PRIORITY,
+	OPT_WINDOW,
+	OPT_TIMEOUT,
+	OPT_RETRIES,
+	OPT_ROOTS,
+};
 
 static const struct option main_longopts[] = {
 	{"guid", required_argument, NULL, 'g'},
@@ -61,6 +75,7 @@ static const struct option main_longopts[] = {
 	{"window", required_argument, NULL, OPT_WINDOW},
 	{"mad-timeout", required_argument, NULL, OPT_TIMEOUT},
 	{"mad-retries", required_argument, NULL, OPT_RETRIES},
+	{"roots", required_argument, NULL, OPT_ROOTS},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
@@ -71,6 +86,60 @@ static void main_bad(const char *what, const char *val)
 	fprintf(stderr, "nanosm: invalid %s '%s'\n", what, val);
 	main_usage(stderr);
 	exit(2);
+}
+
+/* -R takes a comma-separated fallback list; every name must exist. */
+static void main_engines(const char *list)
+{
+	char copy[256];
+	char *save = NULL;
+	int n = 0;
+
+	if (strlen(list) >= sizeof(copy))
+		main_bad("routing engine list", list);
+	snprintf(copy, sizeof(copy), "%s", list);
+	for (char *e = strtok_r(copy, ",", &save); e; e = strtok_r(NULL, ",", &save), n++)
+		if (!route_engine_find(e))
+			main_bad("routing engine", e);
+	if (!n)
+		main_bad("routing engine list", list);
+}
+
+/* --roots FILE: one switch NodeGUID per line, '#' comments (OpenSM's root
+ * GUID file format). */
+static void main_roots(const char *path, struct loop_opts *o)
+{
+	static uint64_t roots[4096];
+	char line[256];
+	size_t n = 0;
+	int lineno = 0;
+	FILE *fp = fopen(path, "r");
+
+	if (!fp) {
+		fprintf(stderr, "nanosm: %s: %s\n", path, strerror(errno));
+		exit(2);
+	}
+	while (fgets(line, sizeof(line), fp)) {
+		char *hash = strchr(line, '#'), *end;
+		unsigned long long g;
+
+		lineno++;
+		if (hash)
+			*hash = '\0';
+		if (strspn(line, " \t\r\n") == strlen(line))
+			continue;
+		errno = 0;
+		g = strtoull(line, &end, 16);
+		if (errno || !g || strspn(end, " \t\r\n") != strlen(end) || n == 4096) {
+			fprintf(stderr, "nanosm: %s:%d: expected one switch GUID (0x...)\n", path,
+				lineno);
+			exit(2);
+		}
+		roots[n++] = g;
+	}
+	fclose(fp);
+	o->sm.roots = roots;
+	o->sm.n_roots = n;
 }
 
 static void main_parse(int argc, char **argv, struct loop_opts *o, int *verbosity)
@@ -105,9 +174,11 @@ static void main_parse(int argc, char **argv, struct loop_opts *o, int *verbosit
 			o->sm.guid2lid = optarg;
 			break;
 		case 'R':
-			if (!route_engine_find(optarg))
-				main_bad("routing engine", optarg);
+			main_engines(optarg);
 			o->sm.engine = optarg;
+			break;
+		case OPT_ROOTS:
+			main_roots(optarg, o);
 			break;
 		case OPT_PRIORITY:
 			if (main_number(optarg, 15, &v) < 0)
@@ -149,7 +220,7 @@ int main(int argc, char **argv)
 	struct loop_opts o = {
 		.sweep_interval = 10.0,
 		.sm = {.guid2lid = MAIN_DEFAULT_GUID2LID,
-		       .engine = "minhop",
+		       .engine = MAIN_DEFAULT_ENGINES,
 		       .mad = {.window = 16, .timeout_ms = 200, .retries = 3}},
 	};
 	int verbosity = LOG_LVL_INFO;

@@ -165,7 +165,8 @@ static void sm_sweep_end(struct sm *sm)
 {
 	sm->st.mads_sent = mad_queue_counters(sm->q)->sent - sm->mads_at_start;
 	sm->st.sweep_ms = sm_now(sm) - sm->sweep_start_ms;
-	sm->st.engine = sm->opts.engine;
+	if (!sm->st.engine)
+		sm->st.engine = "none";
 	sm->running = 0;
 	if (sm->done_fn)
 		sm->done_fn(sm->done_arg, &sm->st);

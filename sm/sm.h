@@ -25,7 +25,11 @@ struct sm_opts {
 	uint64_t subnet_prefix;  /* default 0xfe80000000000000 */
 	uint8_t subnet_timeout;  /* PortInfo SubnetTimeOut, default 18 */
 	const char *guid2lid;    /* path of the persisted LID map, NULL = none */
-	const char *engine;      /* routing engine name, default "minhop" */
+	const char *engine;      /* routing engines in fallback order, comma-separated
+				  * ("ftree,updn,minhop"): the first that routes and
+				  * passes the gate wins */
+	const uint64_t *roots;   /* root switch GUIDs for updn/ftree (borrowed) */
+	size_t n_roots;
 	struct mad_queue_opts mad;
 };
 
@@ -48,7 +52,8 @@ struct sm_sweep_stats {
 	size_t set_errors;    /* Sets that failed or were refused */
 	uint64_t mads_sent;   /* during this sweep, retries included */
 	uint64_t sweep_ms;
-	const char *engine;
+	const char *engine;   /* the engine whose tables were used ("none") */
+	size_t gate_refusals; /* engines whose tables failed the gate */
 };
 
 typedef void (*sm_sweep_done_fn)(void *arg, const struct sm_sweep_stats *st);

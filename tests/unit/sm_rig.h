@@ -1,0 +1,36 @@
+/*
+ * sm_rig.h - the SM core wired to the fake fabric, for unit tests: run a
+ * sweep to its end with a fake clock, and judge the result by what the
+ * fake's switches and ports hold (not by the SM's own model).
+ */
+#ifndef NANOSM_TESTS_UNIT_SM_RIG_H
+#define NANOSM_TESTS_UNIT_SM_RIG_H
+
+#include "sm/sm.h"
+#include "tests/unit/fake_fabric.h"
+
+struct rig {
+	struct fabric topo;
+	struct fake_fabric *ff;
+	struct sm *sm;
+	uint64_t now;
+	struct sm_sweep_stats last;
+	int sweeps_done;
+};
+
+/* Parse text (ibsim net format) into r->topo, start a fake fabric and an SM
+ * on it (guid2lid may be NULL; engines e.g. "minhop"). */
+void rig_init(struct rig *r, const char *text, const char *guid2lid, const char *engines);
+/* Start (another) SM on r->ff. */
+void rig_start_sm(struct rig *r, const char *guid2lid, const char *engines);
+void rig_fini(struct rig *r);
+/* Run one sweep to its end (asserts that it ends). */
+void rig_sweep(struct rig *r);
+/* Index of the node with this description, FABRIC_NONE if none. */
+int rig_node(const struct fabric *f, const char *desc);
+/* Follow the fake's LFTs from CA src port 1 to dlid: hops, or -1. */
+int rig_walk(const struct fabric *st, const struct fake_fabric *ff, int src, uint16_t dlid);
+/* Assert: linked ports ACTIVE, LIDs unique and non-zero, all CA pairs routed. */
+void rig_check_up(struct rig *r);
+
+#endif

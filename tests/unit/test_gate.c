@@ -1,0 +1,88 @@
+/*
+ * test_gate.c - the SM never pushes tables that fail the routing gate, and
+ * falls back along its engine list to the first engine whose tables pass.
+ */
+#include <CUnit/CUnit.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sm/log.h"
+#include "tests/unit/sm_rig.h"
+#include "tests/unit/unit.h"
+
+/* five switches in a ring, one host each: min-hop routes make a credit loop */
+static const char gate_ring[] = "Hca 1 \"h0\"\n[1] \"s0\"[1]\n\n"
+				"Hca 1 \"h1\"\n[1] \"s1\"[1]\n\n"
+				"Hca 1 \"h2\"\n[1] \"s2\"[1]\n\n"
+				"Hca 1 \"h3\"\n[1] \"s3\"[1]\n\n"
+				"Hca 1 \"h4\"\n[1] \"s4\"[1]\n\n"
+				"Switch 4 \"s0\"\n[1] \"h0\"[1]\n[2] \"s1\"[3]\n[3] \"s4\"[2]\n\n"
+				"Switch 4 \"s1\"\n[1] \"h1\"[1]\n[2] \"s2\"[3]\n[3] \"s0\"[2]\n\n"
+				"Switch 4 \"s2\"\n[1] \"h2\"[1]\n[2] \"s3\"[3]\n[3] \"s1\"[2]\n\n"
+				"Switch 4 \"s3\"\n[1] \"h3\"[1]\n[2] \"s4\"[3]\n[3] \"s2\"[2]\n\n"
+				"Switch 4 \"s4\"\n[1] \"h4\"[1]\n[2] \"s0\"[3]\n[3] \"s3\"[2]\n";
+
+static void gate_assert_nothing_pushed(struct rig *r)
+{
+	const struct fabric *st = fake_fabric_state(r->ff);
+
+	CU_ASSERT_EQUAL(r->last.lft_blocks_sent, 0);
+	CU_ASSERT_EQUAL(fake_fabric_counters(r->ff)->lft_block_sets, 0);
+	for (size_t i = 0; i < st->n_nodes; i++)
+		for (unsigned p = 1; p <= st->nodes[i].num_ports; p++)
+			CU_ASSERT_NOT_EQUAL(st->nodes[i].ports[p].state, PORT_STATE_ACTIVE);
+}
+
+static void test_minhop_ring_refused(void)
+{
+	struct rig r;
+
+	rig_init(&r, gate_ring, NULL, "minhop");
+	rig_sweep(&r);
+	CU_ASSERT_NOT_EQUAL(r.last.status, 0);
+	CU_ASSERT_EQUAL(r.last.gate_refusals, 1);
+	CU_ASSERT_STRING_EQUAL(r.last.engine, "none");
+	gate_assert_nothing_pushed(&r);
+	rig_fini(&r);
+}
+
+static void test_fallback_to_updn(void)
+{
+	struct rig r;
+
+	rig_init(&r, gate_ring, NULL, "minhop,updn");
+	rig_sweep(&r);
+	CU_ASSERT_EQUAL(r.last.status, 0);
+	CU_ASSERT_EQUAL(r.last.gate_refusals, 1); /* minhop's tables */
+	CU_ASSERT_STRING_EQUAL(r.last.engine, "updn");
+	rig_check_up(&r);
+	rig_fini(&r);
+}
+
+static void test_engine_error_falls_through(void)
+{
+	struct rig r;
+
+	/* ftree refuses a ring (not a tree); updn takes over */
+	rig_init(&r, gate_ring, NULL, "ftree,updn,minhop");
+	rig_sweep(&r);
+	CU_ASSERT_EQUAL(r.last.status, 0);
+	CU_ASSERT_STRING_EQUAL(r.last.engine, "updn");
+	rig_check_up(&r);
+	rig_fini(&r);
+}
+
+static int gate_suite_init(void)
+{
+	log_init(getenv("UNIT_LOG") ? atoi(getenv("UNIT_LOG")) : LOG_LVL_ERR, "nanosm-unit");
+	return 0;
+}
+
+void test_gate_register(void)
+{
+	CU_pSuite s = CU_add_suite("gate", gate_suite_init, NULL);
+
+	CU_add_test(s, "min-hop on a ring: credit loop, nothing pushed", test_minhop_ring_refused);
+	CU_add_test(s, "fallback list: the first engine that passes wins", test_fallback_to_updn);
+	CU_add_test(s, "an engine error falls through to the next", test_engine_error_falls_through);
+}
