@@ -1,23 +1,813 @@
 /*
- * updn.c - PLACEHOLDER while the engine is being written: refuses to route.
+ * updn.c - the "updn" routing engine: up-star/down-star routes on any
+ * topology.  Owns root choice, the switch order and the route choice; reads
+ * a const fabric and writes an lft_set; no I/O, no globals, no SM state.
+ *
+ * DOC: Algorithm.  Each connected group of switches is routed on its own.
+ * 1. Roots: the switches named in opts->roots (an unknown or non-switch
+ *    GUID is an error).  A group without a given root gets roots detected:
+ *    let h(s) be the hop distance from switch s to the nearest switch with a
+ *    CA cabled to it (h = 0 everywhere in a group without CAs).
+ *    - "top rank": when every cable joins switches whose h differs by
+ *      exactly one (a layered graph: a fat tree or Clos with CAs on its
+ *      leaves, a single switch), the roots are the switches of highest h.
+ *    - "center" otherwise (meshes, rings, tori, cross-linked switches, a
+ *      tree with a CA on an upper switch): the one switch with the least
+ *      maximum distance to the CA-bearing switches, then the least total
+ *      distance, then the lowest GUID.
+ * 2. Order: rank = BFS distance from the group's roots over switch cables.
+ *    With two roots or more, an apex is chosen the same way as a center but
+ *    towards the roots (in a fat tree: a leaf) and every switch on a
+ *    shortest path from the apex to a root (both ends included) forms the
+ *    bridge, ordered by distance from the apex and placed above all other
+ *    switches.  So the apex is the one switch with nothing above it, and
+ *    every pair of switches has an up/down path (roots alone would leave
+ *    root-to-root traffic without one); in a fat tree the bridge changes no
+ *    route between CAs.  A cable goes "up" towards the switch that is
+ *    higher in (bridge first, rank or apex distance, GUID): a total order,
+ *    so no cycle of cables goes up all the way.
+ * 3. Routes, per destination switch t (all LIDs behind it at once).  A path
+ *    is legal when it never goes down and then up.  With one LFT entry per
+ *    switch, a switch that sends t's LIDs up must never be entered from
+ *    above, so each switch is either "down-only" (its whole route to t goes
+ *    down; anyone may send down into it) or "up-first" (only switches below
+ *    it may send into it).  A backwards BFS from t, level by level, gives
+ *    each switch its shortest route consistent with the states of the
+ *    switches nearer to t: first those sending down into a down-only switch
+ *    of the level (they become down-only), then those sending up into any
+ *    switch of it (up-first).  Nobody in t's group is left out: the highest
+ *    down-only switch is the top of the group (a switch above it would have
+ *    been reached down-only, or climbs to a down-only switch higher still),
+ *    and every switch climbs to the top.  Every route is up*down*, so the
+ *    channel dependency graph is acyclic: no credit loop.
+ * 4. Ports: each switch sends each of t's LIDs out of a port leading to a
+ *    neighbour one step nearer that its state allows, the one with the
+ *    fewest LIDs so far (lowest port on a tie); routes with a single such
+ *    port are set first, for all destinations, so the choices see the whole
+ *    forced load.  t sends its own LIDs (2^LMC each) to port 0 and a cabled
+ *    CA port's LIDs to that port; LIDs of other groups or no switch drop.
+ * Cost: O(S * (S + E)) time for S switches and E cables (one BFS per
+ * destination switch and pass), O(S + E + LIDs) memory besides the tables.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "routing/route.h"
 
-static int updn_compute(const struct fabric *f, const struct route_opts *opts, struct lft_set *out,
-			struct route_err *err)
+#define UPDN_NOTE_GUIDS 6 /* switches listed by GUID in the note, per kind */
+
+enum updn_how { UPDN_NOT_ROOT, UPDN_GIVEN, UPDN_TOP, UPDN_CENTER };
+
+/* A destination LID: the switch it hangs off and that switch's port out
+ * towards it (0 for the switch's own LID). */
+struct updn_dest {
+	uint16_t lid;
+	uint8_t exit_port;
+	int sw;
+};
+
+struct updn {
+	const struct fabric *f;
+	struct lft_set *out;
+	struct route_err *err;
+	uint16_t max_lid;
+	size_t n_sw;
+	int *sw_of;          /* node index -> switch ordinal, -1 for others */
+	int *sw_node;        /* switch ordinal -> node index */
+	uint64_t *guid;      /* switch ordinal -> NodeGUID */
+	uint8_t *has_ca;     /* 1 when a CA or router is cabled to the switch */
+	size_t *adj_start;   /* [s] .. [s + 1]: cables to other switches */
+	size_t *adj_split;   /* once ordered: up cables before it, down ones from it */
+	int *adj_sw;         /* [cable]: switch at the far end */
+	uint8_t *adj_port;   /* [cable]: local port, ascending within up and within down */
+	int *members;        /* switches grouped by connected group ... */
+	size_t *comp_first;  /* ... group c is members[comp_first[c] .. comp_first[c + 1]) */
+	size_t n_comp;
+	uint8_t *root;       /* enum updn_how */
+	uint8_t *apex;       /* 1 for a group's apex */
+	uint8_t *bridge;     /* 1 on a shortest path from the apex to a root */
+	int *rank;           /* distance from the roots, or from the apex on the bridge */
+	uint8_t *mark;       /* scratch: the switches distances are taken to */
+	int *hop;            /* scratch distances */
+	int *ecc;            /* max distance to the marked switches */
+	uint64_t *total;     /* total distance to them */
+	size_t *load_base;   /* switch -> offset into load */
+	uint32_t *load;      /* LIDs routed through each (switch, port) so far */
+	uint32_t *lid_owner; /* lid -> node * 256 + port + 1, or 0 */
+	struct updn_dest *dests;
+	size_t n_dests, cap_dests;
+	size_t *dest_start;  /* switch -> first of its dests (sorted by switch, LID) */
+	int *dist;           /* hops to the current destination switch, -1 none */
+	uint8_t *down_only;  /* 1: the switch's route to it only goes down */
+	int *queue;
+	uint8_t *cand;
+};
+
+static int updn_fail(struct updn *u, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int updn_fail(struct updn *u, int rc, const char *fmt, ...)
 {
-	(void)f;
-	(void)opts;
-	(void)out;
-	snprintf(err->msg, sizeof(err->msg), "updn: not implemented yet");
-	return -ENOSYS;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(u->err->msg, sizeof(u->err->msg), fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+static void updn_note(struct updn *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Append to err->note, truncating quietly when it is full. */
+static void updn_note(struct updn *u, const char *fmt, ...)
+{
+	size_t len = strlen(u->err->note);
+	va_list ap;
+
+	if (len + 1 >= sizeof(u->err->note))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(u->err->note + len, sizeof(u->err->note) - len, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- Setup ------------------------------------------------------------- */
+
+static int updn_alloc(struct updn *u)
+{
+	size_t n = u->f->n_nodes ? u->f->n_nodes : 1, s = u->n_sw ? u->n_sw : 1;
+
+	u->sw_of = malloc(n * sizeof(*u->sw_of));
+	u->sw_node = malloc(s * sizeof(*u->sw_node));
+	u->guid = malloc(s * sizeof(*u->guid));
+	u->has_ca = calloc(s, 1);
+	u->adj_start = calloc(s + 1, sizeof(*u->adj_start));
+	u->adj_split = calloc(s, sizeof(*u->adj_split));
+	u->members = malloc(s * sizeof(*u->members));
+	u->comp_first = calloc(s + 1, sizeof(*u->comp_first));
+	u->root = calloc(s, 1);
+	u->apex = calloc(s, 1);
+	u->bridge = calloc(s, 1);
+	u->rank = malloc(s * sizeof(*u->rank));
+	u->mark = malloc(s);
+	u->hop = malloc(s * sizeof(*u->hop));
+	u->ecc = malloc(s * sizeof(*u->ecc));
+	u->total = malloc(s * sizeof(*u->total));
+	u->load_base = malloc(s * sizeof(*u->load_base));
+	u->lid_owner = calloc((size_t)u->max_lid + 1, sizeof(*u->lid_owner));
+	u->dest_start = calloc(s + 1, sizeof(*u->dest_start));
+	u->dist = malloc(s * sizeof(*u->dist));
+	u->down_only = malloc(s);
+	u->queue = malloc(s * sizeof(*u->queue));
+	u->cand = malloc(FABRIC_MAX_PORTS + 1);
+	if (!u->sw_of || !u->sw_node || !u->guid || !u->has_ca || !u->adj_start || !u->adj_split ||
+	    !u->members || !u->comp_first || !u->root || !u->apex || !u->bridge ||
+	    !u->rank || !u->mark || !u->hop ||
+	    !u->ecc || !u->total || !u->load_base || !u->lid_owner || !u->dest_start || !u->dist ||
+	    !u->down_only || !u->queue || !u->cand)
+		return -ENOMEM;
+	return 0;
+}
+
+static void updn_free(struct updn *u)
+{
+	void *all[] = { u->sw_of,      u->sw_node,   u->guid,      u->has_ca,   u->adj_start,
+			u->adj_split,  u->adj_sw,    u->adj_port,  u->members,
+			u->comp_first, u->root,      u->apex,      u->bridge,   u->rank,
+			u->mark,       u->hop,       u->ecc,       u->total,    u->load_base,
+			u->load,       u->lid_owner, u->dests,     u->dest_start, u->dist,
+			u->down_only,  u->queue,     u->cand };
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		free(all[i]);
+}
+
+/* Number the switches (in node order, as the lft_set is), note which have
+ * CAs, and give each a row of per-port load counters. */
+static int updn_index_switches(struct updn *u)
+{
+	size_t ports = 0, s = 0;
+
+	for (size_t i = 0; i < u->f->n_nodes; i++)
+		u->sw_of[i] = fabric_is_switch(&u->f->nodes[i]) ? (int)s++ : -1;
+	for (size_t i = 0; i < u->f->n_nodes; i++) {
+		const struct fabric_node *n = &u->f->nodes[i];
+		int k = u->sw_of[i];
+
+		if (k < 0)
+			continue;
+		u->sw_node[k] = (int)i;
+		u->guid[k] = n->guid;
+		u->load_base[k] = ports;
+		ports += (size_t)n->num_ports + 1;
+		for (unsigned pn = 1; pn <= n->num_ports; pn++) {
+			int r = n->ports[pn].remote_node;
+
+			u->has_ca[k] |= r != FABRIC_NONE && u->sw_of[r] < 0;
+		}
+	}
+	u->load = calloc(ports ? ports : 1, sizeof(*u->load));
+	return u->load ? 0 : -ENOMEM;
+}
+
+/* Cables between two different switches as flat arrays, ascending port
+ * order per switch (a cable looping back to its own switch is ignored). */
+static int updn_build_adjacency(struct updn *u)
+{
+	size_t e = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		e = 0;
+		for (size_t s = 0; s < u->n_sw; s++) {
+			const struct fabric_node *n = &u->f->nodes[u->sw_node[s]];
+
+			u->adj_start[s] = e;
+			for (unsigned pn = 1; pn <= n->num_ports; pn++) {
+				int r = n->ports[pn].remote_node;
+
+				if (r == FABRIC_NONE || u->sw_of[r] < 0 || r == u->sw_node[s])
+					continue;
+				if (pass) {
+					u->adj_sw[e] = u->sw_of[r];
+					u->adj_port[e] = (uint8_t)pn;
+				}
+				e++;
+			}
+		}
+		u->adj_start[u->n_sw] = e;
+		if (!pass) {
+			u->adj_sw = malloc((e ? e : 1) * sizeof(*u->adj_sw));
+			u->adj_port = malloc(e ? e : 1);
+			if (!u->adj_sw || !u->adj_port)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Breadth-first hop counts over switch cables from the n switches already
+ * in queue[0..n) (their dist 0, -1 for every switch they can reach).
+ * Returns how many switches were reached; queue holds them in BFS order. */
+static size_t updn_bfs(const struct updn *u, int *queue, size_t n, int *dist)
+{
+	size_t tail = n;
+
+	for (size_t head = 0; head < tail; head++) {
+		int s = queue[head];
+
+		for (size_t e = u->adj_start[s]; e < u->adj_start[s + 1]; e++) {
+			int r = u->adj_sw[e];
+
+			if (dist[r] >= 0)
+				continue;
+			dist[r] = dist[s] + 1;
+			queue[tail++] = r;
+		}
+	}
+	return tail;
+}
+
+/* Connected groups of switches: members[] lists each group in BFS order. */
+static void updn_find_components(struct updn *u)
+{
+	size_t used = 0;
+
+	for (size_t s = 0; s < u->n_sw; s++)
+		u->hop[s] = -1;
+	for (size_t s = 0; s < u->n_sw; s++) {
+		size_t n;
+
+		if (u->hop[s] >= 0)
+			continue;
+		u->hop[s] = 0;
+		u->members[used] = (int)s;
+		n = updn_bfs(u, u->members + used, 1, u->hop);
+		u->comp_first[u->n_comp++] = used;
+		used += n;
+	}
+	u->comp_first[u->n_comp] = used;
+}
+
+static int updn_setup(struct updn *u, const struct route_opts *opts)
+{
+	int rc;
+
+	if (opts->max_lid > LID_UNICAST_MAX)
+		return updn_fail(u, -EINVAL, "max_lid %u above the unicast range (0x%x)",
+				 opts->max_lid, LID_UNICAST_MAX);
+	u->max_lid = opts->max_lid;
+	u->n_sw = fabric_count_switches(u->f);
+	rc = lft_set_alloc(u->out, u->f, u->max_lid);
+	if (!rc)
+		rc = updn_alloc(u);
+	if (!rc)
+		rc = updn_index_switches(u);
+	if (!rc)
+		rc = updn_build_adjacency(u);
+	if (rc)
+		return updn_fail(u, rc, "out of memory routing %zu switches", u->n_sw);
+	updn_find_components(u);
+	return 0;
+}
+
+/* ---- Destinations ------------------------------------------------------ */
+
+static int updn_push_dest(struct updn *u, uint16_t lid, int sw, uint8_t exit_port)
+{
+	if (u->n_dests == u->cap_dests) {
+		size_t cap = u->cap_dests ? u->cap_dests * 2 : 256;
+		struct updn_dest *d = realloc(u->dests, cap * sizeof(*d));
+
+		if (!d)
+			return -ENOMEM;
+		u->dests = d;
+		u->cap_dests = cap;
+	}
+	u->dests[u->n_dests++] = (struct updn_dest){ lid, exit_port, sw };
+	return 0;
+}
+
+static uint64_t updn_owner_guid(const struct updn *u, uint32_t owner)
+{
+	return u->f->nodes[(owner - 1) / 256].ports[(owner - 1) % 256].guid;
+}
+
+/* Port pn of node owns LIDs base .. base + 2^lmc - 1: each must be in range
+ * and owned by nobody else.  sw < 0: the port leads to no switch. */
+static int updn_claim_lids(struct updn *u, int node, unsigned pn, int sw, uint8_t exit_port)
+{
+	const struct fabric_port *p = &u->f->nodes[node].ports[pn];
+	unsigned last = p->lid + (1u << (p->lmc > 7 ? 7 : p->lmc)) - 1;
+	uint32_t me = (uint32_t)node * 256 + pn + 1;
+
+	for (unsigned lid = p->lid; lid <= last; lid++) {
+		uint32_t other;
+
+		if (lid > u->max_lid)
+			return updn_fail(u, -ERANGE, "port 0x%016" PRIx64 "/%u: LID %u above "
+					 "max_lid %u", p->guid, pn, lid, u->max_lid);
+		other = u->lid_owner[lid];
+		if (other && other != me)
+			return updn_fail(u, -EINVAL, "port 0x%016" PRIx64 "/%u: LID %u also used "
+					 "by port 0x%016" PRIx64 "/%u", p->guid, pn, lid,
+					 updn_owner_guid(u, other), (other - 1) % 256);
+		u->lid_owner[lid] = me;
+		if (sw >= 0 && updn_push_dest(u, (uint16_t)lid, sw, exit_port))
+			return updn_fail(u, -ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* A switch's LIDs leave by port 0; a CA/router port's LIDs by the switch
+ * port it is cabled to, if any. */
+static int updn_collect_node(struct updn *u, int node)
+{
+	const struct fabric_node *n = &u->f->nodes[node];
+	int rc = 0;
+
+	if (fabric_is_switch(n))
+		return n->ports[0].lid ? updn_claim_lids(u, node, 0, u->sw_of[node], 0) : 0;
+	for (unsigned pn = 1; pn <= n->num_ports && !rc; pn++) {
+		const struct fabric_port *p = &n->ports[pn];
+		int sw = p->remote_node == FABRIC_NONE ? -1 : u->sw_of[p->remote_node];
+
+		if (p->lid)
+			rc = updn_claim_lids(u, node, pn, sw, p->remote_port);
+	}
+	return rc;
+}
+
+static int updn_dest_cmp(const void *a, const void *b)
+{
+	const struct updn_dest *x = a, *y = b;
+
+	if (x->sw != y->sw)
+		return x->sw < y->sw ? -1 : 1;
+	return (x->lid > y->lid) - (x->lid < y->lid);
+}
+
+/* Every LID, grouped by switch: dest_start[s] .. dest_start[s + 1]. */
+static int updn_collect_dests(struct updn *u)
+{
+	size_t d = 0;
+
+	for (size_t i = 0; i < u->f->n_nodes; i++) {
+		int rc = updn_collect_node(u, (int)i);
+
+		if (rc)
+			return rc;
+	}
+	if (u->n_dests)
+		qsort(u->dests, u->n_dests, sizeof(*u->dests), updn_dest_cmp);
+	for (size_t s = 0; s <= u->n_sw; s++) {
+		while (d < u->n_dests && u->dests[d].sw < (int)s)
+			d++;
+		u->dest_start[s] = d;
+	}
+	return 0;
+}
+
+/* ---- Roots ------------------------------------------------------------- */
+
+static int updn_given_roots(struct updn *u, const struct route_opts *opts)
+{
+	for (size_t i = 0; opts->roots && i < opts->n_roots; i++) {
+		int node = fabric_find(u->f, opts->roots[i]);
+
+		if (node == FABRIC_NONE)
+			return updn_fail(u, -ENOENT, "root 0x%016" PRIx64 ": no such node",
+					 opts->roots[i]);
+		if (u->sw_of[node] < 0)
+			return updn_fail(u, -EINVAL, "root 0x%016" PRIx64 " (%s): not a switch",
+					 opts->roots[i], u->f->nodes[node].desc);
+		u->root[u->sw_of[node]] = UPDN_GIVEN;
+	}
+	return 0;
+}
+
+/* hop[] over a group: distance to the nearest CA-bearing switch, 0 for all
+ * when the group has no CA; mark[] = the switches at 0. */
+static void updn_ca_heights(struct updn *u, const int *m, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		u->hop[m[i]] = u->has_ca[m[i]] ? 0 : -1;
+		if (u->has_ca[m[i]])
+			u->queue[k++] = m[i];
+	}
+	for (size_t i = 0; i < n && !k; i++)
+		u->hop[m[i]] = 0;
+	updn_bfs(u, u->queue, k, u->hop);
+	for (size_t i = 0; i < n; i++)
+		u->mark[m[i]] = u->hop[m[i]] == 0;
+}
+
+/* 1 when every cable of the group joins heights one apart; *top = max. */
+static int updn_is_layered(const struct updn *u, const int *m, size_t n, int *top)
+{
+	*top = 0;
+	for (size_t i = 0; i < n; i++) {
+		int s = m[i];
+
+		*top = u->hop[s] > *top ? u->hop[s] : *top;
+		for (size_t e = u->adj_start[s]; e < u->adj_start[s + 1]; e++)
+			if (abs(u->hop[s] - u->hop[u->adj_sw[e]]) != 1)
+				return 0;
+	}
+	return 1;
+}
+
+/* ecc[] and total[] over a group: the largest and the summed distance from
+ * each switch to the marked ones, by one BFS from each of them. */
+static void updn_distances_to_marked(struct updn *u, const int *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		u->ecc[m[i]] = 0, u->total[m[i]] = 0;
+	for (size_t t = 0; t < n; t++) {
+		if (!u->mark[m[t]])
+			continue;
+		for (size_t i = 0; i < n; i++)
+			u->dist[m[i]] = -1;
+		u->dist[m[t]] = 0;
+		u->queue[0] = m[t];
+		updn_bfs(u, u->queue, 1, u->dist);
+		for (size_t i = 0; i < n; i++) {
+			int s = m[i];
+
+			u->ecc[s] = u->dist[s] > u->ecc[s] ? u->dist[s] : u->ecc[s];
+			u->total[s] += (uint64_t)u->dist[s];
+		}
+	}
+}
+
+/* 1 when switch a is closer to the marked switches than b. */
+static int updn_more_central(const struct updn *u, int a, int b)
+{
+	if (u->ecc[a] != u->ecc[b])
+		return u->ecc[a] < u->ecc[b];
+	if (u->total[a] != u->total[b])
+		return u->total[a] < u->total[b];
+	return u->guid[a] < u->guid[b];
+}
+
+/* The group's switch closest to the marked ones: least maximum distance,
+ * then least total distance, then lowest GUID. */
+static int updn_most_central(struct updn *u, const int *m, size_t n)
+{
+	int best = m[0];
+
+	updn_distances_to_marked(u, m, n);
+	for (size_t i = 1; i < n; i++)
+		if (updn_more_central(u, m[i], best))
+			best = m[i];
+	return best;
+}
+
+/* Roots for a group that has no given root: top rank, else center. */
+static void updn_detect_group(struct updn *u, const int *m, size_t n)
+{
+	int top;
+
+	updn_ca_heights(u, m, n);
+	if (!updn_is_layered(u, m, n, &top)) {
+		u->root[updn_most_central(u, m, n)] = UPDN_CENTER;
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (u->hop[m[i]] == top)
+			u->root[m[i]] = UPDN_TOP;
+}
+
+static int updn_choose_roots(struct updn *u, const struct route_opts *opts)
+{
+	int rc = updn_given_roots(u, opts);
+
+	for (size_t c = 0; c < u->n_comp && !rc; c++) {
+		const int *m = u->members + u->comp_first[c];
+		size_t n = u->comp_first[c + 1] - u->comp_first[c], given = 0;
+
+		for (size_t i = 0; i < n; i++)
+			given += u->root[m[i]] == UPDN_GIVEN;
+		if (!given)
+			updn_detect_group(u, m, n);
+	}
+	return rc;
+}
+
+/* ---- The switch order and cable directions ----------------------------- */
+
+/* 1 when switch a is above switch b: the bridge above the rest, then the
+ * lower rank (distance from the apex on the bridge), then the lower GUID. */
+static int updn_above(const struct updn *u, int a, int b)
+{
+	if (u->bridge[a] != u->bridge[b])
+		return u->bridge[a];
+	if (u->rank[a] != u->rank[b])
+		return u->rank[a] < u->rank[b];
+	return u->guid[a] < u->guid[b];
+}
+
+/* rank[] over a group: BFS distance from its roots.  Returns the number of
+ * roots. */
+static size_t updn_rank_group(struct updn *u, const int *m, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		u->rank[m[i]] = -1;
+	for (size_t i = 0; i < n; i++)
+		if (u->root[m[i]]) {
+			u->rank[m[i]] = 0;
+			u->queue[k++] = m[i];
+		}
+	updn_bfs(u, u->queue, k, u->rank);
+	return k;
+}
+
+/* A group with several roots: its apex (closest to all roots) and bridge.
+ * With hop[] = distance from the apex, a switch is on the bridge when it is
+ * a root or has a bridge neighbour one hop further from the apex, which
+ * walking the BFS order backwards sees first. */
+static void updn_build_bridge(struct updn *u, const int *m, size_t n)
+{
+	size_t k;
+	int a;
+
+	for (size_t i = 0; i < n; i++) {
+		u->mark[m[i]] = u->root[m[i]] != UPDN_NOT_ROOT;
+		u->hop[m[i]] = -1;
+	}
+	a = updn_most_central(u, m, n);
+	u->apex[a] = 1;
+	u->hop[a] = 0;
+	u->queue[0] = a;
+	k = updn_bfs(u, u->queue, 1, u->hop);
+	while (k--) {
+		int s = u->queue[k];
+
+		u->bridge[s] = u->mark[s];
+		for (size_t e = u->adj_start[s]; e < u->adj_start[s + 1] && !u->bridge[s]; e++) {
+			int r = u->adj_sw[e];
+
+			u->bridge[s] = u->bridge[r] && u->hop[r] == u->hop[s] + 1;
+		}
+		if (u->bridge[s])
+			u->rank[s] = u->hop[s];
+	}
+}
+
+/* Order the cables of s: up ones first (adj_start[s] .. adj_split[s]), then
+ * down ones; ascending port order is kept within each. */
+static void updn_order_cables(struct updn *u, int s)
+{
+	int far_sw[FABRIC_MAX_PORTS];
+	uint8_t far_port[FABRIC_MAX_PORTS];
+	size_t first = u->adj_start[s], n = u->adj_start[s + 1] - first, k = 0;
+
+	for (int up = 1; up >= 0; up--) {
+		for (size_t i = 0; i < n; i++)
+			if (updn_above(u, u->adj_sw[first + i], s) == up) {
+				far_sw[k] = u->adj_sw[first + i];
+				far_port[k++] = u->adj_port[first + i];
+			}
+		if (up)
+			u->adj_split[s] = first + k;
+	}
+	memcpy(u->adj_sw + first, far_sw, n * sizeof(*far_sw));
+	memcpy(u->adj_port + first, far_port, n);
+}
+
+static void updn_orient(struct updn *u)
+{
+	for (size_t c = 0; c < u->n_comp; c++) {
+		const int *m = u->members + u->comp_first[c];
+		size_t n = u->comp_first[c + 1] - u->comp_first[c];
+
+		if (updn_rank_group(u, m, n) > 1)
+			updn_build_bridge(u, m, n);
+	}
+	for (size_t s = 0; s < u->n_sw; s++)
+		updn_order_cables(u, (int)s);
+}
+
+/* ---- Legal routes to one destination switch ----------------------------- */
+
+/* One BFS level, queue[head..end), backwards: down = 1 adds the switches
+ * that send down into a down-only switch of the level (they are down-only
+ * too); down = 0 those that send up into any of them (up-first). */
+static size_t updn_expand(struct updn *u, size_t head, size_t end, size_t tail, int down)
+{
+	for (size_t i = head; i < end; i++) {
+		int x = u->queue[i];
+		size_t e = down ? u->adj_start[x] : u->adj_split[x];
+		size_t e_end = down ? u->adj_split[x] : u->adj_start[x + 1];
+
+		if (down && !u->down_only[x])
+			continue;
+		for (; e < e_end; e++) {
+			int p = u->adj_sw[e];
+
+			if (u->dist[p] >= 0)
+				continue;
+			u->dist[p] = u->dist[x] + 1;
+			u->down_only[p] = (uint8_t)down;
+			u->queue[tail++] = p;
+		}
+	}
+	return tail;
+}
+
+/* dist[] and down_only[] for destination switch t: shortest routes that
+ * never go down then up, consistent with one LFT entry per switch. */
+static void updn_legal_bfs(struct updn *u, int t)
+{
+	size_t head = 0, tail = 1;
+
+	for (size_t s = 0; s < u->n_sw; s++)
+		u->dist[s] = -1;
+	u->dist[t] = 0;
+	u->down_only[t] = 1;
+	u->queue[0] = t;
+	while (head < tail) {
+		size_t end = tail;
+
+		tail = updn_expand(u, head, end, tail, 1);
+		tail = updn_expand(u, head, end, tail, 0);
+		head = end;
+	}
+}
+
+/* Ports of s one step nearer to t that its state allows: down into a
+ * down-only switch when s is down-only, else up. */
+static size_t updn_candidates(struct updn *u, int s)
+{
+	int down = u->down_only[s];
+	size_t e = down ? u->adj_split[s] : u->adj_start[s];
+	size_t e_end = down ? u->adj_start[s + 1] : u->adj_split[s];
+	size_t k = 0;
+
+	for (; e < e_end; e++) {
+		int r = u->adj_sw[e];
+
+		if (u->dist[r] == u->dist[s] - 1 && (!down || u->down_only[r]))
+			u->cand[k++] = u->adj_port[e];
+	}
+	return k;
+}
+
+static void updn_set(struct updn *u, int s, uint16_t lid, uint8_t port)
+{
+	u->out->tables[s].port[lid] = port;
+	u->load[u->load_base[s] + port]++;
+}
+
+/* Give dests[d..last) to the k candidates of s, each LID to the one with
+ * the fewest LIDs so far, lowest port on a tie: a pass per load level
+ * hands one LID to each candidate at that level, in port order. */
+static void updn_spread(struct updn *u, int s, size_t d, size_t last, size_t k)
+{
+	const uint32_t *load = &u->load[u->load_base[s]];
+
+	while (d < last) {
+		uint32_t level = load[u->cand[0]];
+
+		for (size_t i = 1; i < k; i++)
+			level = load[u->cand[i]] < level ? load[u->cand[i]] : level;
+		for (size_t i = 0; i < k && d < last; i++)
+			if (load[u->cand[i]] == level)
+				updn_set(u, s, u->dests[d++].lid, u->cand[i]);
+	}
+}
+
+/* Route t's LIDs from every switch: the forced pass (choices = 0) sets t's
+ * exits and the routes with one allowed port, the choice pass the rest. */
+static void updn_route_to(struct updn *u, int t, int choices)
+{
+	size_t first = u->dest_start[t], last = u->dest_start[t + 1];
+
+	updn_legal_bfs(u, t);
+	for (size_t d = first; d < last && !choices; d++)
+		updn_set(u, t, u->dests[d].lid, u->dests[d].exit_port);
+	for (size_t s = 0; s < u->n_sw; s++) {
+		size_t k;
+
+		if ((int)s == t || u->dist[s] < 0)
+			continue;
+		k = updn_candidates(u, (int)s);
+		if ((k > 1) == choices)
+			updn_spread(u, (int)s, first, last, k);
+	}
+}
+
+static void updn_route_all(struct updn *u)
+{
+	for (int choices = 0; choices <= 1; choices++)
+		for (size_t t = 0; t < u->n_sw; t++)
+			if (u->dest_start[t] < u->dest_start[t + 1])
+				updn_route_to(u, (int)t, choices);
+}
+
+/* ---- What the operator should know -------------------------------------- */
+
+/* "<label> (<count>): 0x.., 0x.. and N more" for switches with flag == value. */
+static void updn_note_list(struct updn *u, const uint8_t *flag, uint8_t value, const char *label)
+{
+	size_t n = 0, shown = 0;
+
+	for (size_t s = 0; s < u->n_sw; s++)
+		n += flag[s] == value;
+	if (!n)
+		return;
+	updn_note(u, "%s%s (%zu):", u->err->note[0] ? "; " : "", label, n);
+	for (size_t s = 0; s < u->n_sw && shown < UPDN_NOTE_GUIDS; s++)
+		if (flag[s] == value)
+			updn_note(u, "%s 0x%016" PRIx64, shown++ ? "," : "", u->guid[s]);
+	if (n > shown)
+		updn_note(u, " and %zu more", n - shown);
+}
+
+static void updn_write_note(struct updn *u)
+{
+	updn_note_list(u, u->root, UPDN_GIVEN, "roots given");
+	updn_note_list(u, u->root, UPDN_TOP, "roots detected as top rank");
+	updn_note_list(u, u->root, UPDN_CENTER, "roots detected as center");
+	updn_note_list(u, u->apex, 1, "apex");
+}
+
+/* ---- The engine -------------------------------------------------------- */
+
+static int updn_compute(const struct fabric *f, const struct route_opts *opts,
+			struct lft_set *out, struct route_err *err)
+{
+	struct updn u = { .f = f, .out = out, .err = err };
+	int rc;
+
+	err->msg[0] = '\0';
+	err->note[0] = '\0';
+	rc = updn_setup(&u, opts);
+	if (!rc)
+		rc = updn_collect_dests(&u);
+	if (!rc)
+		rc = updn_choose_roots(&u, opts);
+	if (!rc) {
+		updn_orient(&u);
+		updn_route_all(&u);
+		updn_write_note(&u);
+	}
+	updn_free(&u);
+	if (rc)
+		lft_set_fini(out);
+	return rc;
 }
 
 const struct route_engine route_engine_updn = {
 	.name = "updn",
-	.summary = "not implemented yet",
+	.summary = "up/down routes on any topology (roots given or detected), LIDs balanced "
+		   "over equal-cost legal ports; deadlock-free",
 	.compute = updn_compute,
 };

@@ -13,7 +13,7 @@
 #include "routing/route.h"
 
 #define MAIN_DEFAULT_GUID2LID "/var/lib/nanosm/guid2lid"
-#define MAIN_DEFAULT_ENGINES "minhop"
+#define MAIN_DEFAULT_ENGINES "ftree,updn,minhop"
 
 static void main_usage(FILE *to)
 {

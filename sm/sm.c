@@ -18,6 +18,7 @@ struct sm_call {
 };
 
 static void sm_on_request(void *arg, const struct mad_addr *from, const struct smp *req);
+static void sm_count(struct sm *sm, const struct fabric *f);
 static void sm_after_discover(struct sm *sm);
 
 uint64_t sm_now(const struct sm *sm)
@@ -180,6 +181,7 @@ void sm_sweep_fail(struct sm *sm, int status, const char *why)
 {
 	log_warnx("NSM-E100 sweep %u failed: %s; keeping the last good state", sm->st.number, why);
 	sm->st.status = status;
+	sm_count(sm, &sm->next);
 	sm_sweep_end(sm);
 }
 

@@ -1,0 +1,934 @@
+/*
+ * check.c - the routing gate: are a fabric's LFTs safe to push?  Owns the
+ * walk of every (source, destination LID) pair and the channel dependency
+ * graph; reads the fabric and LFTs as const; no I/O, globals or logging.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mad/smp.h"
+#include "routing/check.h"
+
+/*
+ * How it works.  Routing is by destination, so for one destination LID the
+ * switches' next hops form an in-tree (or a loop): each destination is
+ * walked from every switch of its component once, with per-switch
+ * memo arrays reused for the next destination - O(LIDs x switches).
+ * Sources are every switch and every CA/router port cabled to a switch; the
+ * sources cabled to a switch share its verdict, so they are counted by
+ * weight, never walked.  Destinations are the LIDs (base .. base+2^LMC-1)
+ * of switch port 0 and of CA/router ports cabled to a switch; LIDs of ports
+ * no switch can deliver to, and pairs in different islands of the switch
+ * graph, are not routable by any LFT and are not counted.
+ *
+ * Credit loops: channels are directed switch-to-switch links, and a turn
+ * (in over link a, out over link b) at a switch is a dependency a -> b.
+ * The turns of every pair's route are kept in one bitmap per switch
+ * (in x out over its switch links), which dedupes them for free and is the
+ * CDG's adjacency, searched for a cycle by an iterative DFS.  Pairs from a
+ * switch to another switch's LID are left out of the CDG: that is
+ * management traffic (LID-routed SMPs ride VL15, which has no credits), and
+ * counting it would fail min-hop on every fat tree for a spine -> leaf ->
+ * spine route that carries no data.  Pairs with a CA/router end count.
+ */
+
+#define CHECK_NO_RANK SIZE_MAX
+#define CHECK_NO_CHAN SIZE_MAX
+#define CHECK_CYCLE_TAIL 48 /* room kept for " -> ... (N channels) -> back" */
+
+/* What one switch does with a destination LID. */
+enum check_hop {
+	CHECK_HOP_NEXT,	      /* on to another switch */
+	CHECK_HOP_ARRIVED,    /* delivered to the port owning the LID */
+	CHECK_HOP_NO_TABLE,   /* the switch has no LFT */
+	CHECK_HOP_ABOVE_TOP,  /* LID above LinearFDBTop */
+	CHECK_HOP_DROP,	      /* LFT_DROP */
+	CHECK_HOP_BEYOND,     /* out port > NumPorts */
+	CHECK_HOP_PORT0,      /* port 0 of a switch that does not own the LID */
+	CHECK_HOP_UNLINKED,   /* out port without a cable */
+	CHECK_HOP_WRONG_PORT, /* delivered to a CA/router port that is not the owner */
+	CHECK_HOP_BAD_PORT,   /* over a port that is absent or DOWN (either end) */
+};
+
+/* The verdict for a route from one switch to the current destination. */
+enum check_verdict { CHECK_OK, CHECK_UNREACHABLE, CHECK_LOOP, CHECK_BAD };
+
+enum check_walk { CHECK_UNVISITED, CHECK_WALKING, CHECK_DONE };
+
+enum check_link_kind { CHECK_LINK_NONE, CHECK_LINK_SWITCH, CHECK_LINK_END, CHECK_LINK_BAD };
+
+enum check_color { CHECK_WHITE, CHECK_GRAY, CHECK_BLACK };
+
+/* One switch port, precomputed so the per-destination walk reads 8 bytes
+ * instead of the fabric's port structs. */
+struct check_link {
+	int32_t far;  /* SWITCH: switch ordinal; END: node index */
+	uint8_t kind; /* enum check_link_kind */
+	uint8_t far_port;
+	uint8_t self_chan; /* SWITCH: index among this switch's switch links */
+	uint8_t far_chan;  /* SWITCH: the far port's index among the far switch's */
+};
+
+/* A source: a switch (port 0) or a CA/router port cabled to a switch. */
+struct check_source {
+	int node;
+	uint8_t port;
+	uint8_t injection_bad; /* its own cable has an absent/DOWN end */
+	int sw;		       /* switch ordinal it sends into */
+};
+
+/* A destination LID, its owning port and the switch that port hangs off. */
+struct check_dest {
+	uint32_t lid;
+	int node;
+	uint8_t port;
+	int sw;
+};
+
+struct check {
+	const struct fabric *f;
+	const struct lft_set *lfts;
+	int allow_down, skip_cdg;
+	struct route_check *res;
+	size_t n_sw;
+	int *sw_of;		  /* node index -> switch ordinal, -1 for others */
+	int *sw_node;		  /* switch ordinal -> node index */
+	const struct lft **tab;	  /* switch ordinal -> its LFT or NULL */
+	size_t *port_base;	  /* switch ordinal -> first of its links */
+	struct check_link *links; /* [port_base[s] + port] */
+	/* channels: directed switch-to-switch links, chan_base[s] + self_chan */
+	size_t *chan_base, n_chan;
+	int *chan_sw;
+	uint8_t *chan_port;
+	/* turns: bit turn_base[t] + in * k + out, k = chan_base[t + 1] - chan_base[t] */
+	size_t *turn_base;
+	uint64_t *turns;
+	/* switches grouped by component: comp_sw[comp_start[c] .. comp_start[c + 1]] */
+	int *comp;
+	size_t *comp_start, n_comp;
+	int *comp_sw;
+	size_t *comp_pairs, *comp_bad; /* per component: its sources, those with a bad cable */
+	/* sources, and per switch how many send into it and the first of them */
+	struct check_source *srcs;
+	size_t n_srcs;
+	size_t *w_ok, *w_bad, *rank_ok, *rank_bad;
+	struct check_dest *dests;
+	size_t n_dests, cap_dests;
+	/* per-destination scratch, reused for every destination */
+	uint8_t *state, *verdict, *out, *carry;
+	uint32_t *hops;
+	int *next, *stack;
+	uint32_t dest_hops; /* longest good route to the current destination */
+	int dest_failed;    /* some switch has no good route to it */
+	/* the first offending pair (source rank, destination index) */
+	size_t first_rank, first_dest;
+	/* cycle search */
+	uint8_t *color;
+	uint16_t *cursor;
+	size_t *dstack, cycle_at, cycle_len;
+};
+
+/* ---- Setup: switches, tables, links ------------------------------------ */
+
+static int check_alloc(struct check *c)
+{
+	size_t n = c->f->n_nodes ? c->f->n_nodes : 1, s = c->n_sw ? c->n_sw : 1;
+
+	c->sw_of = malloc(n * sizeof(*c->sw_of));
+	c->sw_node = malloc(s * sizeof(*c->sw_node));
+	c->tab = calloc(s, sizeof(*c->tab));
+	c->port_base = malloc((s + 1) * sizeof(*c->port_base));
+	c->chan_base = calloc(s + 1, sizeof(*c->chan_base));
+	c->turn_base = calloc(s + 1, sizeof(*c->turn_base));
+	c->comp = malloc(s * sizeof(*c->comp));
+	c->comp_start = calloc(s + 1, sizeof(*c->comp_start));
+	c->comp_sw = malloc(s * sizeof(*c->comp_sw));
+	c->comp_pairs = calloc(s, sizeof(*c->comp_pairs));
+	c->comp_bad = calloc(s, sizeof(*c->comp_bad));
+	c->w_ok = calloc(s, sizeof(*c->w_ok));
+	c->w_bad = calloc(s, sizeof(*c->w_bad));
+	c->rank_ok = malloc(s * sizeof(*c->rank_ok));
+	c->rank_bad = malloc(s * sizeof(*c->rank_bad));
+	c->state = malloc(s);
+	c->verdict = malloc(s);
+	c->out = malloc(s);
+	c->hops = malloc(s * sizeof(*c->hops));
+	c->next = malloc(s * sizeof(*c->next));
+	c->stack = malloc(s * sizeof(*c->stack));
+	c->carry = malloc(s);
+	if (!c->sw_of || !c->sw_node || !c->tab || !c->port_base || !c->chan_base ||
+	    !c->turn_base || !c->comp || !c->comp_start || !c->comp_sw || !c->comp_pairs ||
+	    !c->comp_bad || !c->w_ok || !c->w_bad || !c->rank_ok || !c->rank_bad || !c->state ||
+	    !c->verdict || !c->out || !c->hops || !c->next || !c->stack || !c->carry)
+		return -ENOMEM;
+	return 0;
+}
+
+static void check_free(struct check *c)
+{
+	/* clang-format off */
+	void *all[] = {
+		c->sw_of, c->sw_node, c->tab, c->port_base, c->links,
+		c->chan_base, c->chan_sw, c->chan_port, c->turn_base, c->turns,
+		c->comp, c->comp_start, c->comp_sw, c->comp_pairs, c->comp_bad,
+		c->srcs, c->w_ok, c->w_bad, c->rank_ok, c->rank_bad, c->dests,
+		c->state, c->verdict, c->out, c->carry, c->hops, c->next, c->stack,
+		c->color, c->cursor, c->dstack,
+	};
+	/* clang-format on */
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		free(all[i]);
+}
+
+/* Number the switches; each gets a row of links, one per port 0..N. */
+static int check_index_switches(struct check *c)
+{
+	size_t s = 0, ports = 0;
+
+	for (size_t i = 0; i < c->f->n_nodes; i++) {
+		c->sw_of[i] = -1;
+		if (!fabric_is_switch(&c->f->nodes[i]))
+			continue;
+		c->sw_of[i] = (int)s;
+		c->sw_node[s] = (int)i;
+		c->port_base[s++] = ports;
+		ports += (size_t)c->f->nodes[i].num_ports + 1;
+	}
+	c->port_base[s] = ports;
+	c->links = calloc(ports ? ports : 1, sizeof(*c->links));
+	return c->links ? 0 : -ENOMEM;
+}
+
+static void check_map_tables(struct check *c)
+{
+	for (size_t i = 0; i < c->lfts->n; i++) {
+		int node = c->lfts->tables[i].node;
+
+		if (node >= 0 && (size_t)node < c->f->n_nodes && c->sw_of[node] >= 0)
+			c->tab[c->sw_of[node]] = &c->lfts->tables[i];
+	}
+}
+
+/* Can traffic go over this port?  State 0 (unknown) counts as up. */
+static int check_port_usable(const struct check *c, const struct fabric_port *p)
+{
+	return p->present && (c->allow_down || p->state != PORT_STATE_DOWN);
+}
+
+static const struct fabric_port *check_far_port(const struct check *c, const struct fabric_port *p)
+{
+	return &c->f->nodes[p->remote_node].ports[p->remote_port];
+}
+
+static int check_link_usable(const struct check *c, const struct fabric_port *p)
+{
+	return check_port_usable(c, p) && check_port_usable(c, check_far_port(c, p));
+}
+
+/* Classify every switch port; switch-to-switch links become channels. */
+static void check_classify_ports(struct check *c)
+{
+	for (size_t s = 0; s < c->n_sw; s++) {
+		const struct fabric_node *n = &c->f->nodes[c->sw_node[s]];
+		size_t k = 0;
+
+		for (unsigned pn = 1; pn <= n->num_ports; pn++) {
+			const struct fabric_port *p = &n->ports[pn];
+			struct check_link *l = &c->links[c->port_base[s] + pn];
+
+			if (p->remote_node == FABRIC_NONE)
+				continue;
+			l->far_port = p->remote_port;
+			l->far = p->remote_node;
+			if (!check_link_usable(c, p)) {
+				l->kind = CHECK_LINK_BAD;
+			} else if (c->sw_of[p->remote_node] < 0) {
+				l->kind = CHECK_LINK_END;
+			} else {
+				l->kind = CHECK_LINK_SWITCH;
+				l->far = c->sw_of[p->remote_node];
+				l->self_chan = (uint8_t)k++;
+			}
+		}
+		c->chan_base[s + 1] = c->chan_base[s] + k;
+		c->turn_base[s + 1] = c->turn_base[s] + k * k;
+	}
+	c->n_chan = c->chan_base[c->n_sw];
+}
+
+/* Channel tables, and each link's channel index at its far end. */
+static int check_build_channels(struct check *c)
+{
+	size_t n = c->n_chan ? c->n_chan : 1;
+
+	c->chan_sw = malloc(n * sizeof(*c->chan_sw));
+	c->chan_port = malloc(n);
+	if (!c->chan_sw || !c->chan_port)
+		return -ENOMEM;
+	for (size_t s = 0; s < c->n_sw; s++) {
+		for (size_t i = c->port_base[s] + 1; i < c->port_base[s + 1]; i++) {
+			struct check_link *l = &c->links[i];
+			size_t ch = c->chan_base[s] + l->self_chan;
+
+			if (l->kind != CHECK_LINK_SWITCH)
+				continue;
+			c->chan_sw[ch] = (int)s;
+			c->chan_port[ch] = (uint8_t)(i - c->port_base[s]);
+			l->far_chan = c->links[c->port_base[l->far] + l->far_port].self_chan;
+		}
+	}
+	return 0;
+}
+
+/* ---- Setup: components, sources, destinations -------------------------- */
+
+/* Breadth-first over every switch-to-switch cable (usable or not), queued
+ * straight into comp_sw: pairs in different components are not routable
+ * by any LFT and are skipped. */
+static void check_label_component(struct check *c, int root)
+{
+	int label = (int)c->n_comp++;
+	size_t head = c->comp_start[label], tail = head;
+
+	c->comp[root] = label;
+	c->comp_sw[tail++] = root;
+	while (head < tail) {
+		const struct fabric_node *n = &c->f->nodes[c->sw_node[c->comp_sw[head++]]];
+
+		for (unsigned pn = 1; pn <= n->num_ports; pn++) {
+			int r = n->ports[pn].remote_node;
+
+			if (r == FABRIC_NONE || c->sw_of[r] < 0 || c->comp[c->sw_of[r]] >= 0)
+				continue;
+			c->comp[c->sw_of[r]] = label;
+			c->comp_sw[tail++] = c->sw_of[r];
+		}
+	}
+	c->comp_start[label + 1] = tail;
+}
+
+static void check_group_components(struct check *c)
+{
+	for (size_t s = 0; s < c->n_sw; s++)
+		c->comp[s] = -1;
+	for (size_t s = 0; s < c->n_sw; s++)
+		if (c->comp[s] < 0)
+			check_label_component(c, (int)s);
+}
+
+/* The switch a CA/router port sends into, or -1. */
+static int check_attached_switch(const struct check *c, const struct fabric_port *p)
+{
+	return p->remote_node == FABRIC_NONE ? -1 : c->sw_of[p->remote_node];
+}
+
+static void check_add_source(struct check *c, int node, unsigned pn, int sw, int bad)
+{
+	size_t rank = c->n_srcs++;
+
+	c->srcs[rank] = (struct check_source){node, (uint8_t)pn, (uint8_t)bad, sw};
+	c->comp_pairs[c->comp[sw]]++;
+	c->comp_bad[c->comp[sw]] += bad != 0;
+	if (bad && c->w_bad[sw]++ == 0)
+		c->rank_bad[sw] = rank;
+	if (!bad && c->w_ok[sw]++ == 0)
+		c->rank_ok[sw] = rank;
+}
+
+/* Sources in node order; their rank orders the pairs for res->first. */
+static int check_collect_sources(struct check *c)
+{
+	const struct fabric *f = c->f;
+
+	c->srcs = malloc((c->n_sw + fabric_count_cas(f) + 1) * sizeof(*c->srcs));
+	if (!c->srcs)
+		return -ENOMEM;
+	for (size_t i = 0; i < f->n_nodes; i++) {
+		const struct fabric_node *n = &f->nodes[i];
+
+		if (fabric_is_switch(n)) {
+			check_add_source(c, (int)i, 0, c->sw_of[i], 0);
+			continue;
+		}
+		for (unsigned pn = 1; pn <= n->num_ports; pn++) {
+			const struct fabric_port *p = &n->ports[pn];
+			int sw = check_attached_switch(c, p);
+
+			if (sw >= 0 && p->present)
+				check_add_source(c, (int)i, pn, sw, !check_link_usable(c, p));
+		}
+	}
+	return 0;
+}
+
+static int check_push_dest(struct check *c, uint32_t lid, int node, unsigned pn, int sw)
+{
+	if (c->n_dests == c->cap_dests) {
+		size_t cap = c->cap_dests ? c->cap_dests * 2 : 256;
+		struct check_dest *d = realloc(c->dests, cap * sizeof(*d));
+
+		if (!d)
+			return -ENOMEM;
+		c->dests = d;
+		c->cap_dests = cap;
+	}
+	c->dests[c->n_dests++] = (struct check_dest){lid, node, (uint8_t)pn, sw};
+	return 0;
+}
+
+/* Every LID of port pn of node: base .. base + 2^lmc - 1. */
+static int check_push_port_lids(struct check *c, int node, unsigned pn, int sw)
+{
+	const struct fabric_port *p = &c->f->nodes[node].ports[pn];
+	uint32_t count = 1u << (p->lmc > 7 ? 7 : p->lmc);
+	int rc = 0;
+
+	for (uint32_t lid = p->lid; lid < (uint32_t)p->lid + count && !rc; lid++)
+		rc = check_push_dest(c, lid, node, pn, sw);
+	return rc;
+}
+
+static int check_dest_cmp(const void *a, const void *b)
+{
+	const struct check_dest *x = a, *y = b;
+
+	if (x->lid != y->lid)
+		return x->lid < y->lid ? -1 : 1;
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	return (x->port > y->port) - (x->port < y->port);
+}
+
+/* LID-owning ports that some switch could deliver to: a switch's port 0,
+ * a CA/router port cabled to a switch.  Sorted by LID, so the walks read
+ * each LFT front to back. */
+static int check_collect_dests(struct check *c)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < c->f->n_nodes && !rc; i++) {
+		const struct fabric_node *n = &c->f->nodes[i];
+
+		if (fabric_is_switch(n)) {
+			if (n->ports[0].lid)
+				rc = check_push_port_lids(c, (int)i, 0, c->sw_of[i]);
+			continue;
+		}
+		for (unsigned pn = 1; pn <= n->num_ports && !rc; pn++) {
+			int sw = check_attached_switch(c, &n->ports[pn]);
+
+			if (n->ports[pn].lid && sw >= 0)
+				rc = check_push_port_lids(c, (int)i, pn, sw);
+		}
+	}
+	if (!rc && c->n_dests)
+		qsort(c->dests, c->n_dests, sizeof(*c->dests), check_dest_cmp);
+	return rc;
+}
+
+/* ---- Walking one destination ------------------------------------------- */
+
+/* One hop: what switch s does with d's LID (*out: the LFT entry, *next:
+ * the next switch ordinal or -1). */
+static enum check_hop check_hop(const struct check *c, const struct check_dest *d, int s,
+				uint8_t *out, int *next)
+{
+	const struct lft *t = c->tab[s];
+	const struct check_link *l;
+	uint8_t p;
+
+	*next = -1;
+	*out = LFT_DROP;
+	if (!t)
+		return CHECK_HOP_NO_TABLE;
+	if (d->lid > t->top)
+		return CHECK_HOP_ABOVE_TOP;
+	p = *out = t->port[d->lid];
+	if (p == LFT_DROP)
+		return CHECK_HOP_DROP;
+	if (p >= c->port_base[s + 1] - c->port_base[s])
+		return CHECK_HOP_BEYOND;
+	if (p == 0)
+		return d->node == c->sw_node[s] && d->port == 0 ? CHECK_HOP_ARRIVED
+								: CHECK_HOP_PORT0;
+	l = &c->links[c->port_base[s] + p];
+	switch (l->kind) {
+	case CHECK_LINK_SWITCH:
+		*next = l->far;
+		return CHECK_HOP_NEXT;
+	case CHECK_LINK_END:
+		return l->far == d->node && l->far_port == d->port ? CHECK_HOP_ARRIVED
+								   : CHECK_HOP_WRONG_PORT;
+	case CHECK_LINK_BAD:
+		return CHECK_HOP_BAD_PORT;
+	default:
+		return CHECK_HOP_UNLINKED;
+	}
+}
+
+static uint8_t check_verdict_of(enum check_hop hop)
+{
+	if (hop == CHECK_HOP_ARRIVED)
+		return CHECK_OK;
+	return hop == CHECK_HOP_BAD_PORT ? CHECK_BAD : CHECK_UNREACHABLE;
+}
+
+/* Give every switch on the walked path (stack[0..top)) the verdict found
+ * at its end; hops count up from h at the top of the stack. */
+static void check_settle(struct check *c, size_t top, uint8_t v, uint32_t h)
+{
+	while (top--) {
+		int s = c->stack[top];
+
+		c->verdict[s] = v;
+		c->hops[s] = h++;
+		c->state[s] = CHECK_DONE;
+	}
+	if (v != CHECK_OK)
+		c->dest_failed = 1;
+	else if (h > 0 && h - 1 > c->dest_hops)
+		c->dest_hops = h - 1;
+}
+
+/* Every switch's own hop for d.  The hops do not depend on each other, so
+ * their table reads overlap; a terminal hop's verdict is final. */
+static void check_step_all(struct check *c, const struct check_dest *d, const int *sw, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int s = sw[i];
+		enum check_hop hop = check_hop(c, d, s, &c->out[s], &c->next[s]);
+
+		c->verdict[s] = check_verdict_of(hop);
+		c->hops[s] = 0;
+		c->state[s] = hop == CHECK_HOP_NEXT ? CHECK_UNVISITED : CHECK_DONE;
+		if (hop != CHECK_HOP_NEXT && hop != CHECK_HOP_ARRIVED)
+			c->dest_failed = 1;
+	}
+}
+
+/* Follow the next hops from switch s to a switch with a verdict, or back
+ * to a switch already on this walk (a forwarding loop). */
+static void check_resolve(struct check *c, int s)
+{
+	size_t top = 0;
+	uint8_t v = CHECK_LOOP;
+	uint32_t h = 0;
+
+	while (c->state[s] == CHECK_UNVISITED) {
+		c->state[s] = CHECK_WALKING;
+		c->stack[top++] = s;
+		s = c->next[s];
+	}
+	if (c->state[s] == CHECK_DONE) {
+		v = c->verdict[s];
+		h = c->hops[s] + 1;
+	}
+	check_settle(c, top, v, h);
+}
+
+/* The failing pairs of d: sources behind a bad cable, and every source
+ * of a switch without a good route.  Remembers the lowest-ranked failing
+ * source (destinations come in LID order, so a tie keeps the lower LID). */
+static void check_count_failures(struct check *c, size_t di, const int *sw, size_t n)
+{
+	size_t unreachable = 0, loops = 0, bad = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int s = sw[i];
+		uint8_t v = c->verdict[s];
+		size_t rank = c->w_bad[s] ? c->rank_bad[s] : CHECK_NO_RANK;
+
+		if (v != CHECK_OK && c->rank_ok[s] < rank)
+			rank = c->rank_ok[s];
+		unreachable += v == CHECK_UNREACHABLE ? c->w_ok[s] : 0;
+		loops += v == CHECK_LOOP ? c->w_ok[s] : 0;
+		bad += v == CHECK_BAD ? c->w_ok[s] : 0;
+		if (rank < c->first_rank) {
+			c->first_rank = rank;
+			c->first_dest = di;
+		}
+	}
+	c->res->unreachable += unreachable;
+	c->res->loops += loops;
+	c->res->bad_ports += bad;
+}
+
+/* Add d's pairs to the counters; the loop over the switches only when
+ * some pair failed. */
+static void check_count(struct check *c, size_t di, const int *sw, size_t n)
+{
+	int comp = c->comp[c->dests[di].sw];
+
+	c->res->pairs += c->comp_pairs[comp];
+	c->res->bad_ports += c->comp_bad[comp];
+	if (c->dest_hops > c->res->max_hops)
+		c->res->max_hops = c->dest_hops;
+	if (c->dest_failed || c->comp_bad[comp])
+		check_count_failures(c, di, sw, n);
+}
+
+/* Switches that carry CA traffic to the current (switch) destination:
+ * those with CA/router sources cabled to them and every switch on their
+ * way.  Stops where the way is already marked, ends or leaves the tree. */
+static void check_mark_ca_paths(struct check *c, const int *sw, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		c->carry[sw[i]] = 0;
+	for (size_t i = 0; i < n; i++) {
+		int s = sw[i];
+
+		if (c->w_ok[s] < 2) /* the switch itself is always one */
+			continue;
+		while (s >= 0 && !c->carry[s]) {
+			c->carry[s] = 1;
+			s = c->next[s];
+		}
+	}
+}
+
+/* The channel dependencies of d: a switch sending d over a link into
+ * switch t, which sends it on over another switch link, makes the turn
+ * (in, out) at t.  Looping routes are reported as loops, not turns; for a
+ * switch's own LID only the ways CA traffic takes count (see the gate). */
+static void check_record_turns(struct check *c, const int *sw, size_t n, int ca_only)
+{
+	for (size_t i = 0; i < n; i++) {
+		int s = sw[i], t = c->next[s];
+		const struct check_link *in, *out;
+		size_t k, bit;
+
+		if (t < 0 || c->verdict[s] == CHECK_LOOP || c->next[t] < 0)
+			continue;
+		if (ca_only && !c->carry[s])
+			continue;
+		in = &c->links[c->port_base[s] + c->out[s]];
+		out = &c->links[c->port_base[t] + c->out[t]];
+		k = c->chan_base[t + 1] - c->chan_base[t];
+		bit = c->turn_base[t] + (size_t)in->far_chan * k + out->self_chan;
+		c->turns[bit / 64] |= 1ULL << (bit % 64);
+	}
+}
+
+static void check_destination(struct check *c, size_t di)
+{
+	const struct check_dest *d = &c->dests[di];
+	size_t first = c->comp_start[c->comp[d->sw]], n = c->comp_start[c->comp[d->sw] + 1] - first;
+	const int *sw = &c->comp_sw[first];
+	int to_switch = c->sw_of[d->node] >= 0;
+
+	c->dest_hops = 0;
+	c->dest_failed = 0;
+	check_step_all(c, d, sw, n);
+	for (size_t i = 0; i < n; i++)
+		check_resolve(c, sw[i]);
+	check_count(c, di, sw, n);
+	if (c->skip_cdg)
+		return;
+	if (to_switch)
+		check_mark_ca_paths(c, sw, n);
+	check_record_turns(c, sw, n, to_switch);
+}
+
+/* ---- Credit loops: a cycle among the channels -------------------------- */
+
+static int check_alloc_cdg(struct check *c)
+{
+	size_t n = c->n_chan ? c->n_chan : 1;
+
+	c->turns = calloc(c->turn_base[c->n_sw] / 64 + 1, sizeof(*c->turns));
+	c->color = calloc(n, 1);
+	c->cursor = calloc(n, sizeof(*c->cursor));
+	c->dstack = malloc(n * sizeof(*c->dstack));
+	return c->turns && c->color && c->cursor && c->dstack ? 0 : -ENOMEM;
+}
+
+/* The next channel ch leads into that the DFS has not tried yet. */
+static size_t check_next_succ(struct check *c, size_t ch)
+{
+	int s = c->chan_sw[ch];
+	const struct check_link *l = &c->links[c->port_base[s] + c->chan_port[ch]];
+	size_t t = (size_t)l->far, k = c->chan_base[t + 1] - c->chan_base[t];
+	size_t row = c->turn_base[t] + (size_t)l->far_chan * k;
+
+	while (c->cursor[ch] < k) {
+		size_t lb = c->cursor[ch]++, bit = row + lb;
+
+		if (c->turns[bit / 64] >> (bit % 64) & 1)
+			return c->chan_base[t] + lb;
+	}
+	return CHECK_NO_CHAN;
+}
+
+/* Iterative DFS from root; on a back edge the cycle is the part of the
+ * stack from the channel found again up to the top. */
+static int check_dfs(struct check *c, size_t root)
+{
+	size_t top = 0;
+
+	c->color[root] = CHECK_GRAY;
+	c->dstack[top++] = root;
+	while (top) {
+		size_t ch = c->dstack[top - 1], nx = check_next_succ(c, ch);
+
+		if (nx == CHECK_NO_CHAN) {
+			c->color[ch] = CHECK_BLACK;
+			top--;
+		} else if (c->color[nx] == CHECK_GRAY) {
+			c->cycle_at = top;
+			while (c->dstack[c->cycle_at - 1] != nx)
+				c->cycle_at--;
+			c->cycle_at--;
+			c->cycle_len = top - c->cycle_at;
+			return 1;
+		} else if (c->color[nx] == CHECK_WHITE) {
+			c->color[nx] = CHECK_GRAY;
+			c->dstack[top++] = nx;
+		}
+	}
+	return 0;
+}
+
+static int check_find_cycle(struct check *c)
+{
+	for (size_t ch = 0; ch < c->n_chan; ch++)
+		if (c->color[ch] == CHECK_WHITE && check_dfs(c, ch))
+			return 1;
+	return 0;
+}
+
+/* ---- Messages ---------------------------------------------------------- */
+
+static int check_append(char *buf, size_t size, size_t *len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Append to buf unless it does not fit; returns 0 or -1 (buf unchanged). */
+static int check_append(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *len, size - *len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= size - *len) {
+		buf[*len] = '\0';
+		return -1;
+	}
+	*len += (size_t)n;
+	return 0;
+}
+
+/* "0x<guid> (desc)" for a node; the description only when it has one. */
+static void check_name_node(const struct check *c, char *buf, size_t size, int node)
+{
+	const struct fabric_node *n = &c->f->nodes[node];
+
+	snprintf(buf, size, n->desc[0] ? "0x%016" PRIx64 " (%s)" : "0x%016" PRIx64 "%s", n->guid,
+		 n->desc);
+}
+
+/* A source port: "0x<port guid>/<port> (desc)"; a switch by its NodeGUID. */
+static void check_name_source(const struct check *c, const struct check_source *src)
+{
+	const struct fabric_node *n = &c->f->nodes[src->node];
+	uint64_t guid = src->port && n->ports[src->port].guid ? n->ports[src->port].guid : n->guid;
+	size_t len = 0;
+
+	check_append(c->res->first, sizeof(c->res->first), &len,
+		     n->desc[0] ? "0x%016" PRIx64 "/%u (%s)" : "0x%016" PRIx64 "/%u%s", guid,
+		     src->port, n->desc);
+}
+
+static void check_say(struct check *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Append to res->first (truncated if it must be). */
+static void check_say(struct check *c, const char *fmt, ...)
+{
+	size_t len = strlen(c->res->first);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->res->first + len, sizeof(c->res->first) - len, fmt, ap);
+	va_end(ap);
+}
+
+/* Which end of node/port's cable is absent or DOWN, and why. */
+static void check_say_bad_link(struct check *c, int node, uint8_t port)
+{
+	const struct fabric_port *p = &c->f->nodes[node].ports[port];
+	char name[128];
+
+	if (check_port_usable(c, p) && p->remote_node != FABRIC_NONE) {
+		node = p->remote_node;
+		port = p->remote_port;
+		p = check_far_port(c, p);
+	}
+	check_name_node(c, name, sizeof(name), node);
+	check_say(c, "routed over %s port %u, which is %s", name, port,
+		  p->present ? "DOWN" : "not present");
+}
+
+/* Delivered over switch port p to a CA/router port that does not own the
+ * LID, or owns it too (a duplicate LID). */
+static void check_say_wrong_port(struct check *c, const struct check_dest *d,
+				 const struct fabric_port *p)
+{
+	const struct fabric_port *far = check_far_port(c, p);
+	uint32_t count = 1u << (far->lmc > 7 ? 7 : far->lmc);
+	char name[128];
+
+	check_name_node(c, name, sizeof(name), p->remote_node);
+	if (d->lid >= far->lid && d->lid < far->lid + count)
+		check_say(c, "delivered to %s port %u, which has LID %u too", name, p->remote_port,
+			  d->lid);
+	else
+		check_say(c, "delivered to %s port %u (LID %u), not to LID %u's owner", name,
+			  p->remote_port, far->lid, d->lid);
+}
+
+static void check_say_hop(struct check *c, const struct check_dest *d, int s, enum check_hop hop)
+{
+	int node = c->sw_node[s];
+	const struct fabric_node *n = &c->f->nodes[node];
+	char name[128];
+
+	check_name_node(c, name, sizeof(name), node);
+	if (hop == CHECK_HOP_NO_TABLE)
+		check_say(c, "no LFT for %s", name);
+	else if (hop == CHECK_HOP_ABOVE_TOP)
+		check_say(c, "above the table top (%u) of %s", c->tab[s]->top, name);
+	else if (hop == CHECK_HOP_DROP)
+		check_say(c, "dropped at %s", name);
+	else if (hop == CHECK_HOP_BEYOND)
+		check_say(c, "%s sends it to port %u of %u", name, c->out[s], n->num_ports);
+	else if (hop == CHECK_HOP_PORT0)
+		check_say(c, "delivered to port 0 of %s, which does not own it", name);
+	else if (hop == CHECK_HOP_UNLINKED)
+		check_say(c, "%s port %u is not cabled", name, c->out[s]);
+	else if (hop == CHECK_HOP_BAD_PORT)
+		check_say_bad_link(c, node, c->out[s]);
+	else if (hop == CHECK_HOP_WRONG_PORT)
+		check_say_wrong_port(c, d, &n->ports[c->out[s]]);
+}
+
+/* Walk the first offending pair again, hop by hop, and say what is wrong. */
+static void check_explain_pair(struct check *c)
+{
+	const struct check_source *src = &c->srcs[c->first_rank];
+	const struct check_dest *d = &c->dests[c->first_dest];
+	int s = src->sw, next;
+	char name[128];
+
+	check_name_source(c, src);
+	check_say(c, " -> LID %u: ", d->lid);
+	if (src->injection_bad) {
+		check_say_bad_link(c, src->node, src->port);
+		return;
+	}
+	memset(c->state, 0, c->n_sw);
+	for (;;) {
+		enum check_hop hop = check_hop(c, d, s, &c->out[s], &next);
+
+		c->state[s] = 1;
+		if (hop != CHECK_HOP_NEXT) {
+			check_say_hop(c, d, s, hop);
+			return;
+		}
+		if (c->state[next]) {
+			check_name_node(c, name, sizeof(name), c->sw_node[s]);
+			check_say(c, "loop at %s port %u", name, c->out[s]);
+			return;
+		}
+		s = next;
+	}
+}
+
+/* "credit loop: 0x.. (sw1)/7 -> 0x.. (sw2)/7 -> ... -> back" */
+static void check_explain_cycle(struct check *c)
+{
+	char *buf = c->res->first, name[128];
+	size_t len = 0, size = sizeof(c->res->first) - CHECK_CYCLE_TAIL, i;
+
+	check_append(buf, size, &len, "credit loop: ");
+	for (i = 0; i < c->cycle_len; i++) {
+		size_t ch = c->dstack[c->cycle_at + i];
+
+		check_name_node(c, name, sizeof(name), c->sw_node[c->chan_sw[ch]]);
+		if (check_append(buf, size, &len, "%s/%u -> ", name, c->chan_port[ch]))
+			break;
+	}
+	size = sizeof(c->res->first);
+	if (i < c->cycle_len)
+		check_append(buf, size, &len, "... (%zu channels) -> ", c->cycle_len);
+	check_append(buf, size, &len, "back");
+}
+
+/* ---- The gate ---------------------------------------------------------- */
+
+static int check_prepare(struct check *c)
+{
+	int rc = check_alloc(c);
+
+	if (!rc)
+		rc = check_index_switches(c);
+	if (rc)
+		return rc;
+	check_map_tables(c);
+	check_classify_ports(c);
+	rc = check_build_channels(c);
+	if (!rc) {
+		check_group_components(c);
+		rc = check_collect_sources(c);
+	}
+	if (!rc)
+		rc = check_collect_dests(c);
+	if (!rc && !c->skip_cdg)
+		rc = check_alloc_cdg(c);
+	return rc;
+}
+
+static int check_judge(struct check *c)
+{
+	struct route_check *r = c->res;
+
+	if (!c->skip_cdg)
+		r->credit_loop = check_find_cycle(c);
+	if (c->first_rank != CHECK_NO_RANK)
+		check_explain_pair(c);
+	else if (r->credit_loop)
+		check_explain_cycle(c);
+	return r->unreachable || r->loops || r->bad_ports || r->credit_loop ? -EINVAL : 0;
+}
+
+int route_check_run(const struct fabric *f, const struct lft_set *lfts,
+		    const struct route_check_opts *opts, struct route_check *res)
+{
+	struct check c = {
+	    .f = f,
+	    .lfts = lfts,
+	    .allow_down = opts && opts->allow_down_ports,
+	    .skip_cdg = opts && opts->skip_credit_loops,
+	    .res = res,
+	    .n_sw = fabric_count_switches(f),
+	    .first_rank = CHECK_NO_RANK,
+	};
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	rc = check_prepare(&c);
+	for (size_t di = 0; di < c.n_dests && !rc; di++)
+		check_destination(&c, di);
+	if (!rc)
+		rc = check_judge(&c);
+	else
+		snprintf(res->first, sizeof(res->first), "out of memory checking %zu switches",
+			 c.n_sw);
+	check_free(&c);
+	return rc;
+}

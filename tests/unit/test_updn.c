@@ -1,0 +1,1081 @@
+/*
+ * test_updn.c - unit tests for the updn engine: small hand-checkable
+ * fabrics (topology text or built in memory), every (source, LID) pair
+ * followed through the LFTs, checked for legality against ranks recomputed
+ * here from the roots, and for credit loops with a checker of our own.
+ */
+#include <CUnit/CUnit.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "routing/route.h"
+#include "routing/topo_file.h"
+#include "tests/unit/unit.h"
+
+#define SW_GUID(n) (0x0002000000000000ULL + (n)) /* topo_parse's n-th switch, from 1 */
+#define MAX_ROOTS 16
+#define NO_PATH 100000
+
+/* ---- Building fabrics -------------------------------------------------- */
+
+/* LIDs in node order: a switch's port 0, then each cabled CA port.
+ * Returns the highest LID given. */
+static uint16_t assign_lids(struct fabric *f)
+{
+	uint16_t lid = 0;
+
+	for (size_t i = 0; i < f->n_nodes; i++) {
+		struct fabric_node *n = &f->nodes[i];
+
+		if (fabric_is_switch(n)) {
+			n->ports[0].guid = n->guid;
+			n->ports[0].lid = ++lid;
+			continue;
+		}
+		for (unsigned p = 1; p <= n->num_ports; p++)
+			if (n->ports[p].remote_node != FABRIC_NONE)
+				n->ports[p].lid = ++lid;
+	}
+	return lid;
+}
+
+/* Parse a topology text and number its LIDs; returns the highest LID. */
+static uint16_t parse(const char *text, struct fabric *f)
+{
+	char err[256];
+
+	fabric_init(f);
+	CU_ASSERT_EQUAL_FATAL(topo_parse(text, strlen(text), "t.topo", f, err, sizeof(err)), 0);
+	return assign_lids(f);
+}
+
+static int add_sw(struct fabric *f, unsigned ports)
+{
+	return fabric_add_node(f, SW_GUID(f->n_nodes + 1), 2, (uint8_t)ports);
+}
+
+/* A one-port host cabled to switch sw port p. */
+static void add_host(struct fabric *f, int sw, unsigned p)
+{
+	int h = fabric_add_node(f, 0x0001000000000000ULL + (f->n_nodes + 1) * 0x10, 1, 1);
+
+	f->nodes[h].ports[1].guid = f->nodes[h].guid + 1;
+	CU_ASSERT_EQUAL(fabric_link(f, h, 1, sw, (uint8_t)p), 0);
+}
+
+static int node_named(const struct fabric *f, const char *desc)
+{
+	for (size_t i = 0; i < f->n_nodes; i++)
+		if (!strcmp(f->nodes[i].desc, desc))
+			return (int)i;
+	CU_FAIL_FATAL("no such node");
+	return -1;
+}
+
+static uint16_t lid_of(const struct fabric *f, const char *desc)
+{
+	int n = node_named(f, desc);
+
+	return f->nodes[n].ports[fabric_is_switch(&f->nodes[n]) ? 0 : 1].lid;
+}
+
+/* ---- Running the engines ----------------------------------------------- */
+
+static int route_with(const struct route_engine *eng, const struct fabric *f, uint16_t max_lid,
+		      const uint64_t *roots, size_t n_roots, struct lft_set *out,
+		      struct route_err *err)
+{
+	struct route_opts opts = { .max_lid = max_lid, .roots = roots, .n_roots = n_roots };
+	int rc;
+
+	lft_set_init(out);
+	memset(err, 0, sizeof(*err));
+	rc = eng->compute(f, &opts, out, err);
+	if (rc)
+		fprintf(stderr, "\n  %s: %s\n", eng->name, err->msg);
+	return rc;
+}
+
+static int route(const struct fabric *f, uint16_t max_lid, struct lft_set *out,
+		 struct route_err *err)
+{
+	return route_with(&route_engine_updn, f, max_lid, NULL, 0, out, err);
+}
+
+static uint8_t out_port(const struct lft_set *s, int sw, uint16_t lid)
+{
+	const struct lft *t = lft_set_find_const(s, sw);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	return lid <= t->top ? t->port[lid] : LFT_DROP;
+}
+
+/* The port of switch a cabled to b (the lowest, if several). */
+static uint8_t port_to(const struct fabric *f, int a, int b)
+{
+	for (unsigned p = 1; p <= f->nodes[a].num_ports; p++)
+		if (f->nodes[a].ports[p].remote_node == b)
+			return (uint8_t)p;
+	CU_FAIL("not cabled");
+	return 0;
+}
+
+static unsigned lids_on_port(const struct lft_set *s, int sw, uint8_t p)
+{
+	const struct lft *t = lft_set_find_const(s, sw);
+	unsigned n = 0;
+
+	for (unsigned lid = 1; lid <= t->top; lid++)
+		n += t->port[lid] == p;
+	return n;
+}
+
+/* max - min of the LID counts on ports first..last of sw. */
+static unsigned spread(const struct lft_set *s, int sw, uint8_t first, uint8_t last)
+{
+	unsigned lo = ~0u, hi = 0;
+
+	for (unsigned p = first; p <= last; p++) {
+		unsigned c = lids_on_port(s, sw, (uint8_t)p);
+
+		lo = c < lo ? c : lo;
+		hi = c > hi ? c : hi;
+	}
+	return hi - lo;
+}
+
+/* The GUIDs the note lists after "roots ..." (roots) or "apex ..." (apex
+ * switches), up to the next "; ".  Returns how many. */
+static size_t note_guids(const char *note, const char *kind, uint64_t *guids, size_t max)
+{
+	size_t n = 0;
+
+	for (const char *seg = note; seg && *seg; seg = strstr(seg, "; ")) {
+		const char *end;
+
+		seg += !strncmp(seg, "; ", 2) ? 2 : 0;
+		end = strstr(seg, "; ");
+		if (strncmp(seg, kind, strlen(kind)))
+			continue;
+		for (const char *p = strstr(seg, "0x"); p && (!end || p < end) && n < max;
+		     p = strstr(p + 2, "0x"))
+			guids[n++] = strtoull(p, NULL, 16);
+	}
+	return n;
+}
+
+/* ---- Independent checks ------------------------------------------------- */
+
+/* Switch-hop distances between all nodes over switch cables (NO_PATH when
+ * none), by Floyd-Warshall: independent of the engine's BFS. */
+static int *switch_distances(const struct fabric *f)
+{
+	size_t n = f->n_nodes;
+	int *d = malloc(n * n * sizeof(*d));
+
+	for (size_t i = 0; i < n * n; i++)
+		d[i] = i / n == i % n ? 0 : NO_PATH;
+	for (size_t i = 0; i < n; i++) {
+		const struct fabric_node *a = &f->nodes[i];
+
+		for (unsigned p = 1; fabric_is_switch(a) && p <= a->num_ports; p++) {
+			int r = a->ports[p].remote_node;
+
+			if (r != FABRIC_NONE && fabric_is_switch(&f->nodes[r]) && r != (int)i)
+				d[i * n + (size_t)r] = 1;
+		}
+	}
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = 0; j < n; j++)
+				if (d[i * n + k] + d[k * n + j] < d[i * n + j])
+					d[i * n + j] = d[i * n + k] + d[k * n + j];
+	return d;
+}
+
+/* The switch order recomputed here: rank = distance from the nearest root;
+ * with an apex, the bridge (switches on a shortest path from the apex to a
+ * root of its group) goes first, ranked by distance from the apex. */
+struct order {
+	int *rank;
+	uint8_t *bridge;
+};
+
+static struct order order_from(const struct fabric *f, const uint64_t *roots, size_t n_roots,
+			       const uint64_t *apexes, size_t n_apexes)
+{
+	struct order o = { malloc(f->n_nodes * sizeof(int)), calloc(f->n_nodes, 1) };
+	int *d = switch_distances(f);
+	size_t n = f->n_nodes, root[MAX_ROOTS];
+
+	for (size_t k = 0; k < n_roots; k++) {
+		int r = fabric_find(f, roots[k]);
+
+		CU_ASSERT_FATAL(r >= 0 && fabric_is_switch(&f->nodes[r]));
+		root[k] = (size_t)r;
+	}
+	for (size_t i = 0; i < n; i++) {
+		o.rank[i] = NO_PATH;
+		for (size_t k = 0; k < n_roots; k++)
+			o.rank[i] = d[root[k] * n + i] < o.rank[i] ? d[root[k] * n + i] : o.rank[i];
+	}
+	for (size_t k = 0; k < n_apexes; k++) {
+		size_t a = (size_t)fabric_find(f, apexes[k]);
+
+		for (size_t s = 0; s < n; s++)
+			for (size_t j = 0; j < n_roots; j++)
+				if (d[a * n + root[j]] < NO_PATH &&
+				    d[a * n + s] + d[s * n + root[j]] == d[a * n + root[j]]) {
+					o.bridge[s] = 1;
+					o.rank[s] = d[a * n + s];
+				}
+	}
+	free(d);
+	return o;
+}
+
+static void order_free(struct order *o)
+{
+	free(o->rank);
+	free(o->bridge);
+}
+
+/* 1 when a cable from switch a to switch b goes up. */
+static int goes_up(const struct fabric *f, const struct order *o, int a, int b)
+{
+	if (o->bridge[a] != o->bridge[b])
+		return o->bridge[b];
+	if (o->rank[a] != o->rank[b])
+		return o->rank[b] < o->rank[a];
+	return f->nodes[b].guid < f->nodes[a].guid;
+}
+
+/* Owner test: dlid is one of port p's LIDs. */
+static int owns(const struct fabric_port *p, uint16_t dlid)
+{
+	return p->lid && dlid >= p->lid && dlid < p->lid + (1u << p->lmc);
+}
+
+/* Follow dlid from switch sw.  Returns 1 when delivered, 0 when dropped at
+ * a switch, -1 when lost (bad port, wrong node) or looping.  *illegal is
+ * set when the path goes down and then up. */
+static int walk(const struct fabric *f, const struct lft_set *s, const struct order *o, int sw,
+		uint16_t dlid, int *illegal)
+{
+	int went_down = 0;
+
+	for (size_t hops = 0; hops <= f->n_nodes; hops++) {
+		const struct fabric_node *n = &f->nodes[sw];
+		uint8_t p = out_port(s, sw, dlid);
+		int r;
+
+		if (p == LFT_DROP)
+			return 0;
+		if (p == 0 || p > n->num_ports)
+			return p == 0 && owns(&n->ports[0], dlid) ? 1 : -1;
+		r = n->ports[p].remote_node;
+		if (r == FABRIC_NONE)
+			return -1;
+		if (!fabric_is_switch(&f->nodes[r]))
+			return owns(&f->nodes[r].ports[n->ports[p].remote_port], dlid) ? 1 : -1;
+		if (goes_up(f, o, sw, r))
+			*illegal |= went_down;
+		else
+			went_down = 1;
+		sw = r;
+	}
+	return -1;
+}
+
+/* Switch components (by node index), so "reachable" is known here. */
+static int *components(const struct fabric *f)
+{
+	int *comp = malloc(f->n_nodes * sizeof(*comp)), *stack = malloc(f->n_nodes * sizeof(int));
+
+	for (size_t i = 0; i < f->n_nodes; i++)
+		comp[i] = -1;
+	for (size_t i = 0; i < f->n_nodes; i++) {
+		size_t top = 0;
+
+		if (comp[i] >= 0 || !fabric_is_switch(&f->nodes[i]))
+			continue;
+		comp[i] = (int)i;
+		stack[top++] = (int)i;
+		while (top) {
+			const struct fabric_node *n = &f->nodes[stack[--top]];
+
+			for (unsigned p = 1; p <= n->num_ports; p++) {
+				int r = n->ports[p].remote_node;
+
+				if (r == FABRIC_NONE || comp[r] >= 0)
+					continue;
+				if (fabric_is_switch(&f->nodes[r])) {
+					comp[r] = (int)i;
+					stack[top++] = r;
+				}
+			}
+		}
+	}
+	free(stack);
+	return comp;
+}
+
+/* The switch a LID-owning port sends from / receives at, or -1. */
+static int attach(const struct fabric *f, int node, unsigned port)
+{
+	const struct fabric_port *p = &f->nodes[node].ports[port];
+
+	if (fabric_is_switch(&f->nodes[node]))
+		return node;
+	if (p->remote_node == FABRIC_NONE || !fabric_is_switch(&f->nodes[p->remote_node]))
+		return -1;
+	return p->remote_node;
+}
+
+struct verdict {
+	unsigned undelivered;  /* CA source, reachable LID, not delivered */
+	unsigned illegal;      /* a path that goes down then up */
+	unsigned lost;         /* misdelivered, bad port or looping (any source) */
+	unsigned switch_drops; /* switch source, reachable LID, dropped */
+	unsigned stray;        /* unreachable LID not dropped */
+};
+
+/* Every destination LID from one source switch; ca = a CA sends from it. */
+static void check_source(const struct fabric *f, const struct lft_set *s, const struct order *o,
+			 const int *comp, int src, int ca, struct verdict *v)
+{
+	for (size_t dst = 0; dst < f->n_nodes; dst++) {
+		const struct fabric_node *dn = &f->nodes[dst];
+
+		for (unsigned p = fabric_is_switch(dn) ? 0 : 1; p <= dn->num_ports; p++) {
+			const struct fabric_port *dp = &dn->ports[p];
+			int at = attach(f, (int)dst, p);
+			int reach = at >= 0 && comp[at] == comp[src];
+
+			for (unsigned k = 0; dp->lid && k < (1u << dp->lmc); k++) {
+				uint16_t lid = (uint16_t)(dp->lid + k);
+				int bad = 0, got = walk(f, s, o, src, lid, &bad);
+
+				v->illegal += bad;
+				v->lost += got < 0;
+				v->stray += !reach && got != 0;
+				v->undelivered += reach && ca && got != 1;
+				v->switch_drops += reach && !ca && got == 0;
+			}
+			if (fabric_is_switch(dn))
+				break;
+		}
+	}
+}
+
+/* Walk every (source, LID) pair: from each CA (its switch) and from each
+ * switch itself. */
+static struct verdict check_routes(const struct fabric *f, const struct lft_set *s,
+				   const struct order *o)
+{
+	int *comp = components(f);
+	struct verdict v = { 0 };
+
+	for (size_t i = 0; i < f->n_nodes; i++) {
+		const struct fabric_node *n = &f->nodes[i];
+
+		if (fabric_is_switch(n)) {
+			check_source(f, s, o, comp, (int)i, 0, &v);
+			continue;
+		}
+		for (unsigned p = 1; p <= n->num_ports; p++)
+			if (n->ports[p].lid && attach(f, (int)i, p) >= 0)
+				check_source(f, s, o, comp, attach(f, (int)i, p), 1, &v);
+	}
+	free(comp);
+	return v;
+}
+
+/* Channel numbers for directed cables between switches: id[node * 256 + port]. */
+static size_t number_channels(const struct fabric *f, int *id)
+{
+	size_t c = 0;
+
+	for (size_t i = 0; i < f->n_nodes; i++)
+		for (unsigned p = 0; p < 256; p++) {
+			const struct fabric_node *n = &f->nodes[i];
+			int r = p >= 1 && p <= n->num_ports ? n->ports[p].remote_node : FABRIC_NONE;
+
+			id[i * 256 + p] = fabric_is_switch(n) && r != FABRIC_NONE &&
+						  fabric_is_switch(&f->nodes[r])
+					  ? (int)c++
+					  : -1;
+		}
+	return c;
+}
+
+/* The channel switch sw sends dlid on, or -1 (drop, CA, port 0). */
+static int next_channel(const struct fabric *f, const struct lft_set *s, const int *id, int sw,
+			uint16_t dlid)
+{
+	uint8_t p = out_port(s, sw, dlid);
+
+	return p <= f->nodes[sw].num_ports ? id[(size_t)sw * 256 + p] : -1;
+}
+
+/* The channel dependency graph: channels are directed switch-to-switch
+ * cables; for each LID, the channel a switch sends it on depends on the
+ * channel the next switch sends it on. */
+struct cdg {
+	size_t n;
+	uint8_t *dep;    /* dep[a * n + b]: channel a depends on b */
+	unsigned *indeg; /* dependencies on each channel */
+};
+
+static struct cdg cdg_build(const struct fabric *f, const struct lft_set *s, uint16_t max_lid)
+{
+	int *id = malloc(f->n_nodes * 256 * sizeof(*id));
+	size_t n = number_channels(f, id);
+	struct cdg g = { n, calloc(n * n + 1, 1), calloc(n + 1, sizeof(unsigned)) };
+
+	for (uint16_t lid = 1; lid <= max_lid; lid++)
+		for (size_t i = 0; i < f->n_nodes; i++) {
+			int a = -1, b = -1, next;
+
+			if (fabric_is_switch(&f->nodes[i]))
+				a = next_channel(f, s, id, (int)i, lid);
+			if (a >= 0) {
+				next = f->nodes[i].ports[out_port(s, (int)i, lid)].remote_node;
+				b = next_channel(f, s, id, next, lid);
+			}
+			if (b >= 0 && !g.dep[(size_t)a * g.n + (size_t)b]) {
+				g.dep[(size_t)a * g.n + (size_t)b] = 1;
+				g.indeg[b]++;
+			}
+		}
+	free(id);
+	return g;
+}
+
+/* 1 when the channel dependency graph of the tables has a cycle (a credit
+ * loop): Kahn's algorithm peels channels nothing depends on. */
+static int has_credit_loop(const struct fabric *f, const struct lft_set *s, uint16_t max_lid)
+{
+	struct cdg g = cdg_build(f, s, max_lid);
+	size_t *queue = malloc((g.n + 1) * sizeof(*queue)), done = 0, tail = 0;
+
+	for (size_t i = 0; i < g.n; i++)
+		if (!g.indeg[i])
+			queue[tail++] = i;
+	while (done < tail) {
+		size_t a = queue[done++];
+
+		for (size_t b = 0; b < g.n; b++)
+			if (g.dep[a * g.n + b] && !--g.indeg[b])
+				queue[tail++] = b;
+	}
+	free(g.dep);
+	free(g.indeg);
+	free(queue);
+	return done != g.n;
+}
+
+/* Route f with updn (roots given or detected), then check everything:
+ * every switch and CA reaches every LID of its group, nothing is lost, no
+ * route goes down then up (against the order recomputed from the roots and
+ * apex the note names), no credit loop.  *s keeps the tables. */
+static struct verdict route_and_check(const struct fabric *f, uint16_t max_lid,
+				      const uint64_t *given, size_t n_given, struct lft_set *s,
+				      struct route_err *err)
+{
+	uint64_t roots[MAX_ROOTS], apexes[MAX_ROOTS];
+	size_t n_roots, n_apexes;
+	struct order o;
+	struct verdict v;
+
+	CU_ASSERT_EQUAL_FATAL(route_with(&route_engine_updn, f, max_lid, given, n_given, s, err),
+			      0);
+	n_roots = note_guids(err->note, "roots ", roots, MAX_ROOTS);
+	n_apexes = note_guids(err->note, "apex ", apexes, MAX_ROOTS);
+	CU_ASSERT_FATAL(n_roots >= 1);
+	o = order_from(f, roots, n_roots, apexes, n_apexes);
+	v = check_routes(f, s, &o);
+	order_free(&o);
+	CU_ASSERT_EQUAL(v.undelivered, 0);
+	CU_ASSERT_EQUAL(v.switch_drops, 0);
+	CU_ASSERT_EQUAL(v.illegal, 0);
+	CU_ASSERT_EQUAL(v.lost, 0);
+	CU_ASSERT_EQUAL(v.stray, 0);
+	CU_ASSERT_FALSE(has_credit_loop(f, s, max_lid));
+	return v;
+}
+
+/* ---- Topologies --------------------------------------------------------- */
+
+static const char single_switch[] = "Switch 8 \"sw\"\n"
+				    "[1] \"h1\"[1]\n[2] \"h2\"[1]\n[5] \"h3\"[1]\n"
+				    "Hca 1 \"h1\"\nHca 1 \"h2\"\nHca 1 \"h3\"\n";
+
+/* sw1 ports 7, 8 <-> sw2 ports 7, 8; hosts on ports 1, 2 of each. */
+static const char two_switches[] = "Switch 8 \"sw1\"\n[7] \"sw2\"[7]\n[8] \"sw2\"[8]\n"
+				   "[1] \"h1\"[1]\n[2] \"h2\"[1]\n"
+				   "Switch 8 \"sw2\"\n[1] \"h3\"[1]\n[2] \"h4\"[1]\n"
+				   "Hca 1 \"h1\"\nHca 1 \"h2\"\nHca 1 \"h3\"\nHca 1 \"h4\"\n";
+
+/* swN port 7 -> next switch port 8, around a loop of four, two hosts each. */
+static const char ring4[] = "Switch 8 \"sw1\"\n[7] \"sw2\"[8]\n[1] \"h1\"[1]\n[2] \"h2\"[1]\n"
+			    "Switch 8 \"sw2\"\n[7] \"sw3\"[8]\n[1] \"h3\"[1]\n[2] \"h4\"[1]\n"
+			    "Switch 8 \"sw3\"\n[7] \"sw4\"[8]\n[1] \"h5\"[1]\n[2] \"h6\"[1]\n"
+			    "Switch 8 \"sw4\"\n[7] \"sw1\"[8]\n[1] \"h7\"[1]\n[2] \"h8\"[1]\n"
+			    "Hca 1 \"h1\"\nHca 1 \"h2\"\nHca 1 \"h3\"\nHca 1 \"h4\"\n"
+			    "Hca 1 \"h5\"\nHca 1 \"h6\"\nHca 1 \"h7\"\nHca 1 \"h8\"\n";
+
+/* Two-level fat tree: leaves leaf1..leaf4 with two hosts each (ports 1,
+ * 2), spines sp1..sp3; leaf port 2 + k -> spine k, spine port l -> leaf l. */
+static const char fat_tree[] =
+	"Switch 8 \"leaf1\"\n[1] \"h1\"[1]\n[2] \"h2\"[1]\n"
+	"[3] \"sp1\"[1]\n[4] \"sp2\"[1]\n[5] \"sp3\"[1]\n"
+	"Switch 8 \"leaf2\"\n[1] \"h3\"[1]\n[2] \"h4\"[1]\n"
+	"[3] \"sp1\"[2]\n[4] \"sp2\"[2]\n[5] \"sp3\"[2]\n"
+	"Switch 8 \"leaf3\"\n[1] \"h5\"[1]\n[2] \"h6\"[1]\n"
+	"[3] \"sp1\"[3]\n[4] \"sp2\"[3]\n[5] \"sp3\"[3]\n"
+	"Switch 8 \"leaf4\"\n[1] \"h7\"[1]\n[2] \"h8\"[1]\n"
+	"[3] \"sp1\"[4]\n[4] \"sp2\"[4]\n[5] \"sp3\"[4]\n"
+	"Switch 8 \"sp1\"\nSwitch 8 \"sp2\"\nSwitch 8 \"sp3\"\n"
+	"Hca 1 \"h1\"\nHca 1 \"h2\"\nHca 1 \"h3\"\nHca 1 \"h4\"\n"
+	"Hca 1 \"h5\"\nHca 1 \"h6\"\nHca 1 \"h7\"\nHca 1 \"h8\"\n";
+
+/* A w x h 2D torus (wrap-around both ways), one host per switch on port
+ * 1; switch (x, y) ports 2/3 go to x+1/x-1, ports 4/5 to y+1/y-1. */
+static void build_torus(struct fabric *f, int w, int h)
+{
+	fabric_init(f);
+	for (int i = 0; i < w * h; i++)
+		add_sw(f, 8);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			int me = y * w + x;
+
+			fabric_link(f, me, 2, y * w + (x + 1) % w, 3);
+			fabric_link(f, me, 4, ((y + 1) % h) * w + x, 5);
+		}
+	for (int i = 0; i < w * h; i++)
+		add_host(f, i, 1);
+}
+
+static uint32_t lcg(uint32_t *state)
+{
+	*state = *state * 1103515245u + 12345u;
+	return *state >> 16;
+}
+
+/* n switches: a random spanning tree plus extra random cables (fixed
+ * seed), a host on every other switch (ports 1..3 hosts, 4..16 cables). */
+static void build_mesh(struct fabric *f, int n, int extra, uint32_t seed)
+{
+	unsigned next_port[64];
+
+	fabric_init(f);
+	for (int i = 0; i < n; i++) {
+		add_sw(f, 16);
+		next_port[i] = 4;
+	}
+	for (int i = 1; i < n + extra; i++) {
+		int a = i < n ? i : (int)(lcg(&seed) % (uint32_t)n);
+		int b = i < n ? (int)(lcg(&seed) % (uint32_t)i) : (int)(lcg(&seed) % (uint32_t)n);
+
+		if (a == b || next_port[a] > 16 || next_port[b] > 16)
+			continue;
+		fabric_link(f, a, (uint8_t)next_port[a]++, b, (uint8_t)next_port[b]++);
+	}
+	for (int i = 0; i < n; i += 2)
+		add_host(f, i, 1);
+}
+
+/* s spines, l leaves (fixed seed): each leaf has two hosts (ports 1, 2)
+ * and cables to k different random spines (ports 3..). */
+static void build_sparse_clos(struct fabric *f, int s, int l, int k, uint32_t seed)
+{
+	unsigned next_port[16];
+
+	fabric_init(f);
+	for (int i = 0; i < s; i++) {
+		add_sw(f, 16);
+		next_port[i] = 1;
+	}
+	for (int i = 0; i < l; i++) {
+		int leaf = add_sw(f, 16);
+		uint32_t used = 0;
+
+		add_host(f, leaf, 1);
+		add_host(f, leaf, 2);
+		for (int j = 0; j < k; j++) {
+			int sp;
+
+			do
+				sp = (int)(lcg(&seed) % (uint32_t)s);
+			while (used & (1u << sp));
+			used |= 1u << sp;
+			fabric_link(f, leaf, (uint8_t)(3 + j), sp, (uint8_t)next_port[sp]++);
+		}
+	}
+}
+
+/* ---- The tests ---------------------------------------------------------- */
+
+static void test_updn_single_switch(void)
+{
+	struct fabric f;
+	struct lft_set s;
+	struct route_err err;
+	uint16_t max = parse(single_switch, &f);
+	int sw = node_named(&f, "sw");
+
+	route_and_check(&f, max, NULL, 0, &s, &err);
+	CU_ASSERT_STRING_EQUAL(err.note, "roots detected as top rank (1): 0x0002000000000001");
+	CU_ASSERT_EQUAL(out_port(&s, sw, lid_of(&f, "sw")), 0);
+	CU_ASSERT_EQUAL(out_port(&s, sw, lid_of(&f, "h1")), 1);
+	CU_ASSERT_EQUAL(out_port(&s, sw, lid_of(&f, "h3")), 5);
+	CU_ASSERT_EQUAL(out_port(&s, sw, 0), LFT_DROP);
+	lft_set_fini(&s);
+	fabric_fini(&f);
+}
+
+/* Cross-linked switches with hosts on both: no tree, the center is the
+ * lower GUID; the two parallel cables share the load both ways. */
+static void test_updn_parallel_links(void)
+{
+	struct fabric f;
+	struct lft_set s;
+	struct route_err err;
+	uint16_t max = parse(two_switches, &f);
+	int sw1 = node_named(&f, "sw1"), sw2 = node_named(&f, "sw2");
+
+	route_and_check(&f, max, NULL, 0, &s, &err);
+	CU_ASSERT_STRING_EQUAL(err.note, "roots detected as center (1): 0x0002000000000001");
+	CU_ASSERT_EQUAL(lids_on_port(&s, sw1, 7) + lids_on_port(&s, sw1, 8), 3);
+	CU_ASSERT_EQUAL(spread(&s, sw1, 7, 8), 1);
+	CU_ASSERT_EQUAL(lids_on_port(&s, sw2, 7) + lids_on_port(&s, sw2, 8), 3);
+	CU_ASSERT_EQUAL(spread(&s, sw2, 7, 8), 1);
+	/* sw2's LID and its hosts' leave sw1 on 7, 8, 7 (fewest so far, low port first) */
+	CU_ASSERT_EQUAL(out_port(&s, sw1, lid_of(&f, "sw2")), 7);
+	CU_ASSERT_EQUAL(out_port(&s, sw1, lid_of(&f, "h3")), 8);
+	CU_ASSERT_EQUAL(out_port(&s, sw1, lid_of(&f, "h4")), 7);
+	CU_ASSERT_EQUAL(out_port(&s, sw2, lid_of(&f, "h1")), 8);
+	lft_set_fini(&s);
+	fabric_fini(&f);
+}
+
+/* Ring of four: the center is sw1; sw3 (rank 2) splits sw1's LIDs over
+ * both ways; sw2 reaches sw4 through the root, never over sw3 (down, up). */
+static void test_updn_ring(void)
+{
+	struct fabric f;
+	struct lft_set s, mh;
+	struct route_err err;
+	uint16_t max = parse(ring4, &f);
+	int sw[4];
+
+	for (int i = 0; i < 4; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "sw%d", i + 1);
+		sw[i] = node_named(&f, name);
+	}
+	route_and_check(&f, max, NULL, 0, &s, &err);
+	CU_ASSERT_STRING_EQUAL(err.note, "roots detected as center (1): 0x0002000000000001");
+	CU_ASSERT_EQUAL(out_port(&s, sw[1], lid_of(&f, "sw4")), port_to(&f, sw[1], sw[0]));
+	CU_ASSERT_EQUAL(out_port(&s, sw[1], lid_of(&f, "h7")), port_to(&f, sw[1], sw[0]));
+	CU_ASSERT_EQUAL(out_port(&s, sw[3], lid_of(&f, "h3")), port_to(&f, sw[3], sw[0]));
+	CU_ASSERT_EQUAL(lids_on_port(&s, sw[2], 7) + lids_on_port(&s, sw[2], 8), 9);
+	CU_ASSERT_TRUE(spread(&s, sw[2], 7, 8) <= 1);
+	/* the checker can fail: min-hop on the same ring has a credit loop */
+	CU_ASSERT_EQUAL_FATAL(route_with(&route_engine_minhop, &f, max, NULL, 0, &mh, &err), 0);
+	CU_ASSERT_TRUE(has_credit_loop(&f, &mh, max));
+	lft_set_fini(&mh);
+	lft_set_fini(&s);
+	fabric_fini(&f);
+}
+
+/* The ring with a chord sw1 port 5 <-> sw3 port 5: sw1 and sw3 tie as
+ * centers (one hop from all but one), the lower GUID wins. */
+static void test_updn_ring_with_chord(void)
+{
+	struct fabric f;
+	struct lft_set s;
+	struct route_err err;
+	uint16_t max = parse(ring4, &f);
+	int sw1 = node_named(&f, "sw1"), sw3 = node_named(&f, "sw3");
+
+	CU_ASSERT_EQUAL(fabric_link(&f, sw1, 5, sw3, 5), 0);
+	route_and_check(&f, max, NULL, 0, &s, &err);
+	CU_ASSERT_STRING_EQUAL(err.note, "roots detected as center (1): 0x0002000000000001");
+	CU_ASSERT_EQUAL(out_port(&s, sw1, lid_of(&f, "h5")), 5);
+	CU_ASSERT_EQUAL(out_port(&s, sw3, lid_of(&f, "h1")), 5);
+	lft_set_fini(&s);
+	fabric_fini(&f);
+}
+
+static void test_updn_torus(void)
+{
+	struct fabric f;
+	struct lft_set s, mh;
+	struct route_err err;
+	uint16_t max;
+
+	build_torus(&f, 4, 4);
+	max = assign_lids(&f);
+	route_and_check(&f, max, NULL, 0, &s, &err);
+	/* every switch is a center: the lowest GUID wins */
+	CU_ASSERT_STRING_EQUAL(err.note, "roots detected as center (1): 0x0002000000000001");
+	CU_ASSERT_EQUAL_FATAL(route_with(&route_engine_minhop, &f, max, NULL, 0, &mh, &err), 0);
+	CU_ASSERT_TRUE(has_credit_loop(&f, &mh, max));
+	lft_set_fini(&mh);
+	lft_set_fini(&s);
+	fabric_fini(&f);
+}
+
+/* Random meshes: the center as root, then three roots given at random,
+ * which brings in an apex and a bridge through an irregular graph. */
+static void test_updn_random_mesh(void)
+{
+	static const uint32_t seeds[] = { 1, 7, 42, 2024, 31337 };
+
+	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+		uint32_t seed = seeds[i];
+		uint64_t roots[3];
+		struct fabric f;
+		struct lft_set s;
+		struct route_err err;
+		uint16_t max;
+
+		build_mesh(&f, 24, 30, seed);
+		max = assign_lids(&f);
+		route_and_check(&f, max, NULL, 0, &s, &err);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.note, "roots detected as center (1)"));
+		lft_set_fini(&s);
+		for (int r = 0; r < 3; r++)
+			roots[r] = SW_GUID(1 + lcg(&seed) % 24);
+		route_and_check(&f, max, roots, 3, &s, &err);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.note, "; apex (1): 0x"));
+		lft_set_fini(&s);
+		fabric_fini(&f);
+	}
+}
+
+/* Leaves cabled to two random spines out of six: still layered, so the
+ * spines are the roots, and an apex bridges them (leaves sharing no spine
+ * talk over the bridge). */
+static void test_updn_sparse_clos(void)
+{
+	static const uint32_t seeds[] = { 3, 99, 4242 };
+
+	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+		struct fabric f;
+		struct lft_set s;
+		struct route_err err;
+
+		build_sparse_clos(&f, 6, 12, 2, seeds[i]);
+		route_and_check(&f, assign_lids(&f), NULL, 0, &s, &err);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.note, "roots detected as top rank"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.note, "; apex (1): 0x"));
+		lft_set_fini(&s);
+		fabric_fini(&f);
+	}
+}
+
+/* Roots are the spines; the apex, leaf1, lets spines reach each other
+ * (sp1 -> leaf1 -> sp2 goes up, then down); leaves spread their traffic
+ * over all three spines. */
+static void test_updn_fat_tree(void)
+{
+	struct fabric f;
+	struct lft_set s;
+	struct route_err err;
+	uint16_t max = parse(fat_tree, &f);
+	int sp1 = node_named(&f, "sp1"), leaf1 = node_named(&f, "leaf1");
+
+	route_and_check(&f, max, NULL, 0, &s, &err);
+	CU_ASSERT_STRING_EQUAL(err.note, "roots detected as top rank (3): 0x0002000000000005, "
+					 "0x0002000000000006, 0x0002000000000007; apex (1): "
+					 "0x0002000000000001");
+	for (int l = 1; l <= 4; l++) {
+		char name[16];
+		int leaf;
+
+		snprintf(name, sizeof(name), "leaf%d", l);
+		leaf = node_named(&f, name);
+		/* 6 hosts + 3 leaves + 3 spines elsewhere, over 3 up ports */
+		CU_ASSERT_EQUAL(lids_on_port(&s, leaf, 3) + lids_on_port(&s, leaf, 4) +
+					lids_on_port(&s, leaf, 5), 12);
+		CU_ASSERT_EQUAL(spread(&s, leaf, 3, 5), 0);
+	}
+	CU_ASSERT_EQUAL(out_port(&s, sp1, lid_of(&f, "sp2")), 1);
+	CU_ASSERT_EQUAL(out_port(&s, leaf1, lid_of(&f, "sp2")), 4);
+	/* leaf1 reaches leaf2 going down through every spine, like the others */
+	CU_ASSERT_EQUAL(out_port(&s, leaf1, lid_of(&f, "leaf2")), 3);
+	CU_ASSERT_EQUAL(out_port(&s, leaf1, lid_of(&f, "h3")), 4);
+	CU_ASSERT_EQUAL(out_port(&s, leaf1, lid_of(&f, "h4")), 5);
+	CU_ASSERT_EQUAL(out_port(&s, node_named(&f, "sp2"), lid_of(&f, "h8")), 4);
+	lft_set_fini(&s);
+	fabric_fini(&f);
+}
+
+/* A three-level fat tree built in memory: 4 pods of 2 leaves + 2 middle
+ * switches, 4 spines; middle m of every pod goes to spines 2m, 2m + 1. */
+static void test_updn_three_levels(void)
+{
+	struct fabric f;
+	struct lft_set s;
+	struct route_err err;
+	int leaf[8], mid[8], spine[4];
+
+	fabric_init(&f);
+	for (int i = 0; i < 4; i++)
+		spine[i] = add_sw(&f, 8);
+	for (int i = 0; i < 8; i++) {
+		mid[i] = add_sw(&f, 8);
+		leaf[i] = add_sw(&f, 8);
+		add_host(&f, leaf[i], 1);
+		add_host(&f, leaf[i], 2);
+	}
+	for (int pod = 0; pod < 4; pod++)
+		for (int k = 0; k < 2; k++) {
+			int m = mid[pod * 2 + k];
+
+			for (int l = 0; l < 2; l++) {
+				int lf = leaf[pod * 2 + l];
+
+				fabric_link(&f, lf, (uint8_t)(3 + k), m, (uint8_t)(1 + l));
+			}
+			fabric_link(&f, m, 5, spine[2 * k], (uint8_t)(1 + pod));
+			fabric_link(&f, m, 6, spine[2 * k + 1], (uint8_t)(1 + pod));
+		}
+	route_and_check(&f, assign_lids(&f), NULL, 0, &s, &err);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.note, "roots detected as top rank (4): "
+						"0x0002000000000001, 0x0002000000000002, "
+						"0x0002000000000003, 0x0002000000000004;"));
+	for (int i = 0; i < 8; i++)
+		CU_ASSERT_TRUE(spread(&s, leaf[i], 3, 4) <= 1);
+	lft_set_fini(&s);
+	fabric_fini(&f);
+}
+
+/* A degraded tree: leaf1 lost its cable to sp2 and leaf2 its cable to sp1;
+ * the spines stay roots and leaf3, next to both, is the apex: leaf1 ->
+ * sp1 -> leaf3 -> sp2 -> leaf2 goes up twice, then down twice. */
+static void test_updn_degraded_tree(void)
+{
+	static const char text[] = "Switch 8 \"leaf1\"\n[1] \"h1\"[1]\n[3] \"sp1\"[1]\n"
+				   "Switch 8 \"leaf2\"\n[1] \"h2\"[1]\n[4] \"sp2\"[2]\n"
+				   "Switch 8 \"leaf3\"\n[1] \"h3\"[1]\n"
+				   "[3] \"sp1\"[3]\n[4] \"sp2\"[3]\n"
+				   "Switch 8 \"sp1\"\nSwitch 8 \"sp2\"\n"
+				   "Hca 1 \"h1\"\nHca 1 \"h2\"\nHca 1 \"h3\"\n";
+	struct fabric f;
+	struct lft_set s;
+	struct route_err err;
+	uint16_t max = parse(text, &f);
+
+	route_and_check(&f, max, NULL, 0, &s, &err);
+	CU_ASSERT_STRING_EQUAL(err.note, "roots detected as top rank (2): 0x0002000000000004, "
+					 "0x0002000000000005; apex (1): 0x0002000000000003");
+	CU_ASSERT_EQUAL(out_port(&s, node_named(&f, "leaf1"), lid_of(&f, "h2")), 3);
+	CU_ASSERT_EQUAL(out_port(&s, node_named(&f, "sp1"), lid_of(&f, "h2")), 3);
+	lft_set_fini(&s);
+	fabric_fini(&f);
+}
+
+/* A host on a spine breaks the layers: the center is used. */
+static void test_updn_host_on_spine(void)
+{
+	struct fabric f;
+	struct lft_set s;
+	struct route_err err;
+
+	parse(fat_tree, &f);
+	add_host(&f, node_named(&f, "sp2"), 8);
+	route_and_check(&f, assign_lids(&f), NULL, 0, &s, &err);
+	CU_ASSERT_STRING_EQUAL(err.note, "roots detected as center (1): 0x0002000000000006");
+	lft_set_fini(&s);
+	fabric_fini(&f);
+}
+
+/* Roots given: the ring ranked from sw3; the fat tree from one leaf (legal,
+ * if poor); the given root is named in the note. */
+static void test_updn_given_roots(void)
+{
+	const uint64_t sw3 = SW_GUID(3), leaf2 = SW_GUID(2), two[] = { SW_GUID(5), SW_GUID(7) };
+	struct fabric f;
+	struct lft_set s;
+	struct route_err err;
+	uint16_t max = parse(ring4, &f);
+	int sw1 = node_named(&f, "sw1");
+
+	route_and_check(&f, max, &sw3, 1, &s, &err);
+	CU_ASSERT_STRING_EQUAL(err.note, "roots given (1): 0x0002000000000003");
+	/* sw1 is now at rank 2: sw2 reaches sw4 through sw3 */
+	CU_ASSERT_EQUAL(out_port(&s, node_named(&f, "sw2"), lid_of(&f, "sw4")), 7);
+	CU_ASSERT_TRUE(spread(&s, sw1, 7, 8) <= 1);
+	lft_set_fini(&s);
+	fabric_fini(&f);
+
+	max = parse(fat_tree, &f);
+	route_and_check(&f, max, &leaf2, 1, &s, &err);
+	CU_ASSERT_STRING_EQUAL(err.note, "roots given (1): 0x0002000000000002");
+	lft_set_fini(&s);
+	route_and_check(&f, max, two, 2, &s, &err);
+	CU_ASSERT_STRING_EQUAL(err.note, "roots given (2): 0x0002000000000005, "
+					 "0x0002000000000007; apex (1): 0x0002000000000001");
+	lft_set_fini(&s);
+	fabric_fini(&f);
+}
+
+static void test_updn_bad_roots(void)
+{
+	const uint64_t unknown = 0x0002c903deadbeefULL, *host;
+	struct fabric f;
+	struct lft_set s;
+	struct route_err err;
+	struct route_opts opts = { .roots = &unknown, .n_roots = 1 };
+
+	opts.max_lid = parse(two_switches, &f);
+	lft_set_init(&s);
+	CU_ASSERT_EQUAL(route_engine_updn.compute(&f, &opts, &s, &err), -ENOENT);
+	CU_ASSERT_STRING_EQUAL(err.msg, "root 0x0002c903deadbeef: no such node");
+	CU_ASSERT_EQUAL(s.n, 0);
+	host = &f.nodes[node_named(&f, "h2")].guid;
+	opts.roots = host;
+	CU_ASSERT_EQUAL(route_engine_updn.compute(&f, &opts, &s, &err), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err.msg, "root 0x0001000000000003 (h2): not a switch");
+	CU_ASSERT_EQUAL(s.n, 0);
+	fabric_fini(&f);
+}
+
+/* LMC ranges, islands (each gets its own root), unroutable CAs. */
+static void test_updn_lids(void)
+{
+	static const char text[] = "Switch 4 \"a\"\n[3] \"b\"[3]\n"
+				   "Switch 4 \"b\"\n[1] \"h\"[1]\n"
+				   "Switch 4 \"island\"\n[1] \"h2\"[1]\n"
+				   "Hca 1 \"h\"\nHca 1 \"h2\"\nHca 1 \"lonely\"\n"
+				   "Hca 1 \"x\"\n[1] \"y\"[1]\nHca 1 \"y\"\n";
+	struct fabric f;
+	struct lft_set s;
+	struct route_err err;
+	int a, b, island;
+
+	parse(text, &f);
+	a = node_named(&f, "a");
+	b = node_named(&f, "b");
+	island = node_named(&f, "island");
+	f.nodes[node_named(&f, "h")].ports[1].lid = 8;
+	f.nodes[node_named(&f, "h")].ports[1].lmc = 2; /* 8..11 */
+	f.nodes[node_named(&f, "lonely")].ports[1].lid = 12;
+	route_and_check(&f, 14, NULL, 0, &s, &err);
+	/* a over b (the only switch with a host); the island on its own */
+	CU_ASSERT_STRING_EQUAL(err.note, "roots detected as top rank (2): 0x0002000000000001, "
+					 "0x0002000000000003");
+	for (uint16_t lid = 8; lid <= 11; lid++) {
+		CU_ASSERT_EQUAL(out_port(&s, a, lid), 3);
+		CU_ASSERT_EQUAL(out_port(&s, b, lid), 1);
+		CU_ASSERT_EQUAL(out_port(&s, island, lid), LFT_DROP);
+	}
+	CU_ASSERT_EQUAL(out_port(&s, a, lid_of(&f, "island")), LFT_DROP);
+	CU_ASSERT_EQUAL(out_port(&s, island, lid_of(&f, "h2")), 1);
+	CU_ASSERT_EQUAL(out_port(&s, a, 12), LFT_DROP);
+	CU_ASSERT_EQUAL(out_port(&s, b, lid_of(&f, "x")), LFT_DROP);
+	CU_ASSERT_EQUAL(out_port(&s, a, 13), LFT_DROP);
+	lft_set_fini(&s);
+	fabric_fini(&f);
+}
+
+static void test_updn_errors(void)
+{
+	struct route_opts opts = { .max_lid = 4 };
+	struct route_err err;
+	struct fabric f;
+	struct lft_set s;
+	int h4;
+
+	parse(two_switches, &f); /* LIDs 1..6 */
+	lft_set_init(&s);
+	CU_ASSERT_EQUAL(route_engine_updn.compute(&f, &opts, &s, &err), -ERANGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "port 0x0001000000000006/1: LID 5 above max_lid 4");
+	CU_ASSERT_EQUAL(s.n, 0);
+	opts.max_lid = 6;
+	h4 = node_named(&f, "h4");
+	f.nodes[h4].ports[1].lid = lid_of(&f, "h1");
+	CU_ASSERT_EQUAL(route_engine_updn.compute(&f, &opts, &s, &err), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err.msg, "port 0x0001000000000008/1: LID 3 also used by port "
+					"0x0001000000000002/1");
+	CU_ASSERT_EQUAL(s.n, 0);
+	opts.max_lid = LID_UNICAST_MAX + 1;
+	CU_ASSERT_EQUAL(route_engine_updn.compute(&f, &opts, &s, &err), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err.msg, "max_lid 49152 above the unicast range (0xbfff)");
+	fabric_fini(&f);
+}
+
+/* The bundled fat tree: spines as roots, balanced, same tables twice. */
+static void test_updn_fattree64(void)
+{
+	struct fabric f;
+	struct lft_set s, again;
+	struct route_err err;
+	char msg[256];
+	uint16_t max;
+
+	fabric_init(&f);
+	CU_ASSERT_EQUAL_FATAL(topo_load("tests/fabrics/fattree64.topo", &f, msg, sizeof(msg)), 0);
+	max = assign_lids(&f);
+	route_and_check(&f, max, NULL, 0, &s, &err);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.note, "roots detected as top rank (4):"));
+	for (size_t i = 0; i < f.n_nodes; i++)
+		if (!strncmp(f.nodes[i].desc, "leaf", 4))
+			CU_ASSERT_TRUE(spread(&s, (int)i, 9, 16) <= 1);
+	CU_ASSERT_EQUAL_FATAL(route(&f, max, &again, &err), 0);
+	for (size_t t = 0; t < s.n; t++)
+		CU_ASSERT_EQUAL(memcmp(s.tables[t].port, again.tables[t].port, (size_t)max + 1), 0);
+	lft_set_fini(&again);
+	lft_set_fini(&s);
+	fabric_fini(&f);
+}
+
+static void test_updn_no_switches(void)
+{
+	struct fabric f;
+	struct lft_set s;
+	struct route_err err;
+
+	uint16_t max = parse("Hca 1 \"x\"\n[1] \"y\"[1]\nHca 1 \"y\"\n", &f);
+
+	CU_ASSERT_EQUAL(route(&f, max, &s, &err), 0);
+	CU_ASSERT_EQUAL(s.n, 0);
+	CU_ASSERT_STRING_EQUAL(err.note, "");
+	lft_set_fini(&s);
+	fabric_fini(&f);
+}
+
+void test_updn_register(void)
+{
+	CU_pSuite s = CU_add_suite("updn", NULL, NULL);
+
+	CU_add_test(s, "single switch", test_updn_single_switch);
+	CU_add_test(s, "two switches, two parallel links: center root, balanced",
+		    test_updn_parallel_links);
+	CU_add_test(s, "ring of four: legal, no credit loop (min-hop has one)", test_updn_ring);
+	CU_add_test(s, "ring with a chord", test_updn_ring_with_chord);
+	CU_add_test(s, "4x4 torus: legal, no credit loop (min-hop has one)", test_updn_torus);
+	CU_add_test(s, "random meshes (fixed seeds), center or three given roots",
+		    test_updn_random_mesh);
+	CU_add_test(s, "sparse leaf/spine (fixed seeds): spines, apex", test_updn_sparse_clos);
+	CU_add_test(s, "two-level fat tree: spines detected as roots", test_updn_fat_tree);
+	CU_add_test(s, "three-level fat tree: spines detected as roots", test_updn_three_levels);
+	CU_add_test(s, "degraded tree: spines stay roots, an apex joins them",
+		    test_updn_degraded_tree);
+	CU_add_test(s, "host on a spine: center used", test_updn_host_on_spine);
+	CU_add_test(s, "roots given", test_updn_given_roots);
+	CU_add_test(s, "unknown or non-switch root: error naming it", test_updn_bad_roots);
+	CU_add_test(s, "LMC, islands, unreachable LIDs", test_updn_lids);
+	CU_add_test(s, "errors: LID range, duplicate LID, max_lid", test_updn_errors);
+	CU_add_test(s, "fattree64.topo: spines, balanced, deterministic", test_updn_fattree64);
+	CU_add_test(s, "no switches: nothing to route", test_updn_no_switches);
+}

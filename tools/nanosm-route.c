@@ -1,0 +1,733 @@
+/*
+ * nanosm-route.c - offline routing scorer: reads a topology, gives it LIDs
+ * if it has none, computes LFTs with an engine or loads them from a dump,
+ * and prints routing/score.c's report as text or JSON.  Owns the command
+ * line, the file reads and writes and the output format; measures nothing.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "routing/lft_file.h"
+#include "routing/route.h"
+#include "routing/score.h"
+#include "routing/topo_file.h"
+#include "sm/lid_alloc.h"
+
+#define ROUTE_EXIT_PASS 0
+#define ROUTE_EXIT_FAIL 1
+#define ROUTE_EXIT_USAGE 2
+#define ROUTE_ERR_MAX 1024
+
+struct route_args {
+	const char *topo, *engine, *lfts, *roots, *dump;
+	enum lft_file_format format;
+	int json;
+	struct score_opts score;
+};
+
+/* How the LIDs came about, for the report. */
+enum route_lid_mode { ROUTE_LIDS_TOPOLOGY, ROUTE_LIDS_FABRIC_ORDER, ROUTE_LIDS_MIXED };
+
+struct route_run {
+	struct route_args args;
+	struct fabric f;
+	struct lft_set lfts;
+	enum route_lid_mode lid_mode;
+	uint16_t max_lid;
+	uint64_t *roots;
+	size_t n_roots;
+	struct route_err engine_err;
+	struct lft_file_info file_info;
+	struct route_score score;
+};
+
+__attribute__((format(printf, 1, 2))) static int route_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("nanosm-route: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return ROUTE_EXIT_USAGE;
+}
+
+/* ---- Command line ------------------------------------------------------ */
+
+static void route_usage(FILE *out)
+{
+	const struct route_engine *const *all = route_engines();
+
+	fprintf(out,
+		"usage: nanosm-route TOPO [-R ENGINE] [--roots FILE]\n"
+		"                    [--lfts FILE [--format auto|dump_fts|ibroute|opensm]]\n"
+		"                    [--json] [--bisections N] [--seed S] [--shifts N]\n"
+		"                    [--no-credit-loops] [--dump-lfts OUT]\n"
+		"Scores the routing of TOPO (ibnetdiscover output or an ibsim net file):\n"
+		"LFTs computed by ENGINE (default minhop) or loaded from a dump.\n"
+		"Exit status: 0 the routing gate passes, 1 it fails, 2 usage or input error.\n"
+		"engines:");
+	for (size_t i = 0; all[i]; i++)
+		fprintf(out, " %s", all[i]->name);
+	fputc('\n', out);
+}
+
+static int route_number(const char *opt, const char *s, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(s, &end, 0);
+	if (errno || end == s || *end || *s == '-')
+		return route_fail("%s: not a number: '%s'", opt, s);
+	return 0;
+}
+
+enum { OPT_LFTS = 256, OPT_FORMAT, OPT_ROOTS, OPT_JSON, OPT_BISECT, OPT_SEED, OPT_SHIFTS,
+       OPT_DUMP, OPT_NO_CDG };
+
+static const struct option route_long_opts[] = {
+	{ "lfts", required_argument, NULL, OPT_LFTS },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "roots", required_argument, NULL, OPT_ROOTS },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "bisections", required_argument, NULL, OPT_BISECT },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "shifts", required_argument, NULL, OPT_SHIFTS },
+	{ "dump-lfts", required_argument, NULL, OPT_DUMP },
+	{ "no-credit-loops", no_argument, NULL, OPT_NO_CDG },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* One option; returns 0, ROUTE_EXIT_USAGE, or -1 for --help. */
+static int route_option(struct route_args *a, int c, const char *val)
+{
+	uint64_t n;
+
+	switch (c) {
+	case 'R': a->engine = val; return 0;
+	case OPT_LFTS: a->lfts = val; return 0;
+	case OPT_ROOTS: a->roots = val; return 0;
+	case OPT_DUMP: a->dump = val; return 0;
+	case OPT_JSON: a->json = 1; return 0;
+	case OPT_NO_CDG: a->score.check.skip_credit_loops = 1; return 0;
+	case OPT_FORMAT:
+		if (lft_file_format_from_name(val, &a->format))
+			return route_fail("--format: unknown format '%s' (auto, dump_fts, ibroute, opensm)",
+					  val);
+		return 0;
+	case OPT_BISECT:
+		if (route_number("--bisections", val, &n))
+			return ROUTE_EXIT_USAGE;
+		a->score.bisections = (size_t)n;
+		return 0;
+	case OPT_SHIFTS:
+		if (route_number("--shifts", val, &n))
+			return ROUTE_EXIT_USAGE;
+		a->score.shifts = (size_t)n;
+		return 0;
+	case OPT_SEED:
+		return route_number("--seed", val, &a->score.seed) ? ROUTE_EXIT_USAGE : 0;
+	case 'h': return -1;
+	default: return ROUTE_EXIT_USAGE;
+	}
+}
+
+/* Returns 0, ROUTE_EXIT_USAGE, or -1 when --help was printed. */
+static int route_parse_args(struct route_args *a, int argc, char **argv)
+{
+	int c, rc;
+
+	score_opts_default(&a->score);
+	a->score.check.allow_down_ports = 1; /* a file's port states are made up */
+	while ((c = getopt_long(argc, argv, "R:h", route_long_opts, NULL)) != -1) {
+		rc = route_option(a, c, optarg);
+		if (rc < 0) {
+			route_usage(stdout);
+			return -1;
+		}
+		if (rc) {
+			route_usage(stderr);
+			return rc;
+		}
+	}
+	if (optind != argc - 1) {
+		route_usage(stderr);
+		return ROUTE_EXIT_USAGE;
+	}
+	a->topo = argv[optind];
+	if (a->engine && a->lfts)
+		return route_fail("-R and --lfts exclude each other: compute tables or load them");
+	if (a->roots && a->lfts)
+		return route_fail("--roots is for an engine, not for --lfts");
+	if (!a->lfts && a->format != LFT_FILE_AUTO)
+		return route_fail("--format needs --lfts");
+	if (!a->lfts && !a->engine)
+		a->engine = "minhop";
+	return 0;
+}
+
+/* ---- Files ------------------------------------------------------------- */
+
+/* Whole file into a NUL-terminated buffer (caller frees). */
+static int route_read_file(const char *path, char **text, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	size_t cap = 65536, n = 0;
+	char *buf = malloc(cap);
+
+	if (!fp || !buf) {
+		int e = fp ? ENOMEM : errno;
+
+		if (fp)
+			fclose(fp);
+		free(buf);
+		return route_fail("%s: %s", path, strerror(e));
+	}
+	for (size_t got; (got = fread(buf + n, 1, cap - n - 1, fp)) > 0;) {
+		n += got;
+		if (cap - n - 1 == 0) {
+			char *more = realloc(buf, cap *= 2);
+
+			if (!more) {
+				fclose(fp);
+				free(buf);
+				return route_fail("%s: out of memory", path);
+			}
+			buf = more;
+		}
+	}
+	if (ferror(fp)) {
+		fclose(fp);
+		free(buf);
+		return route_fail("%s: read error", path);
+	}
+	fclose(fp);
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+/* A roots line: a switch NodeGUID (hex, 0x optional), '#' starts a comment. */
+static int route_root_line(struct route_run *r, char *line, int lineno, const char *path)
+{
+	char *hash = strchr(line, '#'), *end;
+	unsigned long long guid;
+	int node;
+
+	if (hash)
+		*hash = '\0';
+	line += strspn(line, " \t\r");
+	if (!*line)
+		return 0;
+	errno = 0;
+	guid = strtoull(line, &end, 16);
+	end += strspn(end, " \t\r");
+	if (errno || end == line || *end)
+		return route_fail("%s:%d: not a GUID: '%s'", path, lineno, line);
+	node = fabric_find(&r->f, guid);
+	if (node == FABRIC_NONE || !fabric_is_switch(&r->f.nodes[node]))
+		return route_fail("%s:%d: 0x%016llx is not a switch of the topology", path, lineno, guid);
+	r->roots[r->n_roots++] = guid;
+	return 0;
+}
+
+static int route_load_roots(struct route_run *r)
+{
+	char *text, *line, *save = NULL;
+	size_t len;
+	int lineno = 0, rc = 0;
+
+	if (!r->args.roots)
+		return 0;
+	if (route_read_file(r->args.roots, &text, &len))
+		return ROUTE_EXIT_USAGE;
+	r->roots = malloc((len / 2 + 1) * sizeof(*r->roots));
+	if (!r->roots) {
+		free(text);
+		return route_fail("out of memory");
+	}
+	/* count lines ourselves: strtok_r would skip empty ones */
+	for (line = text; line && !rc; line = save) {
+		save = strchr(line, '\n');
+		if (save)
+			*save++ = '\0';
+		rc = route_root_line(r, line, ++lineno, r->args.roots);
+	}
+	free(text);
+	if (!rc && !r->n_roots)
+		rc = route_fail("%s: no switch GUID in the file", r->args.roots);
+	return rc;
+}
+
+/* ---- LIDs -------------------------------------------------------------- */
+
+/* LID-owning ports: a switch's port 0, each present CA/router port. */
+static size_t route_lid_ports(struct fabric *f, struct fabric_port **ports)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->n_nodes; i++) {
+		struct fabric_node *nd = &f->nodes[i];
+
+		for (unsigned p = 0; p <= nd->num_ports; p++) {
+			if (fabric_is_switch(nd) ? p != 0 : p == 0 || !nd->ports[p].present)
+				continue;
+			if (ports)
+				ports[n] = &nd->ports[p];
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Keep the LIDs the topology carries; two ports with one LID is an error. */
+static int route_reserve_carried(const char *topo, struct lid_alloc *a, struct fabric_port **ports,
+				 size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int rc;
+
+		if (!ports[i]->lid)
+			continue;
+		rc = lid_alloc_reserve(a, ports[i]->guid, ports[i]->lid);
+		if (rc == -EEXIST)
+			return route_fail("%s: LID %u of port 0x%016" PRIx64 " is also used by port 0x%016" PRIx64,
+					  topo, ports[i]->lid, ports[i]->guid,
+					  lid_alloc_owner(a, ports[i]->lid));
+		if (rc)
+			return route_fail("%s: port 0x%016" PRIx64 ": bad LID %u (%s)", topo,
+					  ports[i]->guid, ports[i]->lid, strerror(-rc));
+	}
+	return 0;
+}
+
+/* Ports without a LID get one: hints 1, 2, 3... in fabric order when the
+ * topology carries none, else the lowest free LIDs (port GUID order). */
+static int route_assign_missing(struct route_run *r, struct lid_alloc *a, struct fabric_port **ports,
+				size_t n, size_t carried)
+{
+	struct lid_req *reqs = calloc(n ? n : 1, sizeof(*reqs));
+	size_t k = 0;
+
+	if (!reqs)
+		return route_fail("out of memory");
+	for (size_t i = 0; i < n; i++)
+		if (!ports[i]->lid)
+			reqs[k++] = (struct lid_req){ .guid = ports[i]->guid,
+						      .current_lid = carried ? 0 : (uint16_t)(i + 1) };
+	if (lid_alloc_assign(a, reqs, k)) {
+		free(reqs);
+		return route_fail("%s: %zu LID-owning ports: more than the %u unicast LIDs", r->args.topo,
+				  n, LID_UNICAST_MAX);
+	}
+	k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!ports[i]->lid)
+			ports[i]->lid = reqs[k++].lid;
+	free(reqs);
+	return 0;
+}
+
+static void route_note_max_lid(struct route_run *r, struct fabric_port **ports, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned last = ports[i]->lid + (1u << (ports[i]->lmc > 7 ? 7 : ports[i]->lmc)) - 1;
+
+		if (last > LID_UNICAST_MAX)
+			last = LID_UNICAST_MAX;
+		if (last > r->max_lid)
+			r->max_lid = (uint16_t)last;
+	}
+}
+
+/* With --lfts every LID must come from the topology: the tables are
+ * indexed by the LIDs of the fabric they were dumped from. */
+static int route_need_carried(const struct route_run *r, struct fabric_port **ports, size_t n,
+			      size_t carried)
+{
+	if (!r->args.lfts || carried == n)
+		return 0;
+	if (!carried)
+		return route_fail("%s: the topology carries no LIDs; --lfts needs an ibnetdiscover dump "
+				  "of the fabric the tables were read from",
+				  r->args.topo);
+	for (size_t i = 0; i < n; i++)
+		if (!ports[i]->lid)
+			return route_fail("%s: port 0x%016" PRIx64 " has no LID; --lfts needs every LID "
+					  "from the fabric the tables were read from",
+					  r->args.topo, ports[i]->guid);
+	return 0;
+}
+
+static int route_assign_lids(struct route_run *r)
+{
+	size_t n = route_lid_ports(&r->f, NULL), carried = 0;
+	struct fabric_port **ports = malloc((n ? n : 1) * sizeof(*ports));
+	struct lid_alloc a;
+	int rc;
+
+	if (!ports || lid_alloc_init(&a, LID_UNICAST_MAX)) {
+		free(ports);
+		return route_fail("out of memory");
+	}
+	route_lid_ports(&r->f, ports);
+	for (size_t i = 0; i < n; i++)
+		carried += ports[i]->lid != 0;
+	r->lid_mode = !carried ? ROUTE_LIDS_FABRIC_ORDER
+			       : carried == n ? ROUTE_LIDS_TOPOLOGY : ROUTE_LIDS_MIXED;
+	rc = route_need_carried(r, ports, n, carried);
+	if (!rc)
+		rc = route_reserve_carried(r->args.topo, &a, ports, n);
+	if (!rc && carried < n)
+		rc = route_assign_missing(r, &a, ports, n, carried);
+	if (!rc)
+		route_note_max_lid(r, ports, n);
+	lid_alloc_fini(&a);
+	free(ports);
+	return rc;
+}
+
+/* ---- Tables ------------------------------------------------------------ */
+
+static int route_compute(struct route_run *r)
+{
+	const struct route_engine *e = route_engine_find(r->args.engine);
+	struct route_opts opts = { .max_lid = r->max_lid, .roots = r->roots, .n_roots = r->n_roots };
+
+	if (!e) {
+		route_fail("unknown routing engine '%s'", r->args.engine);
+		route_usage(stderr);
+		return ROUTE_EXIT_USAGE;
+	}
+	r->args.engine = e->name;
+	if (e->compute(&r->f, &opts, &r->lfts, &r->engine_err))
+		return route_fail("engine %s failed: %s", e->name, r->engine_err.msg);
+	return 0;
+}
+
+static void route_file_warnings(const struct route_run *r)
+{
+	const struct lft_file_info *i = &r->file_info;
+
+	if (i->missing)
+		fprintf(stderr, "nanosm-route: warning: %s: %zu switch(es) of the topology have no "
+			"table (first 0x%016" PRIx64 "); their routes count as dropped\n",
+			r->args.lfts, i->missing, i->first_missing);
+	if (i->top_skipped)
+		fprintf(stderr, "nanosm-route: warning: %s (%zu switch(es) like this)\n", i->top_note,
+			i->top_skipped);
+	if (i->unknown_lids)
+		fprintf(stderr, "nanosm-route: warning: %s (%zu entries for such LIDs; topology and "
+			"tables from different runs?)\n", i->lid_note, i->unknown_lids);
+}
+
+static int route_load_lfts(struct route_run *r)
+{
+	char err[ROUTE_ERR_MAX], *text;
+	size_t len;
+	int rc;
+
+	if (route_read_file(r->args.lfts, &text, &len))
+		return ROUTE_EXIT_USAGE;
+	rc = lft_file_parse(text, len, r->args.lfts, r->args.format, &r->f, &r->lfts, &r->file_info,
+			    err, sizeof(err));
+	free(text);
+	if (rc)
+		return route_fail("%s", err);
+	route_file_warnings(r);
+	return 0;
+}
+
+static int route_dump_lfts(const struct route_run *r)
+{
+	FILE *fp;
+	char *text;
+	size_t len;
+	int rc;
+
+	if (!r->args.dump)
+		return 0;
+	rc = lft_file_write_dump_fts(&r->f, &r->lfts, &text, &len);
+	if (rc)
+		return route_fail("--dump-lfts: %s", strerror(-rc));
+	fp = strcmp(r->args.dump, "-") ? fopen(r->args.dump, "w") : stdout;
+	if (!fp || fwrite(text, 1, len, fp) != len || (fp != stdout ? fclose(fp) : fflush(fp))) {
+		free(text);
+		return route_fail("%s: %s", r->args.dump, strerror(errno));
+	}
+	free(text);
+	return 0;
+}
+
+/* ---- Text report ------------------------------------------------------- */
+
+static const char *const route_lid_modes[] = { "topology", "fabric-order", "mixed" };
+static const char *const route_lid_words[] = {
+	"from the topology", "assigned in fabric order", "from the topology, missing ones assigned",
+};
+static const char *const route_format_names[] = { "auto", "dump_fts", "opensm" };
+
+#define ROUTE_ROW "  %-24s "
+
+static void route_text_source(const struct route_run *r)
+{
+	const struct route_score *s = &r->score;
+
+	printf("fabric\n");
+	printf(ROUTE_ROW "%s\n", "topology", r->args.topo);
+	printf(ROUTE_ROW "%s (max %u)\n", "LIDs", route_lid_words[r->lid_mode], r->max_lid);
+	if (r->args.lfts)
+		printf(ROUTE_ROW "file %s (%s, %zu switches, %zu entries)\n", "tables", r->args.lfts,
+		       route_format_names[r->file_info.format], r->file_info.switches,
+		       r->file_info.entries);
+	else
+		printf(ROUTE_ROW "engine %s%s\n", "tables", r->args.engine,
+		       r->n_roots ? " (roots from file)" : "");
+	if (!r->args.lfts && r->engine_err.note[0])
+		printf(ROUTE_ROW "%s\n", "engine note", r->engine_err.note);
+	printf(ROUTE_ROW "%zu\n", "switches", s->switches);
+	printf(ROUTE_ROW "%zu\n", "endpoints", s->endpoints);
+	printf(ROUTE_ROW "%zu\n", "directed links", s->links);
+}
+
+static void route_text_gate(const struct route_run *r)
+{
+	const struct route_check *c = &r->score.check;
+
+	printf("\ngate                       %s\n", r->score.gate_rc ? "FAIL" : "PASS");
+	printf(ROUTE_ROW "%zu\n", "pairs walked", c->pairs);
+	printf(ROUTE_ROW "%zu\n", "unreachable", c->unreachable);
+	printf(ROUTE_ROW "%zu\n", "loops", c->loops);
+	printf(ROUTE_ROW "%zu\n", "bad ports", c->bad_ports);
+	printf(ROUTE_ROW "%s\n", "credit loop",
+	       r->args.score.check.skip_credit_loops ? "not checked" : c->credit_loop ? "yes" : "no");
+	printf(ROUTE_ROW "%zu\n", "max hops", c->max_hops);
+	if (r->score.gate_rc)
+		printf(ROUTE_ROW "%s\n", "first problem", c->first);
+}
+
+static void route_text_load(const char *label, const struct score_load *l)
+{
+	printf(ROUTE_ROW "max %" PRIu64 "  mean %.3f  cv %.3f  (%zu links)\n", label, l->max, l->mean,
+	       l->cv, l->links);
+}
+
+static void route_text_paths(const struct route_score *s)
+{
+	printf("\nendpoint pairs\n");
+	printf(ROUTE_ROW "%" PRIu64 "\n", "pairs", s->pairs);
+	printf(ROUTE_ROW "%" PRIu64 "\n", "routed", s->pairs_routed);
+	printf(ROUTE_ROW "mean %.3f  max %u\n", "switch hops", s->hops_mean, s->hops_max);
+	printf(ROUTE_ROW "mean %.3f  max %u  stretched %.2f%%\n", "stretch (extra hops)",
+	       s->stretch_mean, s->stretch_max, 100 * s->stretched_frac);
+	printf("\nedge forwarding index (routed pairs per directed link)\n");
+	route_text_load("all links", &s->efi);
+	route_text_load("switch-switch links", &s->efi_switch);
+}
+
+static void route_text_balance(const struct route_run *r)
+{
+	const struct route_score *s = &r->score;
+
+	printf("\nLID balance (endpoint LIDs per up-group port)\n");
+	printf(ROUTE_ROW "%zu\n", "switches grouped", s->lid_groups);
+	if (!s->lid_groups)
+		return;
+	printf(ROUTE_ROW "max %u  min %u\n", "LIDs per port", s->lids_port_max, s->lids_port_min);
+	printf(ROUTE_ROW "%u (0x%016" PRIx64 " %s)\n", "worst spread (max-min)", s->lids_spread_max,
+	       r->f.nodes[s->lids_spread_node].guid, r->f.nodes[s->lids_spread_node].desc);
+}
+
+static void route_text_traffic(const struct route_run *r)
+{
+	const struct route_score *s = &r->score;
+
+	printf("\nshift all-to-all (highest link load per shift)\n");
+	printf(ROUTE_ROW "%zu of %zu\n", "shifts", s->shifts, s->shifts_total);
+	if (s->shifts) {
+		printf(ROUTE_ROW "%" PRIu64 " (shift %zu)\n", "worst", s->shift_load_worst,
+		       s->shift_worst);
+		printf(ROUTE_ROW "%.3f\n", "mean", s->shift_load_mean);
+		printf(ROUTE_ROW "%.2f%%\n", "contention-free", 100 * s->shift_ideal_frac);
+	}
+	printf("\neffective bisection bandwidth (per flow, link = 1)\n");
+	printf(ROUTE_ROW "%zu (seed %" PRIu64 ")\n", "bisections", s->bisections,
+	       r->args.score.seed);
+	if (s->bisections) {
+		printf(ROUTE_ROW "%.4f\n", "mean", s->ebb_mean);
+		printf(ROUTE_ROW "%.4f .. %.4f\n", "95% confidence", s->ebb_ci_low, s->ebb_ci_high);
+		printf(ROUTE_ROW "%.4f / %.4f\n", "min / max", s->ebb_min, s->ebb_max);
+	}
+}
+
+static void route_print_text(const struct route_run *r)
+{
+	route_text_source(r);
+	route_text_gate(r);
+	route_text_paths(&r->score);
+	route_text_balance(r);
+	route_text_traffic(r);
+}
+
+/* ---- JSON report ------------------------------------------------------- */
+
+static void route_json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void route_json_load(const char *key, const struct score_load *l, const char *tail)
+{
+	printf("    \"%s\": {\"links\": %zu, \"max\": %" PRIu64 ", \"mean\": %.6f, \"cv\": %.6f}%s\n",
+	       key, l->links, l->max, l->mean, l->cv, tail);
+}
+
+static void route_json_source(const struct route_run *r)
+{
+	printf("{\n  \"topology\": ");
+	route_json_string(r->args.topo);
+	printf(",\n  \"lids\": {\"source\": \"%s\", \"max\": %u},\n", route_lid_modes[r->lid_mode],
+	       r->max_lid);
+	if (r->args.lfts) {
+		printf("  \"tables\": {\"source\": \"file\", \"file\": ");
+		route_json_string(r->args.lfts);
+		printf(", \"format\": \"%s\", \"switches\": %zu, \"entries\": %zu, \"missing_switches\": "
+		       "%zu, \"top_skipped\": %zu, \"unknown_lids\": %zu},\n",
+		       route_format_names[r->file_info.format], r->file_info.switches,
+		       r->file_info.entries, r->file_info.missing, r->file_info.top_skipped,
+		       r->file_info.unknown_lids);
+	} else {
+		printf("  \"tables\": {\"source\": \"engine\", \"engine\": \"%s\", \"roots\": %zu, "
+		       "\"note\": ",
+		       r->args.engine, r->n_roots);
+		route_json_string(r->engine_err.note);
+		printf("},\n");
+	}
+	printf("  \"fabric\": {\"switches\": %zu, \"endpoints\": %zu, \"directed_links\": %zu},\n",
+	       r->score.switches, r->score.endpoints, r->score.links);
+}
+
+static void route_json_gate(const struct route_run *r)
+{
+	const struct route_check *c = &r->score.check;
+
+	printf("  \"gate\": {\"pass\": %s, \"pairs\": %zu, \"unreachable\": %zu, \"loops\": %zu, "
+	       "\"bad_ports\": %zu, \"credit_loop\": %s, \"credit_loops_checked\": %s, "
+	       "\"max_hops\": %zu, \"first\": ",
+	       r->score.gate_rc ? "false" : "true", c->pairs, c->unreachable, c->loops, c->bad_ports,
+	       c->credit_loop ? "true" : "false",
+	       r->args.score.check.skip_credit_loops ? "false" : "true", c->max_hops);
+	route_json_string(r->score.gate_rc ? c->first : "");
+	printf("},\n");
+}
+
+static void route_json_metrics(const struct route_run *r)
+{
+	const struct route_score *s = &r->score;
+
+	printf("  \"pairs\": {\"total\": %" PRIu64 ", \"routed\": %" PRIu64 ", \"hops_mean\": %.6f, "
+	       "\"hops_max\": %u, \"stretch_mean\": %.6f, \"stretch_max\": %u, "
+	       "\"stretched_frac\": %.6f},\n",
+	       s->pairs, s->pairs_routed, s->hops_mean, s->hops_max, s->stretch_mean, s->stretch_max,
+	       s->stretched_frac);
+	printf("  \"efi\": {\n");
+	route_json_load("all", &s->efi, ",");
+	route_json_load("switch", &s->efi_switch, "");
+	printf("  },\n");
+	printf("  \"lid_balance\": {\"groups\": %zu, \"port_max\": %u, \"port_min\": %u, "
+	       "\"spread_max\": %u, \"spread_switch\": ",
+	       s->lid_groups, s->lids_port_max, s->lids_port_min, s->lids_spread_max);
+	if (s->lids_spread_node == FABRIC_NONE)
+		printf("null},\n");
+	else
+		printf("\"0x%016" PRIx64 "\"},\n", r->f.nodes[s->lids_spread_node].guid);
+}
+
+static void route_json_traffic(const struct route_run *r)
+{
+	const struct route_score *s = &r->score;
+
+	printf("  \"shift\": {\"evaluated\": %zu, \"total\": %zu, \"worst_load\": %" PRIu64 ", "
+	       "\"worst_shift\": %zu, \"mean_load\": %.6f, \"ideal_frac\": %.6f},\n",
+	       s->shifts, s->shifts_total, s->shift_load_worst, s->shift_worst, s->shift_load_mean,
+	       s->shift_ideal_frac);
+	printf("  \"bisection\": {\"count\": %zu, \"seed\": %" PRIu64 ", \"mean\": %.6f, "
+	       "\"ci95_low\": %.6f, \"ci95_high\": %.6f, \"min\": %.6f, \"max\": %.6f}\n}\n",
+	       s->bisections, r->args.score.seed, s->ebb_mean, s->ebb_ci_low, s->ebb_ci_high,
+	       s->ebb_min, s->ebb_max);
+}
+
+static void route_print_json(const struct route_run *r)
+{
+	route_json_source(r);
+	route_json_gate(r);
+	route_json_metrics(r);
+	route_json_traffic(r);
+}
+
+/* ---- Main -------------------------------------------------------------- */
+
+static int route_prepare(struct route_run *r)
+{
+	char err[ROUTE_ERR_MAX];
+	int rc;
+
+	rc = topo_load(r->args.topo, &r->f, err, sizeof(err));
+	if (rc == -EINVAL)
+		return route_fail("%s", err);
+	if (rc)
+		return route_fail("%s: %s", r->args.topo, strerror(-rc));
+	rc = route_assign_lids(r);
+	if (!rc)
+		rc = route_load_roots(r);
+	if (!rc)
+		rc = r->args.lfts ? route_load_lfts(r) : route_compute(r);
+	if (!rc)
+		rc = route_dump_lfts(r);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct route_run r = { 0 };
+	int rc;
+
+	fabric_init(&r.f);
+	lft_set_init(&r.lfts);
+	rc = route_parse_args(&r.args, argc, argv);
+	if (!rc)
+		rc = route_prepare(&r);
+	if (!rc && score_run(&r.f, &r.lfts, &r.args.score, &r.score))
+		rc = route_fail("out of memory scoring the tables");
+	if (!rc) {
+		if (r.args.json)
+			route_print_json(&r);
+		else
+			route_print_text(&r);
+		rc = r.score.gate_rc ? ROUTE_EXIT_FAIL : ROUTE_EXIT_PASS;
+	}
+	free(r.roots);
+	lft_set_fini(&r.lfts);
+	fabric_fini(&r.f);
+	return rc < 0 ? ROUTE_EXIT_PASS : rc;
+}
