@@ -116,6 +116,7 @@ struct check {
 	struct check_source *srcs;
 	size_t n_srcs;
 	size_t *w_ok, *w_bad, *rank_ok, *rank_bad;
+	size_t *w_ca, *rank_ca; /* the CA/router sources with a good cable alone */
 	struct check_dest *dests;
 	size_t n_dests, cap_dests;
 	/* per-destination scratch, reused for every destination */
@@ -153,6 +154,8 @@ static int check_alloc(struct check *c)
 	c->w_bad = calloc(s, sizeof(*c->w_bad));
 	c->rank_ok = malloc(s * sizeof(*c->rank_ok));
 	c->rank_bad = malloc(s * sizeof(*c->rank_bad));
+	c->w_ca = calloc(s, sizeof(*c->w_ca));
+	c->rank_ca = malloc(s * sizeof(*c->rank_ca));
 	c->state = malloc(s);
 	c->verdict = malloc(s);
 	c->out = malloc(s);
@@ -162,7 +165,7 @@ static int check_alloc(struct check *c)
 	c->carry = malloc(s);
 	if (!c->sw_of || !c->sw_node || !c->tab || !c->port_base || !c->chan_base ||
 	    !c->turn_base || !c->comp || !c->comp_start || !c->comp_sw || !c->comp_pairs ||
-	    !c->comp_bad || !c->w_ok || !c->w_bad || !c->rank_ok || !c->rank_bad || !c->state ||
+	    !c->comp_bad || !c->w_ok || !c->w_bad || !c->rank_ok || !c->rank_bad || !c->w_ca || !c->rank_ca || !c->state ||
 	    !c->verdict || !c->out || !c->hops || !c->next || !c->stack || !c->carry)
 		return -ENOMEM;
 	return 0;
@@ -175,7 +178,7 @@ static void check_free(struct check *c)
 		c->sw_of, c->sw_node, c->tab, c->port_base, c->links,
 		c->chan_base, c->chan_sw, c->chan_port, c->turn_base, c->turns,
 		c->comp, c->comp_start, c->comp_sw, c->comp_pairs, c->comp_bad,
-		c->srcs, c->w_ok, c->w_bad, c->rank_ok, c->rank_bad, c->dests,
+		c->srcs, c->w_ok, c->w_bad, c->rank_ok, c->rank_bad, c->w_ca, c->rank_ca, c->dests,
 		c->state, c->verdict, c->out, c->carry, c->hops, c->next, c->stack,
 		c->color, c->cursor, c->dstack,
 	};
@@ -338,6 +341,8 @@ static void check_add_source(struct check *c, int node, unsigned pn, int sw, int
 		c->rank_bad[sw] = rank;
 	if (!bad && c->w_ok[sw]++ == 0)
 		c->rank_ok[sw] = rank;
+	if (!bad && c->sw_of[node] < 0 && c->w_ca[sw]++ == 0)
+		c->rank_ca[sw] = rank;
 }
 
 /* Sources in node order; their rank orders the pairs for res->first. */
@@ -534,7 +539,8 @@ static void check_resolve(struct check *c, int s)
 /* The failing pairs of d: sources behind a bad cable, and every source
  * of a switch without a good route.  Remembers the lowest-ranked failing
  * source (destinations come in LID order, so a tie keeps the lower LID). */
-static void check_count_failures(struct check *c, size_t di, const int *sw, size_t n)
+static void check_count_failures(struct check *c, size_t di, const int *sw, size_t n,
+				 int to_switch)
 {
 	size_t unreachable = 0, loops = 0, bad = 0;
 
@@ -542,12 +548,14 @@ static void check_count_failures(struct check *c, size_t di, const int *sw, size
 		int s = sw[i];
 		uint8_t v = c->verdict[s];
 		size_t rank = c->w_bad[s] ? c->rank_bad[s] : CHECK_NO_RANK;
+		size_t w = to_switch ? c->w_ca[s] : c->w_ok[s];
+		size_t first_ok = to_switch ? c->rank_ca[s] : c->rank_ok[s];
 
-		if (v != CHECK_OK && c->rank_ok[s] < rank)
-			rank = c->rank_ok[s];
-		unreachable += v == CHECK_UNREACHABLE ? c->w_ok[s] : 0;
-		loops += v == CHECK_LOOP ? c->w_ok[s] : 0;
-		bad += v == CHECK_BAD ? c->w_ok[s] : 0;
+		if (v != CHECK_OK && w && first_ok < rank)
+			rank = first_ok;
+		unreachable += v == CHECK_UNREACHABLE ? w : 0;
+		loops += v == CHECK_LOOP ? w : 0;
+		bad += v == CHECK_BAD ? w : 0;
 		if (rank < c->first_rank) {
 			c->first_rank = rank;
 			c->first_dest = di;
@@ -560,16 +568,19 @@ static void check_count_failures(struct check *c, size_t di, const int *sw, size
 
 /* Add d's pairs to the counters; the loop over the switches only when
  * some pair failed. */
-static void check_count(struct check *c, size_t di, const int *sw, size_t n)
+static void check_count(struct check *c, size_t di, const int *sw, size_t n, int to_switch)
 {
 	int comp = c->comp[c->dests[di].sw];
 
-	c->res->pairs += c->comp_pairs[comp];
+	/* a switch's LID must be reached from every CA/router port; other
+	 * switches need not reach it (management SMPs go by directed route,
+	 * and under up/down two roots cannot reach each other legally) */
+	c->res->pairs += c->comp_pairs[comp] - (to_switch ? n : 0);
 	c->res->bad_ports += c->comp_bad[comp];
 	if (c->dest_hops > c->res->max_hops)
 		c->res->max_hops = c->dest_hops;
 	if (c->dest_failed || c->comp_bad[comp])
-		check_count_failures(c, di, sw, n);
+		check_count_failures(c, di, sw, n, to_switch);
 }
 
 /* Switches that carry CA traffic to the current (switch) destination:
@@ -626,7 +637,7 @@ static void check_destination(struct check *c, size_t di)
 	check_step_all(c, d, sw, n);
 	for (size_t i = 0; i < n; i++)
 		check_resolve(c, sw[i]);
-	check_count(c, di, sw, n);
+	check_count(c, di, sw, n, to_switch);
 	if (c->skip_cdg)
 		return;
 	if (to_switch)

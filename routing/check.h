@@ -25,7 +25,12 @@ struct route_check_opts {
 };
 
 struct route_check {
-	size_t pairs;        /* (source CA port, destination LID) pairs walked */
+	size_t pairs;        /* (source, destination LID) pairs walked: sources are CA/
+			      * router ports and switches, but a switch need not reach
+			      * another switch's LID (management SMPs travel by
+			      * directed route; under up/down two roots cannot reach
+			      * each other legally), and switch-to-switch routes stay
+			      * out of the credit-loop graph (SMPs use VL15) */
 	size_t unreachable;  /* pairs that end in a drop or a wrong port */
 	size_t loops;        /* pairs caught in a forwarding loop */
 	size_t bad_ports;    /* pairs routed over an absent or down port */

@@ -41,9 +41,10 @@
  * tree with as many up-links as CAs per leaf (and pod), each link down
  * carries the main path of one LID, a leaf's CAs under shift all-to-all (CA
  * i to CA i+s) send to consecutive CAs, which climb by distinct links: no
- * directed link carries two flows.  A parent that sees under half the
- * leaves the best parent sees (a leaf whose hosts are all gone looks like a
- * root) is not taken for a main path.
+ * directed link carries two flows.  (That needs the usual cabling, where a
+ * leaf's k-th up-port, by port number, leads to the same column of middle
+ * switches in every pod.)  A parent that sees under half the leaves the
+ * best parent sees is not taken for a main path.
  *
  * Degraded trees.  For the LIDs of leaf L, R is the set of switches that
  * reach L going down only (L and all above it), and u(s) the fewest
@@ -57,17 +58,17 @@
  *
  * No up-then-down route.  Where cables are gone so that a switch has no
  * ancestor in common with L (u infinite), its route must turn down then up
- * once.  Toward a CA LID it takes a shortest path to L, up-links first, so
- * the turn comes late, next to L; toward a switch LID the shortest way to a
- * switch that has an up-then-down route, so the turn comes early, next to
- * the sender.  Either way the turn is next to the CA end, and the switch
- * where it turns (a bounce point) keeps one parent for that LID, the first
- * in switch order: a CA's traffic to a switch and the switch's answer turn
- * at the same switch between the same two parents, and a few missing cables
- * close no credit loop.  (Routes between CAs that share an ancestor are up
- * then down and close none.  Many cables gone in several places can still
- * close one; the routing gate finds it.)  Leaf pairs with no common
- * ancestor are counted in the note.
+ * once.  It takes a shortest path to L; among equal ones, toward a CA LID
+ * up-links first, so the turn comes late, next to L, and toward a switch
+ * LID down-links first, so it comes early, next to the sending CA.  Either
+ * way the turn is next to the CA end (where the cables are missing), and
+ * the switch where it turns (a bounce point) keeps one parent for that
+ * LID, the first in switch order: a CA's traffic to a switch and the
+ * switch's answer turn at the same switch between the same two parents,
+ * and a missing cable or two close no credit loop.  (Routes between CAs
+ * that share an ancestor are up then down and close none.  Cables gone in
+ * several places can still close one; the routing gate finds it.)  Leaf
+ * pairs with no common ancestor are counted in the note.
  *
  * Switch LIDs are routed the same way without a main path: up then down
  * from wherever that is possible.  LIDs are checked as minhop does: above

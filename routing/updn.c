@@ -17,13 +17,13 @@
  *      distance, then the lowest GUID.
  * 2. Order: rank = BFS distance from the group's roots over switch cables.
  *    With two roots or more, an apex is chosen the same way as a center but
- *    towards the roots (in a fat tree: a leaf) and every switch on a
+ *    towards the roots (in a complete fat tree: a leaf), and every switch on a
  *    shortest path from the apex to a root (both ends included) forms the
  *    bridge, ordered by distance from the apex and placed above all other
  *    switches.  So the apex is the one switch with nothing above it, and
  *    every pair of switches has an up/down path (roots alone would leave
- *    root-to-root traffic without one); in a fat tree the bridge changes no
- *    route between CAs.  A cable goes "up" towards the switch that is
+ *    root-to-root traffic without one); in a complete fat tree no route
+ *    between CAs gets longer.  A cable goes "up" towards the switch that is
  *    higher in (bridge first, rank or apex distance, GUID): a total order,
  *    so no cycle of cables goes up all the way.
  * 3. Routes, per destination switch t (all LIDs behind it at once).  A path
@@ -165,22 +165,21 @@ static int updn_alloc(struct updn *u)
 	u->queue = malloc(s * sizeof(*u->queue));
 	u->cand = malloc(FABRIC_MAX_PORTS + 1);
 	if (!u->sw_of || !u->sw_node || !u->guid || !u->has_ca || !u->adj_start || !u->adj_split ||
-	    !u->members || !u->comp_first || !u->root || !u->apex || !u->bridge ||
-	    !u->rank || !u->mark || !u->hop ||
-	    !u->ecc || !u->total || !u->load_base || !u->lid_owner || !u->dest_start || !u->dist ||
-	    !u->down_only || !u->queue || !u->cand)
+	    !u->members || !u->comp_first || !u->root || !u->apex || !u->bridge || !u->rank ||
+	    !u->mark || !u->hop || !u->ecc || !u->total || !u->load_base || !u->lid_owner ||
+	    !u->dest_start || !u->dist || !u->down_only || !u->queue || !u->cand)
 		return -ENOMEM;
 	return 0;
 }
 
 static void updn_free(struct updn *u)
 {
-	void *all[] = { u->sw_of,      u->sw_node,   u->guid,      u->has_ca,   u->adj_start,
-			u->adj_split,  u->adj_sw,    u->adj_port,  u->members,
-			u->comp_first, u->root,      u->apex,      u->bridge,   u->rank,
-			u->mark,       u->hop,       u->ecc,       u->total,    u->load_base,
-			u->load,       u->lid_owner, u->dests,     u->dest_start, u->dist,
-			u->down_only,  u->queue,     u->cand };
+	void *all[] = { u->sw_of,     u->sw_node,    u->guid,      u->has_ca,    u->adj_start,
+			u->adj_split, u->adj_sw,     u->adj_port,  u->members,   u->comp_first,
+			u->root,      u->apex,       u->bridge,    u->rank,      u->mark,
+			u->hop,       u->ecc,        u->total,     u->load_base, u->load,
+			u->lid_owner, u->dests,      u->dest_start, u->dist,     u->down_only,
+			u->queue,     u->cand };
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		free(all[i]);

@@ -697,6 +697,8 @@ static int route_prepare(struct route_run *r)
 		return route_fail("%s", err);
 	if (rc)
 		return route_fail("%s: %s", r->args.topo, strerror(-rc));
+	if (!r->f.n_nodes)
+		return route_fail("%s: no nodes in the topology", r->args.topo);
 	rc = route_assign_lids(r);
 	if (!rc)
 		rc = route_load_roots(r);

@@ -985,6 +985,12 @@ static void test_updn_lids(void)
 	CU_ASSERT_EQUAL(out_port(&s, b, lid_of(&f, "x")), LFT_DROP);
 	CU_ASSERT_EQUAL(out_port(&s, a, 13), LFT_DROP);
 	lft_set_fini(&s);
+	/* a root given for one group; the island still gets one detected */
+	route_and_check(&f, 14, &f.nodes[b].guid, 1, &s, &err);
+	CU_ASSERT_STRING_EQUAL(err.note, "roots given (1): 0x0002000000000002; "
+					 "roots detected as top rank (1): 0x0002000000000003");
+	CU_ASSERT_EQUAL(out_port(&s, a, 8), 3);
+	lft_set_fini(&s);
 	fabric_fini(&f);
 }
 
