@@ -33,7 +33,7 @@ DEB_BUILD := libibumad-dev libibmad-dev libibverbs-dev libyaml-dev libev-dev lib
              pkg-config
 DEB_TEST  := ibsim-utils infiniband-diags opensm python3
 
-.PHONY: all deps test unit integration demo asan clean valgrind
+.PHONY: all deps test unit route integration demo asan clean valgrind bench
 
 all: $(PROGS) $(TOOLS) $(BIN)/nanosm-unit
 
@@ -67,12 +67,17 @@ deps:
 unit: $(BIN)/nanosm-unit
 	$(BIN)/nanosm-unit
 
+# golden tests of nanosm-route's reports (tests/route/)
+route: $(BIN)/nanosm-route
+	tests/route/run.sh
+
 integration: all
 	tests/integration/run.sh
 
 test: deps
 	$(MAKE) all
 	$(MAKE) unit
+	$(MAKE) route
 	$(MAKE) integration
 
 demo: deps
@@ -88,6 +93,7 @@ asan:
 	$(MAKE) BUILD=build/asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 	  LDFLAGS="-fsanitize=address,undefined" all
 	$(ASAN_ENV) build/asan/bin/nanosm-unit
+	$(ASAN_ENV) NANOSM_ROUTE=$(CURDIR)/build/asan/bin/nanosm-route tests/route/run.sh
 	$(ASAN_ENV) NANOSM=$(CURDIR)/build/asan/bin/nanosm tests/integration/run.sh
 
 # valgrind memcheck on the integration suite (nanosm exits 99 on any error).

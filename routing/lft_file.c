@@ -30,7 +30,7 @@ struct lft_file_parser {
 	uint64_t *lid_guid; /* [lid]: port GUID owning it in the fabric, 0 if none */
 	int *record_line;   /* [table]: line of its record, 0 if none yet */
 	struct lft *cur;    /* the record being read, NULL before the first */
-	uint8_t *seen;      /* [lid] of cur: an entry was read */
+	uint8_t *seen;	    /* [lid] of cur: an entry was read */
 };
 
 /* ---- Errors and notes -------------------------------------------------- */
@@ -50,8 +50,8 @@ __attribute__((format(printf, 2, 3))) static int lft_file_fail(struct lft_file_p
 }
 
 /* Keep the first note of a kind: "<name>:<line>: <what>". */
-__attribute__((format(printf, 4, 5))) static void lft_file_note(struct lft_file_parser *p, char *note,
-								int line, const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static void
+lft_file_note(struct lft_file_parser *p, char *note, int line, const char *fmt, ...)
 {
 	char what[200];
 	va_list ap;
@@ -86,7 +86,8 @@ static void lft_file_map_lids(struct lft_file_parser *p)
 {
 	for (size_t i = 0; i < p->f->n_nodes; i++) {
 		const struct fabric_node *n = &p->f->nodes[i];
-		unsigned first = fabric_is_switch(n) ? 0 : 1, last = fabric_is_switch(n) ? 0 : n->num_ports;
+		unsigned first = fabric_is_switch(n) ? 0 : 1,
+			 last = fabric_is_switch(n) ? 0 : n->num_ports;
 
 		for (unsigned pn = first; pn <= last; pn++) {
 			const struct fabric_port *pt = &n->ports[pn];
@@ -183,14 +184,14 @@ static int lft_file_range(struct lft_file_parser *p, const char *s, unsigned lon
 /* The first header fixes the format; later ones must agree. */
 static int lft_file_check_format(struct lft_file_parser *p, enum lft_file_format seen)
 {
-	static const char *const names[] = { "auto", "dump_fts", "opensm" };
+	static const char *const names[] = {"auto", "dump_fts", "opensm"};
 
 	if (p->fmt == LFT_FILE_AUTO)
 		p->fmt = seen;
 	if (p->fmt != seen)
-		return lft_file_fail(p, "header with a %s LID range (%s format) in a file read as %s",
-				     seen == LFT_FILE_OPENSM ? "decimal" : "hex", names[seen],
-				     names[p->fmt]);
+		return lft_file_fail(
+		    p, "header with a %s LID range (%s format) in a file read as %s",
+		    seen == LFT_FILE_OPENSM ? "decimal" : "hex", names[seen], names[p->fmt]);
 	return 0;
 }
 
@@ -216,8 +217,8 @@ static int lft_file_switch(struct lft_file_parser *p, const char *s, size_t *tab
 	t = lft_set_find_const(p->out, node);
 	*table = (size_t)(t - p->out->tables);
 	if (p->record_line[*table])
-		return lft_file_fail(p, "switch 0x%016llx (%s) listed twice (first at line %d)", guid,
-				     p->f->nodes[node].desc, p->record_line[*table]);
+		return lft_file_fail(p, "switch 0x%016llx (%s) listed twice (first at line %d)",
+				     guid, p->f->nodes[node].desc, p->record_line[*table]);
 	return 0;
 }
 
@@ -234,11 +235,12 @@ static void lft_file_close_record(struct lft_file_parser *p)
 	if (p->fmt == LFT_FILE_DUMP_FTS && t->top && t->top % LFT_FILE_BLOCK == 0 &&
 	    !p->seen[t->top]) {
 		p->info->top_skipped++;
-		lft_file_note(p, p->info->top_note, p->record_line[t - p->out->tables],
-			      "switch 0x%016" PRIx64 " (%s): no entry for LID 0x%04x = LinearFDBTop; "
-			      "dump_fts and ibroute skip the block holding it when it is a multiple "
-			      "of 64, so that LID counts as dropped",
-			      n->guid, n->desc, t->top);
+		lft_file_note(
+		    p, p->info->top_note, p->record_line[t - p->out->tables],
+		    "switch 0x%016" PRIx64 " (%s): no entry for LID 0x%04x = LinearFDBTop; "
+		    "dump_fts and ibroute skip the block holding it when it is a multiple "
+		    "of 64, so that LID counts as dropped",
+		    n->guid, n->desc, t->top);
 	}
 	memset(p->seen, 0, (size_t)t->top + 1);
 	p->cur = NULL;
@@ -285,13 +287,16 @@ static int lft_file_check_owner(struct lft_file_parser *p, const char *rest, uns
 
 	if (!have) {
 		p->info->unknown_lids++;
-		lft_file_note(p, p->info->lid_note, p->line, "LID 0x%04llx is not in the topology", lid);
+		lft_file_note(p, p->info->lid_note, p->line, "LID 0x%04llx is not in the topology",
+			      lid);
 		return 0;
 	}
 	if (!g || !lft_file_number(g + 9, 16, &guid) || guid == have)
 		return 0;
-	return lft_file_fail(p, "LID 0x%04llx leads to port 0x%016llx here but belongs to port "
-			     "0x%016" PRIx64 " in the topology (LFTs and topology from different runs?)",
+	return lft_file_fail(p,
+			     "LID 0x%04llx leads to port 0x%016llx here but belongs to port "
+			     "0x%016" PRIx64
+			     " in the topology (LFTs and topology from different runs?)",
 			     lid, guid, have);
 }
 
@@ -358,8 +363,8 @@ static int lft_file_line(struct lft_file_parser *p, char *s)
 	if (lft_file_is_footer(s))
 		return 0;
 	/* dump_fts column titles: "Lid  Out   Destination" / "Port     Info" */
-	if (p->fmt == LFT_FILE_DUMP_FTS && (lft_file_has_prefix(s, "Lid ") ||
-					     lft_file_has_prefix(s, "Port ")))
+	if (p->fmt == LFT_FILE_DUMP_FTS &&
+	    (lft_file_has_prefix(s, "Lid ") || lft_file_has_prefix(s, "Port ")))
 		return 0;
 	return lft_file_fail(p, "unrecognised line \"%.40s\"", s);
 }
@@ -399,13 +404,18 @@ static void lft_file_count_missing(struct lft_file_parser *p)
 }
 
 int lft_file_parse(const char *text, size_t len, const char *name, enum lft_file_format fmt,
-		   const struct fabric *f, struct lft_set *out, struct lft_file_info *info, char *err,
-		   size_t errlen)
+		   const struct fabric *f, struct lft_set *out, struct lft_file_info *info,
+		   char *err, size_t errlen)
 {
 	struct lft_file_info scratch;
 	struct lft_file_parser p = {
-		.name = name ? name : "<text>", .err = err, .errlen = errlen, .fmt = fmt, .f = f,
-		.out = out, .info = info ? info : &scratch,
+	    .name = name ? name : "<text>",
+	    .err = err,
+	    .errlen = errlen,
+	    .fmt = fmt,
+	    .f = f,
+	    .out = out,
+	    .info = info ? info : &scratch,
 	};
 	int rc;
 
@@ -474,7 +484,7 @@ __attribute__((format(printf, 2, 3))) static void lft_file_printf(struct lft_fil
 static void lft_file_describe(struct lft_file_buf *b, const struct fabric *f, const int *owner,
 			      unsigned lid)
 {
-	static const char *const kinds[] = { "Unknown", "Channel Adapter", "Switch", "Router" };
+	static const char *const kinds[] = {"Unknown", "Channel Adapter", "Switch", "Router"};
 	const struct fabric_node *n;
 	unsigned pn;
 
@@ -484,8 +494,8 @@ static void lft_file_describe(struct lft_file_buf *b, const struct fabric *f, co
 	}
 	n = &f->nodes[owner[lid] / 256];
 	pn = (unsigned)owner[lid] % 256;
-	lft_file_printf(b, "(%s portguid 0x%016" PRIx64 ": '%s')", kinds[n->type <= 3 ? n->type : 0],
-			n->ports[pn].guid, n->desc);
+	lft_file_printf(b, "(%s portguid 0x%016" PRIx64 ": '%s')",
+			kinds[n->type <= 3 ? n->type : 0], n->ports[pn].guid, n->desc);
 }
 
 /* [lid] -> node * 256 + port owning it, -1 for none. */
@@ -499,7 +509,8 @@ static int *lft_file_owners(const struct fabric *f)
 		owner[i] = -1;
 	for (size_t i = 0; i < f->n_nodes; i++) {
 		const struct fabric_node *n = &f->nodes[i];
-		unsigned first = fabric_is_switch(n) ? 0 : 1, last = fabric_is_switch(n) ? 0 : n->num_ports;
+		unsigned first = fabric_is_switch(n) ? 0 : 1,
+			 last = fabric_is_switch(n) ? 0 : n->num_ports;
 
 		for (unsigned pn = first; pn <= last; pn++) {
 			const struct fabric_port *pt = &n->ports[pn];
@@ -536,7 +547,7 @@ static void lft_file_write_table(struct lft_file_buf *b, const struct fabric *f,
 int lft_file_write_dump_fts(const struct fabric *f, const struct lft_set *s, char **text,
 			    size_t *len)
 {
-	struct lft_file_buf b = { .text = malloc(4096), .cap = 4096 };
+	struct lft_file_buf b = {.text = malloc(4096), .cap = 4096};
 	int *owner = lft_file_owners(f);
 	int rc = 0;
 
@@ -547,7 +558,8 @@ int lft_file_write_dump_fts(const struct fabric *f, const struct lft_set *s, cha
 	for (size_t i = 0; !rc && i < s->n; i++) {
 		const struct lft *t = &s->tables[i];
 
-		if (t->node < 0 || (size_t)t->node >= f->n_nodes || !fabric_is_switch(&f->nodes[t->node]))
+		if (t->node < 0 || (size_t)t->node >= f->n_nodes ||
+		    !fabric_is_switch(&f->nodes[t->node]))
 			rc = -EINVAL;
 		else
 			lft_file_write_table(&b, f, owner, t);

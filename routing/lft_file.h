@@ -33,24 +33,24 @@
 #include "fabric.h"
 
 enum lft_file_format {
-	LFT_FILE_AUTO = 0,  /* decided by the first header (0x range: dump_fts) */
-	LFT_FILE_DUMP_FTS,  /* dump_fts, ibroute, lft_file_write_dump_fts */
-	LFT_FILE_OPENSM,    /* opensm-lfts.dump */
+	LFT_FILE_AUTO = 0, /* decided by the first header (0x range: dump_fts) */
+	LFT_FILE_DUMP_FTS, /* dump_fts, ibroute, lft_file_write_dump_fts */
+	LFT_FILE_OPENSM,   /* opensm-lfts.dump */
 };
 
 /* What a parse found besides the tables (all counts 0 on a clean file). */
 struct lft_file_info {
 	enum lft_file_format format; /* the format actually read */
-	size_t switches;             /* switch records read */
-	size_t entries;              /* LID lines read */
-	size_t missing;              /* fabric switches with no record (all drop) */
-	uint64_t first_missing;      /* NodeGUID of the first of them */
-	size_t top_skipped;          /* records whose LinearFDBTop entry is absent
+	size_t switches;	     /* switch records read */
+	size_t entries;		     /* LID lines read */
+	size_t missing;		     /* fabric switches with no record (all drop) */
+	uint64_t first_missing;	     /* NodeGUID of the first of them */
+	size_t top_skipped;	     /* records whose LinearFDBTop entry is absent
 				      * although top is a multiple of 64: dump_fts
 				      * and ibroute never read that block */
-	size_t unknown_lids;         /* entries for LIDs no port has in the fabric */
-	char top_note[256];          /* the first top_skipped case and */
-	char lid_note[256];          /* the first unknown LID: "<name>:<line>: ..." */
+	size_t unknown_lids;	     /* entries for LIDs no port has in the fabric */
+	char top_note[256];	     /* the first top_skipped case and */
+	char lid_note[256];	     /* the first unknown LID: "<name>:<line>: ..." */
 };
 
 /* "dump_fts", "ibroute" (same format), "opensm" or "auto" -> format.
@@ -68,8 +68,8 @@ int lft_file_format_from_name(const char *name, enum lft_file_format *fmt);
  * contradicts the fabric's owner of that LID (topology from another run).
  * Returns 0, -EINVAL (err set, out left empty) or -ENOMEM. */
 int lft_file_parse(const char *text, size_t len, const char *name, enum lft_file_format fmt,
-		   const struct fabric *f, struct lft_set *out, struct lft_file_info *info, char *err,
-		   size_t errlen);
+		   const struct fabric *f, struct lft_set *out, struct lft_file_info *info,
+		   char *err, size_t errlen);
 
 /* Print s in the dump_fts format ("of switch Lid N guid ..."), one record per
  * table in set order, only entries that are not LFT_DROP, each described by

@@ -13,7 +13,7 @@
 #define SCORE_BUSY (-2)
 #define SCORE_FAIL (-3)
 #define SCORE_DELIVERED (-4)
-#define SCORE_TO_NONE (-1)           /* link_to: no cable, or a port that is no endpoint */
+#define SCORE_TO_NONE (-1)		    /* link_to: no cable, or a port that is no endpoint */
 #define SCORE_TO_END(e) (-2 - (int32_t)(e)) /* link_to: endpoint e */
 #define SCORE_Z95 1.959963984540054
 #define SCORE_BATCH 16 /* flows walked side by side */
@@ -23,15 +23,15 @@ struct score_end {
 	int node;
 	uint8_t port;
 	uint8_t sw_port; /* the switch's port towards it */
-	uint16_t lid;    /* base LID */
-	int sw;          /* switch ordinal it hangs off */
+	uint16_t lid;	 /* base LID */
+	int sw;		 /* switch ordinal it hangs off */
 };
 
 /* What one hop needs of a switch, packed (the walk's hot data). */
 struct score_sw {
 	const uint8_t *tab; /* LFT entries, NULL if the switch has no table */
-	uint32_t base;      /* link id of its port 0 */
-	uint16_t top;       /* LinearFDBTop */
+	uint32_t base;	    /* link id of its port 0 */
+	uint16_t top;	    /* LinearFDBTop */
 	uint8_t num_ports;
 };
 
@@ -40,30 +40,30 @@ struct score {
 	const struct score_opts *opts;
 	struct route_score *res;
 	size_t n_sw, n_ends, n_ids;
-	int *sw_of;            /* node -> switch ordinal, -1 */
-	int *sw_node;          /* switch ordinal -> node */
-	struct score_sw *sw;   /* switch ordinal -> its hop data */
-	size_t *port_base;     /* node -> link id of its port 0; id = base + port */
-	int *link_remote;      /* link id -> node at the far end, FABRIC_NONE */
-	uint8_t *link_rport;   /* link id -> port at the far end */
-	int32_t *link_to;      /* link id -> switch ordinal, SCORE_TO_END(e), SCORE_TO_NONE */
-	size_t *adj_start;     /* switch ordinal -> first switch neighbour */
-	int *adj_sw;           /* neighbour switch ordinals (one per cable) */
-	uint8_t *adj_port;     /* the local port of that cable */
+	int *sw_of;		/* node -> switch ordinal, -1 */
+	int *sw_node;		/* switch ordinal -> node */
+	struct score_sw *sw;	/* switch ordinal -> its hop data */
+	size_t *port_base;	/* node -> link id of its port 0; id = base + port */
+	int *link_remote;	/* link id -> node at the far end, FABRIC_NONE */
+	uint8_t *link_rport;	/* link id -> port at the far end */
+	int32_t *link_to;	/* link id -> switch ordinal, SCORE_TO_END(e), SCORE_TO_NONE */
+	size_t *adj_start;	/* switch ordinal -> first switch neighbour */
+	int *adj_sw;		/* neighbour switch ordinals (one per cable) */
+	uint8_t *adj_port;	/* the local port of that cable */
 	struct score_end *ends; /* leaf order */
-	size_t *ends_at;       /* switch ordinal -> first endpoint on it */
+	size_t *ends_at;	/* switch ordinal -> first endpoint on it */
 	/* scratch, per switch */
 	int *hops, *dist, *queue, *stack, *next;
-	uint8_t *out;          /* port taken towards the current destination */
+	uint8_t *out; /* port taken towards the current destination */
 	uint64_t *flow, *reach_from;
 	size_t *bucket;
 	/* scratch, per link id */
 	uint64_t *efi;
 	uint32_t *load, *stamp;
 	uint32_t gen;
-	uint8_t *self_ok;      /* [end]: reachable from its own switch */
-	uint32_t *path;        /* SCORE_BATCH routes of path_cap links each */
-	size_t path_cap;       /* n_sw + 2: the longest route without a loop */
+	uint8_t *self_ok; /* [end]: reachable from its own switch */
+	uint32_t *path;	  /* SCORE_BATCH routes of path_cap links each */
+	size_t path_cap;  /* n_sw + 2: the longest route without a loop */
 };
 
 /* ---- Setup ------------------------------------------------------------- */
@@ -143,8 +143,8 @@ static void score_index_nodes(struct score *sc, const struct lft_set *lfts)
 
 		sc->sw_of[i] = (int)s;
 		sc->sw_node[s] = (int)i;
-		sc->sw[s++] = (struct score_sw){ t ? t->port : NULL, (uint32_t)sc->port_base[i],
-						 t ? t->top : 0, n->num_ports };
+		sc->sw[s++] = (struct score_sw){t ? t->port : NULL, (uint32_t)sc->port_base[i],
+						t ? t->top : 0, n->num_ports};
 	}
 	sc->n_ids = ids;
 }
@@ -160,7 +160,8 @@ static int score_index_links(struct score *sc)
 	sc->efi = calloc(n, sizeof(*sc->efi));
 	sc->load = calloc(n, sizeof(*sc->load));
 	sc->stamp = calloc(n, sizeof(*sc->stamp));
-	if (!sc->link_remote || !sc->link_rport || !sc->link_to || !sc->efi || !sc->load || !sc->stamp)
+	if (!sc->link_remote || !sc->link_rport || !sc->link_to || !sc->efi || !sc->load ||
+	    !sc->stamp)
 		return -ENOMEM;
 	for (size_t i = 0; i < sc->f->n_nodes; i++) {
 		const struct fabric_node *nd = &sc->f->nodes[i];
@@ -170,8 +171,9 @@ static int score_index_links(struct score *sc)
 
 			sc->link_remote[id] = p ? nd->ports[p].remote_node : FABRIC_NONE;
 			sc->link_rport[id] = nd->ports[p].remote_port;
-			sc->link_to[id] = sc->link_remote[id] == FABRIC_NONE ? SCORE_TO_NONE
-									       : sc->sw_of[sc->link_remote[id]];
+			sc->link_to[id] = sc->link_remote[id] == FABRIC_NONE
+					      ? SCORE_TO_NONE
+					      : sc->sw_of[sc->link_remote[id]];
 			sc->res->links += sc->link_remote[id] != FABRIC_NONE;
 		}
 	}
@@ -234,8 +236,8 @@ static int score_collect_ends(struct score *sc)
 				if (!rp->lid)
 					continue;
 				if (pass) {
-					sc->ends[n] = (struct score_end){ r, sc->link_rport[id], (uint8_t)p,
-									  rp->lid, (int)s };
+					sc->ends[n] = (struct score_end){
+					    r, sc->link_rport[id], (uint8_t)p, rp->lid, (int)s};
 					sc->link_to[id] = SCORE_TO_END(n);
 				}
 				n++;
@@ -603,7 +605,8 @@ static void score_count_lids(const struct score *sc, int s, uint32_t *count)
 		unsigned last = d->lid + (1u << (lmc > 7 ? 7 : lmc)) - 1;
 
 		for (unsigned lid = d->lid; lid <= last && lid <= w->top; lid++)
-			count[w->tab[lid] <= FABRIC_MAX_PORTS ? w->tab[lid] : FABRIC_MAX_PORTS + 1]++;
+			count[w->tab[lid] <= FABRIC_MAX_PORTS ? w->tab[lid]
+							      : FABRIC_MAX_PORTS + 1]++;
 	}
 }
 
@@ -759,7 +762,7 @@ static void score_shuffle(size_t *perm, size_t n, uint64_t *state)
 /* Flows of one bisection, their routes stored back to back. */
 struct score_flows {
 	uint32_t *links;
-	size_t *start;   /* flow k: links[start[k] .. start[k + 1]) (empty: not routed) */
+	size_t *start;	 /* flow k: links[start[k] .. start[k + 1]) (empty: not routed) */
 	size_t *partner; /* [d]: the endpoint sending to d, SIZE_MAX for none */
 	size_t n, cap;
 };
@@ -779,8 +782,7 @@ static void score_pair_off(const size_t *perm, size_t n, size_t *partner)
 }
 
 /* Store a walked batch's routes and add them to the link loads. */
-static int score_flows_append(struct score *sc, struct score_flows *fl,
-			      const struct score_batch *b)
+static int score_flows_append(struct score *sc, struct score_flows *fl, const struct score_batch *b)
 {
 	for (size_t k = 0; k < b->n; k++) {
 		size_t at = fl->start[fl->n], len = b->len[k];
@@ -808,7 +810,7 @@ static int score_flows_append(struct score *sc, struct score_flows *fl,
  * one flow, so its switches' table reads stay close together). */
 static int score_bisection_walk(struct score *sc, struct score_flows *fl)
 {
-	struct score_batch b = { 0 };
+	struct score_batch b = {0};
 	int rc = 0;
 
 	score_loads_reset(sc);
@@ -832,8 +834,7 @@ static int score_bisection_walk(struct score *sc, struct score_flows *fl)
 }
 
 /* Mean per-flow bandwidth of one random bisection. */
-static int score_bisection(struct score *sc, struct score_flows *fl, const size_t *perm,
-			   double *bw)
+static int score_bisection(struct score *sc, struct score_flows *fl, const size_t *perm, double *bw)
 {
 	double sum = 0;
 	int rc;
@@ -872,7 +873,7 @@ static void score_ebb_stats(struct route_score *res, const double *bw, size_t n)
 static int score_bisections(struct score *sc)
 {
 	size_t nb = sc->opts->bisections, half = sc->n_ends / 2;
-	struct score_flows fl = { 0 };
+	struct score_flows fl = {0};
 	uint64_t state = sc->opts->seed;
 	size_t *perm;
 	double *bw;
@@ -932,7 +933,7 @@ static int score_setup(struct score *sc, const struct lft_set *lfts)
 int score_run(const struct fabric *f, const struct lft_set *lfts, const struct score_opts *opts,
 	      struct route_score *res)
 {
-	struct score sc = { .f = f, .opts = opts, .res = res };
+	struct score sc = {.f = f, .opts = opts, .res = res};
 	int rc;
 
 	memset(res, 0, sizeof(*res));

@@ -63,7 +63,7 @@ struct score_opts {
 	 * 0 skips the shift part */
 	size_t shifts;
 	size_t bisections; /* 0 skips the bisection part */
-	uint64_t seed;     /* same seed, same bisections */
+	uint64_t seed;	   /* same seed, same bisections */
 };
 
 /* Load per directed link. cv = population stddev / mean (0 if mean is 0). */
@@ -76,35 +76,35 @@ struct score_load {
 struct route_score {
 	/* the fabric */
 	size_t switches;
-	size_t endpoints;        /* N */
-	size_t links;            /* directed links, all kinds */
+	size_t endpoints; /* N */
+	size_t links;	  /* directed links, all kinds */
 	/* the gate */
-	int gate_rc;             /* route_check_run: 0 pass, -EINVAL fail */
+	int gate_rc; /* route_check_run: 0 pass, -EINVAL fail */
 	struct route_check check;
 	/* endpoint pairs */
-	uint64_t pairs;          /* N * (N - 1) */
+	uint64_t pairs; /* N * (N - 1) */
 	uint64_t pairs_routed;
-	double hops_mean;        /* over routed pairs */
+	double hops_mean; /* over routed pairs */
 	unsigned hops_max;
-	double stretch_mean;     /* extra switch hops over the shortest path */
+	double stretch_mean; /* extra switch hops over the shortest path */
 	unsigned stretch_max;
-	double stretched_frac;   /* routed pairs with stretch > 0 */
+	double stretched_frac; /* routed pairs with stretch > 0 */
 	/* edge forwarding index */
-	struct score_load efi;        /* every directed link */
+	struct score_load efi;	      /* every directed link */
 	struct score_load efi_switch; /* switch-to-switch links */
 	/* LID balance over up groups */
-	size_t lid_groups;       /* switches with a group */
-	uint32_t lids_port_max;  /* most LIDs out of one grouped port */
-	uint32_t lids_port_min;  /* fewest */
+	size_t lid_groups;	  /* switches with a group */
+	uint32_t lids_port_max;	  /* most LIDs out of one grouped port */
+	uint32_t lids_port_min;	  /* fewest */
 	uint32_t lids_spread_max; /* largest max - min within one group */
-	int lids_spread_node;    /* that switch's node index, FABRIC_NONE */
+	int lids_spread_node;	  /* that switch's node index, FABRIC_NONE */
 	/* shift all-to-all */
-	size_t shifts;           /* shifts evaluated */
-	size_t shifts_total;     /* N - 1 */
+	size_t shifts;		   /* shifts evaluated */
+	size_t shifts_total;	   /* N - 1 */
 	uint64_t shift_load_worst; /* highest link load of any shift */
-	size_t shift_worst;      /* the (first) shift with it */
-	double shift_load_mean;  /* mean over the shifts of their highest load */
-	double shift_ideal_frac; /* shifts where no link carries two flows */
+	size_t shift_worst;	   /* the (first) shift with it */
+	double shift_load_mean;	   /* mean over the shifts of their highest load */
+	double shift_ideal_frac;   /* shifts where no link carries two flows */
 	/* effective bisection bandwidth */
 	size_t bisections;
 	double ebb_mean, ebb_ci_low, ebb_ci_high, ebb_min, ebb_max;

@@ -64,15 +64,14 @@ static void route_usage(FILE *out)
 {
 	const struct route_engine *const *all = route_engines();
 
-	fprintf(out,
-		"usage: nanosm-route TOPO [-R ENGINE] [--roots FILE]\n"
-		"                    [--lfts FILE [--format auto|dump_fts|ibroute|opensm]]\n"
-		"                    [--json] [--bisections N] [--seed S] [--shifts N]\n"
-		"                    [--no-credit-loops] [--dump-lfts OUT]\n"
-		"Scores the routing of TOPO (ibnetdiscover output or an ibsim net file):\n"
-		"LFTs computed by ENGINE (default minhop) or loaded from a dump.\n"
-		"Exit status: 0 the routing gate passes, 1 it fails, 2 usage or input error.\n"
-		"engines:");
+	fprintf(out, "usage: nanosm-route TOPO [-R ENGINE] [--roots FILE]\n"
+		     "                    [--lfts FILE [--format auto|dump_fts|ibroute|opensm]]\n"
+		     "                    [--json] [--bisections N] [--seed S] [--shifts N]\n"
+		     "                    [--no-credit-loops] [--dump-lfts OUT]\n"
+		     "Scores the routing of TOPO (ibnetdiscover output or an ibsim net file):\n"
+		     "LFTs computed by ENGINE (default minhop) or loaded from a dump.\n"
+		     "Exit status: 0 the routing gate passes, 1 it fails, 2 usage or input error.\n"
+		     "engines:");
 	for (size_t i = 0; all[i]; i++)
 		fprintf(out, " %s", all[i]->name);
 	fputc('\n', out);
@@ -89,21 +88,30 @@ static int route_number(const char *opt, const char *s, uint64_t *out)
 	return 0;
 }
 
-enum { OPT_LFTS = 256, OPT_FORMAT, OPT_ROOTS, OPT_JSON, OPT_BISECT, OPT_SEED, OPT_SHIFTS,
-       OPT_DUMP, OPT_NO_CDG };
+enum {
+	OPT_LFTS = 256,
+	OPT_FORMAT,
+	OPT_ROOTS,
+	OPT_JSON,
+	OPT_BISECT,
+	OPT_SEED,
+	OPT_SHIFTS,
+	OPT_DUMP,
+	OPT_NO_CDG
+};
 
 static const struct option route_long_opts[] = {
-	{ "lfts", required_argument, NULL, OPT_LFTS },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "roots", required_argument, NULL, OPT_ROOTS },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "bisections", required_argument, NULL, OPT_BISECT },
-	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "shifts", required_argument, NULL, OPT_SHIFTS },
-	{ "dump-lfts", required_argument, NULL, OPT_DUMP },
-	{ "no-credit-loops", no_argument, NULL, OPT_NO_CDG },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+    {"lfts", required_argument, NULL, OPT_LFTS},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"roots", required_argument, NULL, OPT_ROOTS},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"bisections", required_argument, NULL, OPT_BISECT},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"shifts", required_argument, NULL, OPT_SHIFTS},
+    {"dump-lfts", required_argument, NULL, OPT_DUMP},
+    {"no-credit-loops", no_argument, NULL, OPT_NO_CDG},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 /* One option; returns 0, ROUTE_EXIT_USAGE, or -1 for --help. */
@@ -112,16 +120,28 @@ static int route_option(struct route_args *a, int c, const char *val)
 	uint64_t n;
 
 	switch (c) {
-	case 'R': a->engine = val; return 0;
-	case OPT_LFTS: a->lfts = val; return 0;
-	case OPT_ROOTS: a->roots = val; return 0;
-	case OPT_DUMP: a->dump = val; return 0;
-	case OPT_JSON: a->json = 1; return 0;
-	case OPT_NO_CDG: a->score.check.skip_credit_loops = 1; return 0;
+	case 'R':
+		a->engine = val;
+		return 0;
+	case OPT_LFTS:
+		a->lfts = val;
+		return 0;
+	case OPT_ROOTS:
+		a->roots = val;
+		return 0;
+	case OPT_DUMP:
+		a->dump = val;
+		return 0;
+	case OPT_JSON:
+		a->json = 1;
+		return 0;
+	case OPT_NO_CDG:
+		a->score.check.skip_credit_loops = 1;
+		return 0;
 	case OPT_FORMAT:
 		if (lft_file_format_from_name(val, &a->format))
-			return route_fail("--format: unknown format '%s' (auto, dump_fts, ibroute, opensm)",
-					  val);
+			return route_fail(
+			    "--format: unknown format '%s' (auto, dump_fts, ibroute, opensm)", val);
 		return 0;
 	case OPT_BISECT:
 		if (route_number("--bisections", val, &n))
@@ -135,8 +155,10 @@ static int route_option(struct route_args *a, int c, const char *val)
 		return 0;
 	case OPT_SEED:
 		return route_number("--seed", val, &a->score.seed) ? ROUTE_EXIT_USAGE : 0;
-	case 'h': return -1;
-	default: return ROUTE_EXIT_USAGE;
+	case 'h':
+		return -1;
+	default:
+		return ROUTE_EXIT_USAGE;
 	}
 }
 
@@ -235,7 +257,8 @@ static int route_root_line(struct route_run *r, char *line, int lineno, const ch
 		return route_fail("%s:%d: not a GUID: '%s'", path, lineno, line);
 	node = fabric_find(&r->f, guid);
 	if (node == FABRIC_NONE || !fabric_is_switch(&r->f.nodes[node]))
-		return route_fail("%s:%d: 0x%016llx is not a switch of the topology", path, lineno, guid);
+		return route_fail("%s:%d: 0x%016llx is not a switch of the topology", path, lineno,
+				  guid);
 	r->roots[r->n_roots++] = guid;
 	return 0;
 }
@@ -300,7 +323,8 @@ static int route_reserve_carried(const char *topo, struct lid_alloc *a, struct f
 			continue;
 		rc = lid_alloc_reserve(a, ports[i]->guid, ports[i]->lid);
 		if (rc == -EEXIST)
-			return route_fail("%s: LID %u of port 0x%016" PRIx64 " is also used by port 0x%016" PRIx64,
+			return route_fail("%s: LID %u of port 0x%016" PRIx64
+					  " is also used by port 0x%016" PRIx64,
 					  topo, ports[i]->lid, ports[i]->guid,
 					  lid_alloc_owner(a, ports[i]->lid));
 		if (rc)
@@ -312,8 +336,8 @@ static int route_reserve_carried(const char *topo, struct lid_alloc *a, struct f
 
 /* Ports without a LID get one: hints 1, 2, 3... in fabric order when the
  * topology carries none, else the lowest free LIDs (port GUID order). */
-static int route_assign_missing(struct route_run *r, struct lid_alloc *a, struct fabric_port **ports,
-				size_t n, size_t carried)
+static int route_assign_missing(struct route_run *r, struct lid_alloc *a,
+				struct fabric_port **ports, size_t n, size_t carried)
 {
 	struct lid_req *reqs = calloc(n ? n : 1, sizeof(*reqs));
 	size_t k = 0;
@@ -322,12 +346,12 @@ static int route_assign_missing(struct route_run *r, struct lid_alloc *a, struct
 		return route_fail("out of memory");
 	for (size_t i = 0; i < n; i++)
 		if (!ports[i]->lid)
-			reqs[k++] = (struct lid_req){ .guid = ports[i]->guid,
-						      .current_lid = carried ? 0 : (uint16_t)(i + 1) };
+			reqs[k++] = (struct lid_req){
+			    .guid = ports[i]->guid, .current_lid = carried ? 0 : (uint16_t)(i + 1)};
 	if (lid_alloc_assign(a, reqs, k)) {
 		free(reqs);
-		return route_fail("%s: %zu LID-owning ports: more than the %u unicast LIDs", r->args.topo,
-				  n, LID_UNICAST_MAX);
+		return route_fail("%s: %zu LID-owning ports: more than the %u unicast LIDs",
+				  r->args.topo, n, LID_UNICAST_MAX);
 	}
 	k = 0;
 	for (size_t i = 0; i < n; i++)
@@ -357,12 +381,14 @@ static int route_need_carried(const struct route_run *r, struct fabric_port **po
 	if (!r->args.lfts || carried == n)
 		return 0;
 	if (!carried)
-		return route_fail("%s: the topology carries no LIDs; --lfts needs an ibnetdiscover dump "
-				  "of the fabric the tables were read from",
-				  r->args.topo);
+		return route_fail(
+		    "%s: the topology carries no LIDs; --lfts needs an ibnetdiscover dump "
+		    "of the fabric the tables were read from",
+		    r->args.topo);
 	for (size_t i = 0; i < n; i++)
 		if (!ports[i]->lid)
-			return route_fail("%s: port 0x%016" PRIx64 " has no LID; --lfts needs every LID "
+			return route_fail("%s: port 0x%016" PRIx64
+					  " has no LID; --lfts needs every LID "
 					  "from the fabric the tables were read from",
 					  r->args.topo, ports[i]->guid);
 	return 0;
@@ -382,8 +408,9 @@ static int route_assign_lids(struct route_run *r)
 	route_lid_ports(&r->f, ports);
 	for (size_t i = 0; i < n; i++)
 		carried += ports[i]->lid != 0;
-	r->lid_mode = !carried ? ROUTE_LIDS_FABRIC_ORDER
-			       : carried == n ? ROUTE_LIDS_TOPOLOGY : ROUTE_LIDS_MIXED;
+	r->lid_mode = !carried	     ? ROUTE_LIDS_FABRIC_ORDER
+		      : carried == n ? ROUTE_LIDS_TOPOLOGY
+				     : ROUTE_LIDS_MIXED;
 	rc = route_need_carried(r, ports, n, carried);
 	if (!rc)
 		rc = route_reserve_carried(r->args.topo, &a, ports, n);
@@ -401,7 +428,7 @@ static int route_assign_lids(struct route_run *r)
 static int route_compute(struct route_run *r)
 {
 	const struct route_engine *e = route_engine_find(r->args.engine);
-	struct route_opts opts = { .max_lid = r->max_lid, .roots = r->roots, .n_roots = r->n_roots };
+	struct route_opts opts = {.max_lid = r->max_lid, .roots = r->roots, .n_roots = r->n_roots};
 
 	if (!e) {
 		route_fail("unknown routing engine '%s'", r->args.engine);
@@ -419,15 +446,18 @@ static void route_file_warnings(const struct route_run *r)
 	const struct lft_file_info *i = &r->file_info;
 
 	if (i->missing)
-		fprintf(stderr, "nanosm-route: warning: %s: %zu switch(es) of the topology have no "
+		fprintf(stderr,
+			"nanosm-route: warning: %s: %zu switch(es) of the topology have no "
 			"table (first 0x%016" PRIx64 "); their routes count as dropped\n",
 			r->args.lfts, i->missing, i->first_missing);
 	if (i->top_skipped)
-		fprintf(stderr, "nanosm-route: warning: %s (%zu switch(es) like this)\n", i->top_note,
-			i->top_skipped);
+		fprintf(stderr, "nanosm-route: warning: %s (%zu switch(es) like this)\n",
+			i->top_note, i->top_skipped);
 	if (i->unknown_lids)
-		fprintf(stderr, "nanosm-route: warning: %s (%zu entries for such LIDs; topology and "
-			"tables from different runs?)\n", i->lid_note, i->unknown_lids);
+		fprintf(stderr,
+			"nanosm-route: warning: %s (%zu entries for such LIDs; topology and "
+			"tables from different runs?)\n",
+			i->lid_note, i->unknown_lids);
 }
 
 static int route_load_lfts(struct route_run *r)
@@ -470,11 +500,13 @@ static int route_dump_lfts(const struct route_run *r)
 
 /* ---- Text report ------------------------------------------------------- */
 
-static const char *const route_lid_modes[] = { "topology", "fabric-order", "mixed" };
+static const char *const route_lid_modes[] = {"topology", "fabric-order", "mixed"};
 static const char *const route_lid_words[] = {
-	"from the topology", "assigned in fabric order", "from the topology, missing ones assigned",
+    "from the topology",
+    "assigned in fabric order",
+    "from the topology, missing ones assigned",
 };
-static const char *const route_format_names[] = { "auto", "dump_fts", "opensm" };
+static const char *const route_format_names[] = {"auto", "dump_fts", "opensm"};
 
 #define ROUTE_ROW "  %-24s "
 
@@ -486,8 +518,8 @@ static void route_text_source(const struct route_run *r)
 	printf(ROUTE_ROW "%s\n", "topology", r->args.topo);
 	printf(ROUTE_ROW "%s (max %u)\n", "LIDs", route_lid_words[r->lid_mode], r->max_lid);
 	if (r->args.lfts)
-		printf(ROUTE_ROW "file %s (%s, %zu switches, %zu entries)\n", "tables", r->args.lfts,
-		       route_format_names[r->file_info.format], r->file_info.switches,
+		printf(ROUTE_ROW "file %s (%s, %zu switches, %zu entries)\n", "tables",
+		       r->args.lfts, route_format_names[r->file_info.format], r->file_info.switches,
 		       r->file_info.entries);
 	else
 		printf(ROUTE_ROW "engine %s%s\n", "tables", r->args.engine,
@@ -509,7 +541,9 @@ static void route_text_gate(const struct route_run *r)
 	printf(ROUTE_ROW "%zu\n", "loops", c->loops);
 	printf(ROUTE_ROW "%zu\n", "bad ports", c->bad_ports);
 	printf(ROUTE_ROW "%s\n", "credit loop",
-	       r->args.score.check.skip_credit_loops ? "not checked" : c->credit_loop ? "yes" : "no");
+	       r->args.score.check.skip_credit_loops ? "not checked"
+	       : c->credit_loop			     ? "yes"
+						     : "no");
 	printf(ROUTE_ROW "%zu\n", "max hops", c->max_hops);
 	if (r->score.gate_rc)
 		printf(ROUTE_ROW "%s\n", "first problem", c->first);
@@ -517,8 +551,8 @@ static void route_text_gate(const struct route_run *r)
 
 static void route_text_load(const char *label, const struct score_load *l)
 {
-	printf(ROUTE_ROW "max %" PRIu64 "  mean %.3f  cv %.3f  (%zu links)\n", label, l->max, l->mean,
-	       l->cv, l->links);
+	printf(ROUTE_ROW "max %" PRIu64 "  mean %.3f  cv %.3f  (%zu links)\n", label, l->max,
+	       l->mean, l->cv, l->links);
 }
 
 static void route_text_paths(const struct route_score *s)
@@ -598,7 +632,8 @@ static void route_json_string(const char *s)
 
 static void route_json_load(const char *key, const struct score_load *l, const char *tail)
 {
-	printf("    \"%s\": {\"links\": %zu, \"max\": %" PRIu64 ", \"mean\": %.6f, \"cv\": %.6f}%s\n",
+	printf("    \"%s\": {\"links\": %zu, \"max\": %" PRIu64
+	       ", \"mean\": %.6f, \"cv\": %.6f}%s\n",
 	       key, l->links, l->max, l->mean, l->cv, tail);
 }
 
@@ -611,7 +646,8 @@ static void route_json_source(const struct route_run *r)
 	if (r->args.lfts) {
 		printf("  \"tables\": {\"source\": \"file\", \"file\": ");
 		route_json_string(r->args.lfts);
-		printf(", \"format\": \"%s\", \"switches\": %zu, \"entries\": %zu, \"missing_switches\": "
+		printf(", \"format\": \"%s\", \"switches\": %zu, \"entries\": %zu, "
+		       "\"missing_switches\": "
 		       "%zu, \"top_skipped\": %zu, \"unknown_lids\": %zu},\n",
 		       route_format_names[r->file_info.format], r->file_info.switches,
 		       r->file_info.entries, r->file_info.missing, r->file_info.top_skipped,
@@ -634,8 +670,8 @@ static void route_json_gate(const struct route_run *r)
 	printf("  \"gate\": {\"pass\": %s, \"pairs\": %zu, \"unreachable\": %zu, \"loops\": %zu, "
 	       "\"bad_ports\": %zu, \"credit_loop\": %s, \"credit_loops_checked\": %s, "
 	       "\"max_hops\": %zu, \"first\": ",
-	       r->score.gate_rc ? "false" : "true", c->pairs, c->unreachable, c->loops, c->bad_ports,
-	       c->credit_loop ? "true" : "false",
+	       r->score.gate_rc ? "false" : "true", c->pairs, c->unreachable, c->loops,
+	       c->bad_ports, c->credit_loop ? "true" : "false",
 	       r->args.score.check.skip_credit_loops ? "false" : "true", c->max_hops);
 	route_json_string(r->score.gate_rc ? c->first : "");
 	printf("},\n");
@@ -645,11 +681,12 @@ static void route_json_metrics(const struct route_run *r)
 {
 	const struct route_score *s = &r->score;
 
-	printf("  \"pairs\": {\"total\": %" PRIu64 ", \"routed\": %" PRIu64 ", \"hops_mean\": %.6f, "
+	printf("  \"pairs\": {\"total\": %" PRIu64 ", \"routed\": %" PRIu64
+	       ", \"hops_mean\": %.6f, "
 	       "\"hops_max\": %u, \"stretch_mean\": %.6f, \"stretch_max\": %u, "
 	       "\"stretched_frac\": %.6f},\n",
-	       s->pairs, s->pairs_routed, s->hops_mean, s->hops_max, s->stretch_mean, s->stretch_max,
-	       s->stretched_frac);
+	       s->pairs, s->pairs_routed, s->hops_mean, s->hops_max, s->stretch_mean,
+	       s->stretch_max, s->stretched_frac);
 	printf("  \"efi\": {\n");
 	route_json_load("all", &s->efi, ",");
 	route_json_load("switch", &s->efi_switch, "");
@@ -711,7 +748,7 @@ static int route_prepare(struct route_run *r)
 
 int main(int argc, char **argv)
 {
-	struct route_run r = { 0 };
+	struct route_run r = {0};
 	int rc;
 
 	fabric_init(&r.f);

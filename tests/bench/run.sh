@@ -509,7 +509,7 @@ bench_report() {
 	printf '%-9s %-7s %10s %-7s %10s %8s  %s\n' fabric engine nanosm_ms used OpenSM_ms ratio "OpenSM engine used"
 	for row in "${SIM_ROWS[@]}"; do
 		IFS='|' read -r f e n un o uo ratio <<<"$row"
-		printf '%-9s %-7s %10s %-7s %10s %8s  %s\n' "$f" "$e" "${n:0:4}" "$un" "${o:0:4}" "${ratio:--}" "$uo"
+		printf '%-9s %-7s %10s %-7s %10s %8s  %s\n' "$f" "$e" "${n%%:*}" "$un" "${o%%:*}" "${ratio:--}" "$uo"
 		case $n in fail*) echo "          nanosm: $n" ;; esac
 		case $o in fail*) echo "          OpenSM: $o" ;; esac
 	done

@@ -85,7 +85,8 @@ static int same_tables(const struct lft_set *a, const struct lft_set *b)
 	if (a->n != b->n)
 		return 0;
 	for (size_t i = 0; i < a->n; i++) {
-		if (a->tables[i].node != b->tables[i].node || a->tables[i].top != b->tables[i].top ||
+		if (a->tables[i].node != b->tables[i].node ||
+		    a->tables[i].top != b->tables[i].top ||
 		    memcmp(a->tables[i].port, b->tables[i].port, (size_t)a->tables[i].top + 1))
 			return 0;
 	}
@@ -98,8 +99,8 @@ static int same_tables(const struct lft_set *a, const struct lft_set *b)
  * host3 5, host4 6. */
 static void check_twosw_tables(const struct fabric *f, const struct lft_set *s)
 {
-	static const uint8_t sw1[] = { LFT_DROP, 1, 0, 7, 2, 7, 8 };
-	static const uint8_t sw2[] = { LFT_DROP, 7, 7, 0, 8, 1, 2 };
+	static const uint8_t sw1[] = {LFT_DROP, 1, 0, 7, 2, 7, 8};
+	static const uint8_t sw2[] = {LFT_DROP, 7, 7, 0, 8, 1, 2};
 
 	CU_ASSERT_EQUAL(s->n, 2);
 	CU_ASSERT_EQUAL(table_of(f, s, SW1)->top, 6);
@@ -117,7 +118,8 @@ static void test_lft_file_dump_fts(void)
 	struct lft_set s;
 
 	load_topo(SAMPLES "twosw.ibnetdiscover", &f);
-	CU_ASSERT_EQUAL_FATAL(parse_file(SAMPLES "twosw.dump_fts", LFT_FILE_AUTO, &f, &s, &info), 0);
+	CU_ASSERT_EQUAL_FATAL(parse_file(SAMPLES "twosw.dump_fts", LFT_FILE_AUTO, &f, &s, &info),
+			      0);
 	check_twosw_tables(&f, &s);
 	CU_ASSERT_EQUAL(info.format, LFT_FILE_DUMP_FTS);
 	CU_ASSERT_EQUAL(info.switches, 2);
@@ -136,14 +138,14 @@ static void test_lft_file_opensm(void)
 	struct lft_set s, fts;
 
 	load_topo(SAMPLES "twosw.ibnetdiscover", &f);
-	CU_ASSERT_EQUAL_FATAL(parse_file(SAMPLES "twosw.opensm-lfts.dump", LFT_FILE_OPENSM, &f, &s,
-					 &info), 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    parse_file(SAMPLES "twosw.opensm-lfts.dump", LFT_FILE_OPENSM, &f, &s, &info), 0);
 	check_twosw_tables(&f, &s);
 	CU_ASSERT_EQUAL(info.format, LFT_FILE_OPENSM);
 	CU_ASSERT_EQUAL(info.entries, 12);
 	/* what OpenSM meant to program is what dump_fts read back */
-	CU_ASSERT_EQUAL_FATAL(parse_file(SAMPLES "twosw.dump_fts", LFT_FILE_DUMP_FTS, &f, &fts, NULL),
-			      0);
+	CU_ASSERT_EQUAL_FATAL(
+	    parse_file(SAMPLES "twosw.dump_fts", LFT_FILE_DUMP_FTS, &f, &fts, NULL), 0);
 	CU_ASSERT_TRUE(same_tables(&s, &fts));
 	lft_set_fini(&fts);
 	lft_set_fini(&s);
@@ -158,8 +160,8 @@ static void test_lft_file_ibroute(void)
 	struct lft_set s;
 
 	load_topo(SAMPLES "twosw.ibnetdiscover", &f);
-	CU_ASSERT_EQUAL_FATAL(parse_file(SAMPLES "twosw.ibroute-lid2", LFT_FILE_DUMP_FTS, &f, &s,
-					 &info), 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    parse_file(SAMPLES "twosw.ibroute-lid2", LFT_FILE_DUMP_FTS, &f, &s, &info), 0);
 	CU_ASSERT_EQUAL(info.switches, 1);
 	CU_ASSERT_EQUAL(info.entries, 6);
 	CU_ASSERT_EQUAL(info.missing, 1);
@@ -180,19 +182,20 @@ static void test_lft_file_top_block_quirk(void)
 	struct lft_set s;
 
 	load_topo(SAMPLES "twosw64.ibnetdiscover", &f);
-	CU_ASSERT_EQUAL_FATAL(parse_file(SAMPLES "twosw64.dump_fts", LFT_FILE_AUTO, &f, &s, &info), 0);
+	CU_ASSERT_EQUAL_FATAL(parse_file(SAMPLES "twosw64.dump_fts", LFT_FILE_AUTO, &f, &s, &info),
+			      0);
 	CU_ASSERT_EQUAL(table_of(&f, &s, SW1)->top, 0x40);
 	CU_ASSERT_EQUAL(entry(&f, &s, SW1, 64), LFT_DROP);
 	CU_ASSERT_EQUAL(entry(&f, &s, SW1, 5), 7);
 	CU_ASSERT_EQUAL(info.top_skipped, 2);
-	CU_ASSERT_STRING_EQUAL(info.top_note,
-			       SAMPLES "twosw64.dump_fts:1: switch 0x0002c90300b00102 (sw2): no entry "
-				       "for LID 0x0040 = LinearFDBTop; dump_fts and ibroute skip the "
-				       "block holding it when it is a multiple of 64, so that LID counts "
-				       "as dropped");
+	CU_ASSERT_STRING_EQUAL(info.top_note, SAMPLES
+			       "twosw64.dump_fts:1: switch 0x0002c90300b00102 (sw2): no entry "
+			       "for LID 0x0040 = LinearFDBTop; dump_fts and ibroute skip the "
+			       "block holding it when it is a multiple of 64, so that LID counts "
+			       "as dropped");
 	lft_set_fini(&s);
-	CU_ASSERT_EQUAL_FATAL(parse_file(SAMPLES "twosw64.opensm-lfts.dump", LFT_FILE_AUTO, &f, &s,
-					 &info), 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    parse_file(SAMPLES "twosw64.opensm-lfts.dump", LFT_FILE_AUTO, &f, &s, &info), 0);
 	CU_ASSERT_EQUAL(entry(&f, &s, SW1, 64), 8);
 	CU_ASSERT_EQUAL(entry(&f, &s, SW2, 64), 2);
 	CU_ASSERT_EQUAL(info.top_skipped, 0); /* OpenSM's dump is complete */
@@ -208,11 +211,12 @@ static void test_lft_file_unknown_lids(void)
 	struct lft_set s;
 
 	load_topo(SAMPLES "twosw.ibnetdiscover", &f); /* host4 is LID 6 here */
-	CU_ASSERT_EQUAL_FATAL(parse_file(SAMPLES "twosw64.opensm-lfts.dump", LFT_FILE_AUTO, &f, &s,
-					 &info), 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    parse_file(SAMPLES "twosw64.opensm-lfts.dump", LFT_FILE_AUTO, &f, &s, &info), 0);
 	CU_ASSERT_EQUAL(info.unknown_lids, 2);
-	CU_ASSERT_STRING_EQUAL(info.lid_note, SAMPLES "twosw64.opensm-lfts.dump:7: LID 0x0040 is not "
-						      "in the topology");
+	CU_ASSERT_STRING_EQUAL(info.lid_note,
+			       SAMPLES "twosw64.opensm-lfts.dump:7: LID 0x0040 is not "
+				       "in the topology");
 	CU_ASSERT_EQUAL(entry(&f, &s, SW1, 6), LFT_DROP);
 	lft_set_fini(&s);
 	fabric_fini(&f);
@@ -236,7 +240,7 @@ static uint16_t number_lids(struct fabric *f)
 
 static void round_trip(const char *topo)
 {
-	struct route_opts opts = { 0 };
+	struct route_opts opts = {0};
 	struct route_err rerr;
 	struct lft_file_info info;
 	struct fabric f;
@@ -252,8 +256,9 @@ static void round_trip(const char *topo)
 	s.tables[0].port[opts.max_lid] = LFT_DROP; /* a hole must survive too */
 	CU_ASSERT_EQUAL_FATAL(lft_file_write_dump_fts(&f, &s, &text, &len), 0);
 	CU_ASSERT_EQUAL(strlen(text), len);
-	CU_ASSERT_EQUAL(lft_file_parse(text, len, "written", LFT_FILE_AUTO, &f, &back, &info, err,
-				       sizeof(err)), 0);
+	CU_ASSERT_EQUAL(
+	    lft_file_parse(text, len, "written", LFT_FILE_AUTO, &f, &back, &info, err, sizeof(err)),
+	    0);
 	CU_ASSERT_TRUE(same_tables(&s, &back));
 	CU_ASSERT_EQUAL(info.format, LFT_FILE_DUMP_FTS);
 	CU_ASSERT_EQUAL(info.switches, s.n);
@@ -275,34 +280,34 @@ static void test_lft_file_round_trip(void)
 static void test_lft_file_writer_text(void)
 {
 	struct fabric f;
-	struct lft_set s;
+	struct lft_set s, one;
+	struct lft *t;
 	char *text;
 	size_t len;
 
 	load_topo(SAMPLES "twosw.ibnetdiscover", &f);
 	lft_set_init(&s);
 	CU_ASSERT_EQUAL_FATAL(lft_set_alloc(&s, &f, 7), 0);
-	struct lft *t = lft_set_find(&s, fabric_find(&f, SW1));
-
+	t = lft_set_find(&s, fabric_find(&f, SW1));
 	t->port[1] = 1;
 	t->port[2] = 0;
 	t->port[5] = 7;
-	t->port[7] = 3; /* nobody has LID 7 */
-	s.n = 1;
-	s.tables[0] = *t; /* keep only sw1 (the other table is freed below) */
-	CU_ASSERT_EQUAL_FATAL(lft_file_write_dump_fts(&f, &s, &text, &len), 0);
-	CU_ASSERT_STRING_EQUAL(text,
-			       "Unicast lids [0x0-0x7] of switch Lid 2 guid 0x0002c90300b00101 (sw1):\n"
-			       "  Lid  Out   Destination\n"
-			       "       Port     Info\n"
-			       "0x0001 001 : (Channel Adapter portguid 0x0002c90300a00111: 'host1')\n"
-			       "0x0002 000 : (Switch portguid 0x0002c90300b00101: 'sw1')\n"
-			       "0x0005 007 : (Channel Adapter portguid 0x0002c90300a00131: 'host3')\n"
-			       "0x0007 003 : (no port has this LID in the topology)\n"
-			       "4 valid lids dumped\n");
+	t->port[7] = 3;				     /* nobody has LID 7 */
+	one = (struct lft_set){.tables = t, .n = 1}; /* borrows sw1's table */
+	CU_ASSERT_EQUAL_FATAL(lft_file_write_dump_fts(&f, &one, &text, &len), 0);
+	CU_ASSERT_STRING_EQUAL(
+	    text, "Unicast lids [0x0-0x7] of switch Lid 2 guid 0x0002c90300b00101 (sw1):\n"
+		  "  Lid  Out   Destination\n"
+		  "       Port     Info\n"
+		  "0x0001 001 : (Channel Adapter portguid 0x0002c90300a00111: 'host1')\n"
+		  "0x0002 000 : (Switch portguid 0x0002c90300b00101: 'sw1')\n"
+		  "0x0005 007 : (Channel Adapter portguid 0x0002c90300a00131: 'host3')\n"
+		  "0x0007 003 : (no port has this LID in the topology)\n"
+		  "4 valid lids dumped\n");
 	free(text);
-	s.n = 2;
-	s.tables[0].node = s.tables[0].node; /* both tables still owned by s */
+	t->node = fabric_find(&f, 0x0002c90300a00110ULL); /* a CA: refused */
+	CU_ASSERT_EQUAL(lft_file_write_dump_fts(&f, &one, &text, &len), -EINVAL);
+	CU_ASSERT_PTR_NULL(text);
 	lft_set_fini(&s);
 	fabric_fini(&f);
 }
@@ -316,49 +321,47 @@ struct lft_file_bad {
 };
 
 static const struct lft_file_bad lft_file_bad[] = {
-	{ "0x0001 001 : (x)\n", LFT_FILE_AUTO,
-	  "t.txt:1: LID entry before any \"Unicast lids\" header" },
-	{ "Unicast lids [0x0-0x6] of switch Lid 9 guid 0x0002c90300b00199 (x):\n", LFT_FILE_AUTO,
-	  "t.txt:1: switch 0x0002c90300b00199 is not in the topology" },
-	{ "\nUnicast lids [0x0-0x6] of switch Lid 1 guid 0x0002c90300a00110 (x):\n", LFT_FILE_AUTO,
-	  "t.txt:2: node 0x0002c90300a00110 (host1) is not a switch" },
-	{ "Unicast lids [0x0-0x6] of switch Lid 2 guid 0x0002c90300b00101 (sw1):\n"
-	  "Unicast lids [0x0-0x6] of switch Lid 2 guid 0x0002c90300b00101 (sw1):\n",
-	  LFT_FILE_AUTO, "t.txt:2: switch 0x0002c90300b00101 (sw1) listed twice (first at line 1)" },
-	{ "Unicast lids [0x0-0x6] of switch Lid 2 guid 0x0002c90300b00101 (sw1):\n"
-	  "0x0007 001 : (x)\n",
-	  LFT_FILE_AUTO, "t.txt:2: LID 0x0007 above the header's range (top 0x0006)" },
-	{ "Unicast lids [0x0-0x6] of switch Lid 2 guid 0x0002c90300b00101 (sw1):\n"
-	  "0x0001 001 : (x)\n0x0001 002 : (x)\n",
-	  LFT_FILE_AUTO, "t.txt:3: LID 0x0001 listed twice for this switch" },
-	{ "Unicast lids [0x0-0x6] of switch Lid 2 guid 0x0002c90300b00101 (sw1):\n"
-	  "0x0001 300 : (x)\n",
-	  LFT_FILE_AUTO, "t.txt:2: port 300 out of range (0-255)" },
-	{ "Unicast lids [0x0-0x6] of switch Lid 2 guid 0x0002c90300b00101 (sw1):\n"
-	  "0x0001 001 # x\n",
-	  LFT_FILE_AUTO, "t.txt:2: bad LID entry (want \"0x<lid> <port> : ...\")" },
-	{ "Unicast lids [0x0-0x6] of switch Lid 2 guid 0x0002c90300b00101 (sw1):\n"
-	  "  Lid  Out   Destination\nrouting is fine\n",
-	  LFT_FILE_AUTO, "t.txt:3: unrecognised line \"routing is fine\"" },
-	{ "Unicast lids [0x0-0x6] of switch Lid 2 guid 0x0002c90300b00101 (sw1):\n"
-	  "Unicast lids [0-6] of switch Lid 3 guid 0x0002c90300b00102 ('sw2'):\n",
-	  LFT_FILE_AUTO,
-	  "t.txt:2: header with a decimal LID range (opensm format) in a file read as dump_fts" },
-	{ "Unicast lids [0x0-0x6] of switch Lid 2 guid 0x0002c90300b00101 (sw1):\n",
-	  LFT_FILE_OPENSM,
-	  "t.txt:1: header with a hex LID range (dump_fts format) in a file read as opensm" },
-	{ "Unicast lids [0x0-0xc000] of switch Lid 2 guid 0x0002c90300b00101 (sw1):\n",
-	  LFT_FILE_AUTO, "t.txt:1: LID range ends at 0xc000, above the unicast range 0xbfff" },
-	{ "Unicast lids [0x0-0x6 of switch Lid 2 guid 0x0002c90300b00101 (sw1):\n", LFT_FILE_AUTO,
-	  "t.txt:1: bad LID range in header (want [0x0-0x1f] or [0-31])" },
-	{ "Unicast lids [0x0-0x6] of switch Lid 2 (sw1):\n", LFT_FILE_AUTO,
-	  "t.txt:1: header without \"guid 0x<hex> (<description>):\"" },
-	/* LID 4 is host2's: a dump naming host3 there is from another run */
-	{ "Unicast lids [0-6] of switch Lid 2 guid 0x0002c90300b00101 ('sw1'):\n"
-	  "0x0004 002 # Channel Adapter portguid 0x0002c90300a00131: 'host3'\n",
-	  LFT_FILE_AUTO,
-	  "t.txt:2: LID 0x0004 leads to port 0x0002c90300a00131 here but belongs to port "
-	  "0x0002c90300a00121 in the topology (LFTs and topology from different runs?)" },
+    {"0x0001 001 : (x)\n", LFT_FILE_AUTO, "t.txt:1: LID entry before any \"Unicast lids\" header"},
+    {"Unicast lids [0x0-0x6] of switch Lid 9 guid 0x0002c90300b00199 (x):\n", LFT_FILE_AUTO,
+     "t.txt:1: switch 0x0002c90300b00199 is not in the topology"},
+    {"\nUnicast lids [0x0-0x6] of switch Lid 1 guid 0x0002c90300a00110 (x):\n", LFT_FILE_AUTO,
+     "t.txt:2: node 0x0002c90300a00110 (host1) is not a switch"},
+    {"Unicast lids [0x0-0x6] of switch Lid 2 guid 0x0002c90300b00101 (sw1):\n"
+     "Unicast lids [0x0-0x6] of switch Lid 2 guid 0x0002c90300b00101 (sw1):\n",
+     LFT_FILE_AUTO, "t.txt:2: switch 0x0002c90300b00101 (sw1) listed twice (first at line 1)"},
+    {"Unicast lids [0x0-0x6] of switch Lid 2 guid 0x0002c90300b00101 (sw1):\n"
+     "0x0007 001 : (x)\n",
+     LFT_FILE_AUTO, "t.txt:2: LID 0x0007 above the header's range (top 0x0006)"},
+    {"Unicast lids [0x0-0x6] of switch Lid 2 guid 0x0002c90300b00101 (sw1):\n"
+     "0x0001 001 : (x)\n0x0001 002 : (x)\n",
+     LFT_FILE_AUTO, "t.txt:3: LID 0x0001 listed twice for this switch"},
+    {"Unicast lids [0x0-0x6] of switch Lid 2 guid 0x0002c90300b00101 (sw1):\n"
+     "0x0001 300 : (x)\n",
+     LFT_FILE_AUTO, "t.txt:2: port 300 out of range (0-255)"},
+    {"Unicast lids [0x0-0x6] of switch Lid 2 guid 0x0002c90300b00101 (sw1):\n"
+     "0x0001 001 # x\n",
+     LFT_FILE_AUTO, "t.txt:2: bad LID entry (want \"0x<lid> <port> : ...\")"},
+    {"Unicast lids [0x0-0x6] of switch Lid 2 guid 0x0002c90300b00101 (sw1):\n"
+     "  Lid  Out   Destination\nrouting is fine\n",
+     LFT_FILE_AUTO, "t.txt:3: unrecognised line \"routing is fine\""},
+    {"Unicast lids [0x0-0x6] of switch Lid 2 guid 0x0002c90300b00101 (sw1):\n"
+     "Unicast lids [0-6] of switch Lid 3 guid 0x0002c90300b00102 ('sw2'):\n",
+     LFT_FILE_AUTO,
+     "t.txt:2: header with a decimal LID range (opensm format) in a file read as dump_fts"},
+    {"Unicast lids [0x0-0x6] of switch Lid 2 guid 0x0002c90300b00101 (sw1):\n", LFT_FILE_OPENSM,
+     "t.txt:1: header with a hex LID range (dump_fts format) in a file read as opensm"},
+    {"Unicast lids [0x0-0xc000] of switch Lid 2 guid 0x0002c90300b00101 (sw1):\n", LFT_FILE_AUTO,
+     "t.txt:1: LID range ends at 0xc000, above the unicast range 0xbfff"},
+    {"Unicast lids [0x0-0x6 of switch Lid 2 guid 0x0002c90300b00101 (sw1):\n", LFT_FILE_AUTO,
+     "t.txt:1: bad LID range in header (want [0x0-0x1f] or [0-31])"},
+    {"Unicast lids [0x0-0x6] of switch Lid 2 (sw1):\n", LFT_FILE_AUTO,
+     "t.txt:1: header without \"guid 0x<hex> (<description>):\""},
+    /* LID 4 is host2's: a dump naming host3 there is from another run */
+    {"Unicast lids [0-6] of switch Lid 2 guid 0x0002c90300b00101 ('sw1'):\n"
+     "0x0004 002 # Channel Adapter portguid 0x0002c90300a00131: 'host3'\n",
+     LFT_FILE_AUTO,
+     "t.txt:2: LID 0x0004 leads to port 0x0002c90300a00131 here but belongs to port "
+     "0x0002c90300a00121 in the topology (LFTs and topology from different runs?)"},
 };
 
 static void test_lft_file_errors(void)
@@ -372,8 +375,9 @@ static void test_lft_file_errors(void)
 	for (size_t i = 0; i < sizeof(lft_file_bad) / sizeof(lft_file_bad[0]); i++) {
 		const struct lft_file_bad *b = &lft_file_bad[i];
 
-		CU_ASSERT_EQUAL(lft_file_parse(b->text, strlen(b->text), "t.txt", b->fmt, &f, &s, NULL,
-					       err, sizeof(err)), -EINVAL);
+		CU_ASSERT_EQUAL(lft_file_parse(b->text, strlen(b->text), "t.txt", b->fmt, &f, &s,
+					       NULL, err, sizeof(err)),
+				-EINVAL);
 		CU_ASSERT_STRING_EQUAL(err, b->err);
 		CU_ASSERT_EQUAL(s.n, 0);
 	}
@@ -383,10 +387,11 @@ static void test_lft_file_errors(void)
 /* Blank lines, comments, CRLF and a text without a final newline. */
 static void test_lft_file_lenient(void)
 {
-	static const char text[] = "# from a hand-written file\r\n\r\n"
-				   "Unicast lids [0-6] of switch Lid 2 guid 0x0002c90300b00101 ('sw1'):\r\n"
-				   "0x0003 007\r\n0x0006 255 # explicitly unrouted\r\n"
-				   "2 lids dumped";
+	static const char text[] =
+	    "# from a hand-written file\r\n\r\n"
+	    "Unicast lids [0-6] of switch Lid 2 guid 0x0002c90300b00101 ('sw1'):\r\n"
+	    "0x0003 007\r\n0x0006 255 # explicitly unrouted\r\n"
+	    "2 lids dumped";
 	struct lft_file_info info;
 	struct fabric f;
 	struct lft_set s;
@@ -394,8 +399,9 @@ static void test_lft_file_lenient(void)
 
 	load_topo(SAMPLES "twosw.ibnetdiscover", &f);
 	lft_set_init(&s);
-	CU_ASSERT_EQUAL_FATAL(lft_file_parse(text, strlen(text), "h", LFT_FILE_AUTO, &f, &s, &info,
-					     err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    lft_file_parse(text, strlen(text), "h", LFT_FILE_AUTO, &f, &s, &info, err, sizeof(err)),
+	    0);
 	CU_ASSERT_EQUAL(entry(&f, &s, SW1, 3), 7);
 	CU_ASSERT_EQUAL(entry(&f, &s, SW1, 6), LFT_DROP);
 	CU_ASSERT_EQUAL(info.entries, 2);
@@ -427,7 +433,8 @@ void test_lft_file_register(void)
 	CU_add_test(s, "real dump_fts output", test_lft_file_dump_fts);
 	CU_add_test(s, "real opensm-lfts.dump, same tables as dump_fts", test_lft_file_opensm);
 	CU_add_test(s, "real ibroute output: one switch, the other missing", test_lft_file_ibroute);
-	CU_add_test(s, "dump_fts skips the LinearFDBTop block at 0x40", test_lft_file_top_block_quirk);
+	CU_add_test(s, "dump_fts skips the LinearFDBTop block at 0x40",
+		    test_lft_file_top_block_quirk);
 	CU_add_test(s, "LIDs not in the topology are noted", test_lft_file_unknown_lids);
 	CU_add_test(s, "writer -> parser round trip", test_lft_file_round_trip);
 	CU_add_test(s, "writer text", test_lft_file_writer_text);

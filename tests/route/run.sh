@@ -1,0 +1,94 @@
+#!/bin/sh
+# run.sh - golden tests for nanosm-route: run it on checked-in fabrics and
+# LFT samples and diff what a user sees (report, JSON, LFT dump, warnings,
+# exit status) against the expected files in this directory.
+#
+#   tests/route/run.sh            compare; exit 1 on any difference
+#   tests/route/run.sh --update   rewrite the expected files (review the diff!)
+#   NANOSM_ROUTE=path/to/nanosm-route tests/route/run.sh   another binary
+#
+# Expected files: NAME.txt / NAME.json (stdout), NAME.err (stderr; absent =
+# must be empty), NAME.lfts (a --dump-lfts file).  Runs from the repo root,
+# so the paths printed in reports are stable.
+set -u
+
+cd "$(dirname "$0")/../.." || exit 2
+ROUTE=${NANOSM_ROUTE:-build/bin/nanosm-route}
+DIR=tests/route
+S=$DIR/samples
+UPDATE=0
+[ "${1:-}" = --update ] && UPDATE=1
+
+if [ ! -x "$ROUTE" ]; then
+	echo "run.sh: $ROUTE not found (run make first)" >&2
+	exit 2
+fi
+TMP=$(mktemp -d /tmp/nanosm-route-golden.XXXXXX) || exit 2
+trap 'rm -rf "$TMP"' EXIT
+FAILED=0
+PASSED=0
+
+# same EXPECTED ACTUAL: diff one file; with --update, take the actual one.
+same() {
+	if [ $UPDATE = 1 ]; then
+		if [ -s "$2" ] || [ -e "$1" ]; then
+			if [ -s "$2" ]; then cp "$2" "$1"; else rm -f "$1"; fi
+		fi
+		return 0
+	fi
+	if [ ! -e "$1" ]; then
+		[ -s "$2" ] || return 0
+		echo "  unexpected output (no $1):"
+		sed 's/^/    /' "$2"
+		return 1
+	fi
+	diff -u "$1" "$2" | sed 's/^/    /'
+	cmp -s "$1" "$2"
+}
+
+# case NAME EXT RC ARGS...: run nanosm-route ARGS, expect exit status RC,
+# stdout = NAME.EXT, stderr = NAME.err; "@DUMP@" in ARGS is a scratch file
+# compared with NAME.lfts.
+case_() {
+	name=$1 ext=$2 want=$3 ok=1
+	shift 3
+	dump=$TMP/$name.lfts
+	args=
+	for a in "$@"; do
+		[ "$a" = @DUMP@ ] && a=$dump
+		args="$args '$a'"
+	done
+	eval "\"$ROUTE\" $args" >"$TMP/$name.out" 2>"$TMP/$name.err"
+	rc=$?
+	if [ $rc != "$want" ] && [ $UPDATE = 0 ]; then
+		echo "  exit status $rc, want $want"
+		ok=0
+	fi
+	same "$DIR/$name.$ext" "$TMP/$name.out" || ok=0
+	same "$DIR/$name.err" "$TMP/$name.err" || ok=0
+	[ -e "$dump" ] && { same "$DIR/$name.lfts" "$dump" || ok=0; }
+	if [ $ok = 1 ]; then
+		PASSED=$((PASSED + 1))
+		echo "PASS  $name"
+	else
+		FAILED=$((FAILED + 1))
+		echo "FAIL  $name: $ROUTE$args"
+	fi
+}
+
+# nanosm's own engine on an ibsim net file (LIDs assigned in fabric order)
+case_ twosw-minhop txt 0 tests/fabrics/twosw.topo -R minhop
+case_ twosw-minhop-json json 0 tests/fabrics/twosw.topo -R minhop --json --dump-lfts @DUMP@
+case_ lab-minhop txt 0 tests/fabrics/lab.topo
+# OpenSM's tables captured under ibsim, scored on the ibnetdiscover dump
+case_ twosw-opensm txt 0 $S/twosw.ibnetdiscover --lfts $S/twosw.opensm-lfts.dump
+case_ twosw-dump_fts-json json 0 $S/twosw.ibnetdiscover --lfts $S/twosw.dump_fts --format dump_fts --json
+case_ ring-opensm txt 1 $S/ring.ibnetdiscover --lfts $S/ring.opensm-lfts.dump --bisections 100
+# dump_fts' skipped block: a warning, and LID 64 counts as dropped
+case_ twosw64-dump_fts txt 1 $S/twosw64.ibnetdiscover --lfts $S/twosw64.dump_fts --shifts 1 --bisections 10
+# input errors: exit 2, the message names the file (and line)
+case_ err-no-lids txt 2 tests/fabrics/twosw.topo --lfts $S/twosw.dump_fts
+case_ err-wrong-topology txt 2 $S/ring.ibnetdiscover --lfts $S/twosw.opensm-lfts.dump
+
+echo "$PASSED passed, $FAILED failed"
+[ $FAILED = 0 ]
