@@ -31,7 +31,7 @@ TOOLS := $(TOOLS_SRC:tools/%.c=$(BIN)/%)
 
 DEB_BUILD := libibumad-dev libibmad-dev libibverbs-dev libyaml-dev libev-dev libcunit1-dev \
              pkg-config
-DEB_TEST  := ibsim-utils infiniband-diags opensm python3
+DEB_TEST  := ibsim-utils infiniband-diags opensm python3 time
 
 .PHONY: all deps test unit route integration demo asan clean valgrind bench
 
@@ -95,6 +95,11 @@ asan:
 	$(ASAN_ENV) build/asan/bin/nanosm-unit
 	$(ASAN_ENV) NANOSM_ROUTE=$(CURDIR)/build/asan/bin/nanosm-route tests/route/run.sh
 	$(ASAN_ENV) NANOSM=$(CURDIR)/build/asan/bin/nanosm tests/integration/run.sh
+
+# Routing benchmark: not a test, never part of `make test` (docs/bench.md).
+bench: deps
+	$(MAKE) all
+	tests/bench/run.sh
 
 # valgrind memcheck on the integration suite (nanosm exits 99 on any error).
 valgrind: all

@@ -9,7 +9,9 @@
 # every process it starts is stopped by PID; every wait is bounded.
 #
 # Environment (defaults in brackets):
-#   BENCH_SIZES    size tiers to run offline [1k 4k 16k 48k mesh]
+#   BENCH_SIZES    size tiers to run offline [1k 4k 16k 48k mesh]; a tier
+#                  or a fabric name: ft2-1k ft3-1k ft2-4k ft3-4k ft2-16k
+#                  ft3-16k ft2-48k ft3-45k mesh-1k mesh-16k (docs/bench.md)
 #   BENCH_ENGINES  engines [minhop updn ftree]
 #   BENCH_REPS     offline repetitions per fabric/engine [3]
 #   BENCH_TIMEOUT  bound for one offline run, seconds [300]
@@ -285,6 +287,7 @@ bench_target() {
 
 bench_offline() {
 	local tier name eng
+	[ -n "${SIZES// /}" ] || return 0
 	bench_log "offline routing: tiers [$SIZES], engines [$ENGINES], $REPS runs each"
 	if [ ! -x "$ROUTE" ]; then
 		bench_log "WARNING: $ROUTE not built: no offline numbers"
@@ -491,6 +494,7 @@ bench_sim() {
 
 bench_report() {
 	local row f c s e t l es m g tg
+	[ ${#OFFLINE_ROWS[@]} -gt 0 ] || { bench_report_sim; return; }
 	echo
 	echo "== Offline: nanosm-route TOPO -R ENGINE $ROUTE_ARGS =="
 	echo "   total = wall s of the whole run (parse + LIDs + engine + gate + base score),"
@@ -503,6 +507,11 @@ bench_report() {
 		*) printf '%-9s %6s %5s %-7s %8s %7s %8s %7s  %-30s %s\n' "$f" "$c" "$s" "$e" "$t" "$l" "$es" "$m" "${g:0:30}" "$tg" ;;
 		esac
 	done
+	bench_report_sim
+}
+
+bench_report_sim() {
+	local row f e n un o uo ratio
 	[ ${#SIM_ROWS[@]} -gt 0 ] || return 0
 	echo
 	echo "== Under ibsim: ms from SM start to SUBNET UP (fresh ibsim per run; median of $SIM_REPS) =="
