@@ -22,8 +22,8 @@ CORE_OBJ  := $(CORE_SRC:%.c=$(OBJ)/%.o)
 SHELL_OBJ := $(SHELL_SRC:%.c=$(OBJ)/%.o)
 UNIT_OBJ  := $(UNIT_SRC:%.c=$(OBJ)/%.o)
 
-LIBS_SM   := -libumad -libmad -lev -lpthread
-LIBS_UNIT := -libmad -lcunit
+LIBS_SM   := -libumad -libmad -lev -lyaml -lpthread
+LIBS_UNIT := -libmad -lyaml -lcunit
 
 PROGS := $(BIN)/nanosm
 TOOLS_SRC := $(sort $(wildcard tools/*.c))
@@ -52,6 +52,11 @@ $(BIN)/nanosm-unit: $(CORE_OBJ) $(UNIT_OBJ)
 $(BIN)/%: $(OBJ)/tools/%.o $(CORE_OBJ)
 	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS_SM)
+
+# the verbs test client is the only program linked with libibverbs
+$(BIN)/nanosm-ping: $(OBJ)/tools/nanosm-ping.o $(CORE_OBJ)
+	@mkdir -p $(BIN)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -libverbs $(LIBS_SM)
 
 # Install the Debian packages that are missing (needs root or sudo).
 deps:
