@@ -33,6 +33,7 @@ struct mad_port {
 	int agent_dr;  /* class 0x81 */
 	void *send_buf;
 	size_t umad_len; /* umad_size() depends on the ABI found at open */
+	int timeout_ms;  /* how long the kernel keeps a request waiting for its answer */
 	pthread_t thread;
 	int thread_started;
 	void (*notify)(void *);
@@ -200,7 +201,12 @@ static int mad_port_send(void *ctx, const struct mad_addr *to, const uint8_t *ma
 	memset(p->send_buf, 0, p->umad_len);
 	memcpy(umad_get_mad(p->send_buf), mad, len);
 	umad_set_addr(p->send_buf, to->lid, (int)to->qpn, to->sl, 0);
-	if (umad_send(p->fd, agent, p->send_buf, (int)len, 0, 0) < 0)
+	/* The kernel delivers a response only to a send that waits for one
+	 * (timeout > 0); retries stay with mad_queue, so the kernel makes none.
+	 * Our own responses (GetResp, TrapRepress) expect no answer. */
+	int wait_ms = (mad[3] & 0x80) || mad[3] == SMP_METHOD_TRAP_REPRESS ? 0 : p->timeout_ms;
+
+	if (umad_send(p->fd, agent, p->send_buf, (int)len, wait_ms, 0) < 0)
 		return -EIO;
 	return 0;
 }
@@ -247,6 +253,7 @@ struct mad_port *mad_port_open(const char *ca, int port, uint64_t guid, void (*n
 	}
 	p->fd = -1;
 	p->issm_fd = -1;
+	p->timeout_ms = 200;
 	p->notify = notify;
 	p->notify_arg = notify_arg;
 	pthread_mutex_init(&p->lock, NULL);
@@ -307,6 +314,11 @@ size_t mad_port_drain(struct mad_port *p, mad_port_rx_fn fn, void *ctx)
 		fn(ctx, &one.from, one.mad, one.len);
 		n++;
 	}
+}
+
+void mad_port_set_timeout(struct mad_port *p, unsigned timeout_ms)
+{
+	p->timeout_ms = timeout_ms ? (int)timeout_ms : 200;
 }
 
 int mad_port_failed(const struct mad_port *p)

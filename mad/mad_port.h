@@ -45,6 +45,10 @@ typedef void (*mad_port_rx_fn)(void *ctx, const struct mad_addr *from, const uin
 				size_t len);
 /* Hand every queued MAD to fn, in arrival order; returns how many. */
 size_t mad_port_drain(struct mad_port *p, mad_port_rx_fn fn, void *ctx);
+/* How long the kernel waits for the answer to each request we send (the
+ * MAD queue's per-attempt timeout); the kernel drops answers to requests
+ * it is not waiting for. */
+void mad_port_set_timeout(struct mad_port *p, unsigned timeout_ms);
 /* Non-zero (a negative errno) once the receiver thread stopped on an error. */
 int mad_port_failed(const struct mad_port *p);
 

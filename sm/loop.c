@@ -205,6 +205,7 @@ static int loop_open(struct loop *l)
 	log_info("SM port %s/%d GUID 0x%016" PRIx64 "%s", pi->ca, pi->port, pi->port_guid,
 		 pi->is_sm ? " (IsSM set)" : " (issm not available: IsSM not advertised)");
 	so.port_guid = pi->port_guid;
+	mad_port_set_timeout(l->port, so.mad.timeout_ms);
 	xmit = mad_port_xmit(l->port);
 	l->sm = sm_new(&so, &xmit, &clock);
 	if (!l->sm) {

@@ -17,5 +17,6 @@ const unit_register_fn unit_suites[] = {
 	test_score_register,
 	test_lft_file_register,
 	test_gate_register,
+	test_verify_register,
 	NULL,
 };

@@ -1,0 +1,392 @@
+/*
+ * nanosm-smpset.c - a test helper that sets one LFT entry on a switch
+ * reached by directed route, behind the SM's back: reads the 64-LID block,
+ * changes one entry, writes the block back and reads it again to check.
+ * Owns its command line and a small umad client; used by the integration
+ * tests to plant black holes (the diags tools cannot set LFTs).
+ */
+#include <endian.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <infiniband/umad.h>
+
+#include "mad/mad_queue.h"
+#include "mad/smp.h"
+#include "routing/fabric.h"
+
+#define SMPSET_EXIT_OK 0
+#define SMPSET_EXIT_FAILED 1
+#define SMPSET_EXIT_USAGE 2
+#define SMPSET_PERMISSIVE_LID 0xffff
+
+struct smpset_args {
+	const char *ca;
+	int port;
+	uint64_t guid;
+	unsigned timeout_ms;
+	uint8_t path[SMP_MAX_HOPS + 1];
+	uint8_t hops;
+	uint16_t lid;
+	uint8_t out_port;
+};
+
+/* ---- umad client (responses only, no issm; see nanosm-verify.c) ---------- */
+
+struct smpset_umad {
+	int fd, agent_dr;
+	void *buf;
+	size_t buf_len;
+	unsigned timeout_ms;
+};
+
+static int smpset_umad_open(struct smpset_umad *u, const struct smpset_args *a)
+{
+	char names[32][UMAD_CA_NAME_LEN];
+	int n, port = a->port;
+	const char *ca = a->ca;
+
+	u->fd = -1;
+	u->timeout_ms = a->timeout_ms;
+	if (umad_init() < 0 || (n = umad_get_cas_names(names, 32)) <= 0) {
+		fprintf(stderr, "nanosm-smpset: no RDMA device found\n");
+		return -ENODEV;
+	}
+	for (int i = 0; a->guid && i < n; i++) {
+		umad_ca_t c;
+
+		if (umad_get_ca(names[i], &c) < 0)
+			continue;
+		for (int p = 1; p <= c.numports && p < UMAD_CA_MAX_PORTS; p++) {
+			if (c.ports[p] && be64toh(c.ports[p]->port_guid) == a->guid) {
+				ca = names[i]; /* names[] outlives the loop */
+				port = p;
+			}
+		}
+		umad_release_ca(&c);
+	}
+	u->fd = umad_open_port(ca, port);
+	u->buf_len = umad_size() + SMP_MAD_SIZE;
+	u->buf = calloc(1, u->buf_len);
+	if (u->fd < 0 || !u->buf ||
+	    (u->agent_dr = umad_register(u->fd, SMP_CLASS_DR, 1, 0, NULL)) < 0) {
+		fprintf(stderr, "nanosm-smpset: cannot open %s port %d for SMPs\n",
+			ca ? ca : "the default CA", port);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+static void smpset_umad_close(struct smpset_umad *u)
+{
+	if (u->fd >= 0)
+		umad_close_port(u->fd);
+	free(u->buf);
+}
+
+static int smpset_umad_send(void *ctx, const struct mad_addr *to, const uint8_t *mad, size_t len)
+{
+	struct smpset_umad *u = ctx;
+
+	memset(u->buf, 0, u->buf_len);
+	memcpy(umad_get_mad(u->buf), mad, len);
+	umad_set_addr(u->buf, to->lid, 0, 0, 0);
+	/* a timeout, so that the kernel hands the response back to us */
+	return umad_send(u->fd, u->agent_dr, u->buf, (int)len, (int)u->timeout_ms, 0) < 0 ? -EIO
+											  : 0;
+}
+
+/* ---- One synchronous SMP -------------------------------------------------- */
+
+struct smpset_call {
+	int done, status;
+	struct smp resp;
+};
+
+static void smpset_done(void *arg, int status, const struct smp *resp)
+{
+	struct smpset_call *c = arg;
+
+	c->done = 1;
+	c->status = status;
+	if (resp)
+		c->resp = *resp;
+}
+
+static uint64_t smpset_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Send one DR SMP along the path and wait for its completion. */
+static int smpset_call(struct mad_queue *q, struct smpset_umad *u, const struct smpset_args *a,
+		       uint8_t method, uint16_t attr, uint32_t mod, const uint8_t *data,
+		       struct smp *resp)
+{
+	struct mad_addr to = {.lid = SMPSET_PERMISSIVE_LID};
+	struct smpset_call c = {0};
+	struct smp smp;
+
+	smp_init_dr(&smp, method, attr, mod, a->path, a->hops);
+	if (data)
+		memcpy(smp.data, data, SMP_DATA_SIZE);
+	if (mad_queue_submit(q, &to, &smp, smpset_done, &c, smpset_now_ms()) < 0)
+		return -ENOMEM;
+	while (!c.done) {
+		int len = SMP_MAD_SIZE;
+		uint64_t now = smpset_now_ms(), next = mad_queue_tick(q, now);
+		int wait = next > now ? (int)(next - now) : 1;
+
+		if (c.done)
+			break;
+		if (umad_recv(u->fd, u->buf, &len, wait) >= 0 && !umad_status(u->buf) &&
+		    len >= SMP_MAD_SIZE) {
+			struct mad_addr from = {.lid = be16toh(umad_get_mad_addr(u->buf)->lid)};
+
+			mad_queue_recv(q, &from, umad_get_mad(u->buf), SMP_MAD_SIZE,
+				       smpset_now_ms());
+		}
+	}
+	if (c.status == 0)
+		*resp = c.resp;
+	return c.status;
+}
+
+/* ---- The LFT change --------------------------------------------------------- */
+
+static const char *smpset_path_str(const struct smpset_args *a, char *buf, size_t len)
+{
+	size_t at = (size_t)snprintf(buf, len, "0");
+
+	for (unsigned i = 1; i <= a->hops && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, ",%u", a->path[i]);
+	return buf;
+}
+
+static int smpset_fail(const char *what, int status, const struct smpset_args *a)
+{
+	char buf[200];
+
+	fprintf(stderr, "nanosm-smpset: %s via DR path %s failed: %s\n", what,
+		smpset_path_str(a, buf, sizeof(buf)), strerror(-status));
+	return SMPSET_EXIT_FAILED;
+}
+
+/* The node at the path must be a switch; prints a warning when the LID lies
+ * above its LinearFDBTop (the switch then drops it whatever the entry). */
+static int smpset_check_switch(struct mad_queue *q, struct smpset_umad *u,
+			       const struct smpset_args *a, struct smp_node_info *ni,
+			       struct smp_node_desc *nd)
+{
+	struct smp resp;
+	struct smp_switch_info si;
+	int rc;
+
+	if ((rc = smpset_call(q, u, a, SMP_METHOD_GET, SMP_ATTR_NODE_INFO, 0, NULL, &resp)) < 0)
+		return smpset_fail("NodeInfo", rc, a);
+	smp_node_info_decode(resp.data, ni);
+	if (ni->node_type != NODE_TYPE_SWITCH) {
+		fprintf(stderr, "nanosm-smpset: node 0x%016" PRIx64 " is not a switch\n",
+			ni->node_guid);
+		return SMPSET_EXIT_FAILED;
+	}
+	if (smpset_call(q, u, a, SMP_METHOD_GET, SMP_ATTR_NODE_DESC, 0, NULL, &resp) == 0)
+		smp_node_desc_decode(resp.data, nd);
+	if ((rc = smpset_call(q, u, a, SMP_METHOD_GET, SMP_ATTR_SWITCH_INFO, 0, NULL, &resp)) < 0)
+		return smpset_fail("SwitchInfo", rc, a);
+	smp_switch_info_decode(resp.data, &si);
+	if (a->lid > si.linear_fdb_top)
+		fprintf(stderr, "nanosm-smpset: warning: lid %u is above LinearFDBTop %u\n", a->lid,
+			si.linear_fdb_top);
+	return SMPSET_EXIT_OK;
+}
+
+static int smpset_lft(struct mad_queue *q, struct smpset_umad *u, const struct smpset_args *a)
+{
+	uint32_t block = a->lid / LFT_BLOCK_SIZE;
+	struct smp_node_info ni;
+	struct smp_node_desc nd = {.desc = ""};
+	struct smp_lft_block blk;
+	uint8_t data[SMP_DATA_SIZE];
+	struct smp resp;
+	uint8_t was;
+	char buf[200];
+	int rc = smpset_check_switch(q, u, a, &ni, &nd);
+
+	if (rc != SMPSET_EXIT_OK)
+		return rc;
+	if ((rc = smpset_call(q, u, a, SMP_METHOD_GET, SMP_ATTR_LFT, block, NULL, &resp)) < 0)
+		return smpset_fail("LFT Get", rc, a);
+	smp_lft_decode(resp.data, &blk);
+	was = blk.port[a->lid % LFT_BLOCK_SIZE];
+	blk.port[a->lid % LFT_BLOCK_SIZE] = a->out_port;
+	memset(data, 0, sizeof(data));
+	smp_lft_encode(&blk, data);
+	if ((rc = smpset_call(q, u, a, SMP_METHOD_SET, SMP_ATTR_LFT, block, data, &resp)) < 0)
+		return smpset_fail("LFT Set", rc, a);
+	if ((rc = smpset_call(q, u, a, SMP_METHOD_GET, SMP_ATTR_LFT, block, NULL, &resp)) < 0)
+		return smpset_fail("LFT read-back", rc, a);
+	smp_lft_decode(resp.data, &blk);
+	if (blk.port[a->lid % LFT_BLOCK_SIZE] != a->out_port) {
+		fprintf(stderr, "nanosm-smpset: the switch kept port %u for lid %u\n",
+			blk.port[a->lid % LFT_BLOCK_SIZE], a->lid);
+		return SMPSET_EXIT_FAILED;
+	}
+	printf("switch \"%s\" {0x%016" PRIx64 "} at DR path %s: lid %u port %u -> %u\n", nd.desc,
+	       ni.node_guid, smpset_path_str(a, buf, sizeof(buf)), a->lid, was, a->out_port);
+	return SMPSET_EXIT_OK;
+}
+
+/* ---- Command line ------------------------------------------------------------ */
+
+static void smpset_usage(FILE *out)
+{
+	fprintf(out, "usage: nanosm-smpset [-g PORTGUID | -d CA [-p PORT]] [--timeout MS]\n"
+		     "                     --lft DRPATH LID PORT\n"
+		     "Sets the LFT entry for LID to PORT (255: drop) on the switch at DRPATH\n"
+		     "(\"0,1,3\": leave by local port 1, then switch port 3), by directed-route\n"
+		     "Get, change, Set and read-back of its 64-LID block.  A test helper: it\n"
+		     "changes the fabric behind the SM's back.\n"
+		     "Exit status: 0 set and read back, 1 an SMP failed, 2 usage error.\n");
+}
+
+static int smpset_number(const char *what, const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(s, &end, 0);
+	if (errno || end == s || *end || *s == '-' || *out > max) {
+		fprintf(stderr, "nanosm-smpset: %s: bad number '%s'\n", what, s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* "0,1,3" -> hops 2, path[1] = 1, path[2] = 3 (the leading 0 is the origin). */
+static int smpset_parse_path(const char *s, struct smpset_args *a)
+{
+	char *copy = strdup(s), *save = NULL, *tok;
+	int rc = copy ? 0 : -ENOMEM;
+	unsigned i = 0;
+	uint64_t v;
+
+	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && rc == 0;
+	     tok = strtok_r(NULL, ",", &save), i++) {
+		if (i > SMP_MAX_HOPS || smpset_number("DRPATH", tok, i ? 254 : 0, &v) < 0 ||
+		    (i && v == 0))
+			rc = -EINVAL;
+		else
+			a->path[i] = (uint8_t)v;
+	}
+	if (rc == 0 && i == 0)
+		rc = -EINVAL;
+	a->hops = i ? (uint8_t)(i - 1) : 0;
+	free(copy);
+	if (rc < 0)
+		fprintf(stderr, "nanosm-smpset: bad DR path '%s' (want 0,p1,p2,...)\n", s);
+	return rc;
+}
+
+static int smpset_parse_lft(struct smpset_args *a, char **argv)
+{
+	uint64_t lid, port;
+
+	if (smpset_parse_path(argv[0], a) < 0 ||
+	    smpset_number("LID", argv[1], LID_UNICAST_MAX, &lid) < 0 || lid == 0 ||
+	    smpset_number("PORT", argv[2], 255, &port) < 0)
+		return -EINVAL;
+	a->lid = (uint16_t)lid;
+	a->out_port = (uint8_t)port;
+	return 0;
+}
+
+enum { OPT_LFT = 256, OPT_TIMEOUT };
+
+static const struct option smpset_long_opts[] = {
+    {"guid", required_argument, NULL, 'g'},
+    {"ca", required_argument, NULL, 'd'},
+    {"port", required_argument, NULL, 'p'},
+    {"lft", no_argument, NULL, OPT_LFT},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/* One option; returns 0, -EINVAL, or 1 for --lft. */
+static int smpset_option(struct smpset_args *a, int c, const char *val)
+{
+	uint64_t n;
+
+	switch (c) {
+	case 'g':
+		return smpset_number("-g", val, UINT64_MAX, &a->guid);
+	case 'd':
+		a->ca = val;
+		return 0;
+	case 'p':
+		if (smpset_number("-p", val, 254, &n) < 0)
+			return -EINVAL;
+		a->port = (int)n;
+		return 0;
+	case OPT_TIMEOUT:
+		if (smpset_number("--timeout", val, 60000, &n) < 0 || n == 0)
+			return -EINVAL;
+		a->timeout_ms = (unsigned)n;
+		return 0;
+	case OPT_LFT:
+		return 1;
+	case 'h':
+		smpset_usage(stdout);
+		exit(SMPSET_EXIT_OK);
+	}
+	return -EINVAL;
+}
+
+static int smpset_parse_args(struct smpset_args *a, int argc, char **argv)
+{
+	int c, rc, lft = 0;
+
+	a->timeout_ms = 200;
+	while ((c = getopt_long(argc, argv, "g:d:p:h", smpset_long_opts, NULL)) != -1) {
+		rc = smpset_option(a, c, optarg);
+		if (rc < 0)
+			return rc;
+		lft |= rc;
+	}
+	if (!lft || argc - optind != 3) {
+		smpset_usage(stderr);
+		return -EINVAL;
+	}
+	return smpset_parse_lft(a, argv + optind);
+}
+
+int main(int argc, char **argv)
+{
+	struct smpset_args a;
+	struct smpset_umad u = {.fd = -1};
+	struct mad_queue_opts qo = {.window = 1, .retries = 3};
+	struct mad_xmit x = {.send = smpset_umad_send, .ctx = &u};
+	struct mad_queue *q = NULL;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	if (smpset_parse_args(&a, argc, argv) < 0)
+		return SMPSET_EXIT_USAGE;
+	qo.timeout_ms = a.timeout_ms;
+	if (smpset_umad_open(&u, &a) < 0 || !(q = mad_queue_new(&qo, &x, NULL, NULL)))
+		rc = SMPSET_EXIT_FAILED;
+	else
+		rc = smpset_lft(q, &u, &a);
+	mad_queue_free(q);
+	smpset_umad_close(&u);
+	return rc;
+}

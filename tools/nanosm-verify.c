@@ -1,0 +1,1051 @@
+/*
+ * nanosm-verify.c - live path verification from any host, without the SM:
+ * reads the fabric by directed route (or from a topology dump) and the
+ * switches' LFTs, then probes every destination LID with a LID-routed
+ * NodeInfo Get and compares what came back with the LFT walk.  Owns the
+ * command line, a read-only umad client and the output.  Sends Gets only:
+ * it never configures anything.  Path logic and reports: routing/verify.c.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <infiniband/umad.h>
+
+#include "mad/mad_queue.h"
+#include "mad/smp.h"
+#include "routing/fabric.h"
+#include "routing/topo_file.h"
+#include "routing/verify.h"
+#include "sm/log.h"
+
+#define VFY_EXIT_OK 0
+#define VFY_EXIT_FAILED 1
+#define VFY_EXIT_USAGE 2
+#define VFY_PERMISSIVE_LID 0xffff
+#define VFY_RECV_SLICE_MS 50 /* longest single wait in umad_recv */
+
+struct vfy_args {
+	const char *ca;
+	int port;
+	uint64_t guid;
+	const char *topo;
+	const char *lids;
+	int json;
+	unsigned timeout_ms;
+	unsigned retries;
+	int verbose;
+};
+
+/* ---- A read-only umad client -------------------------------------------- */
+
+/* Unlike mad/mad_port.c (the SM's transport) this registers for responses
+ * only (no unsolicited methods, so it can share a port with a running SM),
+ * never opens issm, and needs no receiver thread: the tool waits for its
+ * answers synchronously. */
+struct vfy_umad {
+	int fd;
+	int agent_dr, agent_lid;
+	void *buf;
+	size_t buf_len;
+	unsigned send_timeout_ms;
+	char ca[UMAD_CA_NAME_LEN];
+	int port;
+	uint64_t port_guid, node_guid;
+	uint16_t lid;
+};
+
+static int vfy_umad_is_ib(const char *link_layer)
+{
+	return !link_layer[0] || !strcmp(link_layer, "InfiniBand") || !strcmp(link_layer, "IB");
+}
+
+static int vfy_umad_pick(struct vfy_umad *u, const char *ca_name, int want_port, uint64_t guid)
+{
+	umad_ca_t ca;
+	int found = 0;
+
+	if (umad_get_ca(ca_name, &ca) < 0)
+		return 0;
+	for (int i = 1; i <= ca.numports && i < UMAD_CA_MAX_PORTS && !found; i++) {
+		umad_port_t *pt = ca.ports[i];
+
+		if (!pt || (guid && be64toh(pt->port_guid) != guid))
+			continue;
+		if (!guid && want_port && pt->portnum != want_port)
+			continue;
+		if (!guid && !want_port && !vfy_umad_is_ib(pt->link_layer))
+			continue;
+		snprintf(u->ca, sizeof(u->ca), "%.*s", (int)sizeof(u->ca) - 1, ca_name);
+		u->port = pt->portnum;
+		u->port_guid = be64toh(pt->port_guid);
+		u->node_guid = be64toh(ca.node_guid);
+		u->lid = (uint16_t)pt->base_lid;
+		found = 1;
+	}
+	umad_release_ca(&ca);
+	return found;
+}
+
+static int vfy_umad_select(struct vfy_umad *u, const struct vfy_args *a)
+{
+	char names[32][UMAD_CA_NAME_LEN];
+	int n = umad_get_cas_names(names, 32);
+
+	for (int i = 0; i < n; i++) {
+		if (a->ca && strcmp(a->ca, names[i]) != 0)
+			continue;
+		if (vfy_umad_pick(u, names[i], a->port, a->guid))
+			return 0;
+	}
+	if (n <= 0)
+		log_warnx("NSV-E001 no RDMA device found (is the ib_umad module loaded?)");
+	else if (a->guid)
+		log_warnx("NSV-E001 no local port with GUID 0x%016" PRIx64, a->guid);
+	else
+		log_warnx("NSV-E001 no InfiniBand port %d on %s", a->port,
+			  a->ca ? a->ca : "any CA");
+	return -ENODEV;
+}
+
+static int vfy_umad_open(struct vfy_umad *u, const struct vfy_args *a)
+{
+	memset(u, 0, sizeof(*u));
+	u->fd = -1;
+	u->send_timeout_ms = a->timeout_ms;
+	if (umad_init() < 0 || vfy_umad_select(u, a) < 0)
+		return -ENODEV;
+	u->fd = umad_open_port(u->ca, u->port);
+	if (u->fd < 0) {
+		log_warnx("NSV-E001 cannot open the umad device of %s/%d: %s", u->ca, u->port,
+			  strerror(-u->fd));
+		return u->fd;
+	}
+	u->buf_len = umad_size() + SMP_MAD_SIZE;
+	u->buf = calloc(1, u->buf_len);
+	u->agent_dr = umad_register(u->fd, SMP_CLASS_DR, 1, 0, NULL);
+	u->agent_lid = umad_register(u->fd, SMP_CLASS_LID, 1, 0, NULL);
+	if (!u->buf || u->agent_dr < 0 || u->agent_lid < 0) {
+		log_warnx("NSV-E001 cannot register SMP agents on %s/%d (not root?)", u->ca,
+			  u->port);
+		return -EACCES;
+	}
+	return 0;
+}
+
+static void vfy_umad_close(struct vfy_umad *u)
+{
+	if (u->fd >= 0)
+		umad_close_port(u->fd);
+	u->fd = -1;
+	free(u->buf);
+	u->buf = NULL;
+}
+
+/* struct mad_xmit's send.  The kernel delivers a response only to a send
+ * that waits for one, so each send carries the per-attempt timeout; the MAD
+ * queue does the retrying. */
+static int vfy_umad_send(void *ctx, const struct mad_addr *to, const uint8_t *mad, size_t len)
+{
+	struct vfy_umad *u = ctx;
+	int agent = mad[1] == SMP_CLASS_DR ? u->agent_dr : u->agent_lid;
+
+	if (len > SMP_MAD_SIZE)
+		return -EINVAL;
+	memset(u->buf, 0, u->buf_len);
+	memcpy(umad_get_mad(u->buf), mad, len);
+	umad_set_addr(u->buf, to->lid, (int)to->qpn, to->sl, 0);
+	if (umad_send(u->fd, agent, u->buf, (int)len, (int)u->send_timeout_ms, 0) < 0)
+		return -EIO;
+	return 0;
+}
+
+/* Wait up to timeout_ms for one MAD.  Returns 1 (mad/from filled), 0 (none)
+ * or a negative errno when the port failed. */
+static int vfy_umad_recv(struct vfy_umad *u, int timeout_ms, struct mad_addr *from, uint8_t *mad)
+{
+	int len = SMP_MAD_SIZE;
+	int rc = umad_recv(u->fd, u->buf, &len, timeout_ms);
+
+	if (rc == -ETIMEDOUT || rc == -EINTR || rc == -EAGAIN)
+		return 0;
+	if (rc < 0)
+		return rc;
+	if (umad_status(u->buf) != 0 || len < SMP_MAD_SIZE)
+		return 0; /* a send that timed out, or a runt */
+	from->lid = be16toh(umad_get_mad_addr(u->buf)->lid);
+	from->sl = umad_get_mad_addr(u->buf)->sl;
+	from->qpn = be32toh(umad_get_mad_addr(u->buf)->qpn);
+	memcpy(mad, umad_get_mad(u->buf), SMP_MAD_SIZE);
+	return 1;
+}
+
+/* ---- The run ------------------------------------------------------------- */
+
+struct vfy {
+	struct vfy_args args;
+	struct vfy_umad umad;
+	struct mad_queue *q;
+	struct fabric f;
+	struct lft_set lfts;
+	struct verify_index ix;
+	int local_node;
+	uint8_t local_port;
+	uint16_t local_lid;
+	int topo_mode;
+	size_t mismatches; /* topology file vs. fabric (topo mode) */
+	size_t dr_failures;
+	struct verify_lids lids; /* destinations: --lids, else every LID owned */
+	struct verify_result *res;
+	size_t n_res;
+};
+
+/* One outstanding SMP's context (freed by its completion). */
+struct vfy_req {
+	struct vfy *v;
+	int node;
+	uint8_t port;
+	uint32_t mod;
+	uint8_t hops;
+	uint8_t path[FABRIC_MAX_HOPS + 1];
+	size_t res; /* probes: index into v->res */
+};
+
+static uint64_t vfy_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static const char *vfy_path_str(const uint8_t *path, uint8_t hops, char *buf, size_t len)
+{
+	size_t at = (size_t)snprintf(buf, len, "0");
+
+	for (unsigned i = 1; i <= hops && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, ",%u", path[i]);
+	return buf;
+}
+
+static void vfy_rx(void *ctx, const struct mad_addr *from, const uint8_t *mad)
+{
+	struct vfy *v = ctx;
+
+	mad_queue_recv(v->q, from, mad, SMP_MAD_SIZE, vfy_now_ms());
+}
+
+/* Run the MAD queue until every submitted SMP has completed. */
+static int vfy_drain(struct vfy *v)
+{
+	uint8_t mad[SMP_MAD_SIZE];
+	struct mad_addr from;
+
+	while (mad_queue_outstanding(v->q)) {
+		uint64_t now = vfy_now_ms(), next = mad_queue_tick(v->q, now);
+		int wait = next > now ? (int)(next - now) : 1;
+		int rc;
+
+		if (!mad_queue_outstanding(v->q))
+			break;
+		rc = vfy_umad_recv(&v->umad, wait < VFY_RECV_SLICE_MS ? wait : VFY_RECV_SLICE_MS,
+				   &from, mad);
+		if (rc < 0) {
+			log_warnx("NSV-E004 the MAD port failed: %s", strerror(-rc));
+			return rc;
+		}
+		if (rc > 0)
+			vfy_rx(v, &from, mad);
+	}
+	return 0;
+}
+
+static void vfy_submit(struct vfy *v, const struct vfy_req *tmpl, const struct mad_addr *to,
+		       const struct smp *smp, mad_done_fn done)
+{
+	struct vfy_req *r = malloc(sizeof(*r));
+
+	if (r) {
+		*r = *tmpl;
+		r->v = v;
+	}
+	/* a send error completes r at once, inside mad_queue_submit */
+	if (!r || mad_queue_submit(v->q, to, smp, done, r, vfy_now_ms()) < 0) {
+		free(r);
+		log_warnx("NSV-E005 out of memory queuing %s", smp_attr_name(smp->attr_id));
+	}
+}
+
+/* A directed-route Get along tmpl's path. */
+static void vfy_get_dr(struct vfy *v, const struct vfy_req *tmpl, uint16_t attr, uint32_t mod,
+		       mad_done_fn done)
+{
+	struct mad_addr to = {.lid = VFY_PERMISSIVE_LID};
+	struct smp smp;
+	struct vfy_req r = *tmpl;
+
+	r.mod = mod;
+	smp_init_dr(&smp, SMP_METHOD_GET, attr, mod, r.path, r.hops);
+	vfy_submit(v, &r, &to, &smp, done);
+}
+
+/* ---- Discovery by directed route ------------------------------------------ */
+
+static void vfy_node_info_done(void *arg, int status, const struct smp *resp);
+
+/* NodeInfo of whatever is behind `port` of node `from` (reached by path/hops),
+ * or of the local node when from is FABRIC_NONE. */
+static void vfy_probe_dr(struct vfy *v, int from, uint8_t port, const uint8_t *path, uint8_t hops)
+{
+	struct vfy_req r = {.node = from, .port = port};
+
+	if (from != FABRIC_NONE) {
+		if (hops >= FABRIC_MAX_HOPS) {
+			log_warnx("NSV-W010 node 0x%016" PRIx64 " port %u: beyond %u hops, "
+				  "not explored",
+				  v->f.nodes[from].guid, port, FABRIC_MAX_HOPS);
+			return;
+		}
+		memcpy(r.path, path, (size_t)hops + 1);
+		r.hops = hops + 1;
+		r.path[r.hops] = port;
+	}
+	vfy_get_dr(v, &r, SMP_ATTR_NODE_INFO, 0, vfy_node_info_done);
+}
+
+static void vfy_get_failed(struct vfy_req *r, int status, const char *what)
+{
+	char buf[200];
+
+	r->v->dr_failures++;
+	log_warnx("NSV-W011 %s failed (%s) via DR path %s", what, strerror(-status),
+		  vfy_path_str(r->path, r->hops, buf, sizeof(buf)));
+}
+
+static int vfy_is_local_port(const struct vfy *v, int node, uint8_t port)
+{
+	return node == v->local_node &&
+	       (port == v->local_port || (fabric_is_switch(&v->f.nodes[node]) && port == 0));
+}
+
+static void vfy_port_info_done(void *arg, int status, const struct smp *resp)
+{
+	struct vfy_req *r = arg;
+	struct vfy *v = r->v;
+	struct fabric_node *n = &v->f.nodes[r->node];
+	struct fabric_port *p = &n->ports[r->port];
+	struct smp_port_info pi;
+
+	if (status < 0) {
+		vfy_get_failed(r, status, "PortInfo");
+		goto out;
+	}
+	smp_port_info_decode(resp->data, &pi);
+	p->present = 1;
+	p->state = pi.state;
+	p->phys_state = pi.phys_state;
+	if (vfy_is_local_port(v, r->node, r->port))
+		v->local_lid = pi.lid;
+	if (v->topo_mode) { /* LIDs and links come from the file */
+		if ((!fabric_is_switch(n) || r->port == 0) && pi.lid != p->lid) {
+			v->mismatches++;
+			log_warnx("NSV-W014 %s: port 0x%016" PRIx64 "/%u has lid %u, the "
+				  "topology says %u",
+				  v->args.topo, fabric_is_switch(n) ? n->guid : p->guid, r->port,
+				  pi.lid, p->lid);
+		}
+		goto out;
+	}
+	if (!fabric_is_switch(n) || r->port == 0) {
+		p->lid = pi.lid;
+		p->lmc = pi.lmc;
+	}
+	if (pi.phys_state != PORT_PHYS_LINKUP || pi.state < PORT_STATE_INIT)
+		goto out;
+	if (fabric_is_switch(n) && r->port != 0 && p->remote_node == FABRIC_NONE)
+		vfy_probe_dr(v, r->node, r->port, n->dr_path, n->dr_hops);
+	else if (!fabric_is_switch(n) && vfy_is_local_port(v, r->node, r->port) && r->hops == 0)
+		vfy_probe_dr(v, r->node, r->port, r->path, 0);
+out:
+	free(r);
+}
+
+static void vfy_desc_done(void *arg, int status, const struct smp *resp)
+{
+	struct vfy_req *r = arg;
+	struct smp_node_desc nd;
+
+	if (status == 0) {
+		smp_node_desc_decode(resp->data, &nd);
+		snprintf(r->v->f.nodes[r->node].desc, sizeof(nd.desc), "%s", nd.desc);
+	}
+	free(r);
+}
+
+static void vfy_switch_info_done(void *arg, int status, const struct smp *resp)
+{
+	struct vfy_req *r = arg;
+	struct fabric_node *n = &r->v->f.nodes[r->node];
+	struct smp_switch_info si;
+
+	if (status < 0) {
+		vfy_get_failed(r, status, "SwitchInfo");
+	} else {
+		smp_switch_info_decode(resp->data, &si);
+		n->lft_cap = si.linear_fdb_cap;
+		n->lft_top = si.linear_fdb_top;
+	}
+	free(r);
+}
+
+/* What a switch needs read: SwitchInfo and every port's PortInfo. */
+static void vfy_read_switch(struct vfy *v, int idx)
+{
+	struct fabric_node *n = &v->f.nodes[idx];
+	struct vfy_req q = {.node = idx, .hops = n->dr_hops};
+
+	memcpy(q.path, n->dr_path, sizeof(q.path));
+	vfy_get_dr(v, &q, SMP_ATTR_SWITCH_INFO, 0, vfy_switch_info_done);
+	for (unsigned p = 0; p <= n->num_ports; p++) {
+		q.port = (uint8_t)p;
+		vfy_get_dr(v, &q, SMP_ATTR_PORT_INFO, p, vfy_port_info_done);
+	}
+}
+
+static int vfy_new_node(struct vfy *v, const struct vfy_req *r, const struct smp_node_info *ni)
+{
+	int idx = fabric_add_node(&v->f, ni->node_guid, ni->node_type, ni->num_ports);
+	struct fabric_node *n;
+	struct vfy_req q = *r;
+
+	if (idx < 0)
+		return idx;
+	n = &v->f.nodes[idx];
+	n->system_guid = ni->system_guid;
+	n->vendor_id = ni->vendor_id;
+	n->device_id = ni->device_id;
+	n->dr_hops = r->hops;
+	memcpy(n->dr_path, r->path, sizeof(n->dr_path));
+	q.node = idx;
+	vfy_get_dr(v, &q, SMP_ATTR_NODE_DESC, 0, vfy_desc_done);
+	if (fabric_is_switch(n)) {
+		n->ports[0].guid = ni->port_guid;
+		vfy_read_switch(v, idx);
+	}
+	return idx;
+}
+
+/* A CA/router port reached through r's path: keep the path, read the port. */
+static void vfy_end_port(struct vfy *v, const struct vfy_req *r, int idx,
+			 const struct smp_node_info *ni)
+{
+	struct fabric_port *p = &v->f.nodes[idx].ports[ni->local_port];
+	struct vfy_req q = *r;
+
+	if (p->guid)
+		return; /* reached already by another route */
+	p->guid = ni->port_guid;
+	p->dr_hops = r->hops;
+	memcpy(p->dr_path, r->path, sizeof(p->dr_path));
+	q.node = idx;
+	q.port = ni->local_port;
+	vfy_get_dr(v, &q, SMP_ATTR_PORT_INFO, ni->local_port, vfy_port_info_done);
+}
+
+static const char *vfy_node_info_invalid(const struct smp_node_info *ni)
+{
+	if (ni->node_guid == 0)
+		return "NodeGUID 0";
+	if (ni->node_type < NODE_TYPE_CA || ni->node_type > NODE_TYPE_ROUTER)
+		return "unknown node type";
+	if (ni->num_ports == 0 || ni->num_ports > FABRIC_MAX_PORTS)
+		return "bad NumPorts";
+	if (ni->local_port > ni->num_ports ||
+	    (ni->node_type != NODE_TYPE_SWITCH && ni->local_port == 0))
+		return "bad LocalPortNumber";
+	return NULL;
+}
+
+static void vfy_link(struct vfy *v, const struct vfy_req *r, int idx, uint8_t local_port)
+{
+	const struct fabric_port *tp = &v->f.nodes[idx].ports[local_port];
+
+	if (tp->remote_node == r->node && tp->remote_port == r->port)
+		return;
+	if (tp->remote_node != FABRIC_NONE)
+		log_warnx("NSV-W012 node 0x%016" PRIx64 " port %u answers from two links: "
+			  "duplicate GUID?",
+			  v->f.nodes[idx].guid, local_port);
+	else
+		fabric_link(&v->f, r->node, r->port, idx, local_port);
+}
+
+static void vfy_node_info_done(void *arg, int status, const struct smp *resp)
+{
+	struct vfy_req *r = arg;
+	struct vfy *v = r->v;
+	struct smp_node_info ni;
+	const char *why;
+	int idx;
+
+	if (status < 0) {
+		vfy_get_failed(r, status, "NodeInfo");
+		goto out;
+	}
+	smp_node_info_decode(resp->data, &ni);
+	if ((why = vfy_node_info_invalid(&ni))) {
+		log_warnx("NSV-W015 NodeInfo of 0x%016" PRIx64 " rejected: %s", ni.node_guid, why);
+		goto out;
+	}
+	idx = fabric_find(&v->f, ni.node_guid);
+	if (idx == FABRIC_NONE)
+		idx = vfy_new_node(v, r, &ni);
+	if (idx < 0 || v->f.nodes[idx].type != ni.node_type)
+		goto out;
+	if (r->node == FABRIC_NONE) {
+		v->local_node = idx;
+		v->local_port = ni.node_type == NODE_TYPE_SWITCH ? 0 : ni.local_port;
+		v->f.sm_node = idx;
+		v->f.sm_port = v->local_port;
+	} else {
+		vfy_link(v, r, idx, ni.local_port);
+	}
+	if (!fabric_is_switch(&v->f.nodes[idx]))
+		vfy_end_port(v, r, idx, &ni);
+out:
+	free(r);
+}
+
+static int vfy_discover(struct vfy *v)
+{
+	v->local_node = FABRIC_NONE;
+	vfy_probe_dr(v, FABRIC_NONE, 0, NULL, 0);
+	if (vfy_drain(v) < 0)
+		return -EIO;
+	if (v->local_node == FABRIC_NONE) {
+		log_warnx("NSV-E002 the local port does not answer NodeInfo");
+		return -EIO;
+	}
+	log_info("discovered %zu nodes (%zu switches) by directed route", v->f.n_nodes,
+		 fabric_count_switches(&v->f));
+	return 0;
+}
+
+/* ---- A topology file instead of discovery --------------------------------- */
+
+static int vfy_topo_local(struct vfy *v)
+{
+	for (size_t i = 0; i < v->f.n_nodes; i++) {
+		struct fabric_node *n = &v->f.nodes[i];
+
+		for (unsigned p = 1; !fabric_is_switch(n) && p <= n->num_ports; p++) {
+			if (n->ports[p].guid != v->umad.port_guid)
+				continue;
+			v->local_node = (int)i;
+			v->local_port = (uint8_t)p;
+			return 0;
+		}
+		if (fabric_is_switch(n) && n->guid == v->umad.node_guid) {
+			v->local_node = (int)i;
+			v->local_port = 0;
+			return 0;
+		}
+	}
+	log_warnx("NSV-E003 %s: the local port 0x%016" PRIx64 " is not in the topology",
+		  v->args.topo, v->umad.port_guid);
+	return -ENOENT;
+}
+
+/* Give node `to` (and its port `to_port` when it is a CA) the path through
+ * `port` of `from`.  Returns 1 when `to` is new. */
+static int vfy_topo_reach(struct vfy *v, int from, uint8_t port, uint8_t *seen)
+{
+	const struct fabric_node *fn = &v->f.nodes[from];
+	const struct fabric_port *fp = &fn->ports[port];
+	struct fabric_node *tn = &v->f.nodes[fp->remote_node];
+	struct fabric_port *tp = &tn->ports[fp->remote_port];
+	uint8_t hops = fn->dr_hops + 1;
+
+	if (fp->remote_node == v->local_node)
+		return 0; /* back to where we stand */
+	if (!fabric_is_switch(tn) && !tp->dr_hops) {
+		memcpy(tp->dr_path, fn->dr_path, sizeof(tp->dr_path));
+		tp->dr_path[hops] = port;
+		tp->dr_hops = hops;
+	}
+	if (seen[fp->remote_node])
+		return 0;
+	seen[fp->remote_node] = 1;
+	memcpy(tn->dr_path, fn->dr_path, sizeof(tn->dr_path));
+	tn->dr_path[hops] = port;
+	tn->dr_hops = hops;
+	return 1;
+}
+
+/* Directed routes from the local port to every node of the file (BFS; only
+ * switches, and the local node, are passed through). */
+static int vfy_topo_paths(struct vfy *v, uint8_t *seen)
+{
+	int *queue = calloc(v->f.n_nodes + 1, sizeof(*queue));
+	size_t head = 0, tail = 0;
+
+	if (!queue)
+		return -ENOMEM;
+	seen[v->local_node] = 1;
+	v->f.nodes[v->local_node].dr_hops = 0;
+	queue[tail++] = v->local_node;
+	while (head < tail) {
+		int u = queue[head++];
+		const struct fabric_node *n = &v->f.nodes[u];
+
+		if (n->dr_hops >= FABRIC_MAX_HOPS)
+			continue;
+		for (unsigned p = 1; p <= n->num_ports; p++) {
+			if (n->ports[p].remote_node == FABRIC_NONE)
+				continue;
+			if (!fabric_is_switch(n) && (u != v->local_node || p != v->local_port))
+				continue;
+			if (vfy_topo_reach(v, u, (uint8_t)p, seen) &&
+			    fabric_is_switch(&v->f.nodes[n->ports[p].remote_node]))
+				queue[tail++] = n->ports[p].remote_node;
+		}
+	}
+	free(queue);
+	return 0;
+}
+
+static void vfy_topo_mismatch(struct vfy_req *r, const char *what, uint64_t want, uint64_t got)
+{
+	char buf[200];
+
+	r->v->mismatches++;
+	log_warnx(
+	    "NSV-W013 %s: DR path %s reaches %s 0x%016" PRIx64 ", the topology says 0x%016" PRIx64,
+	    r->v->args.topo, vfy_path_str(r->path, r->hops, buf, sizeof(buf)), what, got, want);
+}
+
+/* The node at a path must be the file's; a difference fails the run. */
+static void vfy_topo_check_done(void *arg, int status, const struct smp *resp)
+{
+	struct vfy_req *r = arg;
+	struct fabric_node *n = &r->v->f.nodes[r->node];
+	struct smp_node_info ni;
+
+	if (status < 0) {
+		vfy_get_failed(r, status, "NodeInfo");
+	} else {
+		smp_node_info_decode(resp->data, &ni);
+		if (ni.node_guid != n->guid)
+			vfy_topo_mismatch(r, "node", n->guid, ni.node_guid);
+		else if (!fabric_is_switch(n) && ni.local_port != r->port)
+			vfy_topo_mismatch(r, "port number", r->port, ni.local_port);
+	}
+	free(r);
+}
+
+static void vfy_topo_read_node(struct vfy *v, int idx)
+{
+	struct fabric_node *n = &v->f.nodes[idx];
+	struct vfy_req q = {.node = idx, .hops = n->dr_hops};
+
+	memcpy(q.path, n->dr_path, sizeof(q.path));
+	if (fabric_is_switch(n)) {
+		vfy_get_dr(v, &q, SMP_ATTR_NODE_INFO, 0, vfy_topo_check_done);
+		vfy_read_switch(v, idx);
+		return;
+	}
+	for (unsigned p = 1; p <= n->num_ports; p++) {
+		const struct fabric_port *fp = &n->ports[p];
+
+		if (!fp->dr_hops && !vfy_is_local_port(v, idx, (uint8_t)p))
+			continue;
+		q.port = (uint8_t)p;
+		q.hops = fp->dr_hops;
+		memcpy(q.path, fp->dr_path, sizeof(q.path));
+		vfy_get_dr(v, &q, SMP_ATTR_NODE_INFO, 0, vfy_topo_check_done);
+		vfy_get_dr(v, &q, SMP_ATTR_PORT_INFO, p, vfy_port_info_done);
+	}
+}
+
+/* Port states and switch details are read live; what is not read stays
+ * NOP (not ACTIVE), so no walk trusts the file alone. */
+static int vfy_topo(struct vfy *v)
+{
+	char err[512];
+	uint8_t *seen;
+	int rc = topo_load(v->args.topo, &v->f, err, sizeof(err));
+
+	if (rc < 0) {
+		log_warnx("NSV-E003 %s", err);
+		return rc;
+	}
+	if (vfy_topo_local(v) < 0)
+		return -ENOENT;
+	seen = calloc(v->f.n_nodes, 1);
+	if (!seen || vfy_topo_paths(v, seen) < 0) {
+		free(seen);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < v->f.n_nodes; i++) {
+		for (unsigned p = 0; p <= v->f.nodes[i].num_ports; p++)
+			v->f.nodes[i].ports[p].state = PORT_STATE_NOP;
+		v->f.nodes[i].lft_cap = 0;
+		v->f.nodes[i].lft_top = 0;
+		if (seen[i])
+			vfy_topo_read_node(v, (int)i);
+	}
+	free(seen);
+	if (vfy_drain(v) < 0)
+		return -EIO;
+	log_info("%s: %zu nodes, %zu mismatches with the fabric", v->args.topo, v->f.n_nodes,
+		 v->mismatches);
+	return 0;
+}
+
+/* ---- LFTs ------------------------------------------------------------------ */
+
+static void vfy_lft_done(void *arg, int status, const struct smp *resp)
+{
+	struct vfy_req *r = arg;
+	struct lft *t = lft_set_find(&r->v->lfts, r->node);
+	struct smp_lft_block blk;
+
+	if (status < 0) {
+		vfy_get_failed(r, status, "LinearForwardingTable");
+		free(t->port); /* the walk reports this switch as unknown */
+		t->port = NULL;
+	} else if (t->port) {
+		smp_lft_decode(resp->data, &blk);
+		for (unsigned i = 0; i < LFT_BLOCK_SIZE; i++) {
+			uint32_t lid = r->mod * LFT_BLOCK_SIZE + i;
+
+			if (lid <= t->top)
+				t->port[lid] = blk.port[i];
+		}
+	}
+	free(r);
+}
+
+static uint16_t vfy_max_top(const struct fabric *f)
+{
+	uint16_t top = 0;
+
+	for (size_t i = 0; i < f->n_nodes; i++)
+		if (fabric_is_switch(&f->nodes[i]) && f->nodes[i].lft_top > top)
+			top = f->nodes[i].lft_top;
+	return top > LID_UNICAST_MAX ? LID_UNICAST_MAX : top;
+}
+
+static int vfy_read_lfts(struct vfy *v)
+{
+	size_t blocks = 0;
+
+	if (lft_set_alloc(&v->lfts, &v->f, vfy_max_top(&v->f)) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < v->lfts.n; i++) {
+		struct lft *t = &v->lfts.tables[i];
+		const struct fabric_node *n = &v->f.nodes[t->node];
+		struct vfy_req q = {.node = t->node, .hops = n->dr_hops};
+
+		t->top = n->lft_top > LID_UNICAST_MAX ? LID_UNICAST_MAX : n->lft_top;
+		if (!n->lft_cap) { /* SwitchInfo not read: nothing known */
+			free(t->port);
+			t->port = NULL;
+			continue;
+		}
+		memcpy(q.path, n->dr_path, sizeof(q.path));
+		for (uint32_t b = 0; t->top && b <= t->top / LFT_BLOCK_SIZE; b++, blocks++)
+			vfy_get_dr(v, &q, SMP_ATTR_LFT, b, vfy_lft_done);
+	}
+	if (vfy_drain(v) < 0)
+		return -EIO;
+	log_info("read %zu LFT blocks from %zu switches", blocks, v->lfts.n);
+	return 0;
+}
+
+/* ---- Probes ---------------------------------------------------------------- */
+
+static void vfy_probe_done(void *arg, int status, const struct smp *resp)
+{
+	struct vfy_req *r = arg;
+	struct verify_probe *pr = &r->v->res[r->res].probe;
+	struct smp_node_info ni;
+
+	if (status == 0) {
+		smp_node_info_decode(resp->data, &ni);
+		pr->status = VERIFY_PROBE_ANSWERED;
+		pr->node_type = ni.node_type;
+		pr->local_port = ni.local_port;
+		pr->node_guid = ni.node_guid;
+		pr->port_guid = ni.port_guid;
+	} else if (status == -EREMOTEIO) {
+		pr->status = VERIFY_PROBE_REFUSED;
+		pr->mad_status = resp->status;
+	} else {
+		pr->status = status == -ETIMEDOUT ? VERIFY_PROBE_TIMEOUT : VERIFY_PROBE_ERROR;
+		pr->err = status;
+	}
+	free(r);
+}
+
+static int vfy_probe_all(struct vfy *v, const struct verify_lids *lids)
+{
+	v->res = calloc(lids->n ? lids->n : 1, sizeof(*v->res));
+	if (!v->res)
+		return -ENOMEM;
+	v->n_res = lids->n;
+	for (size_t i = 0; i < lids->n; i++) {
+		struct mad_addr to = {.lid = lids->lid[i]};
+		struct vfy_req r = {.node = FABRIC_NONE, .res = i};
+		struct smp smp;
+
+		verify_plan(&v->ix, v->local_node, v->local_port, v->local_lid, lids->lid[i],
+			    &v->res[i]);
+		smp_init_lid(&smp, SMP_METHOD_GET, SMP_ATTR_NODE_INFO, 0);
+		vfy_submit(v, &r, &to, &smp, vfy_probe_done);
+	}
+	if (vfy_drain(v) < 0)
+		return -EIO;
+	for (size_t i = 0; i < v->n_res; i++)
+		verify_judge(&v->ix, &v->res[i]);
+	return 0;
+}
+
+/* ---- Report ---------------------------------------------------------------- */
+
+static int vfy_report(struct vfy *v)
+{
+	struct verify_source src = {.node = v->local_node,
+				    .port = v->local_port,
+				    .lid = v->local_lid,
+				    .fabric_from = v->topo_mode ? v->args.topo : "directed route"};
+	struct verify_buf out, summary;
+	size_t failed = 0;
+
+	verify_buf_init(&out);
+	verify_buf_init(&summary);
+	if (v->args.json) {
+		verify_format_json(&out, &v->ix, &src, v->res, v->n_res);
+	} else {
+		verify_format_header(&out, &v->ix, &src, v->n_res);
+		for (size_t i = 0; i < v->n_res; i++)
+			verify_format_result(&out, &v->ix, &v->res[i]);
+	}
+	verify_format_summary(&summary, v->res, v->n_res);
+	if (out.len)
+		fputs(out.s, stdout);
+	fputs(summary.s ? summary.s : "", v->args.json ? stderr : stdout);
+	fflush(stdout);
+	for (size_t i = 0; i < v->n_res; i++)
+		failed += !v->res[i].ok;
+	if (out.failed || summary.failed)
+		log_warnx("NSV-E005 out of memory formatting the report");
+	verify_buf_fini(&out);
+	verify_buf_fini(&summary);
+	if (v->dr_failures)
+		log_warnx("NSV-W011 %zu directed-route Gets failed (see above): what they would "
+			  "have read counts as unknown",
+			  v->dr_failures);
+	if (v->mismatches)
+		log_warnx("NSV-W013 %zu differences between %s and the fabric (see above)",
+			  v->mismatches, v->args.topo);
+	return failed || v->mismatches ? VFY_EXIT_FAILED : VFY_EXIT_OK;
+}
+
+/* ---- Command line ---------------------------------------------------------- */
+
+static void vfy_usage(FILE *out)
+{
+	fprintf(out, "usage: nanosm-verify [-g PORTGUID | -d CA [-p PORT]] [--topo FILE]\n"
+		     "                     [--lids a,b-c] [--json] [--timeout MS] [-v]\n"
+		     "Checks, from this port and without the SM, that every destination LID is\n"
+		     "reachable through the switches' LFTs: reads the fabric by directed route\n"
+		     "(or from an ibnetdiscover dump with LIDs), reads every switch's LFT, walks\n"
+		     "each LID through them, and sends it a LID-routed NodeInfo Get.  Gets only.\n"
+		     "Exit status: 0 every path ok, 1 a path failed, 2 usage or setup error.\n");
+}
+
+static int vfy_number(const char *opt, const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(s, &end, 0);
+	if (errno || end == s || *end || *s == '-' || *out > max) {
+		fprintf(stderr, "nanosm-verify: %s: bad number '%s'\n", opt, s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+enum { OPT_TOPO = 256, OPT_LIDS, OPT_JSON, OPT_TIMEOUT, OPT_RETRIES };
+
+static const struct option vfy_long_opts[] = {
+    {"guid", required_argument, NULL, 'g'},
+    {"ca", required_argument, NULL, 'd'},
+    {"port", required_argument, NULL, 'p'},
+    {"topo", required_argument, NULL, OPT_TOPO},
+    {"lids", required_argument, NULL, OPT_LIDS},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"retries", required_argument, NULL, OPT_RETRIES},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/* One option; returns 0, -EINVAL, or 1 for --help. */
+static int vfy_option(struct vfy_args *a, int c, const char *val)
+{
+	uint64_t n;
+
+	switch (c) {
+	case 'g':
+		return vfy_number("-g", val, UINT64_MAX, &a->guid);
+	case 'd':
+		a->ca = val;
+		return 0;
+	case 'p':
+		if (vfy_number("-p", val, 254, &n) < 0)
+			return -EINVAL;
+		a->port = (int)n;
+		return 0;
+	case OPT_TOPO:
+		a->topo = val;
+		return 0;
+	case OPT_LIDS:
+		a->lids = val;
+		return 0;
+	case OPT_JSON:
+		a->json = 1;
+		return 0;
+	case OPT_TIMEOUT:
+		if (vfy_number("--timeout", val, 60000, &n) < 0 || n == 0)
+			return -EINVAL;
+		a->timeout_ms = (unsigned)n;
+		return 0;
+	case OPT_RETRIES:
+		if (vfy_number("--retries", val, 20, &n) < 0)
+			return -EINVAL;
+		a->retries = (unsigned)n;
+		return 0;
+	case 'v':
+		a->verbose++;
+		return 0;
+	case 'h':
+		return 1;
+	}
+	return -EINVAL;
+}
+
+static int vfy_parse_args(struct vfy_args *a, int argc, char **argv)
+{
+	int c, rc;
+
+	a->timeout_ms = 200;
+	a->retries = 3;
+	while ((c = getopt_long(argc, argv, "g:d:p:vh", vfy_long_opts, NULL)) != -1) {
+		rc = vfy_option(a, c, optarg);
+		if (rc == 1) {
+			vfy_usage(stdout);
+			exit(VFY_EXIT_OK);
+		}
+		if (rc < 0) {
+			vfy_usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "nanosm-verify: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (a->guid && (a->ca || a->port)) {
+		fprintf(stderr, "nanosm-verify: -g excludes -d/-p\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int vfy_parse_lids(struct vfy *v)
+{
+	char err[256];
+
+	verify_lids_init(&v->lids);
+	if (v->args.lids && verify_lids_parse(v->args.lids, &v->lids, err, sizeof(err)) < 0) {
+		fprintf(stderr, "nanosm-verify: %s\n", err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- main ------------------------------------------------------------------- */
+
+static int vfy_setup(struct vfy *v)
+{
+	struct mad_queue_opts qo = {
+	    .window = 16, .timeout_ms = v->args.timeout_ms, .retries = v->args.retries};
+	struct mad_xmit x = {.send = vfy_umad_send, .ctx = &v->umad};
+
+	fabric_init(&v->f);
+	lft_set_init(&v->lfts);
+	v->local_node = FABRIC_NONE;
+	v->topo_mode = v->args.topo != NULL;
+	if (vfy_umad_open(&v->umad, &v->args) < 0)
+		return -ENODEV;
+	v->q = mad_queue_new(&qo, &x, NULL, NULL);
+	if (!v->q)
+		return -ENOMEM;
+	log_info("port %s/%d guid 0x%016" PRIx64 " lid %u", v->umad.ca, v->umad.port,
+		 v->umad.port_guid, v->umad.lid);
+	return 0;
+}
+
+static int vfy_run(struct vfy *v)
+{
+	if ((v->topo_mode ? vfy_topo(v) : vfy_discover(v)) < 0 || vfy_read_lfts(v) < 0)
+		return VFY_EXIT_USAGE;
+	if (!v->local_lid) {
+		log_warnx("NSV-E002 the local port has no LID (is a subnet manager running?)");
+		return VFY_EXIT_USAGE;
+	}
+	if (verify_index_init(&v->ix, &v->f, &v->lfts) < 0 ||
+	    (!v->args.lids && verify_index_lids(&v->ix, &v->lids) < 0) ||
+	    vfy_probe_all(v, &v->lids) < 0)
+		return VFY_EXIT_USAGE;
+	log_info("probed %zu LIDs; %" PRIu64 " SMPs sent, %" PRIu64 " timeouts", v->n_res,
+		 mad_queue_counters(v->q)->sent, mad_queue_counters(v->q)->timeouts);
+	return vfy_report(v);
+}
+
+static void vfy_teardown(struct vfy *v)
+{
+	mad_queue_free(v->q);
+	vfy_umad_close(&v->umad);
+	verify_index_fini(&v->ix);
+	lft_set_fini(&v->lfts);
+	fabric_fini(&v->f);
+	verify_lids_fini(&v->lids);
+	free(v->res);
+}
+
+int main(int argc, char **argv)
+{
+	struct vfy v;
+	int rc;
+
+	memset(&v, 0, sizeof(v));
+	if (vfy_parse_args(&v.args, argc, argv) < 0 || vfy_parse_lids(&v) < 0)
+		return VFY_EXIT_USAGE;
+	log_init(v.args.verbose >= 2   ? LOG_LVL_DEBUG
+		 : v.args.verbose == 1 ? LOG_LVL_INFO
+				       : LOG_LVL_WARN,
+		 "nanosm-verify");
+	rc = vfy_setup(&v) < 0 ? VFY_EXIT_USAGE : vfy_run(&v);
+	vfy_teardown(&v);
+	return rc;
+}
