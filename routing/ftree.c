@@ -259,15 +259,6 @@ static void ftree_reset(int *dist, size_t n)
 		dist[i] = -1;
 }
 
-/* ---- LIDs -------------------------------------------------------------- */
-
-/* Claim every LID; keep the CA LIDs, those a leaf delivers (a switch's own
- * LIDs are routed after them, from its port 0). */
-static int ftree_collect_lids(struct ftree *m)
-{
-	return swgraph_claim_lids(&m->g, m->max_lid, 0, &m->lids, m->err);
-}
-
 /* ---- Ranks ------------------------------------------------------------- */
 
 /* Look the given roots up; unknown GUIDs are only noted (a root may be
@@ -1111,7 +1102,8 @@ static int ftree_prepare(struct ftree *m, const struct route_opts *opts)
 	if (rc)
 		return route_err_fail(m->err, rc, "out of memory routing %zu switches",
 				      fabric_count_switches(m->f));
-	rc = ftree_collect_lids(m);
+	/* the CA LIDs; a switch's own are routed after them, from port 0 */
+	rc = swgraph_collect_dests(&m->g, m->max_lid, 0, &m->lids, m->err);
 	if (!rc)
 		rc = ftree_rank(m, opts);
 	if (!rc && ftree_alloc_routing(m))

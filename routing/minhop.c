@@ -61,18 +61,6 @@ static int minhop_setup(struct minhop *m)
 	return 0;
 }
 
-/* Every LID a switch delivers (its own by port 0, a cabled CA's by its
- * port), grouped by that switch. */
-static int minhop_collect_dests(struct minhop *m)
-{
-	int rc = swgraph_claim_lids(&m->g, m->max_lid, 1, &m->dests, m->err);
-
-	if (!rc && swgraph_group_dests(&m->g, &m->dests))
-		rc = route_err_fail(m->err, -ENOMEM, "out of memory routing %zu switches",
-				    m->g.n_sw);
-	return rc;
-}
-
 /* ---- Shortest paths and port choice ----------------------------------- */
 
 static uint32_t *minhop_load(const struct minhop *m, int s)
@@ -138,7 +126,7 @@ static int minhop_compute(const struct fabric *f, const struct route_opts *opts,
 		return rc;
 	rc = minhop_setup(&m);
 	if (!rc)
-		rc = minhop_collect_dests(&m);
+		rc = swgraph_collect_dests(&m.g, m.max_lid, 1, &m.dests, err);
 	if (!rc)
 		minhop_route_all(&m);
 	minhop_free(&m);

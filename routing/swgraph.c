@@ -261,21 +261,6 @@ static int swgraph_claim_node(struct swgraph_claim *c, int node, int switch_lids
 	return rc;
 }
 
-int swgraph_claim_lids(const struct swgraph *g, uint16_t max_lid, int switch_lids,
-		       struct swgraph_dests *d, struct route_err *err)
-{
-	struct swgraph_claim c = {.g = g, .max_lid = max_lid, .d = d, .err = err};
-	int rc = 0;
-
-	c.owner = calloc((size_t)max_lid + 1, sizeof(*c.owner));
-	if (!c.owner)
-		return route_err_fail(err, -ENOMEM, "out of memory routing %zu switches", g->n_sw);
-	for (size_t i = 0; i < g->f->n_nodes && !rc; i++)
-		rc = swgraph_claim_node(&c, (int)i, switch_lids);
-	free(c.owner);
-	return rc;
-}
-
 static int swgraph_dest_cmp(const void *a, const void *b)
 {
 	const struct swgraph_dest *x = a, *y = b;
@@ -285,13 +270,11 @@ static int swgraph_dest_cmp(const void *a, const void *b)
 	return (x->lid > y->lid) - (x->lid < y->lid);
 }
 
-int swgraph_group_dests(const struct swgraph *g, struct swgraph_dests *d)
+/* Sort by (switch, LID): start[s] .. start[s + 1] hang off s. */
+static void swgraph_group_dests(const struct swgraph *g, struct swgraph_dests *d)
 {
 	size_t i = 0;
 
-	d->start = calloc(g->n_sw + 1, sizeof(*d->start));
-	if (!d->start)
-		return -ENOMEM;
 	if (d->n)
 		qsort(d->v, d->n, sizeof(*d->v), swgraph_dest_cmp);
 	for (size_t s = 0; s <= g->n_sw; s++) {
@@ -299,7 +282,24 @@ int swgraph_group_dests(const struct swgraph *g, struct swgraph_dests *d)
 			i++;
 		d->start[s] = i;
 	}
-	return 0;
+}
+
+int swgraph_collect_dests(const struct swgraph *g, uint16_t max_lid, int switch_lids,
+			  struct swgraph_dests *d, struct route_err *err)
+{
+	struct swgraph_claim c = {.g = g, .max_lid = max_lid, .d = d, .err = err};
+	int rc = 0;
+
+	c.owner = calloc((size_t)max_lid + 1, sizeof(*c.owner));
+	d->start = calloc(g->n_sw + 1, sizeof(*d->start));
+	if (!c.owner || !d->start)
+		rc = route_err_fail(err, -ENOMEM, "out of memory routing %zu switches", g->n_sw);
+	for (size_t i = 0; i < g->f->n_nodes && !rc; i++)
+		rc = swgraph_claim_node(&c, (int)i, switch_lids);
+	if (!rc)
+		swgraph_group_dests(g, d);
+	free(c.owner);
+	return rc;
 }
 
 void swgraph_dests_fini(struct swgraph_dests *d)

@@ -90,24 +90,21 @@ struct swgraph_dest {
 };
 
 struct swgraph_dests {
-	struct swgraph_dest *v; /* in node order, then port, then LID */
+	struct swgraph_dest *v; /* sorted by (sw, lid) */
 	size_t n, cap;
-	/* after swgraph_group_dests: v sorted by (sw, lid); switch s delivers
-	 * v[start[s] .. start[s + 1]) */
-	size_t *start;
+	size_t *start; /* switch s delivers v[start[s] .. start[s + 1]) */
 };
 
 /* Claim the LIDs (base .. base + 2^LMC - 1) of every LID-owning port, in
  * node order: a switch's port 0, a CA/router port with a LID.  Each LID
  * must be at most max_lid (else -ERANGE) and owned by no other port (else
- * -EINVAL); err->msg names the port(s).  Appends to d (zeroed, or
- * swgraph_dests_fini'd) the LIDs some switch delivers: a CA/router port's
- * when it is cabled to a switch, and with switch_lids each switch's own.
+ * -EINVAL); err->msg names the port(s), the first offender in node order.
+ * Fills d (zeroed, or swgraph_dests_fini'd) with the LIDs some switch
+ * delivers, grouped by that switch: a CA/router port's when it is cabled
+ * to a switch, and with switch_lids each switch's own.
  * Returns 0, -ERANGE, -EINVAL or -ENOMEM, err->msg set on failure. */
-int swgraph_claim_lids(const struct swgraph *g, uint16_t max_lid, int switch_lids,
-		       struct swgraph_dests *d, struct route_err *err);
-/* Sort d by (switch, LID) and fill d->start.  Returns 0 or -ENOMEM. */
-int swgraph_group_dests(const struct swgraph *g, struct swgraph_dests *d);
+int swgraph_collect_dests(const struct swgraph *g, uint16_t max_lid, int switch_lids,
+			  struct swgraph_dests *d, struct route_err *err);
 void swgraph_dests_fini(struct swgraph_dests *d);
 
 /* ---- Writing routes ----------------------------------------------------- */

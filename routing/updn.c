@@ -160,17 +160,6 @@ static int updn_setup(struct updn *u, const struct route_opts *opts)
 	return 0;
 }
 
-/* Every LID a switch delivers (its own by port 0, a cabled CA's by its
- * port), grouped by that switch. */
-static int updn_collect_dests(struct updn *u)
-{
-	int rc = swgraph_claim_lids(&u->g, u->max_lid, 1, &u->dests, u->err);
-
-	if (!rc && swgraph_group_dests(&u->g, &u->dests))
-		rc = route_err_fail(u->err, -ENOMEM, "out of memory routing %zu switches",
-				    u->g.n_sw);
-	return rc;
-}
 
 /* ---- Roots ------------------------------------------------------------- */
 
@@ -535,7 +524,7 @@ static int updn_compute(const struct fabric *f, const struct route_opts *opts,
 	err->note[0] = '\0';
 	rc = updn_setup(&u, opts);
 	if (!rc)
-		rc = updn_collect_dests(&u);
+		rc = swgraph_collect_dests(&u.g, u.max_lid, 1, &u.dests, err);
 	if (!rc)
 		rc = updn_choose_roots(&u, opts);
 	if (!rc) {
