@@ -72,11 +72,14 @@ static uint32_t *minhop_load(const struct minhop *m, int s)
  * ascending. */
 static size_t minhop_candidates(struct minhop *m, int s)
 {
+	const struct swgraph_link *l = &m->g.adj[m->g.adj_start[s]];
+	const struct swgraph_link *end = &m->g.adj[m->g.adj_start[s + 1]];
+	int nearer = m->dist[s] - 1;
 	size_t k = 0;
 
-	for (size_t e = m->g.adj_start[s]; e < m->g.adj_start[s + 1]; e++)
-		if (m->dist[m->g.adj[e].sw] == m->dist[s] - 1)
-			m->cand[k++] = m->g.adj[e].port;
+	for (; l < end; l++)
+		if (m->dist[l->sw] == nearer)
+			m->cand[k++] = l->port;
 	return k;
 }
 

@@ -149,19 +149,21 @@ int swgraph_init(struct swgraph *g, const struct fabric *f, int keep_loops)
 	return 0;
 }
 
+/* (Bounds and hop counts are kept in locals: a store through via may
+ * alias anything, which would reload them for every cable.) */
 size_t swgraph_bfs(const struct swgraph *g, int *queue, size_t n, int *dist, uint8_t *via)
 {
 	size_t tail = n;
 
 	for (size_t head = 0; head < tail; head++) {
-		int s = queue[head];
+		int s = queue[head], hops = dist[s] + 1;
+		const struct swgraph_link *l = &g->adj[g->adj_start[s]];
+		const struct swgraph_link *end = &g->adj[g->adj_start[s + 1]];
 
-		for (size_t e = g->adj_start[s]; e < g->adj_start[s + 1]; e++) {
-			const struct swgraph_link *l = &g->adj[e];
-
+		for (; l < end; l++) {
 			if (dist[l->sw] >= 0)
 				continue;
-			dist[l->sw] = dist[s] + 1;
+			dist[l->sw] = hops;
 			if (via)
 				via[l->sw] = l->rport;
 			queue[tail++] = l->sw;
@@ -321,12 +323,20 @@ void swgraph_route_exits(uint8_t *lft, uint32_t *load, const struct swgraph_dest
 
 /* A pass per load level hands one LID to each candidate at that level, in
  * cand order: the same as picking the least loaded for every LID, without
- * a scan of all k per LID. */
+ * a scan of all k per LID.  One candidate (a forced route) takes all. */
 void swgraph_spread(uint8_t *lft, uint32_t *load, const uint8_t *cand, size_t k,
 		    const struct swgraph_dest *d, size_t n)
 {
 	size_t i = 0;
 
+	if (k == 1) {
+		uint8_t port = cand[0];
+
+		for (; i < n; i++)
+			lft[d[i].lid] = port;
+		load[port] += (uint32_t)n;
+		return;
+	}
 	while (i < n) {
 		uint32_t level = load[cand[0]];
 

@@ -102,7 +102,8 @@ struct swgraph_dests {
  * Fills d (zeroed, or swgraph_dests_fini'd) with the LIDs some switch
  * delivers, grouped by that switch: a CA/router port's when it is cabled
  * to a switch, and with switch_lids each switch's own.
- * Returns 0, -ERANGE, -EINVAL or -ENOMEM, err->msg set on failure. */
+ * Returns 0, -ERANGE, -EINVAL or -ENOMEM, err->msg set on failure; either
+ * way d is the caller's to swgraph_dests_fini. */
 int swgraph_collect_dests(const struct swgraph *g, uint16_t max_lid, int switch_lids,
 			  struct swgraph_dests *d, struct route_err *err);
 void swgraph_dests_fini(struct swgraph_dests *d);

@@ -433,17 +433,14 @@ static void updn_legal_bfs(struct updn *u, int t)
  * down-only switch when s is down-only, else up. */
 static size_t updn_candidates(struct updn *u, int s)
 {
-	int down = u->down_only[s];
-	size_t e = down ? u->adj_split[s] : u->g.adj_start[s];
-	size_t e_end = down ? u->g.adj_start[s + 1] : u->adj_split[s];
+	int down = u->down_only[s], nearer = u->dist[s] - 1;
+	const struct swgraph_link *l = &u->g.adj[down ? u->adj_split[s] : u->g.adj_start[s]];
+	const struct swgraph_link *end = &u->g.adj[down ? u->g.adj_start[s + 1] : u->adj_split[s]];
 	size_t k = 0;
 
-	for (; e < e_end; e++) {
-		int r = u->g.adj[e].sw;
-
-		if (u->dist[r] == u->dist[s] - 1 && (!down || u->down_only[r]))
-			u->cand[k++] = u->g.adj[e].port;
-	}
+	for (; l < end; l++)
+		if (u->dist[l->sw] == nearer && (!down || u->down_only[l->sw]))
+			u->cand[k++] = l->port;
 	return k;
 }
 
