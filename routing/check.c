@@ -12,6 +12,7 @@
 
 #include "mad/smp.h"
 #include "routing/check.h"
+#include "routing/swgraph.h"
 
 /*
  * How it works.  Routing is by destination, so for one destination LID the
@@ -94,12 +95,9 @@ struct check {
 	const struct lft_set *lfts;
 	int allow_down, skip_cdg;
 	struct route_check *res;
-	size_t n_sw;
-	int *sw_of;		  /* node index -> switch ordinal, -1 for others */
-	int *sw_node;		  /* switch ordinal -> node index */
+	struct swgraph g;	  /* components over every cable, usable or not */
 	const struct lft **tab;	  /* switch ordinal -> its LFT or NULL */
-	size_t *port_base;	  /* switch ordinal -> first of its links */
-	struct check_link *links; /* [port_base[s] + port] */
+	struct check_link *links; /* [g.port_base[s] + port] */
 	/* channels: directed switch-to-switch links, chan_base[s] + self_chan */
 	size_t *chan_base, n_chan;
 	int *chan_sw;
@@ -107,10 +105,6 @@ struct check {
 	/* turns: bit turn_base[t] + in * k + out, k = chan_base[t + 1] - chan_base[t] */
 	size_t *turn_base;
 	uint64_t *turns;
-	/* switches grouped by component: comp_sw[comp_start[c] .. comp_start[c + 1]] */
-	int *comp;
-	size_t *comp_start, n_comp;
-	int *comp_sw;
 	size_t *comp_pairs, *comp_bad; /* per component: its sources, those with a bad cable */
 	/* sources, and per switch how many send into it and the first of them */
 	struct check_source *srcs;
@@ -137,17 +131,12 @@ struct check {
 
 static int check_alloc(struct check *c)
 {
-	size_t n = c->f->n_nodes ? c->f->n_nodes : 1, s = c->n_sw ? c->n_sw : 1;
+	size_t s = c->g.n_sw ? c->g.n_sw : 1, ports = c->g.port_base[c->g.n_sw];
 
-	c->sw_of = malloc(n * sizeof(*c->sw_of));
-	c->sw_node = malloc(s * sizeof(*c->sw_node));
 	c->tab = calloc(s, sizeof(*c->tab));
-	c->port_base = malloc((s + 1) * sizeof(*c->port_base));
+	c->links = calloc(ports ? ports : 1, sizeof(*c->links));
 	c->chan_base = calloc(s + 1, sizeof(*c->chan_base));
 	c->turn_base = calloc(s + 1, sizeof(*c->turn_base));
-	c->comp = malloc(s * sizeof(*c->comp));
-	c->comp_start = calloc(s + 1, sizeof(*c->comp_start));
-	c->comp_sw = malloc(s * sizeof(*c->comp_sw));
 	c->comp_pairs = calloc(s, sizeof(*c->comp_pairs));
 	c->comp_bad = calloc(s, sizeof(*c->comp_bad));
 	c->w_ok = calloc(s, sizeof(*c->w_ok));
@@ -163,8 +152,7 @@ static int check_alloc(struct check *c)
 	c->next = malloc(s * sizeof(*c->next));
 	c->stack = malloc(s * sizeof(*c->stack));
 	c->carry = malloc(s);
-	if (!c->sw_of || !c->sw_node || !c->tab || !c->port_base || !c->chan_base ||
-	    !c->turn_base || !c->comp || !c->comp_start || !c->comp_sw || !c->comp_pairs ||
+	if (!c->tab || !c->links || !c->chan_base || !c->turn_base || !c->comp_pairs ||
 	    !c->comp_bad || !c->w_ok || !c->w_bad || !c->rank_ok || !c->rank_bad || !c->w_ca || !c->rank_ca || !c->state ||
 	    !c->verdict || !c->out || !c->hops || !c->next || !c->stack || !c->carry)
 		return -ENOMEM;
@@ -175,36 +163,18 @@ static void check_free(struct check *c)
 {
 	/* clang-format off */
 	void *all[] = {
-		c->sw_of, c->sw_node, c->tab, c->port_base, c->links,
+		c->tab, c->links,
 		c->chan_base, c->chan_sw, c->chan_port, c->turn_base, c->turns,
-		c->comp, c->comp_start, c->comp_sw, c->comp_pairs, c->comp_bad,
+		c->comp_pairs, c->comp_bad,
 		c->srcs, c->w_ok, c->w_bad, c->rank_ok, c->rank_bad, c->w_ca, c->rank_ca, c->dests,
 		c->state, c->verdict, c->out, c->carry, c->hops, c->next, c->stack,
 		c->color, c->cursor, c->dstack,
 	};
 	/* clang-format on */
 
+	swgraph_fini(&c->g);
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		free(all[i]);
-}
-
-/* Number the switches; each gets a row of links, one per port 0..N. */
-static int check_index_switches(struct check *c)
-{
-	size_t s = 0, ports = 0;
-
-	for (size_t i = 0; i < c->f->n_nodes; i++) {
-		c->sw_of[i] = -1;
-		if (!fabric_is_switch(&c->f->nodes[i]))
-			continue;
-		c->sw_of[i] = (int)s;
-		c->sw_node[s] = (int)i;
-		c->port_base[s++] = ports;
-		ports += (size_t)c->f->nodes[i].num_ports + 1;
-	}
-	c->port_base[s] = ports;
-	c->links = calloc(ports ? ports : 1, sizeof(*c->links));
-	return c->links ? 0 : -ENOMEM;
 }
 
 static void check_map_tables(struct check *c)
@@ -212,8 +182,8 @@ static void check_map_tables(struct check *c)
 	for (size_t i = 0; i < c->lfts->n; i++) {
 		int node = c->lfts->tables[i].node;
 
-		if (node >= 0 && (size_t)node < c->f->n_nodes && c->sw_of[node] >= 0)
-			c->tab[c->sw_of[node]] = &c->lfts->tables[i];
+		if (node >= 0 && (size_t)node < c->f->n_nodes && c->g.sw_of[node] >= 0)
+			c->tab[c->g.sw_of[node]] = &c->lfts->tables[i];
 	}
 }
 
@@ -236,13 +206,13 @@ static int check_link_usable(const struct check *c, const struct fabric_port *p)
 /* Classify every switch port; switch-to-switch links become channels. */
 static void check_classify_ports(struct check *c)
 {
-	for (size_t s = 0; s < c->n_sw; s++) {
-		const struct fabric_node *n = &c->f->nodes[c->sw_node[s]];
+	for (size_t s = 0; s < c->g.n_sw; s++) {
+		const struct fabric_node *n = &c->f->nodes[c->g.sw_node[s]];
 		size_t k = 0;
 
 		for (unsigned pn = 1; pn <= n->num_ports; pn++) {
 			const struct fabric_port *p = &n->ports[pn];
-			struct check_link *l = &c->links[c->port_base[s] + pn];
+			struct check_link *l = &c->links[c->g.port_base[s] + pn];
 
 			if (p->remote_node == FABRIC_NONE)
 				continue;
@@ -250,18 +220,18 @@ static void check_classify_ports(struct check *c)
 			l->far = p->remote_node;
 			if (!check_link_usable(c, p)) {
 				l->kind = CHECK_LINK_BAD;
-			} else if (c->sw_of[p->remote_node] < 0) {
+			} else if (c->g.sw_of[p->remote_node] < 0) {
 				l->kind = CHECK_LINK_END;
 			} else {
 				l->kind = CHECK_LINK_SWITCH;
-				l->far = c->sw_of[p->remote_node];
+				l->far = c->g.sw_of[p->remote_node];
 				l->self_chan = (uint8_t)k++;
 			}
 		}
 		c->chan_base[s + 1] = c->chan_base[s] + k;
 		c->turn_base[s + 1] = c->turn_base[s] + k * k;
 	}
-	c->n_chan = c->chan_base[c->n_sw];
+	c->n_chan = c->chan_base[c->g.n_sw];
 }
 
 /* Channel tables, and each link's channel index at its far end. */
@@ -273,16 +243,16 @@ static int check_build_channels(struct check *c)
 	c->chan_port = malloc(n);
 	if (!c->chan_sw || !c->chan_port)
 		return -ENOMEM;
-	for (size_t s = 0; s < c->n_sw; s++) {
-		for (size_t i = c->port_base[s] + 1; i < c->port_base[s + 1]; i++) {
+	for (size_t s = 0; s < c->g.n_sw; s++) {
+		for (size_t i = c->g.port_base[s] + 1; i < c->g.port_base[s + 1]; i++) {
 			struct check_link *l = &c->links[i];
 			size_t ch = c->chan_base[s] + l->self_chan;
 
 			if (l->kind != CHECK_LINK_SWITCH)
 				continue;
 			c->chan_sw[ch] = (int)s;
-			c->chan_port[ch] = (uint8_t)(i - c->port_base[s]);
-			l->far_chan = c->links[c->port_base[l->far] + l->far_port].self_chan;
+			c->chan_port[ch] = (uint8_t)(i - c->g.port_base[s]);
+			l->far_chan = c->links[c->g.port_base[l->far] + l->far_port].self_chan;
 		}
 	}
 	return 0;
@@ -290,58 +260,18 @@ static int check_build_channels(struct check *c)
 
 /* ---- Setup: components, sources, destinations -------------------------- */
 
-/* Breadth-first over every switch-to-switch cable (usable or not), queued
- * straight into comp_sw: pairs in different components are not routable
- * by any LFT and are skipped. */
-static void check_label_component(struct check *c, int root)
-{
-	int label = (int)c->n_comp++;
-	size_t head = c->comp_start[label], tail = head;
-
-	c->comp[root] = label;
-	c->comp_sw[tail++] = root;
-	while (head < tail) {
-		const struct fabric_node *n = &c->f->nodes[c->sw_node[c->comp_sw[head++]]];
-
-		for (unsigned pn = 1; pn <= n->num_ports; pn++) {
-			int r = n->ports[pn].remote_node;
-
-			if (r == FABRIC_NONE || c->sw_of[r] < 0 || c->comp[c->sw_of[r]] >= 0)
-				continue;
-			c->comp[c->sw_of[r]] = label;
-			c->comp_sw[tail++] = c->sw_of[r];
-		}
-	}
-	c->comp_start[label + 1] = tail;
-}
-
-static void check_group_components(struct check *c)
-{
-	for (size_t s = 0; s < c->n_sw; s++)
-		c->comp[s] = -1;
-	for (size_t s = 0; s < c->n_sw; s++)
-		if (c->comp[s] < 0)
-			check_label_component(c, (int)s);
-}
-
-/* The switch a CA/router port sends into, or -1. */
-static int check_attached_switch(const struct check *c, const struct fabric_port *p)
-{
-	return p->remote_node == FABRIC_NONE ? -1 : c->sw_of[p->remote_node];
-}
-
 static void check_add_source(struct check *c, int node, unsigned pn, int sw, int bad)
 {
 	size_t rank = c->n_srcs++;
 
 	c->srcs[rank] = (struct check_source){node, (uint8_t)pn, (uint8_t)bad, sw};
-	c->comp_pairs[c->comp[sw]]++;
-	c->comp_bad[c->comp[sw]] += bad != 0;
+	c->comp_pairs[c->g.comp[sw]]++;
+	c->comp_bad[c->g.comp[sw]] += bad != 0;
 	if (bad && c->w_bad[sw]++ == 0)
 		c->rank_bad[sw] = rank;
 	if (!bad && c->w_ok[sw]++ == 0)
 		c->rank_ok[sw] = rank;
-	if (!bad && c->sw_of[node] < 0 && c->w_ca[sw]++ == 0)
+	if (!bad && c->g.sw_of[node] < 0 && c->w_ca[sw]++ == 0)
 		c->rank_ca[sw] = rank;
 }
 
@@ -350,19 +280,19 @@ static int check_collect_sources(struct check *c)
 {
 	const struct fabric *f = c->f;
 
-	c->srcs = malloc((c->n_sw + fabric_count_cas(f) + 1) * sizeof(*c->srcs));
+	c->srcs = malloc((c->g.n_sw + fabric_count_cas(f) + 1) * sizeof(*c->srcs));
 	if (!c->srcs)
 		return -ENOMEM;
 	for (size_t i = 0; i < f->n_nodes; i++) {
 		const struct fabric_node *n = &f->nodes[i];
 
 		if (fabric_is_switch(n)) {
-			check_add_source(c, (int)i, 0, c->sw_of[i], 0);
+			check_add_source(c, (int)i, 0, c->g.sw_of[i], 0);
 			continue;
 		}
 		for (unsigned pn = 1; pn <= n->num_ports; pn++) {
 			const struct fabric_port *p = &n->ports[pn];
-			int sw = check_attached_switch(c, p);
+			int sw = swgraph_far_switch(&c->g, p);
 
 			if (sw >= 0 && p->present)
 				check_add_source(c, (int)i, pn, sw, !check_link_usable(c, p));
@@ -390,7 +320,7 @@ static int check_push_dest(struct check *c, uint32_t lid, int node, unsigned pn,
 static int check_push_port_lids(struct check *c, int node, unsigned pn, int sw)
 {
 	const struct fabric_port *p = &c->f->nodes[node].ports[pn];
-	uint32_t count = 1u << (p->lmc > 7 ? 7 : p->lmc);
+	uint32_t count = fabric_port_lid_count(p);
 	int rc = 0;
 
 	for (uint32_t lid = p->lid; lid < (uint32_t)p->lid + count && !rc; lid++)
@@ -421,11 +351,11 @@ static int check_collect_dests(struct check *c)
 
 		if (fabric_is_switch(n)) {
 			if (n->ports[0].lid)
-				rc = check_push_port_lids(c, (int)i, 0, c->sw_of[i]);
+				rc = check_push_port_lids(c, (int)i, 0, c->g.sw_of[i]);
 			continue;
 		}
 		for (unsigned pn = 1; pn <= n->num_ports && !rc; pn++) {
-			int sw = check_attached_switch(c, &n->ports[pn]);
+			int sw = swgraph_far_switch(&c->g, &n->ports[pn]);
 
 			if (n->ports[pn].lid && sw >= 0)
 				rc = check_push_port_lids(c, (int)i, pn, sw);
@@ -456,12 +386,12 @@ static enum check_hop check_hop(const struct check *c, const struct check_dest *
 	p = *out = t->port[d->lid];
 	if (p == LFT_DROP)
 		return CHECK_HOP_DROP;
-	if (p >= c->port_base[s + 1] - c->port_base[s])
+	if (p >= c->g.port_base[s + 1] - c->g.port_base[s])
 		return CHECK_HOP_BEYOND;
 	if (p == 0)
-		return d->node == c->sw_node[s] && d->port == 0 ? CHECK_HOP_ARRIVED
+		return d->node == c->g.sw_node[s] && d->port == 0 ? CHECK_HOP_ARRIVED
 								: CHECK_HOP_PORT0;
-	l = &c->links[c->port_base[s] + p];
+	l = &c->links[c->g.port_base[s] + p];
 	switch (l->kind) {
 	case CHECK_LINK_SWITCH:
 		*next = l->far;
@@ -570,7 +500,7 @@ static void check_count_failures(struct check *c, size_t di, const int *sw, size
  * some pair failed. */
 static void check_count(struct check *c, size_t di, const int *sw, size_t n, int to_switch)
 {
-	int comp = c->comp[c->dests[di].sw];
+	int comp = c->g.comp[c->dests[di].sw];
 
 	/* a switch's LID must be reached from every CA/router port; other
 	 * switches need not reach it (management SMPs go by directed route,
@@ -617,8 +547,8 @@ static void check_record_turns(struct check *c, const int *sw, size_t n, int ca_
 			continue;
 		if (ca_only && !c->carry[s])
 			continue;
-		in = &c->links[c->port_base[s] + c->out[s]];
-		out = &c->links[c->port_base[t] + c->out[t]];
+		in = &c->links[c->g.port_base[s] + c->out[s]];
+		out = &c->links[c->g.port_base[t] + c->out[t]];
 		k = c->chan_base[t + 1] - c->chan_base[t];
 		bit = c->turn_base[t] + (size_t)in->far_chan * k + out->self_chan;
 		c->turns[bit / 64] |= 1ULL << (bit % 64);
@@ -628,9 +558,9 @@ static void check_record_turns(struct check *c, const int *sw, size_t n, int ca_
 static void check_destination(struct check *c, size_t di)
 {
 	const struct check_dest *d = &c->dests[di];
-	size_t first = c->comp_start[c->comp[d->sw]], n = c->comp_start[c->comp[d->sw] + 1] - first;
-	const int *sw = &c->comp_sw[first];
-	int to_switch = c->sw_of[d->node] >= 0;
+	size_t first = c->g.comp_start[c->g.comp[d->sw]], n = c->g.comp_start[c->g.comp[d->sw] + 1] - first;
+	const int *sw = &c->g.comp_sw[first];
+	int to_switch = c->g.sw_of[d->node] >= 0;
 
 	c->dest_hops = 0;
 	c->dest_failed = 0;
@@ -651,7 +581,7 @@ static int check_alloc_cdg(struct check *c)
 {
 	size_t n = c->n_chan ? c->n_chan : 1;
 
-	c->turns = calloc(c->turn_base[c->n_sw] / 64 + 1, sizeof(*c->turns));
+	c->turns = calloc(c->turn_base[c->g.n_sw] / 64 + 1, sizeof(*c->turns));
 	c->color = calloc(n, 1);
 	c->cursor = calloc(n, sizeof(*c->cursor));
 	c->dstack = malloc(n * sizeof(*c->dstack));
@@ -662,7 +592,7 @@ static int check_alloc_cdg(struct check *c)
 static size_t check_next_succ(struct check *c, size_t ch)
 {
 	int s = c->chan_sw[ch];
-	const struct check_link *l = &c->links[c->port_base[s] + c->chan_port[ch]];
+	const struct check_link *l = &c->links[c->g.port_base[s] + c->chan_port[ch]];
 	size_t t = (size_t)l->far, k = c->chan_base[t + 1] - c->chan_base[t];
 	size_t row = c->turn_base[t] + (size_t)l->far_chan * k;
 
@@ -791,7 +721,7 @@ static void check_say_wrong_port(struct check *c, const struct check_dest *d,
 				 const struct fabric_port *p)
 {
 	const struct fabric_port *far = check_far_port(c, p);
-	uint32_t count = 1u << (far->lmc > 7 ? 7 : far->lmc);
+	uint32_t count = fabric_port_lid_count(far);
 	char name[128];
 
 	check_name_node(c, name, sizeof(name), p->remote_node);
@@ -805,7 +735,7 @@ static void check_say_wrong_port(struct check *c, const struct check_dest *d,
 
 static void check_say_hop(struct check *c, const struct check_dest *d, int s, enum check_hop hop)
 {
-	int node = c->sw_node[s];
+	int node = c->g.sw_node[s];
 	const struct fabric_node *n = &c->f->nodes[node];
 	char name[128];
 
@@ -842,7 +772,7 @@ static void check_explain_pair(struct check *c)
 		check_say_bad_link(c, src->node, src->port);
 		return;
 	}
-	memset(c->state, 0, c->n_sw);
+	memset(c->state, 0, c->g.n_sw);
 	for (;;) {
 		enum check_hop hop = check_hop(c, d, s, &c->out[s], &next);
 
@@ -852,7 +782,7 @@ static void check_explain_pair(struct check *c)
 			return;
 		}
 		if (c->state[next]) {
-			check_name_node(c, name, sizeof(name), c->sw_node[s]);
+			check_name_node(c, name, sizeof(name), c->g.sw_node[s]);
 			check_say(c, "loop at %s port %u", name, c->out[s]);
 			return;
 		}
@@ -870,7 +800,7 @@ static void check_explain_cycle(struct check *c)
 	for (i = 0; i < c->cycle_len; i++) {
 		size_t ch = c->dstack[c->cycle_at + i];
 
-		check_name_node(c, name, sizeof(name), c->sw_node[c->chan_sw[ch]]);
+		check_name_node(c, name, sizeof(name), c->g.sw_node[c->chan_sw[ch]]);
 		if (check_append(buf, size, &len, "%s/%u -> ", name, c->chan_port[ch]))
 			break;
 	}
@@ -884,19 +814,17 @@ static void check_explain_cycle(struct check *c)
 
 static int check_prepare(struct check *c)
 {
-	int rc = check_alloc(c);
+	int rc = swgraph_init(&c->g, c->f, 0);
 
 	if (!rc)
-		rc = check_index_switches(c);
+		rc = check_alloc(c);
 	if (rc)
 		return rc;
 	check_map_tables(c);
 	check_classify_ports(c);
 	rc = check_build_channels(c);
-	if (!rc) {
-		check_group_components(c);
+	if (!rc)
 		rc = check_collect_sources(c);
-	}
 	if (!rc)
 		rc = check_collect_dests(c);
 	if (!rc && !c->skip_cdg)
@@ -926,7 +854,6 @@ int route_check_run(const struct fabric *f, const struct lft_set *lfts,
 	    .allow_down = opts && opts->allow_down_ports,
 	    .skip_cdg = opts && opts->skip_credit_loops,
 	    .res = res,
-	    .n_sw = fabric_count_switches(f),
 	    .first_rank = CHECK_NO_RANK,
 	};
 	int rc;
@@ -939,7 +866,7 @@ int route_check_run(const struct fabric *f, const struct lft_set *lfts,
 		rc = check_judge(&c);
 	else
 		snprintf(res->first, sizeof(res->first), "out of memory checking %zu switches",
-			 c.n_sw);
+			 fabric_count_switches(f));
 	check_free(&c);
 	return rc;
 }

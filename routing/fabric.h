@@ -93,6 +93,12 @@ static inline int fabric_is_switch(const struct fabric_node *n)
 size_t fabric_count_switches(const struct fabric *f);
 size_t fabric_count_cas(const struct fabric *f);
 
+/* How many LIDs a port owns from its base LID on: 2^LMC, LMC capped at 7. */
+static inline unsigned fabric_port_lid_count(const struct fabric_port *p)
+{
+	return 1u << (p->lmc > 7 ? 7 : p->lmc);
+}
+
 /* ---- Linear forwarding tables, the routing engines' output ---------- */
 
 #define LFT_DROP 0xFF /* no route: the switch drops the packet */

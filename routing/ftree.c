@@ -87,18 +87,12 @@
 #include <string.h>
 
 #include "routing/route.h"
+#include "routing/swgraph.h"
 
 #define FTREE_INF 0xFF	   /* u: no up-then-down route into R */
 #define FTREE_MAX_RANK 62  /* keeps u below FTREE_INF and paths short */
 #define FTREE_NOTE_LINKS 4 /* missing links named in the note */
 #define FTREE_BATCH 64	   /* LIDs routed before their entries are written out */
-
-/* A switch-to-switch cable seen from the switch that owns the list. */
-struct ftree_link {
-	int sw;	       /* switch ordinal at the far end */
-	uint8_t port;  /* local port */
-	uint8_t rport; /* far end's port */
-};
 
 /* A CA/router LID to route: the leaf it hangs off and the port there. */
 struct ftree_dest {
@@ -122,33 +116,26 @@ struct ftree {
 	struct route_err *err;
 	struct lft_set *out;
 	uint16_t max_lid;
-	/* switches and cables */
-	size_t n_sw;
-	int *sw_of;		/* node index -> switch ordinal, -1 for CAs */
-	int *sw_node;		/* switch ordinal -> node index */
-	size_t *adj_start;	/* switch -> first of its switch-to-switch cables */
-	struct ftree_link *adj; /* ascending local port per switch */
+	/* switches and cables; a switch with a CA cabled (g.has_ca) is a leaf */
+	struct swgraph g;
 	/* ranks */
-	uint8_t *has_ca;  /* a CA/router is cabled: a leaf */
 	uint8_t *is_root; /* named in opts->roots */
-	int *comp;	  /* connected component of the switch graph */
-	int n_comp;
-	int *rank;  /* 0 at the leaves, -1 unranked (no leaf below) */
-	int *order; /* ranked switches, top rank first */
+	int *rank;	  /* 0 at the leaves, -1 unranked (no leaf below) */
+	int *order;	  /* ranked switches, top rank first */
 	size_t n_ranked;
 	int top_rank;
 	/* up and down links */
 	size_t *up_start, *down_start;
-	struct ftree_link *up;	 /* per switch by local port */
-	struct ftree_link *down; /* per switch by (child, child's port) */
-	uint32_t *up_load;	 /* main paths descending each up-link */
-	uint32_t *reach;	 /* leaves below each switch */
-	uint32_t *top_reach;	 /* most leaves below any switch above (or at) it */
+	struct swgraph_link *up;   /* per switch by local port */
+	struct swgraph_link *down; /* per switch by (child, child's port) */
+	uint32_t *up_load;	   /* main paths descending each up-link */
+	uint32_t *reach;	   /* leaves below each switch */
+	uint32_t *top_reach;	   /* most leaves below any switch above (or at) it */
 	int *leaf_pos;
-	/* LIDs */
-	uint32_t *lid_owner; /* lid -> node * 256 + port + 1 owning it, or 0 */
+	/* CA LIDs: as claimed, then in leaf order */
+	struct swgraph_dests lids;
 	struct ftree_dest *dests;
-	size_t n_dests, cap_dests;
+	size_t n_dests;
 	/* the leaf being routed */
 	uint32_t leaf_gen, *in_reach; /* in_reach[s] == leaf_gen: s is in R */
 	uint32_t *pinned;	      /* pinned[s] == leaf_gen: s is a bounce point */
@@ -177,19 +164,6 @@ struct ftree {
 	uint64_t unknown_root;
 };
 
-static int ftree_fail(struct ftree *m, int rc, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int ftree_fail(struct ftree *m, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(m->err->msg, sizeof(m->err->msg), fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
 static void ftree_note(struct ftree *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Append to err->note; a note cut short ends in "...". */
@@ -209,23 +183,13 @@ static void ftree_note(struct ftree *m, const char *fmt, ...)
 		memcpy(note + size - 4, "...", 4);
 }
 
-static uint64_t ftree_guid(const struct ftree *m, int s)
-{
-	return m->f->nodes[m->sw_node[s]].guid;
-}
-
 /* ---- Setup ------------------------------------------------------------- */
 
 static int ftree_alloc(struct ftree *m)
 {
-	size_t n = m->f->n_nodes ? m->f->n_nodes : 1, s = m->n_sw ? m->n_sw : 1;
+	size_t s = m->g.n_sw ? m->g.n_sw : 1;
 
-	m->sw_of = malloc(n * sizeof(*m->sw_of));
-	m->sw_node = malloc(s * sizeof(*m->sw_node));
-	m->adj_start = calloc(s + 1, sizeof(*m->adj_start));
-	m->has_ca = calloc(s, 1);
 	m->is_root = calloc(s, 1);
-	m->comp = malloc(s * sizeof(*m->comp));
 	m->rank = malloc(s * sizeof(*m->rank));
 	m->order = malloc(s * sizeof(*m->order));
 	m->up_start = calloc(s + 1, sizeof(*m->up_start));
@@ -233,10 +197,11 @@ static int ftree_alloc(struct ftree *m)
 	m->reach = calloc(s, sizeof(*m->reach));
 	m->top_reach = calloc(s, sizeof(*m->top_reach));
 	m->leaf_pos = calloc(s, sizeof(*m->leaf_pos));
-	m->lid_owner = calloc((size_t)m->max_lid + 1, sizeof(*m->lid_owner));
-	if (!m->sw_of || !m->sw_node || !m->adj_start || !m->has_ca || !m->is_root || !m->comp ||
-	    !m->rank || !m->order || !m->up_start || !m->down_start || !m->reach || !m->top_reach ||
-	    !m->leaf_pos || !m->lid_owner)
+	m->dist = malloc(s * sizeof(*m->dist));
+	m->queue = malloc(s * sizeof(*m->queue));
+	m->bfs_port = malloc(s);
+	if (!m->is_root || !m->rank || !m->order || !m->up_start || !m->down_start || !m->reach ||
+	    !m->top_reach || !m->leaf_pos || !m->dist || !m->queue || !m->bfs_port)
 		return -ENOMEM;
 	return 0;
 }
@@ -244,8 +209,9 @@ static int ftree_alloc(struct ftree *m)
 /* Scratch for routing leaf by leaf; the cable count bounds the choices. */
 static int ftree_alloc_routing(struct ftree *m)
 {
-	size_t s = m->n_sw ? m->n_sw : 1, links = m->adj_start[m->n_sw] + 1;
+	size_t s = m->g.n_sw ? m->g.n_sw : 1, links = m->g.adj_start[m->g.n_sw] + 1;
 
+	m->dests = malloc((m->lids.n ? m->lids.n : 1) * sizeof(*m->dests));
 	m->in_reach = calloc(s, sizeof(*m->in_reach));
 	m->u = malloc(s);
 	m->kind = malloc(s);
@@ -258,74 +224,25 @@ static int ftree_alloc_routing(struct ftree *m)
 	m->stack = malloc(s * sizeof(*m->stack));
 	m->pinned = calloc(s, sizeof(*m->pinned));
 	m->batch = malloc(FTREE_BATCH * s);
-	if (!m->in_reach || !m->u || !m->kind || !m->fill || !m->cand_start || !m->cand_n ||
-	    !m->cand_port || !m->rr || !m->done || !m->stack || !m->pinned || !m->batch)
+	if (!m->dests || !m->in_reach || !m->u || !m->kind || !m->fill || !m->cand_start ||
+	    !m->cand_n || !m->cand_port || !m->rr || !m->done || !m->stack || !m->pinned ||
+	    !m->batch)
 		return -ENOMEM;
 	return 0;
 }
 
 static void ftree_free(struct ftree *m)
 {
-	void *bufs[] = {m->sw_of,      m->sw_node,  m->adj_start, m->adj,	 m->has_ca,
-			m->is_root,    m->comp,	    m->rank,	  m->order,	 m->up_start,
-			m->down_start, m->up,	    m->down,	  m->up_load,	 m->reach,
-			m->top_reach,  m->leaf_pos, m->lid_owner, m->dests,	 m->in_reach,
-			m->u,	       m->kind,	    m->fill,	  m->cand_start, m->cand_n,
-			m->cand_port,  m->rr,	    m->done,	  m->stack,	 m->dist,
-			m->queue,      m->bfs_port, m->pinned,	  m->batch};
+	void *bufs[] = {m->is_root,   m->rank,	  m->order, m->up_start,  m->down_start, m->up,
+			m->down,      m->up_load, m->reach, m->top_reach, m->leaf_pos,	 m->dests,
+			m->in_reach,  m->u,	  m->kind,  m->fill,	  m->cand_start, m->cand_n,
+			m->cand_port, m->rr,	  m->done,  m->stack,	  m->dist,	 m->queue,
+			m->bfs_port,  m->pinned,  m->batch};
 
+	swgraph_fini(&m->g);
+	swgraph_dests_fini(&m->lids);
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
 		free(bufs[i]);
-}
-
-static void ftree_index_switches(struct ftree *m)
-{
-	size_t s = 0;
-
-	for (size_t i = 0; i < m->f->n_nodes; i++) {
-		m->sw_of[i] = -1;
-		if (fabric_is_switch(&m->f->nodes[i])) {
-			m->sw_of[i] = (int)s;
-			m->sw_node[s++] = (int)i;
-		}
-	}
-}
-
-/* Cables between switches as flat arrays (loopback cables left out); a
- * switch with a CA or router cabled is marked as a leaf on the way. */
-static int ftree_build_adjacency(struct ftree *m)
-{
-	size_t e = 0;
-
-	for (int pass = 0; pass < 2; pass++) {
-		e = 0;
-		for (size_t s = 0; s < m->n_sw; s++) {
-			const struct fabric_node *n = &m->f->nodes[m->sw_node[s]];
-
-			m->adj_start[s] = e;
-			for (unsigned pn = 1; pn <= n->num_ports; pn++) {
-				int r = n->ports[pn].remote_node;
-
-				if (r == FABRIC_NONE || r == m->sw_node[s])
-					continue;
-				if (m->sw_of[r] < 0) {
-					m->has_ca[s] = 1;
-					continue;
-				}
-				if (pass)
-					m->adj[e] = (struct ftree_link){m->sw_of[r], (uint8_t)pn,
-									n->ports[pn].remote_port};
-				e++;
-			}
-		}
-		m->adj_start[m->n_sw] = e;
-		if (!pass && !(m->adj = malloc((e ? e : 1) * sizeof(*m->adj))))
-			return -ENOMEM;
-	}
-	m->dist = malloc((m->n_sw ? m->n_sw : 1) * sizeof(*m->dist));
-	m->queue = malloc((m->n_sw ? m->n_sw : 1) * sizeof(*m->queue));
-	m->bfs_port = malloc(m->n_sw ? m->n_sw : 1);
-	return m->dist && m->queue && m->bfs_port ? 0 : -ENOMEM;
 }
 
 /* Breadth first over the switch graph from queue[0..tail) (dist 0; every
@@ -333,22 +250,7 @@ static int ftree_build_adjacency(struct ftree *m)
  * Returns how many switches were queued, in the order found. */
 static size_t ftree_bfs(struct ftree *m, int *dist, size_t tail)
 {
-	size_t head = 0;
-
-	while (head < tail) {
-		int s = m->queue[head++];
-
-		for (size_t e = m->adj_start[s]; e < m->adj_start[s + 1]; e++) {
-			int r = m->adj[e].sw;
-
-			if (dist[r] >= 0)
-				continue;
-			dist[r] = dist[s] + 1;
-			m->bfs_port[r] = m->adj[e].rport;
-			m->queue[tail++] = r;
-		}
-	}
-	return tail;
+	return swgraph_bfs(&m->g, m->queue, tail, dist, m->bfs_port);
 }
 
 static void ftree_reset(int *dist, size_t n)
@@ -357,100 +259,7 @@ static void ftree_reset(int *dist, size_t n)
 		dist[i] = -1;
 }
 
-/* ---- LIDs -------------------------------------------------------------- */
-
-static int ftree_push_dest(struct ftree *m, const struct ftree_dest *d)
-{
-	if (m->n_dests == m->cap_dests) {
-		size_t cap = m->cap_dests ? m->cap_dests * 2 : 256;
-		struct ftree_dest *nd = realloc(m->dests, cap * sizeof(*nd));
-
-		if (!nd)
-			return -ENOMEM;
-		m->dests = nd;
-		m->cap_dests = cap;
-	}
-	m->dests[m->n_dests++] = *d;
-	return 0;
-}
-
-/* Claim base LID .. base + 2^lmc - 1 of port pn of node: each must be in
- * range and owned by no other port.  leaf >= 0: queue them as CA LIDs. */
-static int ftree_claim_lids(struct ftree *m, int node, unsigned pn, int leaf, uint8_t exit)
-{
-	const struct fabric_port *p = &m->f->nodes[node].ports[pn];
-	unsigned count = 1u << (p->lmc > 7 ? 7 : p->lmc);
-	uint32_t me = (uint32_t)node * 256 + pn + 1;
-
-	for (unsigned lid = p->lid; lid < (unsigned)p->lid + count; lid++) {
-		uint32_t other;
-		struct ftree_dest d = {(uint16_t)lid, exit, (uint8_t)(lid - p->lid), leaf, 0};
-
-		if (lid > m->max_lid)
-			return ftree_fail(m, -ERANGE,
-					  "port 0x%016" PRIx64 "/%u: LID %u above max_lid %u",
-					  p->guid, pn, lid, m->max_lid);
-		other = m->lid_owner[lid];
-		if (other && other != me)
-			return ftree_fail(
-			    m, -EINVAL,
-			    "port 0x%016" PRIx64 "/%u: LID %u also used by port 0x%016" PRIx64
-			    "/%u",
-			    p->guid, pn, lid,
-			    m->f->nodes[(other - 1) / 256].ports[(other - 1) % 256].guid,
-			    (other - 1) % 256);
-		m->lid_owner[lid] = me;
-		if (leaf >= 0 && ftree_push_dest(m, &d))
-			return ftree_fail(m, -ENOMEM, "out of memory");
-	}
-	return 0;
-}
-
-/* A switch's LIDs are routed after the CA LIDs; a CA/router port's LIDs
- * are CA LIDs when it is cabled to a switch, else they lead nowhere. */
-static int ftree_collect_lids(struct ftree *m)
-{
-	int rc = 0;
-
-	for (size_t i = 0; i < m->f->n_nodes && !rc; i++) {
-		const struct fabric_node *n = &m->f->nodes[i];
-
-		if (fabric_is_switch(n)) {
-			rc = n->ports[0].lid ? ftree_claim_lids(m, (int)i, 0, -1, 0) : 0;
-			continue;
-		}
-		for (unsigned pn = 1; pn <= n->num_ports && !rc; pn++) {
-			const struct fabric_port *p = &n->ports[pn];
-			int sw = p->remote_node == FABRIC_NONE ? -1 : m->sw_of[p->remote_node];
-
-			if (p->lid)
-				rc = ftree_claim_lids(m, (int)i, pn, sw, p->remote_port);
-		}
-	}
-	return rc;
-}
-
 /* ---- Ranks ------------------------------------------------------------- */
-
-static void ftree_label_components(struct ftree *m)
-{
-	int c = 0;
-
-	ftree_reset(m->dist, m->n_sw);
-	for (size_t s = 0; s < m->n_sw; s++) {
-		size_t n;
-
-		if (m->dist[s] >= 0)
-			continue;
-		m->dist[s] = 0;
-		m->queue[0] = (int)s;
-		n = ftree_bfs(m, m->dist, 1);
-		for (size_t q = 0; q < n; q++)
-			m->comp[m->queue[q]] = c;
-		c++;
-	}
-	m->n_comp = c;
-}
 
 /* Look the given roots up; unknown GUIDs are only noted (a root may be
  * down), a root that is not a switch is an error. */
@@ -464,10 +273,11 @@ static int ftree_mark_roots(struct ftree *m, const struct route_opts *opts)
 				m->unknown_root = opts->roots[i];
 			continue;
 		}
-		if (m->sw_of[node] < 0)
-			return ftree_fail(m, -EINVAL, "root 0x%016" PRIx64 " is not a switch",
-					  opts->roots[i]);
-		m->is_root[m->sw_of[node]] = 1;
+		if (m->g.sw_of[node] < 0)
+			return route_err_fail(m->err, -EINVAL,
+					      "root 0x%016" PRIx64 " is not a switch",
+					      opts->roots[i]);
+		m->is_root[m->g.sw_of[node]] = 1;
 	}
 	return 0;
 }
@@ -477,9 +287,9 @@ static size_t ftree_rank_from_leaves(struct ftree *m)
 {
 	size_t leaves = 0;
 
-	ftree_reset(m->rank, m->n_sw);
-	for (size_t s = 0; s < m->n_sw; s++)
-		if (m->has_ca[s]) {
+	ftree_reset(m->rank, m->g.n_sw);
+	for (size_t s = 0; s < m->g.n_sw; s++)
+		if (m->g.has_ca[s]) {
 			m->rank[s] = 0;
 			m->queue[leaves++] = (int)s;
 		}
@@ -490,21 +300,21 @@ static size_t ftree_rank_from_leaves(struct ftree *m)
 /* Depth of the leaves below the given roots, per component (-1: none). */
 static int ftree_leaf_depths(struct ftree *m, const int *depth, int *want)
 {
-	for (size_t s = 0; s < m->n_sw; s++) {
-		int *w = &want[m->comp[s]];
+	for (size_t s = 0; s < m->g.n_sw; s++) {
+		int *w = &want[m->g.comp[s]];
 
-		if (!m->has_ca[s] || depth[s] < 0)
+		if (!m->g.has_ca[s] || depth[s] < 0)
 			continue;
 		if (*w >= 0 && *w != depth[s]) {
 			size_t t = 0;
 
-			while (!m->has_ca[t] || m->comp[t] != m->comp[s] || depth[t] != *w)
+			while (!m->g.has_ca[t] || m->g.comp[t] != m->g.comp[s] || depth[t] != *w)
 				t++;
-			return ftree_fail(m, -EINVAL,
-					  "not a fat tree from the given roots: leaf 0x%016" PRIx64
-					  " is %d hops below them, leaf 0x%016" PRIx64 " %d",
-					  ftree_guid(m, (int)t), *w, ftree_guid(m, (int)s),
-					  depth[s]);
+			return route_err_fail(
+			    m->err, -EINVAL,
+			    "not a fat tree from the given roots: leaf 0x%016" PRIx64
+			    " is %d hops below them, leaf 0x%016" PRIx64 " %d",
+			    swgraph_guid(&m->g, (int)t), *w, swgraph_guid(&m->g, (int)s), depth[s]);
 		}
 		*w = depth[s];
 	}
@@ -518,26 +328,26 @@ static int ftree_rank_from_roots(struct ftree *m)
 	size_t tail = 0;
 	int rc;
 
-	ftree_reset(depth, m->n_sw);
-	ftree_reset(want, m->n_sw);
-	for (size_t s = 0; s < m->n_sw; s++)
+	ftree_reset(depth, m->g.n_sw);
+	ftree_reset(want, m->g.n_sw);
+	for (size_t s = 0; s < m->g.n_sw; s++)
 		if (m->is_root[s]) {
 			depth[s] = 0;
 			m->queue[tail++] = (int)s;
 		}
 	ftree_bfs(m, depth, tail);
 	rc = ftree_leaf_depths(m, depth, want);
-	for (size_t s = 0; s < m->n_sw && !rc; s++) {
-		int w = want[m->comp[s]];
+	for (size_t s = 0; s < m->g.n_sw && !rc; s++) {
+		int w = want[m->g.comp[s]];
 
 		if (depth[s] < 0)
 			continue;
 		if (w >= 0 && depth[s] > w)
-			return ftree_fail(
-			    m, -EINVAL,
+			return route_err_fail(
+			    m->err, -EINVAL,
 			    "not a fat tree from the given roots: switch 0x%016" PRIx64
 			    " is %d hops below them, deeper than the leaves (%d)",
-			    ftree_guid(m, (int)s), depth[s], w);
+			    swgraph_guid(&m->g, (int)s), depth[s], w);
 		m->rank[s] = w >= 0 ? w - depth[s] : -1;
 	}
 	return rc;
@@ -547,25 +357,26 @@ static int ftree_rank_from_roots(struct ftree *m)
 static int ftree_check_ranks(struct ftree *m)
 {
 	m->top_rank = 0;
-	for (size_t s = 0; s < m->n_sw; s++) {
+	for (size_t s = 0; s < m->g.n_sw; s++) {
 		if (m->rank[s] < 0)
 			continue;
 		if (m->rank[s] > FTREE_MAX_RANK)
-			return ftree_fail(m, -EINVAL,
-					  "not a fat tree: switch 0x%016" PRIx64
-					  " is %d hops above the nearest leaf (at most %d)",
-					  ftree_guid(m, (int)s), m->rank[s], FTREE_MAX_RANK);
+			return route_err_fail(m->err, -EINVAL,
+					      "not a fat tree: switch 0x%016" PRIx64
+					      " is %d hops above the nearest leaf (at most %d)",
+					      swgraph_guid(&m->g, (int)s), m->rank[s],
+					      FTREE_MAX_RANK);
 		m->top_rank = m->rank[s] > m->top_rank ? m->rank[s] : m->top_rank;
-		for (size_t e = m->adj_start[s]; e < m->adj_start[s + 1]; e++) {
-			const struct ftree_link *l = &m->adj[e];
+		for (size_t e = m->g.adj_start[s]; e < m->g.adj_start[s + 1]; e++) {
+			const struct swgraph_link *l = &m->g.adj[e];
 
 			if (m->rank[l->sw] == m->rank[s])
-				return ftree_fail(m, -EINVAL,
-						  "not a fat tree: 0x%016" PRIx64
-						  "/%u - 0x%016" PRIx64
-						  "/%u links two switches of rank %d",
-						  ftree_guid(m, (int)s), l->port,
-						  ftree_guid(m, l->sw), l->rport, m->rank[s]);
+				return route_err_fail(
+				    m->err, -EINVAL,
+				    "not a fat tree: 0x%016" PRIx64 "/%u - 0x%016" PRIx64
+				    "/%u links two switches of rank %d",
+				    swgraph_guid(&m->g, (int)s), l->port,
+				    swgraph_guid(&m->g, l->sw), l->rport, m->rank[s]);
 		}
 	}
 	return 0;
@@ -576,7 +387,7 @@ static void ftree_sort_by_rank(struct ftree *m)
 {
 	m->n_ranked = 0;
 	for (int r = m->top_rank; r >= 0; r--)
-		for (size_t s = 0; s < m->n_sw; s++)
+		for (size_t s = 0; s < m->g.n_sw; s++)
 			if (m->rank[s] == r)
 				m->order[m->n_ranked++] = (int)s;
 }
@@ -585,13 +396,12 @@ static int ftree_rank(struct ftree *m, const struct route_opts *opts)
 {
 	int rc;
 
-	ftree_label_components(m);
 	rc = ftree_mark_roots(m, opts);
 	if (rc)
 		return rc;
-	if (m->n_sw && !ftree_rank_from_leaves(m))
-		return ftree_fail(m, -EINVAL,
-				  "not a fat tree: no leaf (no switch has a CA cabled)");
+	if (m->g.n_sw && !ftree_rank_from_leaves(m))
+		return route_err_fail(m->err, -EINVAL,
+				      "not a fat tree: no leaf (no switch has a CA cabled)");
 	rc = ftree_rank_from_roots(m);
 	if (!rc)
 		rc = ftree_check_ranks(m);
@@ -604,7 +414,7 @@ static int ftree_rank(struct ftree *m, const struct route_opts *opts)
 
 static int ftree_down_cmp(const void *a, const void *b)
 {
-	const struct ftree_link *x = a, *y = b;
+	const struct swgraph_link *x = a, *y = b;
 
 	if (x->sw != y->sw)
 		return x->sw < y->sw ? -1 : 1;
@@ -620,21 +430,21 @@ static int ftree_split_links(struct ftree *m)
 
 	for (int pass = 0; pass < 2; pass++) {
 		nu = nd = 0;
-		for (size_t s = 0; s < m->n_sw; s++) {
+		for (size_t s = 0; s < m->g.n_sw; s++) {
 			m->up_start[s] = nu;
 			m->down_start[s] = nd;
-			for (size_t e = m->adj_start[s]; e < m->adj_start[s + 1] && m->rank[s] >= 0;
-			     e++) {
-				int up = m->rank[m->adj[e].sw] > m->rank[s];
+			for (size_t e = m->g.adj_start[s];
+			     e < m->g.adj_start[s + 1] && m->rank[s] >= 0; e++) {
+				int up = m->rank[m->g.adj[e].sw] > m->rank[s];
 
 				if (pass)
-					*(up ? &m->up[nu] : &m->down[nd]) = m->adj[e];
+					*(up ? &m->up[nu] : &m->down[nd]) = m->g.adj[e];
 				nu += (size_t)up;
 				nd += (size_t)!up;
 			}
 		}
-		m->up_start[m->n_sw] = nu;
-		m->down_start[m->n_sw] = nd;
+		m->up_start[m->g.n_sw] = nu;
+		m->down_start[m->g.n_sw] = nd;
 		if (!pass) {
 			free(m->up);
 			free(m->down);
@@ -646,7 +456,7 @@ static int ftree_split_links(struct ftree *m)
 				return -ENOMEM;
 		}
 	}
-	for (size_t s = 0; s < m->n_sw; s++)
+	for (size_t s = 0; s < m->g.n_sw; s++)
 		qsort(&m->down[m->down_start[s]], m->down_start[s + 1] - m->down_start[s],
 		      sizeof(*m->down), ftree_down_cmp);
 	return 0;
@@ -679,9 +489,9 @@ static size_t ftree_climb(struct ftree *m, int leaf)
  * switch at or above it reaches: main paths climb toward coverage. */
 static void ftree_count_reach(struct ftree *m)
 {
-	memset(m->reach, 0, (m->n_sw ? m->n_sw : 1) * sizeof(*m->reach));
-	for (size_t s = 0; s < m->n_sw; s++) {
-		size_t n = m->has_ca[s] ? ftree_climb(m, (int)s) : 0;
+	memset(m->reach, 0, (m->g.n_sw ? m->g.n_sw : 1) * sizeof(*m->reach));
+	for (size_t s = 0; s < m->g.n_sw; s++) {
+		size_t n = m->g.has_ca[s] ? ftree_climb(m, (int)s) : 0;
 
 		for (size_t q = 0; q < n; q++)
 			m->reach[m->queue[q]]++;
@@ -707,11 +517,11 @@ static int ftree_is_root(const struct ftree *m, size_t s)
  * the leaves the best root of its component sees (best[comp]). */
 static int ftree_hostless_leaf(const struct ftree *m, size_t s, const int *best)
 {
-	if (!ftree_is_root(m, s) || m->has_ca[s] || m->rank[s] != 2 ||
-	    (int64_t)m->reach[s] * 2 >= best[m->comp[s]])
+	if (!ftree_is_root(m, s) || m->g.has_ca[s] || m->rank[s] != 2 ||
+	    (int64_t)m->reach[s] * 2 >= best[m->g.comp[s]])
 		return 0;
-	for (size_t e = m->adj_start[s]; e < m->adj_start[s + 1]; e++)
-		if (m->rank[m->adj[e].sw] != 1)
+	for (size_t e = m->g.adj_start[s]; e < m->g.adj_start[s + 1]; e++)
+		if (m->rank[m->g.adj[e].sw] != 1)
 			return 0;
 	return 1;
 }
@@ -723,10 +533,10 @@ static size_t ftree_demote_hostless(struct ftree *m)
 	int *best = m->dist;
 	size_t n = 0;
 
-	for (size_t c = 0; c < m->n_sw; c++)
+	for (size_t c = 0; c < m->g.n_sw; c++)
 		best[c] = 0;
-	for (size_t s = 0; s < m->n_sw; s++) {
-		int *b = &best[m->comp[s]];
+	for (size_t s = 0; s < m->g.n_sw; s++) {
+		int *b = &best[m->g.comp[s]];
 
 		if (!ftree_is_root(m, s))
 			continue;
@@ -735,7 +545,7 @@ static size_t ftree_demote_hostless(struct ftree *m)
 		else if (*b >= 0 && (int)m->reach[s] > *b)
 			*b = (int)m->reach[s];
 	}
-	for (size_t s = 0; s < m->n_sw; s++)
+	for (size_t s = 0; s < m->g.n_sw; s++)
 		if (ftree_hostless_leaf(m, s, best)) {
 			m->rank[s] = 0;
 			n++;
@@ -749,8 +559,8 @@ static int ftree_shape(struct ftree *m)
 {
 	for (int round = 0; round < 2; round++) {
 		if (ftree_split_links(m))
-			return ftree_fail(m, -ENOMEM, "out of memory routing %zu switches",
-					  m->n_sw);
+			return route_err_fail(m->err, -ENOMEM, "out of memory routing %zu switches",
+					      m->g.n_sw);
 		ftree_count_reach(m);
 		if (round || !ftree_demote_hostless(m))
 			break;
@@ -767,15 +577,15 @@ static void ftree_number_leaves(struct ftree *m)
 	size_t tail = 0, n;
 	int pos = 0;
 
-	ftree_reset(m->dist, m->n_sw);
-	for (size_t s = 0; s < m->n_sw; s++)
+	ftree_reset(m->dist, m->g.n_sw);
+	for (size_t s = 0; s < m->g.n_sw; s++)
 		if (ftree_is_root(m, s)) {
 			m->dist[s] = 0;
 			m->queue[tail++] = (int)s;
 		}
 	n = ftree_bfs(m, m->dist, tail);
 	for (size_t q = 0; q < n; q++)
-		if (m->has_ca[m->queue[q]])
+		if (m->g.has_ca[m->queue[q]])
 			m->leaf_pos[m->queue[q]] = pos++;
 }
 
@@ -796,8 +606,13 @@ static int ftree_dest_cmp(const void *a, const void *b)
 static void ftree_order_dests(struct ftree *m)
 {
 	ftree_number_leaves(m);
-	for (size_t d = 0; d < m->n_dests; d++)
-		m->dests[d].leaf_pos = m->leaf_pos[m->dests[d].leaf];
+	for (size_t i = 0; i < m->lids.n; i++) {
+		const struct swgraph_dest *d = &m->lids.v[i];
+
+		m->dests[i] =
+		    (struct ftree_dest){d->lid, d->exit_port, d->offset, d->sw, m->leaf_pos[d->sw]};
+	}
+	m->n_dests = m->lids.n;
 	if (m->n_dests)
 		qsort(m->dests, m->n_dests, sizeof(*m->dests), ftree_dest_cmp);
 }
@@ -812,7 +627,7 @@ static void ftree_hop_counts(struct ftree *m, int leaf, size_t n_reach)
 	size_t head = 0, tail = n_reach;
 
 	for (size_t q = 0; q < m->n_ranked; q++)
-		if (m->comp[m->order[q]] == m->comp[leaf])
+		if (m->g.comp[m->order[q]] == m->g.comp[leaf])
 			m->u[m->order[q]] = FTREE_INF;
 	for (size_t q = 0; q < n_reach; q++)
 		m->u[m->queue[q]] = 0;
@@ -841,7 +656,7 @@ static size_t ftree_kinds(struct ftree *m, int leaf)
 	for (size_t q = 0; q < m->n_ranked; q++) {
 		int s = m->order[q];
 
-		if (m->comp[s] != m->comp[leaf] || s == leaf)
+		if (m->g.comp[s] != m->g.comp[leaf] || s == leaf)
 			continue;
 		m->kind[s] = !m->u[s] ? FTREE_DOWN : m->u[s] == FTREE_INF ? FTREE_ANY : FTREE_UP;
 		n_any += m->u[s] == FTREE_INF;
@@ -906,29 +721,26 @@ static int ftree_better_hop(const struct ftree *m, int r, int b, int up_first)
  * sending). */
 static void ftree_bounce_routes(struct ftree *m, int leaf, int up_first)
 {
-	ftree_reset(m->dist, m->n_sw);
-	m->dist[leaf] = 0;
-	m->queue[0] = leaf;
-	ftree_bfs(m, m->dist, 1);
+	swgraph_bfs_from(&m->g, leaf, m->queue, m->dist, m->bfs_port);
 	for (size_t q = 0; q < m->n_fill; q++) {
 		int s = m->fill[q];
 		size_t best = SIZE_MAX;
 
 		if (m->kind[s] != FTREE_ANY)
 			continue;
-		for (size_t e = m->adj_start[s]; e < m->adj_start[s + 1]; e++)
-			if (m->dist[m->adj[e].sw] == m->dist[s] - 1 &&
-			    ftree_better_hop(m, m->adj[e].sw,
-					     best == SIZE_MAX ? -1 : m->adj[best].sw, up_first))
+		for (size_t e = m->g.adj_start[s]; e < m->g.adj_start[s + 1]; e++)
+			if (m->dist[m->g.adj[e].sw] == m->dist[s] - 1 &&
+			    ftree_better_hop(m, m->g.adj[e].sw,
+					     best == SIZE_MAX ? -1 : m->g.adj[best].sw, up_first))
 				best = e;
-		m->bfs_port[s] = m->adj[best].port;
+		m->bfs_port[s] = m->g.adj[best].port;
 	}
 }
 
 /* The switch behind port pn of switch s. */
 static int ftree_neighbour(const struct ftree *m, int s, uint8_t pn)
 {
-	return m->sw_of[m->f->nodes[m->sw_node[s]].ports[pn].remote_node];
+	return m->g.sw_of[m->f->nodes[m->g.sw_node[s]].ports[pn].remote_node];
 }
 
 /* Switches without an up-then-down route (u infinite) must turn down then
@@ -967,11 +779,11 @@ static void ftree_enter_leaf(struct ftree *m, int leaf, int cas)
 /* Write the batch out: table by table, its LIDs. */
 static void ftree_flush(struct ftree *m)
 {
-	for (size_t s = 0; s < m->n_sw; s++) {
+	for (size_t s = 0; s < m->g.n_sw; s++) {
 		uint8_t *port = m->out->tables[s].port;
 
 		for (size_t i = 0; i < m->n_batch; i++)
-			port[m->batch_lid[i]] = m->batch[i * m->n_sw + s];
+			port[m->batch_lid[i]] = m->batch[i * m->g.n_sw + s];
 	}
 	m->n_batch = 0;
 }
@@ -981,8 +793,8 @@ static void ftree_begin_lid(struct ftree *m, uint16_t lid)
 {
 	if (m->n_batch == FTREE_BATCH)
 		ftree_flush(m);
-	m->row = &m->batch[m->n_batch * m->n_sw];
-	memset(m->row, LFT_DROP, m->n_sw);
+	m->row = &m->batch[m->n_batch * m->g.n_sw];
+	memset(m->row, LFT_DROP, m->g.n_sw);
 	m->batch_lid[m->n_batch++] = lid;
 	m->dest_gen++;
 }
@@ -1035,7 +847,7 @@ static int ftree_main_path(struct ftree *m, const struct ftree_dest *d)
 	m->path[0] = c;
 	while (m->up_start[c] < m->up_start[c + 1]) {
 		size_t e = ftree_pick_up(m, c, d->offset);
-		const struct ftree_link *l = &m->up[e];
+		const struct swgraph_link *l = &m->up[e];
 
 		m->up_load[e]++;
 		m->bundle_at[r] = ftree_bundle_index(m, c, e);
@@ -1099,7 +911,7 @@ static int ftree_fill(struct ftree *m)
 			port = m->bfs_port[s];
 		} else {
 			port = ftree_next_choice(m, s);
-			strayed |= m->kind[s] == FTREE_UP && m->has_ca[s];
+			strayed |= m->kind[s] == FTREE_UP && m->g.has_ca[s];
 		}
 		m->row[s] = port;
 	}
@@ -1124,7 +936,7 @@ static void ftree_count_downup(struct ftree *m, int leaf)
 	for (size_t q = 0; q < m->n_fill; q++) {
 		int s = m->fill[q];
 
-		if (m->kind[s] != FTREE_ANY || !m->has_ca[s] || m->downup++)
+		if (m->kind[s] != FTREE_ANY || !m->g.has_ca[s] || m->downup++)
 			continue;
 		m->downup_from = s;
 		m->downup_to = leaf;
@@ -1151,12 +963,8 @@ static void ftree_route_cas(struct ftree *m)
 /* A switch with no leaf connected: breadth first from it. */
 static void ftree_route_island(struct ftree *m, int s)
 {
-	size_t n;
+	size_t n = swgraph_bfs_from(&m->g, s, m->queue, m->dist, m->bfs_port);
 
-	ftree_reset(m->dist, m->n_sw);
-	m->dist[s] = 0;
-	m->queue[0] = s;
-	n = ftree_bfs(m, m->dist, 1);
 	for (size_t q = 1; q < n; q++)
 		m->row[m->queue[q]] = m->bfs_port[m->queue[q]];
 }
@@ -1166,9 +974,9 @@ static void ftree_route_island(struct ftree *m, int s)
  * reach them without down-up turns wherever the tree allows. */
 static void ftree_route_switches(struct ftree *m)
 {
-	for (size_t s = 0; s < m->n_sw; s++) {
-		const struct fabric_port *p0 = &m->f->nodes[m->sw_node[s]].ports[0];
-		unsigned count = 1u << (p0->lmc > 7 ? 7 : p0->lmc);
+	for (size_t s = 0; s < m->g.n_sw; s++) {
+		const struct fabric_port *p0 = &m->f->nodes[m->g.sw_node[s]].ports[0];
+		unsigned count = fabric_port_lid_count(p0);
 
 		if (!p0->lid)
 			continue;
@@ -1195,8 +1003,8 @@ static unsigned ftree_usual_ups(const struct ftree *m, int c, int r, uint8_t *sl
 	unsigned hist[FABRIC_MAX_PORTS + 1] = {0}, mode = 0;
 
 	memset(slot, 0, FABRIC_MAX_PORTS + 1);
-	for (size_t s = 0; s < m->n_sw; s++) {
-		if (m->rank[s] != r || m->comp[s] != c)
+	for (size_t s = 0; s < m->g.n_sw; s++) {
+		if (m->rank[s] != r || m->g.comp[s] != c)
 			continue;
 		hist[m->up_start[s + 1] - m->up_start[s]]++;
 		for (size_t e = m->up_start[s]; e < m->up_start[s + 1]; e++)
@@ -1213,7 +1021,7 @@ static unsigned ftree_usual_ups(const struct ftree *m, int c, int r, uint8_t *sl
 static size_t ftree_missing_on(const struct ftree *m, int s, unsigned usual, const uint8_t *slot,
 			       size_t missing, char (*names)[32])
 {
-	const struct fabric_node *n = &m->f->nodes[m->sw_node[s]];
+	const struct fabric_node *n = &m->f->nodes[m->g.sw_node[s]];
 	unsigned have = (unsigned)(m->up_start[s + 1] - m->up_start[s]);
 	size_t found = 0;
 
@@ -1237,12 +1045,12 @@ static void ftree_note_missing(struct ftree *m)
 	char names[FTREE_NOTE_LINKS][32];
 	size_t missing = 0;
 
-	for (int c = 0; c < m->n_comp; c++)
+	for (int c = 0; c < (int)m->g.n_comp; c++)
 		for (int r = 0; r <= m->top_rank; r++) {
 			unsigned usual = ftree_usual_ups(m, c, r, slot);
 
-			for (size_t s = 0; s < m->n_sw; s++)
-				if (m->rank[s] == r && m->comp[s] == c)
+			for (size_t s = 0; s < m->g.n_sw; s++)
+				if (m->rank[s] == r && m->g.comp[s] == c)
 					missing += ftree_missing_on(m, (int)s, usual, slot, missing,
 								    names);
 		}
@@ -1259,9 +1067,9 @@ static void ftree_write_note(struct ftree *m)
 {
 	size_t roots = 0, leaves = 0;
 
-	for (size_t s = 0; s < m->n_sw; s++) {
+	for (size_t s = 0; s < m->g.n_sw; s++) {
 		roots += (size_t)ftree_is_root(m, s);
-		leaves += m->has_ca[s];
+		leaves += m->g.has_ca[s];
 	}
 	ftree_note(m, "ftree: %d rank%s, %zu root%s, %zu lea%s, %zu CA LID%s", m->top_rank + 1,
 		   m->top_rank ? "s" : "", roots, roots == 1 ? "" : "s", leaves,
@@ -1271,11 +1079,11 @@ static void ftree_write_note(struct ftree *m)
 		ftree_note(m,
 			   "; %zu leaf pair%s without a common ancestor take a down-up route "
 			   "(first 0x%016" PRIx64 " -> 0x%016" PRIx64 ")",
-			   m->downup, m->downup == 1 ? "" : "s", ftree_guid(m, m->downup_from),
-			   ftree_guid(m, m->downup_to));
-	if (m->n_ranked < m->n_sw)
+			   m->downup, m->downup == 1 ? "" : "s",
+			   swgraph_guid(&m->g, m->downup_from), swgraph_guid(&m->g, m->downup_to));
+	if (m->n_ranked < m->g.n_sw)
 		ftree_note(m, "; %zu switch%s with no leaf connected: own LIDs only",
-			   m->n_sw - m->n_ranked, m->n_sw - m->n_ranked == 1 ? "" : "es");
+			   m->g.n_sw - m->n_ranked, m->g.n_sw - m->n_ranked == 1 ? "" : "es");
 	if (m->unknown_roots)
 		ftree_note(m, "; %zu given root%s not in the fabric (0x%016" PRIx64 ")",
 			   m->unknown_roots, m->unknown_roots == 1 ? "" : "s", m->unknown_root);
@@ -1288,18 +1096,19 @@ static int ftree_prepare(struct ftree *m, const struct route_opts *opts)
 	int rc = lft_set_alloc(m->out, m->f, m->max_lid);
 
 	if (!rc)
+		rc = swgraph_init(&m->g, m->f, 0);
+	if (!rc)
 		rc = ftree_alloc(m);
-	if (!rc) {
-		ftree_index_switches(m);
-		rc = ftree_build_adjacency(m);
-	}
 	if (rc)
-		return ftree_fail(m, rc, "out of memory routing %zu switches", m->n_sw);
-	rc = ftree_collect_lids(m);
+		return route_err_fail(m->err, rc, "out of memory routing %zu switches",
+				      fabric_count_switches(m->f));
+	/* the CA LIDs; a switch's own are routed after them, from port 0 */
+	rc = swgraph_collect_dests(&m->g, m->max_lid, 0, &m->lids, m->err);
 	if (!rc)
 		rc = ftree_rank(m, opts);
 	if (!rc && ftree_alloc_routing(m))
-		rc = ftree_fail(m, -ENOMEM, "out of memory routing %zu switches", m->n_sw);
+		rc = route_err_fail(m->err, -ENOMEM, "out of memory routing %zu switches",
+				    m->g.n_sw);
 	return rc;
 }
 
@@ -1311,10 +1120,9 @@ static int ftree_compute(const struct fabric *f, const struct route_opts *opts, 
 
 	err->msg[0] = '\0';
 	err->note[0] = '\0';
-	if (opts->max_lid > LID_UNICAST_MAX)
-		return ftree_fail(&m, -EINVAL, "max_lid %u above the unicast range (0x%x)",
-				  opts->max_lid, LID_UNICAST_MAX);
-	m.n_sw = fabric_count_switches(f);
+	rc = route_opts_check(opts, err);
+	if (rc)
+		return rc;
 	rc = ftree_prepare(&m, opts);
 	if (!rc)
 		rc = ftree_shape(&m);

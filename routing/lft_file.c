@@ -91,7 +91,7 @@ static void lft_file_map_lids(struct lft_file_parser *p)
 
 		for (unsigned pn = first; pn <= last; pn++) {
 			const struct fabric_port *pt = &n->ports[pn];
-			unsigned count = 1u << (pt->lmc > 7 ? 7 : pt->lmc);
+			unsigned count = fabric_port_lid_count(pt);
 
 			for (unsigned lid = pt->lid; pt->lid && lid < pt->lid + count; lid++)
 				if (lid <= LID_UNICAST_MAX)
@@ -514,7 +514,7 @@ static int *lft_file_owners(const struct fabric *f)
 
 		for (unsigned pn = first; pn <= last; pn++) {
 			const struct fabric_port *pt = &n->ports[pn];
-			unsigned count = 1u << (pt->lmc > 7 ? 7 : pt->lmc);
+			unsigned count = fabric_port_lid_count(pt);
 
 			for (unsigned lid = pt->lid; pt->lid && lid < pt->lid + count; lid++)
 				if (lid <= LID_UNICAST_MAX && owner[lid] < 0)

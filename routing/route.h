@@ -35,6 +35,13 @@ const struct route_engine *route_engine_find(const char *name);
 /* NULL-terminated list of all engines. */
 const struct route_engine *const *route_engines(void);
 
+/* For engines: format err->msg and return rc (a negative errno). */
+int route_err_fail(struct route_err *err, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* For engines: -EINVAL with err->msg set when opts->max_lid is above the
+ * unicast range, else 0. */
+int route_opts_check(const struct route_opts *opts, struct route_err *err);
+
 /* minhop: each switch sends every LID along a shortest path in switch hops
  * (its own LID to port 0, a cabled CA's LID to that port, unreachable LIDs
  * to LFT_DROP).  Among equal-cost ports it picks the one carrying the

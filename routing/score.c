@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "routing/score.h"
+#include "routing/swgraph.h"
 
 #define SCORE_UNKNOWN (-1)
 #define SCORE_BUSY (-2)
@@ -39,17 +40,13 @@ struct score {
 	const struct fabric *f;
 	const struct score_opts *opts;
 	struct route_score *res;
-	size_t n_sw, n_ends, n_ids;
-	int *sw_of;		/* node -> switch ordinal, -1 */
-	int *sw_node;		/* switch ordinal -> node */
+	size_t n_ends, n_ids;
+	struct swgraph g;	/* keeps self-cables: score_up_group counts them */
 	struct score_sw *sw;	/* switch ordinal -> its hop data */
 	size_t *port_base;	/* node -> link id of its port 0; id = base + port */
 	int *link_remote;	/* link id -> node at the far end, FABRIC_NONE */
 	uint8_t *link_rport;	/* link id -> port at the far end */
 	int32_t *link_to;	/* link id -> switch ordinal, SCORE_TO_END(e), SCORE_TO_NONE */
-	size_t *adj_start;	/* switch ordinal -> first switch neighbour */
-	int *adj_sw;		/* neighbour switch ordinals (one per cable) */
-	uint8_t *adj_port;	/* the local port of that cable */
 	struct score_end *ends; /* leaf order */
 	size_t *ends_at;	/* switch ordinal -> first endpoint on it */
 	/* scratch, per switch */
@@ -70,13 +67,10 @@ struct score {
 
 static int score_alloc(struct score *sc)
 {
-	size_t n = sc->f->n_nodes ? sc->f->n_nodes : 1, s = sc->n_sw ? sc->n_sw : 1;
+	size_t n = sc->f->n_nodes ? sc->f->n_nodes : 1, s = sc->g.n_sw ? sc->g.n_sw : 1;
 
-	sc->sw_of = malloc(n * sizeof(*sc->sw_of));
-	sc->sw_node = malloc(s * sizeof(*sc->sw_node));
 	sc->sw = calloc(s, sizeof(*sc->sw));
 	sc->port_base = malloc(n * sizeof(*sc->port_base));
-	sc->adj_start = calloc(s + 1, sizeof(*sc->adj_start));
 	sc->ends_at = calloc(s + 1, sizeof(*sc->ends_at));
 	sc->hops = malloc(s * sizeof(*sc->hops));
 	sc->dist = malloc(s * sizeof(*sc->dist));
@@ -89,25 +83,21 @@ static int score_alloc(struct score *sc)
 	sc->bucket = malloc((s + 2) * sizeof(*sc->bucket));
 	sc->path_cap = s + 2;
 	sc->path = malloc(SCORE_BATCH * sc->path_cap * sizeof(*sc->path));
-	if (!sc->sw_of || !sc->sw_node || !sc->sw || !sc->port_base || !sc->adj_start ||
-	    !sc->ends_at || !sc->hops || !sc->dist || !sc->queue || !sc->stack || !sc->next ||
-	    !sc->out || !sc->flow || !sc->reach_from || !sc->bucket || !sc->path)
+	if (!sc->sw || !sc->port_base || !sc->ends_at || !sc->hops || !sc->dist || !sc->queue ||
+	    !sc->stack || !sc->next || !sc->out || !sc->flow || !sc->reach_from || !sc->bucket ||
+	    !sc->path)
 		return -ENOMEM;
 	return 0;
 }
 
 static void score_free(struct score *sc)
 {
-	free(sc->sw_of);
-	free(sc->sw_node);
+	swgraph_fini(&sc->g);
 	free(sc->sw);
 	free(sc->port_base);
 	free(sc->link_remote);
 	free(sc->link_rport);
 	free(sc->link_to);
-	free(sc->adj_start);
-	free(sc->adj_sw);
-	free(sc->adj_port);
 	free(sc->ends);
 	free(sc->ends_at);
 	free(sc->hops);
@@ -126,27 +116,23 @@ static void score_free(struct score *sc)
 	free(sc->path);
 }
 
-/* Switch ordinals, their tables, and a link id for every port. */
+/* A link id for every port, and each switch's table. */
 static void score_index_nodes(struct score *sc, const struct lft_set *lfts)
 {
-	size_t s = 0, ids = 0;
+	size_t ids = 0;
 
 	for (size_t i = 0; i < sc->f->n_nodes; i++) {
-		const struct fabric_node *n = &sc->f->nodes[i];
-
 		sc->port_base[i] = ids;
-		ids += (size_t)n->num_ports + 1;
-		sc->sw_of[i] = -1;
-		if (!fabric_is_switch(n))
-			continue;
-		const struct lft *t = lft_set_find_const(lfts, (int)i);
-
-		sc->sw_of[i] = (int)s;
-		sc->sw_node[s] = (int)i;
-		sc->sw[s++] = (struct score_sw){t ? t->port : NULL, (uint32_t)sc->port_base[i],
-						t ? t->top : 0, n->num_ports};
+		ids += (size_t)sc->f->nodes[i].num_ports + 1;
 	}
 	sc->n_ids = ids;
+	for (size_t s = 0; s < sc->g.n_sw; s++) {
+		int node = sc->g.sw_node[s];
+		const struct lft *t = lft_set_find_const(lfts, node);
+
+		sc->sw[s] = (struct score_sw){t ? t->port : NULL, (uint32_t)sc->port_base[node],
+					      t ? t->top : 0, sc->f->nodes[node].num_ports};
+	}
 }
 
 /* Where each directed link leads, and the per-link counters. */
@@ -173,42 +159,8 @@ static int score_index_links(struct score *sc)
 			sc->link_rport[id] = nd->ports[p].remote_port;
 			sc->link_to[id] = sc->link_remote[id] == FABRIC_NONE
 					      ? SCORE_TO_NONE
-					      : sc->sw_of[sc->link_remote[id]];
+					      : sc->g.sw_of[sc->link_remote[id]];
 			sc->res->links += sc->link_remote[id] != FABRIC_NONE;
-		}
-	}
-	return 0;
-}
-
-/* The switch graph as flat arrays (cables between switches). */
-static int score_build_adjacency(struct score *sc)
-{
-	size_t e = 0;
-
-	for (int pass = 0; pass < 2; pass++) {
-		e = 0;
-		for (size_t s = 0; s < sc->n_sw; s++) {
-			int node = sc->sw_node[s];
-
-			sc->adj_start[s] = e;
-			for (unsigned p = 1; p <= sc->f->nodes[node].num_ports; p++) {
-				int r = sc->link_remote[sc->port_base[node] + p];
-
-				if (r == FABRIC_NONE || sc->sw_of[r] < 0)
-					continue;
-				if (pass) {
-					sc->adj_sw[e] = sc->sw_of[r];
-					sc->adj_port[e] = (uint8_t)p;
-				}
-				e++;
-			}
-		}
-		sc->adj_start[sc->n_sw] = e;
-		if (!pass) {
-			sc->adj_sw = malloc((e ? e : 1) * sizeof(*sc->adj_sw));
-			sc->adj_port = malloc(e ? e : 1);
-			if (!sc->adj_sw || !sc->adj_port)
-				return -ENOMEM;
 		}
 	}
 	return 0;
@@ -221,8 +173,8 @@ static int score_collect_ends(struct score *sc)
 
 	for (int pass = 0; pass < 2; pass++) {
 		n = 0;
-		for (size_t s = 0; s < sc->n_sw; s++) {
-			int node = sc->sw_node[s];
+		for (size_t s = 0; s < sc->g.n_sw; s++) {
+			int node = sc->g.sw_node[s];
 
 			sc->ends_at[s] = n;
 			for (unsigned p = 1; p <= sc->f->nodes[node].num_ports; p++) {
@@ -230,7 +182,7 @@ static int score_collect_ends(struct score *sc)
 				int r = sc->link_remote[id];
 				const struct fabric_port *rp;
 
-				if (r == FABRIC_NONE || sc->sw_of[r] >= 0)
+				if (r == FABRIC_NONE || sc->g.sw_of[r] >= 0)
 					continue;
 				rp = &sc->f->nodes[r].ports[sc->link_rport[id]];
 				if (!rp->lid)
@@ -243,7 +195,7 @@ static int score_collect_ends(struct score *sc)
 				n++;
 			}
 		}
-		sc->ends_at[sc->n_sw] = n;
+		sc->ends_at[sc->g.n_sw] = n;
 		if (!pass) {
 			sc->ends = malloc((n ? n : 1) * sizeof(*sc->ends));
 			sc->self_ok = calloc(n ? n : 1, 1);
@@ -320,7 +272,7 @@ static void score_walk_batch(struct score *sc, struct score_batch *b)
 		b->lid[k] = sc->ends[b->dst[k]].lid;
 		cur[k] = a->sw;
 	}
-	for (size_t hop = 0; hop <= sc->n_sw && active; hop++) {
+	for (size_t hop = 0; hop <= sc->g.n_sw && active; hop++) {
 		active = 0;
 		for (size_t k = 0; k < b->n; k++)
 			if (cur[k] >= 0)
@@ -332,27 +284,6 @@ static void score_walk_batch(struct score *sc, struct score_batch *b)
 }
 
 /* ---- Trees: every switch towards one destination ----------------------- */
-
-/* Hop counts in the switch graph from switch t (-1: unreachable). */
-static void score_bfs(struct score *sc, int t)
-{
-	size_t head = 0, tail = 0;
-
-	for (size_t s = 0; s < sc->n_sw; s++)
-		sc->dist[s] = -1;
-	sc->dist[t] = 0;
-	sc->queue[tail++] = t;
-	while (head < tail) {
-		int s = sc->queue[head++];
-
-		for (size_t e = sc->adj_start[s]; e < sc->adj_start[s + 1]; e++) {
-			if (sc->dist[sc->adj_sw[e]] >= 0)
-				continue;
-			sc->dist[sc->adj_sw[e]] = sc->dist[s] + 1;
-			sc->queue[tail++] = sc->adj_sw[e];
-		}
-	}
-}
 
 /* hops[s]: switch hops from s to end d through the LFTs, or SCORE_FAIL.
  * Follows the chain from s until a known switch, then unwinds it. */
@@ -397,7 +328,7 @@ static void score_tally_pairs(struct score *sc, const struct score_end *d, doubl
 	struct route_score *res = sc->res;
 
 	res->pairs += sc->n_ends - 1;
-	for (size_t s = 0; s < sc->n_sw; s++) {
+	for (size_t s = 0; s < sc->g.n_sw; s++) {
 		uint64_t src = score_sources(sc, (int)s, d);
 		int h = sc->hops[s];
 		unsigned extra;
@@ -423,7 +354,7 @@ static void score_tally_pairs(struct score *sc, const struct score_end *d, doubl
  * switches first (bucketed by hop count), adding them to each link's EFI. */
 static void score_tally_flows(struct score *sc, const struct score_end *d)
 {
-	size_t n = sc->n_sw, maxh = 0;
+	size_t n = sc->g.n_sw, maxh = 0;
 
 	memset(sc->bucket, 0, (n + 2) * sizeof(*sc->bucket));
 	for (size_t s = 0; s < n; s++) {
@@ -471,10 +402,10 @@ static void score_trees(struct score *sc)
 		const struct score_end *d = &sc->ends[e];
 
 		if (d->sw != bfs_for)
-			score_bfs(sc, bfs_for = d->sw);
-		for (size_t s = 0; s < sc->n_sw; s++)
+			swgraph_bfs_from(&sc->g, bfs_for = d->sw, sc->queue, sc->dist, NULL);
+		for (size_t s = 0; s < sc->g.n_sw; s++)
 			sc->hops[s] = SCORE_UNKNOWN;
-		for (size_t s = 0; s < sc->n_sw; s++)
+		for (size_t s = 0; s < sc->g.n_sw; s++)
 			score_resolve(sc, (int)s, e);
 		sc->self_ok[e] = sc->hops[d->sw] >= 0;
 		score_tally_pairs(sc, d, &hop_sum, &stretch_sum, &stretched);
@@ -509,8 +440,8 @@ static double score_sqrt(double x)
 
 static int score_is_switch_link(const struct score *sc, int node, size_t id)
 {
-	return sc->sw_of[node] >= 0 && sc->link_remote[id] != FABRIC_NONE &&
-	       sc->sw_of[sc->link_remote[id]] >= 0;
+	return sc->g.sw_of[node] >= 0 && sc->link_remote[id] != FABRIC_NONE &&
+	       sc->g.sw_of[sc->link_remote[id]] >= 0;
 }
 
 /* max, mean and cv of the EFI over links (switch-to-switch ones only). */
@@ -549,23 +480,14 @@ static void score_efi_stats(const struct score *sc, int switch_only, struct scor
 /* rank = switch hops from the nearest switch with endpoints (-1: none). */
 static void score_rank(struct score *sc)
 {
-	size_t head = 0, tail = 0;
+	size_t tail = 0;
 
-	for (size_t s = 0; s < sc->n_sw; s++) {
+	for (size_t s = 0; s < sc->g.n_sw; s++) {
 		sc->dist[s] = sc->ends_at[s + 1] > sc->ends_at[s] ? 0 : -1;
 		if (!sc->dist[s])
 			sc->queue[tail++] = (int)s;
 	}
-	while (head < tail) {
-		int s = sc->queue[head++];
-
-		for (size_t e = sc->adj_start[s]; e < sc->adj_start[s + 1]; e++) {
-			if (sc->dist[sc->adj_sw[e]] >= 0)
-				continue;
-			sc->dist[sc->adj_sw[e]] = sc->dist[s] + 1;
-			sc->queue[tail++] = sc->adj_sw[e];
-		}
-	}
+	swgraph_bfs(&sc->g, sc->queue, tail, sc->dist, NULL);
 }
 
 /* Mark s's up group in group[]; returns the number of ports in it. */
@@ -574,19 +496,19 @@ static size_t score_up_group(const struct score *sc, int s, uint8_t *group)
 	size_t up = 0, down = 0, all = 0;
 
 	memset(group, 0, FABRIC_MAX_PORTS + 1);
-	for (size_t e = sc->adj_start[s]; e < sc->adj_start[s + 1]; e++) {
-		int r = sc->dist[sc->adj_sw[e]], me = sc->dist[s];
+	for (size_t e = sc->g.adj_start[s]; e < sc->g.adj_start[s + 1]; e++) {
+		int r = sc->dist[sc->g.adj[e].sw], me = sc->dist[s];
 
 		up += r > me;
 		down += r < me;
 	}
 	if (!up && down)
 		return 0; /* a top switch */
-	for (size_t e = sc->adj_start[s]; e < sc->adj_start[s + 1]; e++) {
-		if (up && sc->dist[sc->adj_sw[e]] <= sc->dist[s])
+	for (size_t e = sc->g.adj_start[s]; e < sc->g.adj_start[s + 1]; e++) {
+		if (up && sc->dist[sc->g.adj[e].sw] <= sc->dist[s])
 			continue;
-		all += !group[sc->adj_port[e]];
-		group[sc->adj_port[e]] = 1;
+		all += !group[sc->g.adj[e].port];
+		group[sc->g.adj[e].port] = 1;
 	}
 	return all;
 }
@@ -601,8 +523,8 @@ static void score_count_lids(const struct score *sc, int s, uint32_t *count)
 		return;
 	for (size_t e = 0; e < sc->n_ends; e++) {
 		const struct score_end *d = &sc->ends[e];
-		unsigned lmc = sc->f->nodes[d->node].ports[d->port].lmc;
-		unsigned last = d->lid + (1u << (lmc > 7 ? 7 : lmc)) - 1;
+		unsigned last =
+		    d->lid + fabric_port_lid_count(&sc->f->nodes[d->node].ports[d->port]) - 1;
 
 		for (unsigned lid = d->lid; lid <= last && lid <= w->top; lid++)
 			count[w->tab[lid] <= FABRIC_MAX_PORTS ? w->tab[lid]
@@ -626,7 +548,7 @@ static void score_group_stats(struct score *sc, int s, const uint8_t *group, con
 	res->lids_port_max = hi > res->lids_port_max ? hi : res->lids_port_max;
 	if (res->lids_spread_node == FABRIC_NONE || hi - lo > res->lids_spread_max) {
 		res->lids_spread_max = hi - lo;
-		res->lids_spread_node = sc->sw_node[s];
+		res->lids_spread_node = sc->g.sw_node[s];
 	}
 }
 
@@ -637,7 +559,7 @@ static void score_lid_balance(struct score *sc)
 
 	sc->res->lids_spread_node = FABRIC_NONE;
 	score_rank(sc);
-	for (size_t s = 0; s < sc->n_sw; s++) {
+	for (size_t s = 0; s < sc->g.n_sw; s++) {
 		if (!score_up_group(sc, (int)s, group))
 			continue;
 		score_count_lids(sc, (int)s, count);
@@ -917,14 +839,14 @@ void score_opts_default(struct score_opts *o)
 
 static int score_setup(struct score *sc, const struct lft_set *lfts)
 {
-	int rc = score_alloc(sc);
+	int rc = swgraph_init(&sc->g, sc->f, 1);
 
+	if (!rc)
+		rc = score_alloc(sc);
 	if (rc)
 		return rc;
 	score_index_nodes(sc, lfts);
 	rc = score_index_links(sc);
-	if (!rc)
-		rc = score_build_adjacency(sc);
 	if (!rc)
 		rc = score_collect_ends(sc);
 	return rc;
@@ -938,7 +860,7 @@ int score_run(const struct fabric *f, const struct lft_set *lfts, const struct s
 
 	memset(res, 0, sizeof(*res));
 	res->lids_spread_node = FABRIC_NONE;
-	sc.n_sw = res->switches = fabric_count_switches(f);
+	res->switches = fabric_count_switches(f);
 	res->gate_rc = route_check_run(f, lfts, &opts->check, &res->check);
 	rc = res->gate_rc == -ENOMEM ? -ENOMEM : score_setup(&sc, lfts);
 	if (!rc) {

@@ -57,36 +57,19 @@
 #include <string.h>
 
 #include "routing/route.h"
+#include "routing/swgraph.h"
 
 #define UPDN_NOTE_GUIDS 6 /* switches listed by GUID in the note, per kind */
 
 enum updn_how { UPDN_NOT_ROOT, UPDN_GIVEN, UPDN_TOP, UPDN_CENTER };
-
-/* A destination LID: the switch it hangs off and that switch's port out
- * towards it (0 for the switch's own LID). */
-struct updn_dest {
-	uint16_t lid;
-	uint8_t exit_port;
-	int sw;
-};
 
 struct updn {
 	const struct fabric *f;
 	struct lft_set *out;
 	struct route_err *err;
 	uint16_t max_lid;
-	size_t n_sw;
-	int *sw_of;          /* node index -> switch ordinal, -1 for others */
-	int *sw_node;        /* switch ordinal -> node index */
-	uint64_t *guid;      /* switch ordinal -> NodeGUID */
-	uint8_t *has_ca;     /* 1 when a CA or router is cabled to the switch */
-	size_t *adj_start;   /* [s] .. [s + 1]: cables to other switches */
+	struct swgraph g;    /* its cables get ordered: up ones first */
 	size_t *adj_split;   /* once ordered: up cables before it, down ones from it */
-	int *adj_sw;         /* [cable]: switch at the far end */
-	uint8_t *adj_port;   /* [cable]: local port, ascending within up and within down */
-	int *members;        /* switches grouped by connected group ... */
-	size_t *comp_first;  /* ... group c is members[comp_first[c] .. comp_first[c + 1]) */
-	size_t n_comp;
 	uint8_t *root;       /* enum updn_how */
 	uint8_t *apex;       /* 1 for a group's apex */
 	uint8_t *bridge;     /* 1 on a shortest path from the apex to a root */
@@ -95,30 +78,13 @@ struct updn {
 	int *hop;            /* scratch distances */
 	int *ecc;            /* max distance to the marked switches */
 	uint64_t *total;     /* total distance to them */
-	size_t *load_base;   /* switch -> offset into load */
 	uint32_t *load;      /* LIDs routed through each (switch, port) so far */
-	uint32_t *lid_owner; /* lid -> node * 256 + port + 1, or 0 */
-	struct updn_dest *dests;
-	size_t n_dests, cap_dests;
-	size_t *dest_start;  /* switch -> first of its dests (sorted by switch, LID) */
+	struct swgraph_dests dests; /* grouped by the switch they hang off */
 	int *dist;           /* hops to the current destination switch, -1 none */
 	uint8_t *down_only;  /* 1: the switch's route to it only goes down */
 	int *queue;
 	uint8_t *cand;
 };
-
-static int updn_fail(struct updn *u, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int updn_fail(struct updn *u, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(u->err->msg, sizeof(u->err->msg), fmt, ap);
-	va_end(ap);
-	return rc;
-}
 
 static void updn_note(struct updn *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -139,16 +105,9 @@ static void updn_note(struct updn *u, const char *fmt, ...)
 
 static int updn_alloc(struct updn *u)
 {
-	size_t n = u->f->n_nodes ? u->f->n_nodes : 1, s = u->n_sw ? u->n_sw : 1;
+	size_t s = u->g.n_sw ? u->g.n_sw : 1, slots = u->g.port_base[u->g.n_sw];
 
-	u->sw_of = malloc(n * sizeof(*u->sw_of));
-	u->sw_node = malloc(s * sizeof(*u->sw_node));
-	u->guid = malloc(s * sizeof(*u->guid));
-	u->has_ca = calloc(s, 1);
-	u->adj_start = calloc(s + 1, sizeof(*u->adj_start));
 	u->adj_split = calloc(s, sizeof(*u->adj_split));
-	u->members = malloc(s * sizeof(*u->members));
-	u->comp_first = calloc(s + 1, sizeof(*u->comp_first));
 	u->root = calloc(s, 1);
 	u->apex = calloc(s, 1);
 	u->bridge = calloc(s, 1);
@@ -157,258 +116,50 @@ static int updn_alloc(struct updn *u)
 	u->hop = malloc(s * sizeof(*u->hop));
 	u->ecc = malloc(s * sizeof(*u->ecc));
 	u->total = malloc(s * sizeof(*u->total));
-	u->load_base = malloc(s * sizeof(*u->load_base));
-	u->lid_owner = calloc((size_t)u->max_lid + 1, sizeof(*u->lid_owner));
-	u->dest_start = calloc(s + 1, sizeof(*u->dest_start));
+	u->load = calloc(slots ? slots : 1, sizeof(*u->load));
 	u->dist = malloc(s * sizeof(*u->dist));
 	u->down_only = malloc(s);
 	u->queue = malloc(s * sizeof(*u->queue));
 	u->cand = malloc(FABRIC_MAX_PORTS + 1);
-	if (!u->sw_of || !u->sw_node || !u->guid || !u->has_ca || !u->adj_start || !u->adj_split ||
-	    !u->members || !u->comp_first || !u->root || !u->apex || !u->bridge || !u->rank ||
-	    !u->mark || !u->hop || !u->ecc || !u->total || !u->load_base || !u->lid_owner ||
-	    !u->dest_start || !u->dist || !u->down_only || !u->queue || !u->cand)
+	if (!u->adj_split || !u->root || !u->apex || !u->bridge || !u->rank || !u->mark ||
+	    !u->hop || !u->ecc || !u->total || !u->load || !u->dist || !u->down_only ||
+	    !u->queue || !u->cand)
 		return -ENOMEM;
 	return 0;
 }
 
 static void updn_free(struct updn *u)
 {
-	void *all[] = { u->sw_of,     u->sw_node,    u->guid,      u->has_ca,    u->adj_start,
-			u->adj_split, u->adj_sw,     u->adj_port,  u->members,   u->comp_first,
-			u->root,      u->apex,       u->bridge,    u->rank,      u->mark,
-			u->hop,       u->ecc,        u->total,     u->load_base, u->load,
-			u->lid_owner, u->dests,      u->dest_start, u->dist,     u->down_only,
-			u->queue,     u->cand };
+	void *all[] = { u->adj_split, u->root, u->apex,  u->bridge,    u->rank,
+			u->mark,      u->hop,  u->ecc,   u->total,     u->load,
+			u->dist,      u->down_only, u->queue, u->cand };
 
+	swgraph_fini(&u->g);
+	swgraph_dests_fini(&u->dests);
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		free(all[i]);
 }
 
-/* Number the switches (in node order, as the lft_set is), note which have
- * CAs, and give each a row of per-port load counters. */
-static int updn_index_switches(struct updn *u)
-{
-	size_t ports = 0, s = 0;
-
-	for (size_t i = 0; i < u->f->n_nodes; i++)
-		u->sw_of[i] = fabric_is_switch(&u->f->nodes[i]) ? (int)s++ : -1;
-	for (size_t i = 0; i < u->f->n_nodes; i++) {
-		const struct fabric_node *n = &u->f->nodes[i];
-		int k = u->sw_of[i];
-
-		if (k < 0)
-			continue;
-		u->sw_node[k] = (int)i;
-		u->guid[k] = n->guid;
-		u->load_base[k] = ports;
-		ports += (size_t)n->num_ports + 1;
-		for (unsigned pn = 1; pn <= n->num_ports; pn++) {
-			int r = n->ports[pn].remote_node;
-
-			u->has_ca[k] |= r != FABRIC_NONE && u->sw_of[r] < 0;
-		}
-	}
-	u->load = calloc(ports ? ports : 1, sizeof(*u->load));
-	return u->load ? 0 : -ENOMEM;
-}
-
-/* Cables between two different switches as flat arrays, ascending port
- * order per switch (a cable looping back to its own switch is ignored). */
-static int updn_build_adjacency(struct updn *u)
-{
-	size_t e = 0;
-
-	for (int pass = 0; pass < 2; pass++) {
-		e = 0;
-		for (size_t s = 0; s < u->n_sw; s++) {
-			const struct fabric_node *n = &u->f->nodes[u->sw_node[s]];
-
-			u->adj_start[s] = e;
-			for (unsigned pn = 1; pn <= n->num_ports; pn++) {
-				int r = n->ports[pn].remote_node;
-
-				if (r == FABRIC_NONE || u->sw_of[r] < 0 || r == u->sw_node[s])
-					continue;
-				if (pass) {
-					u->adj_sw[e] = u->sw_of[r];
-					u->adj_port[e] = (uint8_t)pn;
-				}
-				e++;
-			}
-		}
-		u->adj_start[u->n_sw] = e;
-		if (!pass) {
-			u->adj_sw = malloc((e ? e : 1) * sizeof(*u->adj_sw));
-			u->adj_port = malloc(e ? e : 1);
-			if (!u->adj_sw || !u->adj_port)
-				return -ENOMEM;
-		}
-	}
-	return 0;
-}
-
-/* Breadth-first hop counts over switch cables from the n switches already
- * in queue[0..n) (their dist 0, -1 for every switch they can reach).
- * Returns how many switches were reached; queue holds them in BFS order. */
-static size_t updn_bfs(const struct updn *u, int *queue, size_t n, int *dist)
-{
-	size_t tail = n;
-
-	for (size_t head = 0; head < tail; head++) {
-		int s = queue[head];
-
-		for (size_t e = u->adj_start[s]; e < u->adj_start[s + 1]; e++) {
-			int r = u->adj_sw[e];
-
-			if (dist[r] >= 0)
-				continue;
-			dist[r] = dist[s] + 1;
-			queue[tail++] = r;
-		}
-	}
-	return tail;
-}
-
-/* Connected groups of switches: members[] lists each group in BFS order. */
-static void updn_find_components(struct updn *u)
-{
-	size_t used = 0;
-
-	for (size_t s = 0; s < u->n_sw; s++)
-		u->hop[s] = -1;
-	for (size_t s = 0; s < u->n_sw; s++) {
-		size_t n;
-
-		if (u->hop[s] >= 0)
-			continue;
-		u->hop[s] = 0;
-		u->members[used] = (int)s;
-		n = updn_bfs(u, u->members + used, 1, u->hop);
-		u->comp_first[u->n_comp++] = used;
-		used += n;
-	}
-	u->comp_first[u->n_comp] = used;
-}
-
+/* The tables, the switch graph (its connected groups are routed apart)
+ * and a row of per-port load counters for each switch. */
 static int updn_setup(struct updn *u, const struct route_opts *opts)
 {
-	int rc;
+	int rc = route_opts_check(opts, u->err);
 
-	if (opts->max_lid > LID_UNICAST_MAX)
-		return updn_fail(u, -EINVAL, "max_lid %u above the unicast range (0x%x)",
-				 opts->max_lid, LID_UNICAST_MAX);
+	if (rc)
+		return rc;
 	u->max_lid = opts->max_lid;
-	u->n_sw = fabric_count_switches(u->f);
 	rc = lft_set_alloc(u->out, u->f, u->max_lid);
 	if (!rc)
+		rc = swgraph_init(&u->g, u->f, 0);
+	if (!rc)
 		rc = updn_alloc(u);
-	if (!rc)
-		rc = updn_index_switches(u);
-	if (!rc)
-		rc = updn_build_adjacency(u);
 	if (rc)
-		return updn_fail(u, rc, "out of memory routing %zu switches", u->n_sw);
-	updn_find_components(u);
+		return route_err_fail(u->err, rc, "out of memory routing %zu switches",
+				      fabric_count_switches(u->f));
 	return 0;
 }
 
-/* ---- Destinations ------------------------------------------------------ */
-
-static int updn_push_dest(struct updn *u, uint16_t lid, int sw, uint8_t exit_port)
-{
-	if (u->n_dests == u->cap_dests) {
-		size_t cap = u->cap_dests ? u->cap_dests * 2 : 256;
-		struct updn_dest *d = realloc(u->dests, cap * sizeof(*d));
-
-		if (!d)
-			return -ENOMEM;
-		u->dests = d;
-		u->cap_dests = cap;
-	}
-	u->dests[u->n_dests++] = (struct updn_dest){ lid, exit_port, sw };
-	return 0;
-}
-
-static uint64_t updn_owner_guid(const struct updn *u, uint32_t owner)
-{
-	return u->f->nodes[(owner - 1) / 256].ports[(owner - 1) % 256].guid;
-}
-
-/* Port pn of node owns LIDs base .. base + 2^lmc - 1: each must be in range
- * and owned by nobody else.  sw < 0: the port leads to no switch. */
-static int updn_claim_lids(struct updn *u, int node, unsigned pn, int sw, uint8_t exit_port)
-{
-	const struct fabric_port *p = &u->f->nodes[node].ports[pn];
-	unsigned last = p->lid + (1u << (p->lmc > 7 ? 7 : p->lmc)) - 1;
-	uint32_t me = (uint32_t)node * 256 + pn + 1;
-
-	for (unsigned lid = p->lid; lid <= last; lid++) {
-		uint32_t other;
-
-		if (lid > u->max_lid)
-			return updn_fail(u, -ERANGE, "port 0x%016" PRIx64 "/%u: LID %u above "
-					 "max_lid %u", p->guid, pn, lid, u->max_lid);
-		other = u->lid_owner[lid];
-		if (other && other != me)
-			return updn_fail(u, -EINVAL, "port 0x%016" PRIx64 "/%u: LID %u also used "
-					 "by port 0x%016" PRIx64 "/%u", p->guid, pn, lid,
-					 updn_owner_guid(u, other), (other - 1) % 256);
-		u->lid_owner[lid] = me;
-		if (sw >= 0 && updn_push_dest(u, (uint16_t)lid, sw, exit_port))
-			return updn_fail(u, -ENOMEM, "out of memory");
-	}
-	return 0;
-}
-
-/* A switch's LIDs leave by port 0; a CA/router port's LIDs by the switch
- * port it is cabled to, if any. */
-static int updn_collect_node(struct updn *u, int node)
-{
-	const struct fabric_node *n = &u->f->nodes[node];
-	int rc = 0;
-
-	if (fabric_is_switch(n))
-		return n->ports[0].lid ? updn_claim_lids(u, node, 0, u->sw_of[node], 0) : 0;
-	for (unsigned pn = 1; pn <= n->num_ports && !rc; pn++) {
-		const struct fabric_port *p = &n->ports[pn];
-		int sw = p->remote_node == FABRIC_NONE ? -1 : u->sw_of[p->remote_node];
-
-		if (p->lid)
-			rc = updn_claim_lids(u, node, pn, sw, p->remote_port);
-	}
-	return rc;
-}
-
-static int updn_dest_cmp(const void *a, const void *b)
-{
-	const struct updn_dest *x = a, *y = b;
-
-	if (x->sw != y->sw)
-		return x->sw < y->sw ? -1 : 1;
-	return (x->lid > y->lid) - (x->lid < y->lid);
-}
-
-/* Every LID, grouped by switch: dest_start[s] .. dest_start[s + 1]. */
-static int updn_collect_dests(struct updn *u)
-{
-	size_t d = 0;
-
-	for (size_t i = 0; i < u->f->n_nodes; i++) {
-		int rc = updn_collect_node(u, (int)i);
-
-		if (rc)
-			return rc;
-	}
-	if (u->n_dests)
-		qsort(u->dests, u->n_dests, sizeof(*u->dests), updn_dest_cmp);
-	for (size_t s = 0; s <= u->n_sw; s++) {
-		while (d < u->n_dests && u->dests[d].sw < (int)s)
-			d++;
-		u->dest_start[s] = d;
-	}
-	return 0;
-}
 
 /* ---- Roots ------------------------------------------------------------- */
 
@@ -418,12 +169,12 @@ static int updn_given_roots(struct updn *u, const struct route_opts *opts)
 		int node = fabric_find(u->f, opts->roots[i]);
 
 		if (node == FABRIC_NONE)
-			return updn_fail(u, -ENOENT, "root 0x%016" PRIx64 ": no such node",
+			return route_err_fail(u->err, -ENOENT, "root 0x%016" PRIx64 ": no such node",
 					 opts->roots[i]);
-		if (u->sw_of[node] < 0)
-			return updn_fail(u, -EINVAL, "root 0x%016" PRIx64 " (%s): not a switch",
+		if (u->g.sw_of[node] < 0)
+			return route_err_fail(u->err, -EINVAL, "root 0x%016" PRIx64 " (%s): not a switch",
 					 opts->roots[i], u->f->nodes[node].desc);
-		u->root[u->sw_of[node]] = UPDN_GIVEN;
+		u->root[u->g.sw_of[node]] = UPDN_GIVEN;
 	}
 	return 0;
 }
@@ -435,13 +186,13 @@ static void updn_ca_heights(struct updn *u, const int *m, size_t n)
 	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		u->hop[m[i]] = u->has_ca[m[i]] ? 0 : -1;
-		if (u->has_ca[m[i]])
+		u->hop[m[i]] = u->g.has_ca[m[i]] ? 0 : -1;
+		if (u->g.has_ca[m[i]])
 			u->queue[k++] = m[i];
 	}
 	for (size_t i = 0; i < n && !k; i++)
 		u->hop[m[i]] = 0;
-	updn_bfs(u, u->queue, k, u->hop);
+	swgraph_bfs(&u->g, u->queue, k, u->hop, NULL);
 	for (size_t i = 0; i < n; i++)
 		u->mark[m[i]] = u->hop[m[i]] == 0;
 }
@@ -454,8 +205,8 @@ static int updn_is_layered(const struct updn *u, const int *m, size_t n, int *to
 		int s = m[i];
 
 		*top = u->hop[s] > *top ? u->hop[s] : *top;
-		for (size_t e = u->adj_start[s]; e < u->adj_start[s + 1]; e++)
-			if (abs(u->hop[s] - u->hop[u->adj_sw[e]]) != 1)
+		for (size_t e = u->g.adj_start[s]; e < u->g.adj_start[s + 1]; e++)
+			if (abs(u->hop[s] - u->hop[u->g.adj[e].sw]) != 1)
 				return 0;
 	}
 	return 1;
@@ -474,7 +225,7 @@ static void updn_distances_to_marked(struct updn *u, const int *m, size_t n)
 			u->dist[m[i]] = -1;
 		u->dist[m[t]] = 0;
 		u->queue[0] = m[t];
-		updn_bfs(u, u->queue, 1, u->dist);
+		swgraph_bfs(&u->g, u->queue, 1, u->dist, NULL);
 		for (size_t i = 0; i < n; i++) {
 			int s = m[i];
 
@@ -491,7 +242,7 @@ static int updn_more_central(const struct updn *u, int a, int b)
 		return u->ecc[a] < u->ecc[b];
 	if (u->total[a] != u->total[b])
 		return u->total[a] < u->total[b];
-	return u->guid[a] < u->guid[b];
+	return swgraph_guid(&u->g, a) < swgraph_guid(&u->g, b);
 }
 
 /* The group's switch closest to the marked ones: least maximum distance,
@@ -526,9 +277,9 @@ static int updn_choose_roots(struct updn *u, const struct route_opts *opts)
 {
 	int rc = updn_given_roots(u, opts);
 
-	for (size_t c = 0; c < u->n_comp && !rc; c++) {
-		const int *m = u->members + u->comp_first[c];
-		size_t n = u->comp_first[c + 1] - u->comp_first[c], given = 0;
+	for (size_t c = 0; c < u->g.n_comp && !rc; c++) {
+		const int *m = u->g.comp_sw + u->g.comp_start[c];
+		size_t n = u->g.comp_start[c + 1] - u->g.comp_start[c], given = 0;
 
 		for (size_t i = 0; i < n; i++)
 			given += u->root[m[i]] == UPDN_GIVEN;
@@ -548,7 +299,7 @@ static int updn_above(const struct updn *u, int a, int b)
 		return u->bridge[a];
 	if (u->rank[a] != u->rank[b])
 		return u->rank[a] < u->rank[b];
-	return u->guid[a] < u->guid[b];
+	return swgraph_guid(&u->g, a) < swgraph_guid(&u->g, b);
 }
 
 /* rank[] over a group: BFS distance from its roots.  Returns the number of
@@ -564,7 +315,7 @@ static size_t updn_rank_group(struct updn *u, const int *m, size_t n)
 			u->rank[m[i]] = 0;
 			u->queue[k++] = m[i];
 		}
-	updn_bfs(u, u->queue, k, u->rank);
+	swgraph_bfs(&u->g, u->queue, k, u->rank, NULL);
 	return k;
 }
 
@@ -585,13 +336,13 @@ static void updn_build_bridge(struct updn *u, const int *m, size_t n)
 	u->apex[a] = 1;
 	u->hop[a] = 0;
 	u->queue[0] = a;
-	k = updn_bfs(u, u->queue, 1, u->hop);
+	k = swgraph_bfs(&u->g, u->queue, 1, u->hop, NULL);
 	while (k--) {
 		int s = u->queue[k];
 
 		u->bridge[s] = u->mark[s];
-		for (size_t e = u->adj_start[s]; e < u->adj_start[s + 1] && !u->bridge[s]; e++) {
-			int r = u->adj_sw[e];
+		for (size_t e = u->g.adj_start[s]; e < u->g.adj_start[s + 1] && !u->bridge[s]; e++) {
+			int r = u->g.adj[e].sw;
 
 			u->bridge[s] = u->bridge[r] && u->hop[r] == u->hop[s] + 1;
 		}
@@ -604,33 +355,30 @@ static void updn_build_bridge(struct updn *u, const int *m, size_t n)
  * down ones; ascending port order is kept within each. */
 static void updn_order_cables(struct updn *u, int s)
 {
-	int far_sw[FABRIC_MAX_PORTS];
-	uint8_t far_port[FABRIC_MAX_PORTS];
-	size_t first = u->adj_start[s], n = u->adj_start[s + 1] - first, k = 0;
+	struct swgraph_link ordered[FABRIC_MAX_PORTS];
+	struct swgraph_link *adj = &u->g.adj[u->g.adj_start[s]];
+	size_t n = u->g.adj_start[s + 1] - u->g.adj_start[s], k = 0;
 
 	for (int up = 1; up >= 0; up--) {
 		for (size_t i = 0; i < n; i++)
-			if (updn_above(u, u->adj_sw[first + i], s) == up) {
-				far_sw[k] = u->adj_sw[first + i];
-				far_port[k++] = u->adj_port[first + i];
-			}
+			if (updn_above(u, adj[i].sw, s) == up)
+				ordered[k++] = adj[i];
 		if (up)
-			u->adj_split[s] = first + k;
+			u->adj_split[s] = u->g.adj_start[s] + k;
 	}
-	memcpy(u->adj_sw + first, far_sw, n * sizeof(*far_sw));
-	memcpy(u->adj_port + first, far_port, n);
+	memcpy(adj, ordered, n * sizeof(*adj));
 }
 
 static void updn_orient(struct updn *u)
 {
-	for (size_t c = 0; c < u->n_comp; c++) {
-		const int *m = u->members + u->comp_first[c];
-		size_t n = u->comp_first[c + 1] - u->comp_first[c];
+	for (size_t c = 0; c < u->g.n_comp; c++) {
+		const int *m = u->g.comp_sw + u->g.comp_start[c];
+		size_t n = u->g.comp_start[c + 1] - u->g.comp_start[c];
 
 		if (updn_rank_group(u, m, n) > 1)
 			updn_build_bridge(u, m, n);
 	}
-	for (size_t s = 0; s < u->n_sw; s++)
+	for (size_t s = 0; s < u->g.n_sw; s++)
 		updn_order_cables(u, (int)s);
 }
 
@@ -643,13 +391,13 @@ static size_t updn_expand(struct updn *u, size_t head, size_t end, size_t tail, 
 {
 	for (size_t i = head; i < end; i++) {
 		int x = u->queue[i];
-		size_t e = down ? u->adj_start[x] : u->adj_split[x];
-		size_t e_end = down ? u->adj_split[x] : u->adj_start[x + 1];
+		size_t e = down ? u->g.adj_start[x] : u->adj_split[x];
+		size_t e_end = down ? u->adj_split[x] : u->g.adj_start[x + 1];
 
 		if (down && !u->down_only[x])
 			continue;
 		for (; e < e_end; e++) {
-			int p = u->adj_sw[e];
+			int p = u->g.adj[e].sw;
 
 			if (u->dist[p] >= 0)
 				continue;
@@ -667,7 +415,7 @@ static void updn_legal_bfs(struct updn *u, int t)
 {
 	size_t head = 0, tail = 1;
 
-	for (size_t s = 0; s < u->n_sw; s++)
+	for (size_t s = 0; s < u->g.n_sw; s++)
 		u->dist[s] = -1;
 	u->dist[t] = 0;
 	u->down_only[t] = 1;
@@ -685,69 +433,51 @@ static void updn_legal_bfs(struct updn *u, int t)
  * down-only switch when s is down-only, else up. */
 static size_t updn_candidates(struct updn *u, int s)
 {
-	int down = u->down_only[s];
-	size_t e = down ? u->adj_split[s] : u->adj_start[s];
-	size_t e_end = down ? u->adj_start[s + 1] : u->adj_split[s];
+	int down = u->down_only[s], nearer = u->dist[s] - 1;
+	const struct swgraph_link *l = &u->g.adj[down ? u->adj_split[s] : u->g.adj_start[s]];
+	const struct swgraph_link *end = &u->g.adj[down ? u->g.adj_start[s + 1] : u->adj_split[s]];
 	size_t k = 0;
 
-	for (; e < e_end; e++) {
-		int r = u->adj_sw[e];
-
-		if (u->dist[r] == u->dist[s] - 1 && (!down || u->down_only[r]))
-			u->cand[k++] = u->adj_port[e];
-	}
+	for (; l < end; l++)
+		if (u->dist[l->sw] == nearer && (!down || u->down_only[l->sw]))
+			u->cand[k++] = l->port;
 	return k;
 }
 
-static void updn_set(struct updn *u, int s, uint16_t lid, uint8_t port)
+static uint32_t *updn_load(const struct updn *u, int s)
 {
-	u->out->tables[s].port[lid] = port;
-	u->load[u->load_base[s] + port]++;
-}
-
-/* Give dests[d..last) to the k candidates of s, each LID to the one with
- * the fewest LIDs so far, lowest port on a tie: a pass per load level
- * hands one LID to each candidate at that level, in port order. */
-static void updn_spread(struct updn *u, int s, size_t d, size_t last, size_t k)
-{
-	const uint32_t *load = &u->load[u->load_base[s]];
-
-	while (d < last) {
-		uint32_t level = load[u->cand[0]];
-
-		for (size_t i = 1; i < k; i++)
-			level = load[u->cand[i]] < level ? load[u->cand[i]] : level;
-		for (size_t i = 0; i < k && d < last; i++)
-			if (load[u->cand[i]] == level)
-				updn_set(u, s, u->dests[d++].lid, u->cand[i]);
-	}
+	return &u->load[u->g.port_base[s]];
 }
 
 /* Route t's LIDs from every switch: the forced pass (choices = 0) sets t's
- * exits and the routes with one allowed port, the choice pass the rest. */
+ * exits and the routes with one allowed port, the choice pass the rest,
+ * each LID to the allowed port with the fewest LIDs so far (lowest port on
+ * a tie). */
 static void updn_route_to(struct updn *u, int t, int choices)
 {
-	size_t first = u->dest_start[t], last = u->dest_start[t + 1];
+	const struct swgraph_dest *d = &u->dests.v[u->dests.start[t]];
+	size_t n = u->dests.start[t + 1] - u->dests.start[t];
 
 	updn_legal_bfs(u, t);
-	for (size_t d = first; d < last && !choices; d++)
-		updn_set(u, t, u->dests[d].lid, u->dests[d].exit_port);
-	for (size_t s = 0; s < u->n_sw; s++) {
+	if (!choices)
+		swgraph_route_exits(u->out->tables[t].port, updn_load(u, t), d, n);
+	for (size_t s = 0; s < u->g.n_sw; s++) {
 		size_t k;
 
 		if ((int)s == t || u->dist[s] < 0)
 			continue;
 		k = updn_candidates(u, (int)s);
 		if ((k > 1) == choices)
-			updn_spread(u, (int)s, first, last, k);
+			swgraph_spread(u->out->tables[s].port, updn_load(u, (int)s), u->cand, k, d,
+				       n);
 	}
 }
 
 static void updn_route_all(struct updn *u)
 {
 	for (int choices = 0; choices <= 1; choices++)
-		for (size_t t = 0; t < u->n_sw; t++)
-			if (u->dest_start[t] < u->dest_start[t + 1])
+		for (size_t t = 0; t < u->g.n_sw; t++)
+			if (u->dests.start[t] < u->dests.start[t + 1])
 				updn_route_to(u, (int)t, choices);
 }
 
@@ -758,14 +488,15 @@ static void updn_note_list(struct updn *u, const uint8_t *flag, uint8_t value, c
 {
 	size_t n = 0, shown = 0;
 
-	for (size_t s = 0; s < u->n_sw; s++)
+	for (size_t s = 0; s < u->g.n_sw; s++)
 		n += flag[s] == value;
 	if (!n)
 		return;
 	updn_note(u, "%s%s (%zu):", u->err->note[0] ? "; " : "", label, n);
-	for (size_t s = 0; s < u->n_sw && shown < UPDN_NOTE_GUIDS; s++)
+	for (size_t s = 0; s < u->g.n_sw && shown < UPDN_NOTE_GUIDS; s++)
 		if (flag[s] == value)
-			updn_note(u, "%s 0x%016" PRIx64, shown++ ? "," : "", u->guid[s]);
+			updn_note(u, "%s 0x%016" PRIx64, shown++ ? "," : "",
+				  swgraph_guid(&u->g, (int)s));
 	if (n > shown)
 		updn_note(u, " and %zu more", n - shown);
 }
@@ -790,7 +521,7 @@ static int updn_compute(const struct fabric *f, const struct route_opts *opts,
 	err->note[0] = '\0';
 	rc = updn_setup(&u, opts);
 	if (!rc)
-		rc = updn_collect_dests(&u);
+		rc = swgraph_collect_dests(&u.g, u.max_lid, 1, &u.dests, err);
 	if (!rc)
 		rc = updn_choose_roots(&u, opts);
 	if (!rc) {

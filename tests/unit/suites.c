@@ -6,6 +6,7 @@ const unit_register_fn unit_suites[] = {
 	test_smp_register,
 	test_fabric_register,
 	test_topo_register,
+	test_swgraph_register,
 	test_minhop_register,
 	test_lid_alloc_register,
 	test_guid2lid_register,

@@ -20,5 +20,6 @@ void test_score_register(void);
 void test_lft_file_register(void);
 void test_gate_register(void);
 void test_verify_register(void);
+void test_swgraph_register(void);
 
 #endif
