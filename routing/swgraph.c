@@ -324,28 +324,41 @@ void swgraph_route_exits(uint8_t *lft, uint32_t *load, const struct swgraph_dest
 /* A pass per load level hands one LID to each candidate at that level, in
  * cand order: the same as picking the least loaded for every LID, without
  * a scan of all k per LID.  One candidate (a forced route) takes all. */
+/* The first of cand[0..k) with the fewest LIDs in load[]. */
+static uint8_t swgraph_least_loaded(const uint32_t *load, const uint8_t *cand, size_t k)
+{
+	uint8_t best = cand[0];
+
+	for (size_t c = 1; c < k; c++)
+		if (load[cand[c]] < load[best])
+			best = cand[c];
+	return best;
+}
+
 void swgraph_spread(uint8_t *lft, uint32_t *load, const uint8_t *cand, size_t k,
 		    const struct swgraph_dest *d, size_t n)
 {
 	size_t i = 0;
 
-	if (k == 1) {
-		uint8_t port = cand[0];
-
-		for (; i < n; i++)
-			lft[d[i].lid] = port;
-		load[port] += (uint32_t)n;
-		return;
-	}
+	/* a switch's own LID (exit port 0) carries management traffic only:
+	 * it takes the least-loaded port without being counted, so endpoint
+	 * LIDs keep a spread that is the same at every switch (on a fat tree:
+	 * a destination's up-port follows its place under its leaf) */
+	for (size_t j = 0; j < n; j++)
+		if (d[j].exit_port == 0)
+			lft[d[j].lid] = swgraph_least_loaded(load, cand, k);
 	while (i < n) {
 		uint32_t level = load[cand[0]];
 
 		for (size_t c = 1; c < k; c++)
 			level = load[cand[c]] < level ? load[cand[c]] : level;
-		for (size_t c = 0; c < k && i < n; c++)
-			if (load[cand[c]] == level) {
+		for (size_t c = 0; c < k && i < n; c++) {
+			while (i < n && d[i].exit_port == 0)
+				i++;
+			if (i < n && load[cand[c]] == level) {
 				lft[d[i++].lid] = cand[c];
 				load[cand[c]]++;
 			}
+		}
 	}
 }

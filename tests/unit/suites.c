@@ -19,5 +19,6 @@ const unit_register_fn unit_suites[] = {
 	test_lft_file_register,
 	test_gate_register,
 	test_verify_register,
+	test_ping_register,
 	NULL,
 };

@@ -205,6 +205,29 @@ static unsigned lids_on_ports(const struct lft_set *s, int sw, uint8_t first, ui
 }
 
 /* max - min of the LID counts on ports first..last of sw. */
+/* max - min over ports first..last of the CA (host) LIDs each carries */
+static unsigned host_spread(const struct fabric *f, const struct lft_set *s, int sw,
+			    uint8_t first, uint8_t last)
+{
+	const struct lft *t = lft_set_find_const(s, sw);
+	unsigned lo = ~0u, hi = 0;
+
+	for (unsigned p = first; p <= last; p++) {
+		unsigned c = 0;
+
+		for (size_t i = 0; i < f->n_nodes; i++) {
+			const struct fabric_node *n = &f->nodes[i];
+
+			for (unsigned q = 1; !fabric_is_switch(n) && q <= n->num_ports; q++)
+				c += n->ports[q].lid && n->ports[q].lid <= t->top &&
+				     t->port[n->ports[q].lid] == p;
+		}
+		lo = c < lo ? c : lo;
+		hi = c > hi ? c : hi;
+	}
+	return hi - lo;
+}
+
 static unsigned spread(const struct lft_set *s, int sw, uint8_t first, uint8_t last)
 {
 	unsigned lo = ~0u, hi = 0;
@@ -270,13 +293,14 @@ static void test_minhop_parallel_links(void)
 	CU_ASSERT_EQUAL(lids_on_ports(&s, sw1, 7, 8), 3);
 	CU_ASSERT_EQUAL(spread(&s, sw1, 7, 8), 1);
 	CU_ASSERT_EQUAL(spread(&s, sw2, 7, 8), 1);
-	/* ties go to the lower port first, then alternate */
+	/* ties go to the lower port first, then alternate; a switch's LID
+	 * takes the least-loaded port but is not counted */
 	CU_ASSERT_EQUAL(out_port(&s, sw1, 2), 7);
-	CU_ASSERT_EQUAL(out_port(&s, sw1, 5), 8);
-	CU_ASSERT_EQUAL(out_port(&s, sw1, 6), 7);
+	CU_ASSERT_EQUAL(out_port(&s, sw1, 5), 7);
+	CU_ASSERT_EQUAL(out_port(&s, sw1, 6), 8);
 	CU_ASSERT_EQUAL(out_port(&s, sw2, 1), 7);
-	CU_ASSERT_EQUAL(out_port(&s, sw2, 3), 8);
-	CU_ASSERT_EQUAL(out_port(&s, sw2, 4), 7);
+	CU_ASSERT_EQUAL(out_port(&s, sw2, 3), 7);
+	CU_ASSERT_EQUAL(out_port(&s, sw2, 4), 8);
 	lft_set_fini(&s);
 	fabric_fini(&f);
 }
@@ -359,9 +383,10 @@ static void test_minhop_two_level_tree(void)
 	CU_ASSERT_EQUAL_FATAL(route(&f, assign_lids(&f), &s), 0);
 	CU_ASSERT_EQUAL(check_all_routes(&f, &s), 0);
 	for (int l = 0; l < 4; l++) {
-		/* 9 LIDs on other leaves + 2 spine LIDs over two up ports */
+		/* 9 LIDs on other leaves + 2 spine LIDs over two up ports;
+		 * the 6 host LIDs (7..14 but the leaf's own) split evenly */
 		CU_ASSERT_EQUAL(lids_on_ports(&s, leaf[l], 3, 4), 11);
-		CU_ASSERT_EQUAL(spread(&s, leaf[l], 3, 4), 1);
+		CU_ASSERT_EQUAL(host_spread(&f, &s, leaf[l], 3, 4), 0);
 		CU_ASSERT_EQUAL(out_port(&s, leaf[l], f.nodes[spine[1]].ports[0].lid), 4);
 	}
 	for (int i = 0; i < 2; i++) {
@@ -460,12 +485,13 @@ static void test_minhop_fattree64(void)
 		/* 7 leaves x 9 LIDs + 4 spine LIDs over 8 up ports */
 		if (!strncmp(f.nodes[i].desc, "leaf", 4)) {
 			CU_ASSERT_EQUAL(lids_on_ports(&s, (int)i, 9, 16), 67);
-			CU_ASSERT_TRUE(spread(&s, (int)i, 9, 16) <= 1);
+			/* the 56 host LIDs: 7 per up port, d-mod-k like */
+			CU_ASSERT_EQUAL(host_spread(&f, &s, (int)i, 9, 16), 0);
 		}
 		/* 8 leaves x 9 LIDs + 3 other spines' LIDs over 16 down ports */
 		if (!strncmp(f.nodes[i].desc, "spine", 5)) {
 			CU_ASSERT_EQUAL(lids_on_ports(&s, (int)i, 1, 16), 75);
-			CU_ASSERT_TRUE(spread(&s, (int)i, 1, 16) <= 1);
+			CU_ASSERT_EQUAL(host_spread(&f, &s, (int)i, 1, 16), 0);
 		}
 	}
 	/* same input, same tables */

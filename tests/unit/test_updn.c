@@ -134,6 +134,27 @@ static unsigned lids_on_port(const struct lft_set *s, int sw, uint8_t p)
 }
 
 /* max - min of the LID counts on ports first..last of sw. */
+/* max - min over ports first..last of the CA (host) LIDs each carries */
+static unsigned host_spread(const struct fabric *f, const struct lft_set *s, int sw,
+			    uint8_t first, uint8_t last)
+{
+	unsigned lo = ~0u, hi = 0;
+
+	for (unsigned p = first; p <= last; p++) {
+		unsigned c = 0;
+
+		for (size_t i = 0; i < f->n_nodes; i++) {
+			const struct fabric_node *n = &f->nodes[i];
+
+			for (unsigned q = 1; !fabric_is_switch(n) && q <= n->num_ports; q++)
+				c += n->ports[q].lid && out_port(s, sw, n->ports[q].lid) == p;
+		}
+		lo = c < lo ? c : lo;
+		hi = c > hi ? c : hi;
+	}
+	return hi - lo;
+}
+
 static unsigned spread(const struct lft_set *s, int sw, uint8_t first, uint8_t last)
 {
 	unsigned lo = ~0u, hi = 0;
@@ -655,11 +676,12 @@ static void test_updn_parallel_links(void)
 	CU_ASSERT_EQUAL(spread(&s, sw1, 7, 8), 1);
 	CU_ASSERT_EQUAL(lids_on_port(&s, sw2, 7) + lids_on_port(&s, sw2, 8), 3);
 	CU_ASSERT_EQUAL(spread(&s, sw2, 7, 8), 1);
-	/* sw2's LID and its hosts' leave sw1 on 7, 8, 7 (fewest so far, low port first) */
+	/* sw2's hosts leave sw1 on 7, 8 (fewest so far, low port first);
+	 * sw2's own LID takes the least-loaded port, uncounted */
 	CU_ASSERT_EQUAL(out_port(&s, sw1, lid_of(&f, "sw2")), 7);
-	CU_ASSERT_EQUAL(out_port(&s, sw1, lid_of(&f, "h3")), 8);
-	CU_ASSERT_EQUAL(out_port(&s, sw1, lid_of(&f, "h4")), 7);
-	CU_ASSERT_EQUAL(out_port(&s, sw2, lid_of(&f, "h1")), 8);
+	CU_ASSERT_EQUAL(out_port(&s, sw1, lid_of(&f, "h3")), 7);
+	CU_ASSERT_EQUAL(out_port(&s, sw1, lid_of(&f, "h4")), 8);
+	CU_ASSERT_EQUAL(out_port(&s, sw2, lid_of(&f, "h1")), 7);
 	lft_set_fini(&s);
 	fabric_fini(&f);
 }
@@ -812,8 +834,10 @@ static void test_updn_fat_tree(void)
 	CU_ASSERT_EQUAL(out_port(&s, leaf1, lid_of(&f, "sp2")), 4);
 	/* leaf1 reaches leaf2 going down through every spine, like the others */
 	CU_ASSERT_EQUAL(out_port(&s, leaf1, lid_of(&f, "leaf2")), 3);
-	CU_ASSERT_EQUAL(out_port(&s, leaf1, lid_of(&f, "h3")), 4);
-	CU_ASSERT_EQUAL(out_port(&s, leaf1, lid_of(&f, "h4")), 5);
+	/* host LIDs spread evenly: 6 elsewhere, 2 per up port */
+	CU_ASSERT_EQUAL(host_spread(&f, &s, leaf1, 3, 5), 0);
+	CU_ASSERT_NOT_EQUAL(out_port(&s, leaf1, lid_of(&f, "h3")),
+			    out_port(&s, leaf1, lid_of(&f, "h4")));
 	CU_ASSERT_EQUAL(out_port(&s, node_named(&f, "sp2"), lid_of(&f, "h8")), 4);
 	lft_set_fini(&s);
 	fabric_fini(&f);
@@ -854,7 +878,7 @@ static void test_updn_three_levels(void)
 						"0x0002000000000001, 0x0002000000000002, "
 						"0x0002000000000003, 0x0002000000000004;"));
 	for (int i = 0; i < 8; i++)
-		CU_ASSERT_TRUE(spread(&s, leaf[i], 3, 4) <= 1);
+		CU_ASSERT_EQUAL(host_spread(&f, &s, leaf[i], 3, 4), 0);
 	lft_set_fini(&s);
 	fabric_fini(&f);
 }
@@ -1036,7 +1060,7 @@ static void test_updn_fattree64(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.note, "roots detected as top rank (4):"));
 	for (size_t i = 0; i < f.n_nodes; i++)
 		if (!strncmp(f.nodes[i].desc, "leaf", 4))
-			CU_ASSERT_TRUE(spread(&s, (int)i, 9, 16) <= 1);
+			CU_ASSERT_EQUAL(host_spread(&f, &s, (int)i, 9, 16), 0);
 	CU_ASSERT_EQUAL_FATAL(route(&f, max, &again, &err), 0);
 	for (size_t t = 0; t < s.n; t++)
 		CU_ASSERT_EQUAL(memcmp(s.tables[t].port, again.tables[t].port, (size_t)max + 1), 0);

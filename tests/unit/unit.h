@@ -21,5 +21,6 @@ void test_lft_file_register(void);
 void test_gate_register(void);
 void test_verify_register(void);
 void test_swgraph_register(void);
+void test_ping_register(void);
 
 #endif
