@@ -34,6 +34,7 @@ DEB_BUILD := libibumad-dev libibmad-dev libibverbs-dev libyaml-dev libev-dev lib
 DEB_TEST  := ibsim-utils infiniband-diags opensm python3 time
 
 .PHONY: all deps test unit route integration demo asan clean valgrind bench
+.SECONDARY:
 
 all: $(PROGS) $(TOOLS) $(BIN)/nanosm-unit
 

@@ -75,12 +75,20 @@ static void lft_cache_store(struct lft_cache *c, uint64_t guid, unsigned block,
 	memcpy(e->port + block * LFT_BLOCK_SIZE, ports, LFT_BLOCK_SIZE);
 }
 
+/* What one routing attempt works on: the fabric (with LIDs), the engines'
+ * options, and where the winning tables go. */
+struct lft_push_job {
+	const struct fabric *f;
+	struct route_opts opts;
+	struct lft_set *out;
+	int quiet; /* a dry run logs nothing */
+};
+
 /* Route with one engine and run the gate; on success the tables replace
- * sm->lfts, else sm->lfts is left as it was. */
-static int lft_push_try(struct sm *sm, const struct route_engine *eng)
+ * *job->out, else it is left as it was. */
+static int lft_push_try(struct sm *sm, const struct lft_push_job *job,
+			const struct route_engine *eng, char *why, size_t whylen)
 {
-	struct route_opts opts = {
-		.max_lid = sm->max_lid, .roots = sm->opts.roots, .n_roots = sm->opts.n_roots};
 	struct route_check_opts copts = {0};
 	struct route_check res;
 	struct route_err err;
@@ -89,52 +97,105 @@ static int lft_push_try(struct sm *sm, const struct route_engine *eng)
 
 	memset(&err, 0, sizeof(err));
 	lft_set_init(&t);
-	rc = eng->compute(&sm->next, &opts, &t, &err);
+	rc = eng->compute(job->f, &job->opts, &t, &err);
 	if (rc < 0) {
-		log_warnx("NSM-E401 routing engine %s failed: %s", eng->name, err.msg);
+		snprintf(why, whylen, "routing engine %s failed: %s", eng->name, err.msg);
+		if (!job->quiet)
+			log_warnx("NSM-E401 %s", why);
 		lft_set_fini(&t);
 		return rc;
 	}
-	rc = route_check_run(&sm->next, &t, &copts, &res);
+	rc = route_check_run(job->f, &t, &copts, &res);
 	if (rc < 0) {
-		sm->st.gate_refusals++;
-		log_warnx("NSM-E402 routing engine %s: tables refused by the gate (%zu unreachable, "
-			  "%zu loops, %zu bad ports, credit loop: %s): %s",
-			  eng->name, res.unreachable, res.loops, res.bad_ports,
-			  res.credit_loop ? "yes" : "no", res.first);
+		snprintf(why, whylen,
+			 "routing engine %s: tables refused by the gate (%zu unreachable, %zu loops, "
+			 "%zu bad ports, credit loop: %s): %s",
+			 eng->name, res.unreachable, res.loops, res.bad_ports,
+			 res.credit_loop ? "yes" : "no", res.first);
+		if (!job->quiet) {
+			sm->st.gate_refusals++;
+			log_warnx("NSM-E402 %s", why);
+		}
 		lft_set_fini(&t);
 		return rc;
 	}
-	if (err.note[0])
+	if (err.note[0] && !job->quiet)
 		log_info("routing engine %s: %s", eng->name, err.note);
-	log_debug("routing engine %s: gate passed (%zu pairs, max %zu hops)", eng->name, res.pairs,
-		  res.max_hops);
-	lft_set_fini(&sm->lfts);
-	sm->lfts = t;
+	if (!job->quiet)
+		log_debug("routing engine %s: gate passed (%zu pairs, max %zu hops)", eng->name,
+			  res.pairs, res.max_hops);
+	lft_set_fini(job->out);
+	*job->out = t;
 	return 0;
+}
+
+/* Try the engines of list in order; the first whose tables pass wins.
+ * Returns its name, or NULL with why set to the last failure. */
+static const char *lft_push_route(struct sm *sm, const struct lft_push_job *job, const char *list,
+				  char *why, size_t whylen)
+{
+	char copy[256];
+	char *save = NULL;
+
+	snprintf(copy, sizeof(copy), "%s", list);
+	snprintf(why, whylen, "no routing engine in '%s'", list);
+	for (char *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		const struct route_engine *eng = route_engine_find(name);
+
+		if (!eng) {
+			snprintf(why, whylen, "unknown routing engine '%s'", name);
+			if (!job->quiet)
+				log_warnx("NSM-E400 %s", why);
+			continue;
+		}
+		if (lft_push_try(sm, job, eng, why, whylen) == 0)
+			return eng->name;
+	}
+	return NULL;
 }
 
 int lft_push_compute(struct sm *sm)
 {
-	char list[256];
-	char *save = NULL;
+	struct lft_push_job job = {
+		.f = &sm->next,
+		.opts = {.max_lid = sm->max_lid, .roots = sm->opts.roots, .n_roots = sm->opts.n_roots},
+		.out = &sm->lfts,
+	};
+	char why[768];
+	const char *used = lft_push_route(sm, &job, sm->opts.engine, why, sizeof(why));
 
-	snprintf(list, sizeof(list), "%s", sm->opts.engine);
-	for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-		const struct route_engine *eng = route_engine_find(name);
-
-		if (!eng) {
-			log_warnx("NSM-E400 unknown routing engine '%s'", name);
-			continue;
-		}
-		if (lft_push_try(sm, eng) == 0) {
-			sm->st.engine = eng->name;
-			return 0;
-		}
+	if (used) {
+		sm->st.engine = used;
+		return 0;
 	}
 	log_warnx("NSM-E403 no routing engine of '%s' produced tables that pass the gate; "
 		  "nothing pushed, the switches keep their last good tables", sm->opts.engine);
 	return -EINVAL;
+}
+
+int lft_push_dry_run(struct sm *sm, const char *engines, const uint64_t *roots, size_t n_roots,
+		     char *why, size_t whylen)
+{
+	struct lft_set scratch;
+	struct lft_push_job job = {
+		.f = &sm->cur,
+		.opts = {.max_lid = sm->max_lid, .roots = roots, .n_roots = n_roots},
+		.out = &scratch,
+		.quiet = 1,
+	};
+	const char *used;
+
+	if (!sm->cur.n_nodes) {
+		snprintf(why, whylen, "no fabric swept yet");
+		return 0; /* nothing to check against: the next sweep's gate decides */
+	}
+	lft_set_init(&scratch);
+	used = lft_push_route(sm, &job, engines, why, whylen);
+	lft_set_fini(&scratch);
+	if (!used)
+		return -EINVAL;
+	snprintf(why, whylen, "%s", used);
+	return 0;
 }
 
 static void lft_push_block_done(struct sm_req *r, int status, const struct smp *resp)

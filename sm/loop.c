@@ -4,7 +4,9 @@
  * sweeps, and signals that only set flags or request work.  Owns every
  * watcher; the SM core never sees libev.
  */
+#include <errno.h>
 #include <ev.h>
+#include <stdlib.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include "log.h"
 #include "loop.h"
 #include "mad/mad_port.h"
+#include "opts.h"
 
 struct loop {
 	struct ev_loop *ev;
@@ -23,7 +26,8 @@ struct loop {
 	ev_signal sig_term, sig_int, sig_hup;
 	struct mad_port *port;
 	struct sm *sm;
-	const struct loop_opts *opts;
+	struct loop_opts *opts;
+	struct policy *reloaded; /* the policy a reload put in force (owned) */
 	int subnet_up;
 	int exit_code;
 };
@@ -102,14 +106,89 @@ static void loop_on_sweep_timer(struct ev_loop *ev, ev_timer *w, int revents)
 	loop_request_sweep(w->data);
 }
 
+/* What a reload cannot change on a running SM. */
+static void loop_reload_restart_notes(const struct loop_opts *old, const struct loop_opts *new)
+{
+	if (old->port_guid != new->port_guid || old->port != new->port ||
+	    (old->ca == NULL) != (new->ca == NULL))
+		log_info("reload: the SM port changes at the next restart");
+	if (old->sm.mad.window != new->sm.mad.window ||
+	    old->sm.mad.timeout_ms != new->sm.mad.timeout_ms ||
+	    old->sm.mad.retries != new->sm.mad.retries)
+		log_info("reload: MAD window/timeout/retries change at the next restart");
+}
+
+/* Re-read the policy into a fresh struct, check the new routing against
+ * the last good fabric with the gate, and only then put it in force.  On
+ * any failure the old policy and tables stay.  Returns 0 or -errno with
+ * err set. */
+static int loop_reload(struct loop *l, char *err, size_t errlen)
+{
+	struct policy *np = malloc(sizeof(*np));
+	struct loop_opts next = *l->opts;
+	char why[768];
+	int rc;
+
+	if (!l->opts->policy_path) {
+		snprintf(err, errlen, "no policy file (start nanosm with -f FILE)");
+		free(np);
+		return -ENOENT;
+	}
+	if (!np || (rc = policy_load(l->opts->policy_path, np, why, sizeof(why))) < 0) {
+		snprintf(err, errlen, "%s", np ? why : "out of memory");
+		free(np);
+		return -EINVAL;
+	}
+	opts_apply_policy(&next, np);
+	if (sm_set_routing(l->sm, next.sm.engine, next.sm.roots, next.sm.n_roots, 0, why,
+			   sizeof(why)) < 0) {
+		snprintf(err, errlen, "the new routing fails the gate: %s", why);
+		policy_fini(np);
+		free(np);
+		return -EINVAL;
+	}
+	sm_set_priority(l->sm, next.sm.priority);
+	loop_reload_restart_notes(l->opts, &next);
+	if (next.sweep_interval != l->opts->sweep_interval && !next.once) {
+		l->sweep_timer.repeat = next.sweep_interval;
+		ev_timer_again(l->ev, &l->sweep_timer);
+	}
+	log_init(next.verbosity, "nanosm");
+	/* guid2lid keeps pointing at the policy it was read from: it changes
+	 * at the next restart, so the first policy is never freed */
+	next.sm.guid2lid = l->opts->sm.guid2lid;
+	*l->opts = next;
+	if (l->reloaded) {
+		policy_fini(l->reloaded);
+		free(l->reloaded);
+	}
+	l->reloaded = np;
+	return 0;
+}
+
+static void loop_on_hup(struct loop *l)
+{
+	char err[1024];
+
+	if (!l->opts->policy_path) {
+		log_info("SIGHUP: heavy sweep requested");
+	} else if (loop_reload(l, err, sizeof(err)) < 0) {
+		log_warnx("NSM-E600 reload of %s refused: %s; the old policy and tables stay in force",
+			  l->opts->policy_path, err);
+		return;
+	} else {
+		log_info("reloaded %s (routing %s)", l->opts->policy_path, l->opts->sm.engine);
+	}
+	loop_request_sweep(l);
+}
+
 static void loop_on_signal(struct ev_loop *ev, ev_signal *w, int revents)
 {
 	struct loop *l = w->data;
 
 	(void)revents;
 	if (w->signum == SIGHUP) {
-		log_info("SIGHUP: heavy sweep requested");
-		loop_request_sweep(l);
+		loop_on_hup(l);
 		return;
 	}
 	log_info("signal %d: stopping", w->signum);
@@ -187,6 +266,21 @@ static void loop_signals_start(struct loop *l)
 	ev_signal_start(l->ev, &l->sig_hup);
 }
 
+/* Static LIDs from the policy are reserved before guid2lid is read. */
+static void loop_static_lids(struct loop *l)
+{
+	const struct policy *p = l->opts->policy;
+
+	for (size_t i = 0; p && i < p->lids.n_statics; i++) {
+		const struct policy_static_lid *st = &p->lids.statics[i];
+
+		if (sm_reserve_lid(l->sm, st->guid, st->lid) < 0)
+			log_warnx("NSM-W602 static LID 0x%04x for port 0x%016" PRIx64
+				  " not reserved (taken or out of range)",
+				  st->lid, st->guid);
+	}
+}
+
 static int loop_open(struct loop *l)
 {
 	char err[256];
@@ -213,11 +307,12 @@ static int loop_open(struct loop *l)
 		return -1;
 	}
 	sm_set_sweep_done(l->sm, loop_on_sweep_done, l);
+	loop_static_lids(l);
 	sm_load_lids(l->sm);
 	return 0;
 }
 
-int loop_run(const struct loop_opts *opts)
+int loop_run(struct loop_opts *opts)
 {
 	struct loop l;
 
@@ -240,6 +335,10 @@ int loop_run(const struct loop_opts *opts)
 	ev_run(l.ev, 0);
 	loop_print_counters(sm_mad_counters(l.sm));
 	sm_free(l.sm); /* before the port: pending SMPs complete as canceled */
+	if (l.reloaded) {
+		policy_fini(l.reloaded);
+		free(l.reloaded);
+	}
 	mad_port_close(l.port);
 	ev_loop_destroy(l.ev);
 	return l.exit_code;

@@ -8,17 +8,25 @@
 
 #include "sm.h"
 
+struct policy;
+
 struct loop_opts {
 	const char *ca;     /* NULL = any */
 	int port;           /* 0 = first InfiniBand port */
 	uint64_t port_guid; /* 0 = by ca/port */
 	int once;           /* exit after the first successful sweep */
 	double sweep_interval; /* seconds between heavy sweeps */
+	int verbosity;         /* enum log_level */
 	struct sm_opts sm;
+	/* the policy in force (static LIDs, reload); NULL = none */
+	const struct policy *policy;
+	const char *policy_path; /* re-read on SIGHUP; NULL = no file */
+	unsigned cli_set;        /* enum opts_cli: what the command line fixed */
+	char engines[256];       /* storage for sm.engine when it comes from the policy */
 };
 
 /* Run the SM until SIGTERM/SIGINT (or, with once, the first good sweep).
  * Returns the process exit status. */
-int loop_run(const struct loop_opts *opts);
+int loop_run(struct loop_opts *opts);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "log.h"
 #include "loop.h"
+#include "opts.h"
 #include "routing/route.h"
 
 #define MAIN_DEFAULT_GUID2LID "/var/lib/nanosm/guid2lid"
@@ -18,7 +19,8 @@
 static void main_usage(FILE *to)
 {
 	fprintf(to,
-		"usage: nanosm [-g PORTGUID | -d CA [-p PORT]] [--once] [--sweep-interval SEC]\n"
+		"usage: nanosm [-f FILE] [--check] [-g PORTGUID | -d CA [-p PORT]] [--once]\n"
+		"              [--sweep-interval SEC]\n"
 		"              [--guid2lid PATH] [-R ENGINE] [--priority N] [--window N]\n"
 		"              [--mad-timeout MS] [--mad-retries N] [-v] [-h]\n"
 		"  -g, --guid PORTGUID     run on the local port with this GUID\n"
@@ -35,6 +37,10 @@ static void main_usage(FILE *to)
 	fprintf(to, "                          (default %s)\n"
 		    "      --roots FILE        root switch GUIDs for updn/ftree, one per line\n",
 		MAIN_DEFAULT_ENGINES);
+	fprintf(to, "  -f, --config FILE       YAML policy (default %s if it exists);\n"
+		    "                          command-line flags override it\n"
+		    "      --check             validate the policy, print its canonical form, exit\n",
+		POLICY_DEFAULT_PATH);
 	fprintf(to, "      --priority N        SMInfo priority 0-15 (default 0)\n"
 		    "      --window N          SMPs in flight at once (default 16)\n"
 		    "      --mad-timeout MS    per-SMP timeout in milliseconds (default 200)\n"
@@ -61,6 +67,7 @@ enum {
 	OPT_TIMEOUT,
 	OPT_RETRIES,
 	OPT_ROOTS,
+	OPT_CHECK,
 };
 
 static const struct option main_longopts[] = {
@@ -76,6 +83,8 @@ static const struct option main_longopts[] = {
 	{"mad-timeout", required_argument, NULL, OPT_TIMEOUT},
 	{"mad-retries", required_argument, NULL, OPT_RETRIES},
 	{"roots", required_argument, NULL, OPT_ROOTS},
+	{"config", required_argument, NULL, 'f'},
+	{"check", no_argument, NULL, OPT_CHECK},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
@@ -142,25 +151,28 @@ static void main_roots(const char *path, struct loop_opts *o)
 	o->sm.n_roots = n;
 }
 
-static void main_parse(int argc, char **argv, struct loop_opts *o, int *verbosity)
+static void main_parse(int argc, char **argv, struct loop_opts *o, int *check)
 {
 	unsigned long long v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "g:d:p:R:vh", main_longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "g:d:p:R:f:vh", main_longopts, NULL)) != -1) {
 		switch (c) {
 		case 'g':
 			if (main_number(optarg, UINT64_MAX, &v) < 0 || !v)
 				main_bad("port GUID", optarg);
 			o->port_guid = v;
+			o->cli_set |= OPTS_CLI_PORT;
 			break;
 		case 'd':
 			o->ca = optarg;
+			o->cli_set |= OPTS_CLI_PORT;
 			break;
 		case 'p':
 			if (main_number(optarg, 254, &v) < 0 || !v)
 				main_bad("port", optarg);
 			o->port = (int)v;
+			o->cli_set |= OPTS_CLI_PORT;
 			break;
 		case OPT_ONCE:
 			o->once = 1;
@@ -169,39 +181,54 @@ static void main_parse(int argc, char **argv, struct loop_opts *o, int *verbosit
 			if (main_number(optarg, 86400, &v) < 0 || !v)
 				main_bad("sweep interval", optarg);
 			o->sweep_interval = (double)v;
+			o->cli_set |= OPTS_CLI_INTERVAL;
 			break;
 		case OPT_GUID2LID:
 			o->sm.guid2lid = optarg;
+			o->cli_set |= OPTS_CLI_GUID2LID;
 			break;
 		case 'R':
 			main_engines(optarg);
 			o->sm.engine = optarg;
+			o->cli_set |= OPTS_CLI_ENGINE;
 			break;
 		case OPT_ROOTS:
 			main_roots(optarg, o);
+			o->cli_set |= OPTS_CLI_ROOTS;
 			break;
 		case OPT_PRIORITY:
 			if (main_number(optarg, 15, &v) < 0)
 				main_bad("priority", optarg);
 			o->sm.priority = (uint8_t)v;
+			o->cli_set |= OPTS_CLI_PRIORITY;
 			break;
 		case OPT_WINDOW:
 			if (main_number(optarg, 4096, &v) < 0 || !v)
 				main_bad("window", optarg);
 			o->sm.mad.window = (unsigned)v;
+			o->cli_set |= OPTS_CLI_WINDOW;
 			break;
 		case OPT_TIMEOUT:
 			if (main_number(optarg, 60000, &v) < 0 || !v)
 				main_bad("MAD timeout", optarg);
 			o->sm.mad.timeout_ms = (unsigned)v;
+			o->cli_set |= OPTS_CLI_TIMEOUT;
 			break;
 		case OPT_RETRIES:
 			if (main_number(optarg, 100, &v) < 0)
 				main_bad("MAD retries", optarg);
 			o->sm.mad.retries = (unsigned)v;
+			o->cli_set |= OPTS_CLI_RETRIES;
 			break;
 		case 'v':
-			(*verbosity)++;
+			o->verbosity++;
+			o->cli_set |= OPTS_CLI_VERBOSE;
+			break;
+		case 'f':
+			o->policy_path = optarg;
+			break;
+		case OPT_CHECK:
+			*check = 1;
 			break;
 		case 'h':
 			main_usage(stdout);
@@ -215,17 +242,59 @@ static void main_parse(int argc, char **argv, struct loop_opts *o, int *verbosit
 		main_bad("argument", argv[optind]);
 }
 
+/* The policy: -f FILE, else /etc/nanosm/nanosm.yaml when it exists, else
+ * the defaults.  A broken file is fatal at start-up (file:line:col). */
+static struct policy *main_policy(struct loop_opts *o)
+{
+	static struct policy p;
+	char err[512];
+	const char *path = o->policy_path ? o->policy_path : POLICY_DEFAULT_PATH;
+	int rc = policy_load(path, &p, err, sizeof(err));
+
+	if (rc == -ENOENT && !o->policy_path) {
+		policy_init(&p);
+		return &p;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "nanosm: %s\n", err);
+		exit(1);
+	}
+	o->policy_path = path;
+	return &p;
+}
+
+static int main_check(const struct policy *p)
+{
+	size_t n = policy_print(p, NULL, 0);
+	char *buf = malloc(n + 1);
+
+	if (!buf)
+		return 1;
+	policy_print(p, buf, n + 1);
+	fputs(buf, stdout);
+	free(buf);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct loop_opts o = {
 		.sweep_interval = 10.0,
+		.verbosity = LOG_LVL_INFO,
 		.sm = {.guid2lid = MAIN_DEFAULT_GUID2LID,
 		       .engine = MAIN_DEFAULT_ENGINES,
 		       .mad = {.window = 16, .timeout_ms = 200, .retries = 3}},
 	};
-	int verbosity = LOG_LVL_INFO;
+	int check = 0;
+	struct policy *p;
 
-	main_parse(argc, argv, &o, &verbosity);
-	log_init(verbosity, "nanosm");
+	main_parse(argc, argv, &o, &check);
+	p = main_policy(&o);
+	if (check)
+		return main_check(p);
+	opts_apply_policy(&o, p);
+	log_init(o.verbosity, "nanosm");
+	if (o.policy_path)
+		log_info("policy %s", o.policy_path);
 	return loop_run(&o);
 }

@@ -52,14 +52,14 @@ struct sm *sm_new(const struct sm_opts *opts, const struct mad_xmit *xmit,
 		sm->opts.subnet_prefix = 0xfe80000000000000ull;
 	if (!sm->opts.subnet_timeout)
 		sm->opts.subnet_timeout = 18;
-	if (!sm->opts.engine)
-		sm->opts.engine = "minhop";
 	sm->clock = *clock;
 	fabric_init(&sm->cur);
 	fabric_init(&sm->next);
 	lft_set_init(&sm->lfts);
 	sm->q = mad_queue_new(&sm->opts.mad, xmit, sm_on_request, sm);
-	if (!sm->q || lid_alloc_init(&sm->lids, LID_UNICAST_MAX) < 0) {
+	if (!sm->q || lid_alloc_init(&sm->lids, LID_UNICAST_MAX) < 0 ||
+	    sm_set_routing(sm, opts->engine ? opts->engine : "minhop", opts->roots, opts->n_roots,
+			   1, NULL, 0) < 0) {
 		sm_free(sm);
 		return NULL;
 	}
@@ -77,7 +77,47 @@ void sm_free(struct sm *sm)
 	fabric_fini(&sm->next);
 	lft_set_fini(&sm->lfts);
 	lft_cache_fini(&sm->cache);
+	free(sm->roots);
 	free(sm);
+}
+
+int sm_set_routing(struct sm *sm, const char *engines, const uint64_t *roots, size_t n_roots,
+		   int force, char *err, size_t errlen)
+{
+	char why[768];
+	uint64_t *copy = NULL;
+
+	if (strlen(engines) >= sizeof(sm->engines)) {
+		snprintf(why, sizeof(why), "engine list too long");
+		goto refuse;
+	}
+	if (!force && lft_push_dry_run(sm, engines, roots, n_roots, why, sizeof(why)) < 0)
+		goto refuse;
+	if (n_roots && !(copy = malloc(n_roots * sizeof(*copy))))
+		return -ENOMEM;
+	if (n_roots)
+		memcpy(copy, roots, n_roots * sizeof(*copy));
+	free(sm->roots);
+	sm->roots = copy;
+	snprintf(sm->engines, sizeof(sm->engines), "%s", engines);
+	sm->opts.engine = sm->engines;
+	sm->opts.roots = sm->roots;
+	sm->opts.n_roots = n_roots;
+	return 0;
+refuse:
+	if (err)
+		snprintf(err, errlen, "%s", why);
+	return -EINVAL;
+}
+
+void sm_set_priority(struct sm *sm, uint8_t priority)
+{
+	sm->opts.priority = priority;
+}
+
+int sm_reserve_lid(struct sm *sm, uint64_t guid, uint16_t lid)
+{
+	return lid_alloc_reserve(&sm->lids, guid, lid);
 }
 
 int sm_load_lids(struct sm *sm)

@@ -64,6 +64,18 @@ struct sm *sm_new(const struct sm_opts *opts, const struct mad_xmit *xmit,
 		  const struct sm_clock *clock);
 void sm_free(struct sm *sm);
 
+/* Change the routing engines (comma list) and roots.  Unless force, the
+ * last good fabric is routed with them first and the tables must pass the
+ * gate (nothing is pushed): on failure the old settings stay, err says
+ * why, and -EINVAL is returned.  The next sweep pushes the new routes
+ * (changed blocks only).  Copies what it is given. */
+int sm_set_routing(struct sm *sm, const char *engines, const uint64_t *roots, size_t n_roots,
+		   int force, char *err, size_t errlen);
+void sm_set_priority(struct sm *sm, uint8_t priority);
+/* A static LID (policy lids.static): reserved before guid2lid is read, so
+ * it wins over a persisted one.  lid_alloc_reserve's return codes. */
+int sm_reserve_lid(struct sm *sm, uint64_t guid, uint16_t lid);
+
 /* Load the guid2lid file named in opts (if any). Returns 0 or -errno. */
 int sm_load_lids(struct sm *sm);
 

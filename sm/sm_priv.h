@@ -43,6 +43,8 @@ struct sm {
 	uint64_t sweep_start_ms;
 	uint64_t mads_at_start;
 	struct sm_sweep_stats st;
+	char engines[256];   /* owned copy of the engine list (opts.engine points here) */
+	uint64_t *roots;     /* owned copy of the roots (opts.roots points here) */
 	sm_sweep_done_fn done_fn;
 	void *done_arg;
 };
@@ -79,5 +81,9 @@ void configure_states(struct sm *sm, uint8_t from_state, uint8_t to_state, sm_ph
 int lft_push_compute(struct sm *sm);
 void lft_push_start(struct sm *sm, sm_phase_fn then);
 void lft_cache_fini(struct lft_cache *c);
+/* Route the last good fabric with engines/roots and run the gate, pushing
+ * nothing: 0 (why = the engine that won) or -EINVAL (why = the reason). */
+int lft_push_dry_run(struct sm *sm, const char *engines, const uint64_t *roots, size_t n_roots,
+		     char *why, size_t whylen);
 
 #endif

@@ -20,5 +20,6 @@ const unit_register_fn unit_suites[] = {
 	test_gate_register,
 	test_verify_register,
 	test_ping_register,
+	test_policy_register,
 	NULL,
 };

@@ -22,5 +22,6 @@ void test_gate_register(void);
 void test_verify_register(void);
 void test_swgraph_register(void);
 void test_ping_register(void);
+void test_policy_register(void);
 
 #endif

@@ -1,0 +1,192 @@
+/*
+ * policy.h - nanosm's policy: the YAML configuration file as plain data.
+ *
+ * DOC: One file (default /etc/nanosm/nanosm.yaml) with five sections: sm,
+ * routing, lids, node_names, partitions (docs/configuration.md is the
+ * reference).  policy_parse turns YAML text into a fresh struct policy and
+ * validates it as it goes; on any error it returns -EINVAL with
+ * "file:line:column: what (hint)" in err and leaves *out empty (as after
+ * policy_init), so a caller that parses into a new struct and swaps only on
+ * success never half-applies a broken file.  The first error is reported.
+ * policy_print writes the canonical form (fixed key order, every value
+ * explicit, no comments); policy_parse(policy_print(p)) equals p.
+ *
+ * Files: policy.c (defaults, helpers, equality, the parse entry point),
+ * policy_yaml.c (the only file that includes <yaml.h>: text -> a plain
+ * document tree), policy_build.c (tree -> struct policy, every check),
+ * policy_print.c (canonical YAML, diff), policy_load.c (reads the file).
+ * All but policy_load.c are pure: no I/O, no globals, no logging.
+ */
+#ifndef NANOSM_CONFIG_POLICY_H
+#define NANOSM_CONFIG_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "routing/route.h"
+
+#define POLICY_DEFAULT_PATH "/etc/nanosm/nanosm.yaml"
+#define POLICY_DEFAULT_GUID2LID "/var/lib/nanosm/guid2lid"
+#define POLICY_DEFAULT_ENGINES "ftree,updn,minhop"
+
+#define POLICY_NAME_MAX 64   /* bytes in a CA, node or partition name */
+#define POLICY_PATH_MAX 4096 /* bytes in a path, NUL included */
+#define POLICY_MAX_ENGINES 8
+#define POLICY_MAX_FILE (16u << 20) /* policy_load refuses larger files */
+
+/* Ranges (inclusive) the parser enforces. */
+#define POLICY_PORT_MAX 254
+#define POLICY_PRIORITY_MAX 15
+#define POLICY_SWEEP_MAX 86400
+#define POLICY_WINDOW_MAX 4096
+#define POLICY_TIMEOUT_MAX 60000
+#define POLICY_RETRIES_MAX 100
+#define POLICY_LMC_MAX 7 /* the range of the field; only 0 is accepted today */
+#define POLICY_PKEY_MIN 0x0001
+#define POLICY_PKEY_MAX 0x7fff /* 15-bit P_Key; bit 15 (full member) is per member */
+#define POLICY_PKEY_DEFAULT 0x7fff
+
+/* Same numbers as sm/log.h's LOG_LVL_*. */
+enum policy_log_level {
+	POLICY_LOG_ERROR = 0,
+	POLICY_LOG_WARNING = 1,
+	POLICY_LOG_INFO = 2,
+	POLICY_LOG_DEBUG = 3,
+};
+
+struct policy_sm {
+	/* Which local port runs the SM: guid, or ca and/or port; none of them
+	 * = the first InfiniBand port (mad_port_open's rule). */
+	uint64_t guid;			 /* port GUID, 0 = not given */
+	char ca[POLICY_NAME_MAX + 1];	 /* CA name, "" = not given */
+	unsigned port;			 /* port number 1..254, 0 = not given */
+	unsigned priority;		 /* SMInfo priority 0..15, default 0 */
+	unsigned sweep_interval;	 /* seconds 1..86400, default 10 */
+	unsigned window;		 /* SMPs in flight 1..4096, default 16 */
+	unsigned mad_timeout_ms;	 /* 1..60000, default 200 */
+	unsigned mad_retries;		 /* 0..100, default 3 */
+	char guid2lid[POLICY_PATH_MAX];	 /* absolute path, default POLICY_DEFAULT_GUID2LID */
+	enum policy_log_level log_level; /* default POLICY_LOG_INFO */
+};
+
+struct policy_routing {
+	/* Fallback order: the first whose tables pass the gate wins.  Entries
+	 * are route_engine_find() results (static; never freed). */
+	const struct route_engine *engine[POLICY_MAX_ENGINES];
+	size_t n_engine;
+	uint64_t *roots; /* root switch NodeGUIDs (owned) */
+	size_t n_roots;
+	/* routing.options: per-engine maps.  No engine takes an option yet,
+	 * so each must be empty and nothing is stored; see policy_build.c. */
+};
+
+struct policy_static_lid {
+	uint64_t guid; /* port GUID */
+	uint16_t lid;  /* 0x0001..0xBFFF, unique */
+};
+
+struct policy_lids {
+	unsigned lmc; /* 0 (the parser refuses 1..7 until nanosm programs LMC) */
+	struct policy_static_lid *statics; /* owned, file order */
+	size_t n_statics;
+};
+
+struct policy_node_name {
+	uint64_t guid; /* node GUID */
+	char name[POLICY_NAME_MAX + 1];
+};
+
+enum policy_membership {
+	POLICY_LIMITED = 0,
+	POLICY_FULL = 1,
+};
+
+enum policy_member_kind {
+	POLICY_MEMBER_GUID = 0,	    /* one port, by port GUID */
+	POLICY_MEMBER_ALL,	    /* every port */
+	POLICY_MEMBER_ALL_CAS,	    /* every CA port */
+	POLICY_MEMBER_ALL_SWITCHES, /* every switch port 0 */
+	POLICY_MEMBER_SELF,	    /* the SM's own port */
+};
+
+struct policy_member {
+	enum policy_member_kind kind;
+	uint64_t guid; /* POLICY_MEMBER_GUID only, else 0 */
+	enum policy_membership membership;
+};
+
+/* Partitions are parsed and validated only; nanosm does not program P_Key
+ * tables yet. */
+struct policy_partition {
+	char name[POLICY_NAME_MAX + 1]; /* [A-Za-z0-9_.-], unique */
+	uint16_t pkey;			/* 0x0001..0x7fff, unique */
+	int ipoib;			/* 0/1, default 0 */
+	unsigned mtu;			/* 256, 512, 1024, 2048 (default) or 4096 bytes */
+	struct policy_member *members;	/* owned, file order */
+	size_t n_members;
+};
+
+struct policy {
+	struct policy_sm sm;
+	struct policy_routing routing;
+	struct policy_lids lids;
+	struct policy_node_name *node_names; /* owned, file order, GUIDs unique */
+	size_t n_node_names;
+	struct policy_partition *partitions; /* owned, file order */
+	size_t n_partitions;
+};
+
+/* Set every documented default (engines ftree,updn,minhop; sweep 10 s;
+ * window 16; timeout 200 ms; retries 3; guid2lid POLICY_DEFAULT_GUID2LID;
+ * priority 0; lmc 0; log_level info; empty lists).  Allocates nothing. */
+void policy_init(struct policy *p);
+/* Free what p owns and leave it as after policy_init. */
+void policy_fini(struct policy *p);
+
+/* Parse YAML text (len bytes; need not be NUL-terminated).  name is used in
+ * messages ("name:line:col: ...").  out is overwritten (no policy_init
+ * needed, nothing in it is freed): on success it holds the policy (free
+ * with policy_fini); on error it is as after policy_init and err holds one
+ * line.  Returns 0, -EINVAL (bad file) or -ENOMEM. */
+int policy_parse(const char *text, size_t len, const char *name, struct policy *out, char *err,
+		 size_t errlen);
+/* policy_parse on the contents of path (named by path in messages).
+ * Returns -errno when the file cannot be read (-ENOENT when missing: the
+ * caller decides whether that means "defaults"), -EFBIG above
+ * POLICY_MAX_FILE. */
+int policy_load(const char *path, struct policy *out, char *err, size_t errlen);
+
+/* Canonical YAML of p into buf (NUL-terminated when len > 0).  Returns the
+ * length it needs, like snprintf: call with NULL/0 to size the buffer. */
+size_t policy_print(const struct policy *p, char *buf, size_t len);
+/* 1 when a and b hold the same values (lists compared in order). */
+int policy_equal(const struct policy *a, const struct policy *b);
+/* What changed from a to b, one line per difference ("sm.priority: 0 ->
+ * 5", "partitions: + \"storage\" 0x0002", ...), for a later `plan`
+ * command.  Returns the length it needs, like policy_print; 0 = equal. */
+size_t policy_diff(const struct policy *a, const struct policy *b, char *buf, size_t len);
+
+/* The engine list as -R / struct sm_opts takes it: "ftree,updn,minhop".
+ * Returns the length it needs, like snprintf. */
+size_t policy_engine_list(const struct policy *p, char *buf, size_t len);
+
+const char *policy_log_level_name(enum policy_log_level l);
+const char *policy_membership_name(enum policy_membership m);
+/* "ALL", "ALL_CAS", "ALL_SWITCHES", "SELF"; NULL for POLICY_MEMBER_GUID. */
+const char *policy_member_group_name(enum policy_member_kind k);
+
+/* Append to p's lists (for code that builds a policy, and the parser).
+ * They copy what they are given, check nothing but the name length, and
+ * return 0, -ENOMEM, or -ENAMETOOLONG.  Grow the lists only through these:
+ * they size each array from its count (doubling at 4, 8, 16, ...). */
+int policy_root_add(struct policy *p, uint64_t guid);
+int policy_static_add(struct policy *p, uint64_t guid, uint16_t lid);
+int policy_node_name_add(struct policy *p, uint64_t guid, const char *name);
+/* Returns the new partition (members empty) or NULL on -ENOMEM or a name
+ * longer than POLICY_NAME_MAX. */
+struct policy_partition *policy_partition_add(struct policy *p, const char *name, uint16_t pkey,
+					      int ipoib, unsigned mtu);
+int policy_member_add(struct policy_partition *part, enum policy_member_kind kind, uint64_t guid,
+		      enum policy_membership membership);
+
+#endif

@@ -1,0 +1,46 @@
+/*
+ * policy_doc.h - a parsed YAML document as a plain tree (internal to config/).
+ *
+ * DOC: policy_yaml.c turns YAML text into this tree (and is the only file
+ * that sees libyaml); policy_build.c walks it into a struct policy.  Every
+ * node keeps the 1-based line and column where it starts, so each error can
+ * name its place.  No anchors, aliases or tags survive: the reader refuses
+ * them.
+ */
+#ifndef NANOSM_CONFIG_POLICY_DOC_H
+#define NANOSM_CONFIG_POLICY_DOC_H
+
+#include <stddef.h>
+
+struct policy;
+
+#define POLICY_DOC_MAX_DEPTH 32 /* deeper nesting is refused */
+
+enum policy_doc_kind {
+	POLICY_DOC_SCALAR,
+	POLICY_DOC_LIST,
+	POLICY_DOC_MAP,
+};
+
+struct policy_doc {
+	enum policy_doc_kind kind;
+	unsigned line, col;	  /* 1-based */
+	int plain;		  /* scalar written without quotes */
+	char *text;		  /* scalar: NUL-terminated bytes */
+	size_t len;		  /* scalar: bytes in text (it may hold a NUL) */
+	struct policy_doc **kids; /* list: the items; map: key, value, key, value, ... */
+	size_t n;		  /* entries in kids (a map of k pairs has n = 2k) */
+};
+
+/* Parse text into *root (NULL for an empty file).  Returns 0, -EINVAL with
+ * "name:line:col: ..." in err, or -ENOMEM. */
+int policy_yaml_read(const char *text, size_t len, const char *name, struct policy_doc **root,
+		     char *err, size_t errlen);
+void policy_yaml_free(struct policy_doc *d);
+
+/* Walk root (NULL = empty file) into out, which policy_init has set.
+ * Returns 0, -EINVAL with "name:line:col: ..." in err, or -ENOMEM. */
+int policy_build(const struct policy_doc *root, const char *name, struct policy *out, char *err,
+		 size_t errlen);
+
+#endif

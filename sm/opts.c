@@ -1,0 +1,48 @@
+/*
+ * opts.c - merge the policy (config/) into the daemon's settings, leaving
+ * alone whatever the command line fixed.  No I/O.
+ */
+#include <stdio.h>
+
+#include "opts.h"
+
+static void opts_apply_port(struct loop_opts *o, const struct policy_sm *s)
+{
+	o->port_guid = s->guid;
+	o->ca = s->ca[0] ? s->ca : NULL;
+	o->port = (int)s->port;
+}
+
+static void opts_apply_mad(struct loop_opts *o, const struct policy_sm *s)
+{
+	if (!(o->cli_set & OPTS_CLI_WINDOW))
+		o->sm.mad.window = s->window;
+	if (!(o->cli_set & OPTS_CLI_TIMEOUT))
+		o->sm.mad.timeout_ms = s->mad_timeout_ms;
+	if (!(o->cli_set & OPTS_CLI_RETRIES))
+		o->sm.mad.retries = s->mad_retries;
+}
+
+void opts_apply_policy(struct loop_opts *o, const struct policy *p)
+{
+	if (!(o->cli_set & OPTS_CLI_PORT))
+		opts_apply_port(o, &p->sm);
+	if (!(o->cli_set & OPTS_CLI_INTERVAL))
+		o->sweep_interval = p->sm.sweep_interval;
+	if (!(o->cli_set & OPTS_CLI_GUID2LID))
+		o->sm.guid2lid = p->sm.guid2lid;
+	if (!(o->cli_set & OPTS_CLI_ENGINE)) {
+		policy_engine_list(p, o->engines, sizeof(o->engines));
+		o->sm.engine = o->engines;
+	}
+	if (!(o->cli_set & OPTS_CLI_ROOTS)) {
+		o->sm.roots = p->routing.roots;
+		o->sm.n_roots = p->routing.n_roots;
+	}
+	if (!(o->cli_set & OPTS_CLI_PRIORITY))
+		o->sm.priority = (uint8_t)p->sm.priority;
+	if (!(o->cli_set & OPTS_CLI_VERBOSE))
+		o->verbosity = (int)p->sm.log_level;
+	opts_apply_mad(o, &p->sm);
+	o->policy = p;
+}
