@@ -174,20 +174,20 @@ int lft_push_compute(struct sm *sm)
 }
 
 int lft_push_dry_run(struct sm *sm, const char *engines, const uint64_t *roots, size_t n_roots,
-		     char *why, size_t whylen)
+		     struct lft_set *keep, char *why, size_t whylen)
 {
 	struct lft_set scratch;
 	struct lft_push_job job = {
 		.f = &sm->cur,
 		.opts = {.max_lid = sm->max_lid, .roots = roots, .n_roots = n_roots},
-		.out = &scratch,
+		.out = keep ? keep : &scratch,
 		.quiet = 1,
 	};
 	const char *used;
 
 	if (!sm->cur.n_nodes) {
 		snprintf(why, whylen, "no fabric swept yet");
-		return 0; /* nothing to check against: the next sweep's gate decides */
+		return keep ? -EAGAIN : 0; /* the next sweep's gate decides */
 	}
 	lft_set_init(&scratch);
 	used = lft_push_route(sm, &job, engines, why, whylen);

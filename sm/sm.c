@@ -91,7 +91,7 @@ int sm_set_routing(struct sm *sm, const char *engines, const uint64_t *roots, si
 		snprintf(why, sizeof(why), "engine list too long");
 		goto refuse;
 	}
-	if (!force && lft_push_dry_run(sm, engines, roots, n_roots, why, sizeof(why)) < 0)
+	if (!force && lft_push_dry_run(sm, engines, roots, n_roots, NULL, why, sizeof(why)) < 0)
 		goto refuse;
 	if (n_roots && !(copy = malloc(n_roots * sizeof(*copy))))
 		return -ENOMEM;

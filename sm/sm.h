@@ -72,6 +72,11 @@ void sm_free(struct sm *sm);
 int sm_set_routing(struct sm *sm, const char *engines, const uint64_t *roots, size_t n_roots,
 		   int force, char *err, size_t errlen);
 void sm_set_priority(struct sm *sm, uint8_t priority);
+/* A dry run of a routing change on the last good fabric: the engine that
+ * would win, the LFT blocks per switch that would be written, the routes
+ * that move, and scores before/after.  Pushes nothing.  Returns text
+ * (caller frees) or NULL when out of memory. */
+char *sm_plan(struct sm *sm, const char *engines, const uint64_t *roots, size_t n_roots);
 /* A static LID (policy lids.static): reserved before guid2lid is read, so
  * it wins over a persisted one.  lid_alloc_reserve's return codes. */
 int sm_reserve_lid(struct sm *sm, uint64_t guid, uint16_t lid);

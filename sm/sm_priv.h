@@ -82,8 +82,10 @@ int lft_push_compute(struct sm *sm);
 void lft_push_start(struct sm *sm, sm_phase_fn then);
 void lft_cache_fini(struct lft_cache *c);
 /* Route the last good fabric with engines/roots and run the gate, pushing
- * nothing: 0 (why = the engine that won) or -EINVAL (why = the reason). */
+ * nothing: 0 (why = the engine that won; keep, if given and initialised,
+ * receives the tables) or -EINVAL (why = the reason); -EAGAIN with keep
+ * when nothing was swept yet. */
 int lft_push_dry_run(struct sm *sm, const char *engines, const uint64_t *roots, size_t n_roots,
-		     char *why, size_t whylen);
+		     struct lft_set *keep, char *why, size_t whylen);
 
 #endif

@@ -72,6 +72,33 @@ static void test_engine_error_falls_through(void)
 	rig_fini(&r);
 }
 
+static void test_plan(void)
+{
+	struct rig r;
+	char *text;
+
+	rig_init(&r, gate_ring, NULL, "updn");
+	rig_sweep(&r);
+	CU_ASSERT_EQUAL_FATAL(r.last.status, 0);
+	/* the same routing: nothing would be written */
+	text = sm_plan(r.sm, "updn", NULL, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "engine that would be used: updn (gate passed)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "LFT: 0 block(s) on 0 of 5 switch(es)"));
+	free(text);
+	/* min-hop on the ring: refused, with the reason */
+	text = sm_plan(r.sm, "minhop", NULL, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "refused: routing engine minhop: tables refused by the gate"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "credit loop"));
+	free(text);
+	/* a plan pushes nothing and changes nothing */
+	rig_sweep(&r);
+	CU_ASSERT_EQUAL(r.last.lft_blocks_sent, 0);
+	CU_ASSERT_STRING_EQUAL(r.last.engine, "updn");
+	rig_fini(&r);
+}
+
 static int gate_suite_init(void)
 {
 	log_init(getenv("UNIT_LOG") ? atoi(getenv("UNIT_LOG")) : LOG_LVL_ERR, "nanosm-unit");
@@ -85,4 +112,5 @@ void test_gate_register(void)
 	CU_add_test(s, "min-hop on a ring: credit loop, nothing pushed", test_minhop_ring_refused);
 	CU_add_test(s, "fallback list: the first engine that passes wins", test_fallback_to_updn);
 	CU_add_test(s, "an engine error falls through to the next", test_engine_error_falls_through);
+	CU_add_test(s, "plan: a dry run that pushes nothing", test_plan);
 }
