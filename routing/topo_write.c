@@ -85,8 +85,7 @@ static int topo_buf_reserve(struct topo_buf *b, size_t more)
 	return 0;
 }
 
-__attribute__((format(printf, 2, 3))) static void topo_put(struct topo_buf *b, const char *fmt,
-							     ...)
+__attribute__((format(printf, 2, 3))) static void topo_put(struct topo_buf *b, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -245,14 +244,16 @@ static const char *topo_type_word(const struct fabric_node *n)
 
 static const char *topo_guid_key(const struct fabric_node *n)
 {
-	return n->type == NODE_TYPE_SWITCH	 ? "switchguid"
+	return n->type == NODE_TYPE_SWITCH   ? "switchguid"
 	       : n->type == NODE_TYPE_ROUTER ? "rtguid"
 					     : "caguid";
 }
 
 static const char *topo_type_json(const struct fabric_node *n)
 {
-	return n->type == NODE_TYPE_SWITCH ? "switch" : n->type == NODE_TYPE_ROUTER ? "router" : "ca";
+	return n->type == NODE_TYPE_SWITCH   ? "switch"
+	       : n->type == NODE_TYPE_ROUTER ? "router"
+					     : "ca";
 }
 
 /* ---- ibnetdiscover ------------------------------------------------------ */
@@ -388,8 +389,9 @@ static void topo_json_lids(struct topo_writer *w, const struct fabric_node *n)
 
 		if (fabric_is_switch(n) != (p == 0) || (!fabric_is_switch(n) && !fp->present))
 			continue;
-		topo_put(&w->b, "%s{\"port\": %u, \"guid\": \"0x%016" PRIx64 "\", \"lid\": %u, "
-				"\"lmc\": %u}",
+		topo_put(&w->b,
+			 "%s{\"port\": %u, \"guid\": \"0x%016" PRIx64 "\", \"lid\": %u, "
+			 "\"lmc\": %u}",
 			 sep, p, fp->guid, fp->lid, fp->lmc);
 		sep = ", ";
 	}
@@ -400,15 +402,17 @@ static void topo_json_node(struct topo_writer *w, int node, const char *sep)
 {
 	const struct fabric_node *n = &w->f->nodes[node];
 
-	topo_put(&w->b, "    {\"guid\": \"0x%016" PRIx64 "\", \"type\": \"%s\", \"desc\": ", n->guid,
+	topo_put(&w->b,
+		 "    {\"guid\": \"0x%016" PRIx64 "\", \"type\": \"%s\", \"desc\": ", n->guid,
 		 topo_type_json(n));
 	topo_json_string(&w->b, n->desc);
 	topo_put(&w->b, ", \"name\": ");
 	topo_json_string(&w->b, topo_node_label(w, node));
 	topo_put(&w->b, ", \"ports\": %u, \"lid\": %u, \"system_guid\": \"0x%016" PRIx64 "\", ",
 		 n->num_ports, topo_node_lid(n), n->system_guid);
-	topo_put(&w->b, "\"vendor_id\": \"0x%06" PRIx32 "\", \"device_id\": \"0x%04" PRIx16 "\", "
-			"\"lids\": ",
+	topo_put(&w->b,
+		 "\"vendor_id\": \"0x%06" PRIx32 "\", \"device_id\": \"0x%04" PRIx16 "\", "
+		 "\"lids\": ",
 		 n->vendor_id, n->device_id);
 	topo_json_lids(w, n);
 	topo_put(&w->b, "}%s\n", sep);
@@ -467,7 +471,9 @@ static void topo_dot_escaped(struct topo_buf *b, const char *s)
 
 static const char *topo_dot_shape(const struct fabric_node *n)
 {
-	return n->type == NODE_TYPE_SWITCH ? "box" : n->type == NODE_TYPE_ROUTER ? "hexagon" : "ellipse";
+	return n->type == NODE_TYPE_SWITCH   ? "box"
+	       : n->type == NODE_TYPE_ROUTER ? "hexagon"
+					     : "ellipse";
 }
 
 /* "0x..." [shape=box, label="sw1\nlid 5"]; a node without a description
@@ -506,7 +512,8 @@ static void topo_write_dot(struct topo_writer *w)
 		const struct fabric_node *n = &f->nodes[i];
 
 		for (unsigned p = 1; p <= n->num_ports; p++)
-			if (topo_is_linked(&n->ports[p]) && topo_link_owner((int)i, p, &n->ports[p]))
+			if (topo_is_linked(&n->ports[p]) &&
+			    topo_link_owner((int)i, p, &n->ports[p]))
 				topo_dot_link(w, (int)i, p);
 	}
 	topo_put(&w->b, "}\n");

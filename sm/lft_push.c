@@ -166,6 +166,7 @@ int lft_push_compute(struct sm *sm)
 
 	if (used) {
 		sm->st.engine = used;
+		sm->lfts_ahead = 1;
 		return 0;
 	}
 	log_warnx("NSM-E403 no routing engine of '%s' produced tables that pass the gate; "

@@ -15,6 +15,7 @@
 #include "log.h"
 #include "loop.h"
 #include "mad/mad_port.h"
+#include "control.h"
 #include "opts.h"
 
 struct loop {
@@ -28,6 +29,14 @@ struct loop {
 	struct sm *sm;
 	struct loop_opts *opts;
 	struct policy *reloaded; /* the policy a reload put in force (owned) */
+	/* control socket */
+	ev_io ctl_io;
+	int ctl_fd;
+	struct control_ops ctl_ops;
+	struct topo_names names;
+	struct topo_name *name_v;
+	uint64_t started_ms, last_end_ms;
+	struct sm_sweep_stats last, last_good;
 	int subnet_up;
 	int exit_code;
 };
@@ -227,8 +236,12 @@ static void loop_on_sweep_done(void *arg, const struct sm_sweep_stats *st)
 	struct loop *l = arg;
 
 	loop_print(l, st);
-	if (st->status == 0)
+	l->last = *st;
+	l->last_end_ms = loop_now_ms(NULL);
+	if (st->status == 0) {
 		l->subnet_up = 1;
+		l->last_good = *st;
+	}
 	if (l->opts->once) {
 		l->exit_code = st->status ? 1 : 0;
 		ev_break(l->ev, EVBREAK_ALL);
@@ -240,6 +253,149 @@ static void loop_notify(void *arg)
 	struct loop *l = arg;
 
 	ev_async_send(l->ev, &l->rx);
+}
+
+/* ---- control socket (sm/control.c speaks the protocol) ------------- */
+
+static void loop_ctl_status(void *ctx, struct control_status *out)
+{
+	struct loop *l = ctx;
+
+	memset(out, 0, sizeof(*out));
+	out->state = "MASTER";
+	out->sweeping = sm_busy(l->sm);
+	out->port_guid = mad_port_info(l->port)->port_guid;
+	out->sm_lid = sm_lid(l->sm);
+	out->now_ms = loop_now_ms(NULL);
+	out->started_ms = l->started_ms;
+	out->engines = l->opts->sm.engine;
+	out->last = l->last;
+	out->last_end_ms = l->last_end_ms;
+	out->last_good = l->last_good;
+	out->mad = *sm_mad_counters(l->sm);
+}
+
+static int loop_ctl_sweep(void *ctx)
+{
+	loop_request_sweep(ctx);
+	return 0;
+}
+
+static int loop_ctl_reload(void *ctx, char *msg, size_t msglen)
+{
+	struct loop *l = ctx;
+	int rc = loop_reload(l, msg, msglen);
+
+	if (rc < 0) {
+		log_warnx("NSM-E600 reload refused (nanosmctl): %s; the old policy and tables stay "
+			  "in force", msg);
+		return rc;
+	}
+	snprintf(msg, msglen, "reloaded %s (routing %s)", l->opts->policy_path, l->opts->sm.engine);
+	log_info("%s (nanosmctl)", msg);
+	loop_request_sweep(l);
+	return 0;
+}
+
+static int loop_ctl_plan(void *ctx, const char *path, char **text, char *err, size_t errlen)
+{
+	struct loop *l = ctx;
+	struct policy np;
+	struct loop_opts next = *l->opts;
+	int rc = policy_load(path, &np, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	opts_apply_policy(&next, &np);
+	*text = sm_plan(l->sm, next.sm.engine, next.sm.roots, next.sm.n_roots);
+	policy_fini(&np);
+	if (!*text) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static const struct fabric *loop_ctl_fabric(void *ctx)
+{
+	return sm_fabric(((struct loop *)ctx)->sm);
+}
+
+static const struct lft_set *loop_ctl_lfts(void *ctx)
+{
+	return sm_lfts(((struct loop *)ctx)->sm);
+}
+
+static const struct lid_alloc *loop_ctl_lids(void *ctx)
+{
+	return sm_lids(((struct loop *)ctx)->sm);
+}
+
+static const struct topo_names *loop_ctl_names(void *ctx)
+{
+	struct loop *l = ctx;
+	const struct policy *p = l->reloaded ? l->reloaded : l->opts->policy;
+	struct topo_name *v;
+
+	if (!p || !p->n_node_names)
+		return NULL;
+	v = realloc(l->name_v, p->n_node_names * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < p->n_node_names; i++)
+		v[i] = (struct topo_name){p->node_names[i].guid, p->node_names[i].name};
+	l->name_v = v;
+	l->names = (struct topo_names){v, p->n_node_names};
+	return &l->names;
+}
+
+static void loop_on_ctl(struct ev_loop *ev, ev_io *w, int revents)
+{
+	struct loop *l = w->data;
+
+	(void)ev;
+	(void)revents;
+	control_serve(l->ctl_fd, &l->ctl_ops);
+	loop_rearm(l);
+}
+
+/* The control socket is a convenience: without it the SM still runs. */
+static void loop_ctl_start(struct loop *l)
+{
+	const char *path = l->opts->socket_path ? l->opts->socket_path : CONTROL_DEFAULT_PATH;
+	char err[512];
+
+	if (!strcmp(path, "none"))
+		return;
+	l->ctl_ops = (struct control_ops){
+		.ctx = l,
+		.status = loop_ctl_status,
+		.sweep = loop_ctl_sweep,
+		.reload = loop_ctl_reload,
+		.plan = loop_ctl_plan,
+		.fabric = loop_ctl_fabric,
+		.lfts = loop_ctl_lfts,
+		.lids = loop_ctl_lids,
+		.names = loop_ctl_names,
+	};
+	l->ctl_fd = control_listen(path, err, sizeof(err));
+	if (l->ctl_fd < 0) {
+		log_warnx("NSM-W610 %s; running without a control socket", err);
+		return;
+	}
+	ev_io_init(&l->ctl_io, loop_on_ctl, l->ctl_fd, EV_READ);
+	l->ctl_io.data = l;
+	ev_io_start(l->ev, &l->ctl_io);
+	log_info("control socket %s", path);
+}
+
+static void loop_ctl_stop(struct loop *l)
+{
+	if (l->ctl_fd < 0)
+		return;
+	ev_io_stop(l->ev, &l->ctl_io);
+	control_close(l->ctl_fd, l->opts->socket_path ? l->opts->socket_path : CONTROL_DEFAULT_PATH);
+	l->ctl_fd = -1;
 }
 
 static void loop_watchers_start(struct loop *l)
@@ -329,10 +485,16 @@ int loop_run(struct loop_opts *opts)
 		return 1;
 	}
 	loop_signals_start(&l);
+	l.started_ms = loop_now_ms(NULL);
+	l.ctl_fd = -1;
+	if (!opts->once)
+		loop_ctl_start(&l);
 	if (!opts->once)
 		ev_timer_start(l.ev, &l.sweep_timer);
 	loop_request_sweep(&l);
 	ev_run(l.ev, 0);
+	loop_ctl_stop(&l);
+	free(l.name_v);
 	loop_print_counters(sm_mad_counters(l.sm));
 	sm_free(l.sm); /* before the port: pending SMPs complete as canceled */
 	if (l.reloaded) {

@@ -23,6 +23,7 @@ struct loop_opts {
 	const char *policy_path; /* re-read on SIGHUP; NULL = no file */
 	unsigned cli_set;        /* enum opts_cli: what the command line fixed */
 	char engines[256];       /* storage for sm.engine when it comes from the policy */
+	const char *socket_path; /* control socket; NULL = the default */
 };
 
 /* Run the SM until SIGTERM/SIGINT (or, with once, the first good sweep).

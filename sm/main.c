@@ -39,7 +39,9 @@ static void main_usage(FILE *to)
 		MAIN_DEFAULT_ENGINES);
 	fprintf(to, "  -f, --config FILE       YAML policy (default %s if it exists);\n"
 		    "                          command-line flags override it\n"
-		    "      --check             validate the policy, print its canonical form, exit\n",
+		    "      --check             validate the policy, print its canonical form, exit\n"
+		    "      --socket PATH       control socket for nanosmctl (default\n"
+		    "                          /run/nanosm/nanosm.sock; \"none\": no socket)\n",
 		POLICY_DEFAULT_PATH);
 	fprintf(to, "      --priority N        SMInfo priority 0-15 (default 0)\n"
 		    "      --window N          SMPs in flight at once (default 16)\n"
@@ -68,6 +70,7 @@ enum {
 	OPT_RETRIES,
 	OPT_ROOTS,
 	OPT_CHECK,
+	OPT_SOCKET,
 };
 
 static const struct option main_longopts[] = {
@@ -85,6 +88,7 @@ static const struct option main_longopts[] = {
 	{"roots", required_argument, NULL, OPT_ROOTS},
 	{"config", required_argument, NULL, 'f'},
 	{"check", no_argument, NULL, OPT_CHECK},
+	{"socket", required_argument, NULL, OPT_SOCKET},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
@@ -229,6 +233,9 @@ static void main_parse(int argc, char **argv, struct loop_opts *o, int *check)
 			break;
 		case OPT_CHECK:
 			*check = 1;
+			break;
+		case OPT_SOCKET:
+			o->socket_path = optarg;
 			break;
 		case 'h':
 			main_usage(stdout);

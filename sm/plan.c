@@ -102,6 +102,10 @@ char *sm_plan(struct sm *sm, const char *engines, const uint64_t *roots, size_t 
 	size_t blocks = 0, moved = 0, touched = 0;
 	int rc;
 
+	if (sm->lfts_ahead) {
+		plan_printf(&t, "a sweep is routing right now: try again when it ends\n");
+		return t.buf;
+	}
 	lft_set_init(&next);
 	rc = lft_push_dry_run(sm, engines, roots, n_roots, &next, why, sizeof(why));
 	plan_printf(&t, "routing: %s -> %s\n", sm->opts.engine, engines);

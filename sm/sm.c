@@ -250,6 +250,7 @@ static void sm_after_active(struct sm *sm)
 
 	sm->cur = sm->next;
 	sm->next = old;
+	sm->lfts_ahead = 0;
 	fabric_fini(&sm->next);
 	fabric_init(&sm->next);
 	sm_count(sm, &sm->cur);
@@ -319,6 +320,16 @@ uint64_t sm_tick(struct sm *sm)
 const struct fabric *sm_fabric(const struct sm *sm)
 {
 	return &sm->cur;
+}
+
+const struct lft_set *sm_lfts(const struct sm *sm)
+{
+	return sm->lfts_ahead || !sm->cur.n_nodes || !sm->lfts.n ? NULL : &sm->lfts;
+}
+
+const struct lid_alloc *sm_lids(const struct sm *sm)
+{
+	return &sm->lids;
 }
 
 const struct mad_counters *sm_mad_counters(const struct sm *sm)

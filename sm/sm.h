@@ -18,6 +18,7 @@
 
 #include "mad/mad_queue.h"
 #include "routing/fabric.h"
+#include "lid_alloc.h"
 
 struct sm_opts {
 	uint64_t port_guid;      /* the SM's own port GUID (SMInfo) */
@@ -96,6 +97,11 @@ void sm_recv(struct sm *sm, const struct mad_addr *from, const uint8_t *mad, siz
 uint64_t sm_tick(struct sm *sm);
 
 const struct fabric *sm_fabric(const struct sm *sm); /* last good model */
+/* The tables programmed into sm_fabric()'s switches; NULL while a sweep
+ * runs (its tables may belong to a model not committed yet) or before the
+ * first good sweep. */
+const struct lft_set *sm_lfts(const struct sm *sm);
+const struct lid_alloc *sm_lids(const struct sm *sm);
 const struct mad_counters *sm_mad_counters(const struct sm *sm);
 uint16_t sm_lid(const struct sm *sm);
 

@@ -31,6 +31,7 @@ struct sm {
 	struct fabric cur;  /* last good model */
 	struct fabric next; /* model being built by the running sweep */
 	struct lft_set lfts;
+	int lfts_ahead; /* lfts were routed for next, not committed to cur yet */
 	struct lft_cache cache;
 	int running;
 	int sweep_pending; /* requested while running */

@@ -296,6 +296,8 @@ sm_start() {
 			g2l=$IT_SCRATCH/nanosm-state.$SM_GEN/guid2lid
 		fi
 		cmd+=(--guid2lid "$g2l")
+		# a private control socket: /run/nanosm is machine-wide state too
+		cmd+=(--socket "$IT_SCRATCH/nanosm.$SM_GEN.sock")
 		# shellcheck disable=SC2206
 		[ -n "${NANOSM_ARGS:-}" ] && cmd+=($NANOSM_ARGS)
 		;;

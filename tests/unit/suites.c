@@ -21,5 +21,7 @@ const unit_register_fn unit_suites[] = {
 	test_verify_register,
 	test_ping_register,
 	test_policy_register,
+	test_topo_write_register,
+	test_control_register,
 	NULL,
 };

@@ -23,5 +23,7 @@ void test_verify_register(void);
 void test_swgraph_register(void);
 void test_ping_register(void);
 void test_policy_register(void);
+void test_topo_write_register(void);
+void test_control_register(void);
 
 #endif

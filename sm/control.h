@@ -1,0 +1,104 @@
+/*
+ * control.h - the control socket: nanosmctl's way into a running nanosm.
+ *
+ * DOC: A unix stream socket (default CONTROL_DEFAULT_PATH, mode 0600, its
+ * directory created 0755) with a one-request protocol.  The client sends one
+ * line:
+ *
+ *   status | sweep | reload | plan FILE | topology [ibnetdiscover|json|dot]
+ *   | lfts | lids | routes SRC DST
+ *
+ * (words split on blanks; "double quotes" keep a node name with blanks in
+ * one word).  The server answers "ok" or "error <message>" on the first
+ * line, then the body, and closes.  One client at a time: control_serve
+ * accepts one pending connection, reads its line (CONTROL_READ_TIMEOUT_MS at
+ * most, so a silent client cannot stall the SM), answers and closes.
+ *
+ * control.c never sees the SM's internals nor the event loop: the daemon
+ * hands it a struct control_ops (callbacks + ctx) and calls control_serve
+ * when the listening fd is readable.  Every pointer an op returns is
+ * borrowed for the duration of that one request.
+ */
+#ifndef NANOSM_SM_CONTROL_H
+#define NANOSM_SM_CONTROL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mad/mad_queue.h"
+#include "routing/fabric.h"
+#include "routing/topo_write.h"
+#include "sm/lid_alloc.h"
+#include "sm/sm.h"
+
+#define CONTROL_DEFAULT_PATH "/run/nanosm/nanosm.sock"
+#define CONTROL_REQUEST_MAX 4096       /* bytes of a request line, newline included */
+#define CONTROL_READ_TIMEOUT_MS 1000   /* a client has this long to send its line */
+#define CONTROL_STALL_TIMEOUT_MS 1000  /* a reply write making no progress this long ends */
+#define CONTROL_WRITE_TIMEOUT_MS 10000 /* a reply write ends after this long in total */
+
+/* What "status" reports, filled by the daemon (all times from one
+ * monotonic clock, in milliseconds). */
+struct control_status {
+	const char *state;  /* the SM state SMInfo answers, e.g. "MASTER" */
+	int sweeping;	    /* 1 while a sweep runs */
+	uint64_t port_guid; /* the SM's own port */
+	uint16_t sm_lid;
+	uint64_t now_ms;		 /* now */
+	uint64_t started_ms;		 /* when the daemon started */
+	const char *engines;		 /* the configured engine list ("ftree,updn,minhop") */
+	struct sm_sweep_stats last;	 /* the last sweep that ended; number 0: none yet */
+	uint64_t last_end_ms;		 /* when it ended */
+	struct sm_sweep_stats last_good; /* the last successful sweep; number 0: none */
+	struct mad_counters mad;	 /* since start */
+};
+
+/* The daemon's side.  Any op may be NULL: its commands then answer
+ * "error ... not available".  ctx is passed to every op. */
+struct control_ops {
+	void *ctx;
+	void (*status)(void *ctx, struct control_status *out);
+	/* Ask for a heavy sweep (coalesced with one that runs).  0 or -errno. */
+	int (*sweep)(void *ctx);
+	/* Re-read the configuration.  0 with msg set to a summary (may be ""),
+	 * or -errno with msg set to the error. */
+	int (*reload)(void *ctx, char *msg, size_t msglen);
+	/* What applying the configuration in path would change: 0 with *text
+	 * malloc'ed (NUL-terminated, caller frees), or -errno with err set. */
+	int (*plan)(void *ctx, const char *path, char **text, char *err, size_t errlen);
+	/* The last good fabric model (LIDs assigned). */
+	const struct fabric *(*fabric)(void *ctx);
+	/* The LFTs programmed into that model's switches (node indices of
+	 * fabric()), or NULL when there are none that match it (none yet, or a
+	 * running sweep has routed a model it has not committed). */
+	const struct lft_set *(*lfts)(void *ctx);
+	/* The LID map (port GUID -> LID, reservations included). */
+	const struct lid_alloc *(*lids)(void *ctx);
+	/* Node GUID -> name map for output and for naming nodes in "routes";
+	 * NULL = descriptions only. */
+	const struct topo_names *(*names)(void *ctx);
+};
+
+/* Create the listening socket at path: the parent directory is created
+ * (0755) when missing, a stale socket file is replaced, a live one (another
+ * daemon answers on it) or a file that is not a socket is an error.
+ * Returns the nonblocking, close-on-exec fd, or -errno with err set
+ * ("control socket /run/nanosm/nanosm.sock: ..."). */
+int control_listen(const char *path, char *err, size_t errlen);
+
+/* Accept one pending client on lfd (returns at once if none), read its
+ * request line, answer it through ops, close it.  Bounded: the read by
+ * CONTROL_READ_TIMEOUT_MS, the reply by CONTROL_STALL_TIMEOUT_MS without
+ * progress and CONTROL_WRITE_TIMEOUT_MS in all.  Logs what went wrong. */
+void control_serve(int lfd, const struct control_ops *ops);
+
+/* Close lfd and remove the socket file. */
+void control_close(int lfd, const char *path);
+
+/* The protocol without the socket: the whole reply ("ok\n<body>" or
+ * "error <message>\n<body>") to one request line (without its newline).
+ * *reply is malloc'ed and NUL-terminated, *len its length.  Returns 0, or
+ * -ENOMEM (no reply could be built). */
+int control_handle(const struct control_ops *ops, const char *line, char **reply, size_t *len);
+
+#endif

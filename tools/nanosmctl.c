@@ -1,0 +1,433 @@
+/*
+ * nanosmctl.c - talk to a running nanosm over its control socket: send one
+ * request line, print the body of the answer.  Owns the command line and
+ * the client end of the protocol (sm/control.h describes it); it never
+ * touches the fabric itself.  Exit status: 0 ok, 1 the daemon answered
+ * "error", 2 the daemon could not be reached (or bad usage).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sm/control.h"
+
+#define CTL_EXIT_OK 0
+#define CTL_EXIT_ERROR 1
+#define CTL_EXIT_UNREACHABLE 2
+#define CTL_EXIT_USAGE 2
+#define CTL_DEFAULT_TIMEOUT_S 30
+
+struct ctl_args {
+	const char *socket;
+	unsigned timeout_s;
+	int svg;			       /* topology --format svg: run dot -Tsvg */
+	const char *word[CONTROL_REQUEST_MAX]; /* the request's words */
+	int n;
+};
+
+struct ctl_reply {
+	char *text;
+	size_t len, cap;
+};
+
+static void ctl_usage(FILE *to)
+{
+	fprintf(
+	    to,
+	    "usage: nanosmctl [-s SOCKET] [-t SEC] COMMAND [ARGS]\n"
+	    "  -s, --socket PATH   the daemon's control socket (default %s)\n"
+	    "  -t, --timeout SEC   how long to wait for the answer (default %d)\n"
+	    "  -h, --help          this text\n"
+	    "commands:\n"
+	    "  status                      state, uptime, last sweep, counts, MAD counters\n"
+	    "  sweep                       request a heavy sweep\n"
+	    "  reload                      re-read the configuration\n"
+	    "  plan FILE                   what applying the configuration FILE would change\n"
+	    "  topology [--format F]       the fabric as ibnetdiscover (default), json, dot or\n"
+	    "                              svg (dot piped through Graphviz's dot -Tsvg)\n"
+	    "  lfts                        the switches' forwarding tables (dump_fts format)\n"
+	    "  lids                        every LID: port GUID, LID, node name\n"
+	    "  routes SRC DST              the path from SRC to DST, as ibtracert prints it\n"
+	    "                              (each a LID, a GUID or a node name)\n"
+	    "exit status: 0 ok, 1 the daemon answered with an error, 2 the daemon could not\n"
+	    "be reached or bad usage\n",
+	    CONTROL_DEFAULT_PATH, CTL_DEFAULT_TIMEOUT_S);
+}
+
+static void ctl_bad(const char *fmt, const char *what)
+{
+	fprintf(stderr, "nanosmctl: ");
+	fprintf(stderr, fmt, what);
+	fprintf(stderr, "\n");
+	ctl_usage(stderr);
+	exit(CTL_EXIT_USAGE);
+}
+
+/* ---- The command line --------------------------------------------------- */
+
+/* An executable named prog somewhere on $PATH. */
+static int ctl_on_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char dir[PATH_MAX];
+
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+		char full[PATH_MAX + 64];
+
+		snprintf(dir, sizeof(dir), "%.*s", (int)n, path);
+		snprintf(full, sizeof(full), "%s/%s", n ? dir : ".", prog);
+		if (access(full, X_OK) == 0)
+			return 1;
+		path += n + (path[n] == ':');
+	}
+	return 0;
+}
+
+/* topology [--format F | --format=F | -f F | F] -> "topology F" */
+static void ctl_topology(struct ctl_args *a, int argc, char **argv)
+{
+	const char *fmt = NULL;
+
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--format") || !strcmp(argv[i], "-f")) {
+			if (++i == argc)
+				ctl_bad("%s needs a format (ibnetdiscover, json, dot, svg)",
+					argv[i - 1]);
+			fmt = argv[i];
+		} else if (!strncmp(argv[i], "--format=", 9)) {
+			fmt = argv[i] + 9;
+		} else if (!fmt && argv[i][0] != '-') {
+			fmt = argv[i];
+		} else {
+			ctl_bad("topology: unexpected '%s'", argv[i]);
+		}
+	}
+	a->word[a->n++] = "topology";
+	if (fmt && !strcmp(fmt, "svg")) {
+		a->svg = 1;
+		fmt = "dot";
+	}
+	if (fmt)
+		a->word[a->n++] = fmt;
+}
+
+/* plan FILE: the daemon runs elsewhere, so send an absolute path. */
+static void ctl_plan(struct ctl_args *a, int argc, char **argv)
+{
+	static char abs_path[PATH_MAX];
+
+	if (argc != 1)
+		ctl_bad("usage: %s FILE", "plan");
+	if (!realpath(argv[0], abs_path)) {
+		fprintf(stderr, "nanosmctl: %s: %s\n", argv[0], strerror(errno));
+		exit(CTL_EXIT_ERROR);
+	}
+	a->word[a->n++] = "plan";
+	a->word[a->n++] = abs_path;
+}
+
+static const struct option ctl_longopts[] = {
+    {"socket", required_argument, NULL, 's'},
+    {"timeout", required_argument, NULL, 't'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+static void ctl_options(struct ctl_args *a, int argc, char **argv)
+{
+	char *end;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+s:t:h", ctl_longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			a->socket = optarg;
+			break;
+		case 't':
+			errno = 0;
+			a->timeout_s = (unsigned)strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg || !a->timeout_s || a->timeout_s > 86400)
+				ctl_bad("invalid timeout '%s' (1-86400 seconds)", optarg);
+			break;
+		case 'h':
+			ctl_usage(stdout);
+			exit(CTL_EXIT_OK);
+		default:
+			ctl_usage(stderr);
+			exit(CTL_EXIT_USAGE);
+		}
+	}
+}
+
+static void ctl_parse(struct ctl_args *a, int argc, char **argv)
+{
+	const char *cmd;
+
+	ctl_options(a, argc, argv);
+	if (optind == argc)
+		ctl_bad("%s", "no command given");
+	cmd = argv[optind++];
+	argc -= optind;
+	argv += optind;
+	if (argc >= CONTROL_REQUEST_MAX - 2)
+		ctl_bad("%s: too many arguments", cmd);
+	if (!strcmp(cmd, "topology")) {
+		ctl_topology(a, argc, argv);
+	} else if (!strcmp(cmd, "plan")) {
+		ctl_plan(a, argc, argv);
+	} else {
+		a->word[a->n++] = cmd;
+		for (int i = 0; i < argc; i++)
+			a->word[a->n++] = argv[i];
+	}
+	if (a->svg && !ctl_on_path("dot")) {
+		fprintf(stderr, "nanosmctl: --format svg needs Graphviz's dot, which is not "
+				"installed (apt-get install graphviz); --format dot prints the "
+				"graph source\n");
+		exit(CTL_EXIT_ERROR);
+	}
+}
+
+/* The request line: words joined by blanks, a word with blanks quoted. */
+static void ctl_request(const struct ctl_args *a, char *line, size_t size)
+{
+	size_t len = 0;
+
+	line[0] = '\0';
+	for (int i = 0; i < a->n; i++) {
+		const char *w = a->word[i];
+		int quote = !w[0] || strpbrk(w, " \t") != NULL;
+		int n;
+
+		for (const unsigned char *s = (const unsigned char *)w; *s; s++) {
+			if (*s == '"' || *s < 0x20 || *s == 0x7f) {
+				fprintf(stderr,
+					"nanosmctl: cannot send '%s': it holds a double quote "
+					"or a control character\n",
+					w);
+				exit(CTL_EXIT_USAGE);
+			}
+		}
+		n = snprintf(line + len, size - len, "%s%s%s%s", i ? " " : "", quote ? "\"" : "", w,
+			     quote ? "\"" : "");
+		if (n < 0 || (size_t)n >= size - len - 1)
+			ctl_bad("%s: request too long", a->word[0]);
+		len += (size_t)n;
+	}
+	line[len++] = '\n';
+	line[len] = '\0';
+}
+
+/* ---- The conversation --------------------------------------------------- */
+
+static int ctl_connect(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+static int ctl_send(int fd, const char *line)
+{
+	size_t len = strlen(line), done = 0;
+
+	while (done < len) {
+		ssize_t n = send(fd, line + done, len - done, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		done += (size_t)n;
+	}
+	shutdown(fd, SHUT_WR);
+	return 0;
+}
+
+static uint64_t ctl_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static int ctl_grow(struct ctl_reply *r)
+{
+	size_t cap = r->cap ? r->cap * 2 : 65536;
+	char *t = realloc(r->text, cap + 1);
+
+	if (!t)
+		return -1;
+	r->text = t;
+	r->cap = cap;
+	return 0;
+}
+
+/* Read until EOF; 0, or -1 with errno (ETIMEDOUT past the deadline). */
+static int ctl_read_all(int fd, struct ctl_reply *r, unsigned timeout_s)
+{
+	uint64_t deadline = ctl_now_ms() + (uint64_t)timeout_s * 1000u;
+
+	for (;;) {
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		uint64_t now = ctl_now_ms();
+		ssize_t n;
+
+		if (r->len == r->cap && ctl_grow(r) < 0)
+			return -1;
+		if (now >= deadline) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		if (poll(&pfd, 1, (int)(deadline - now)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		n = read(fd, r->text + r->len, r->cap - r->len);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return -1;
+		}
+		r->len += (size_t)n;
+	}
+	if (r->text)
+		r->text[r->len] = '\0';
+	return 0;
+}
+
+static int ctl_unreachable(const char *path, const char *what)
+{
+	fprintf(stderr, "nanosmctl: cannot reach nanosm at %s: %s (is it running? see -s)\n", path,
+		what);
+	return CTL_EXIT_UNREACHABLE;
+}
+
+/* Send the request, read the whole reply. */
+static int ctl_talk(const struct ctl_args *a, const char *line, struct ctl_reply *r)
+{
+	int fd = ctl_connect(a->socket), rc;
+
+	if (fd < 0)
+		return ctl_unreachable(a->socket, strerror(errno));
+	if (ctl_send(fd, line) < 0) {
+		rc = ctl_unreachable(a->socket, strerror(errno));
+		close(fd);
+		return rc;
+	}
+	rc = ctl_read_all(fd, r, a->timeout_s);
+	close(fd);
+	if (rc < 0 && errno == ETIMEDOUT) {
+		fprintf(stderr, "nanosmctl: nanosm at %s did not answer within %u s\n", a->socket,
+			a->timeout_s);
+		return CTL_EXIT_UNREACHABLE;
+	}
+	if (rc < 0)
+		return ctl_unreachable(a->socket, strerror(errno));
+	return CTL_EXIT_OK;
+}
+
+/* ---- Printing the answer ------------------------------------------------ */
+
+static int ctl_write_out(const char *body, size_t len)
+{
+	if (len && fwrite(body, 1, len, stdout) != len)
+		return -1;
+	return fflush(stdout);
+}
+
+/* DOT source through Graphviz's dot -Tsvg onto stdout. */
+static int ctl_svg(const char *body, size_t len)
+{
+	FILE *dot;
+	int st;
+
+	fflush(stdout);
+	dot = popen("dot -Tsvg", "w");
+	if (!dot) {
+		fprintf(stderr, "nanosmctl: cannot run dot: %s\n", strerror(errno));
+		return CTL_EXIT_ERROR;
+	}
+	if (len)
+		fwrite(body, 1, len, dot);
+	st = pclose(dot);
+	if (st != 0) {
+		fprintf(stderr, "nanosmctl: dot -Tsvg failed (status %d)\n", st);
+		return CTL_EXIT_ERROR;
+	}
+	return CTL_EXIT_OK;
+}
+
+/* "ok" -> body to stdout, 0; "error MSG" -> MSG to stderr, body, 1. */
+static int ctl_print(const struct ctl_args *a, const struct ctl_reply *r)
+{
+	const char *nl = r->len ? memchr(r->text, '\n', r->len) : NULL;
+	const char *body = nl ? nl + 1 : NULL;
+	size_t body_len = nl ? r->len - (size_t)(body - r->text) : 0;
+
+	if (!nl) {
+		fprintf(stderr, "nanosmctl: no answer from nanosm at %s (connection closed)\n",
+			a->socket);
+		return CTL_EXIT_UNREACHABLE;
+	}
+	if (!strncmp(r->text, "ok\n", 3)) {
+		if (a->svg)
+			return ctl_svg(body, body_len);
+		return ctl_write_out(body, body_len) < 0 ? CTL_EXIT_ERROR : CTL_EXIT_OK;
+	}
+	if (!strncmp(r->text, "error ", 6)) {
+		fprintf(stderr, "nanosmctl: %.*s\n", (int)(nl - r->text - 6), r->text + 6);
+		ctl_write_out(body, body_len);
+		return CTL_EXIT_ERROR;
+	}
+	fprintf(stderr, "nanosmctl: unexpected answer from %s: %.*s\n", a->socket,
+		(int)(nl - r->text), r->text);
+	return CTL_EXIT_UNREACHABLE;
+}
+
+int main(int argc, char **argv)
+{
+	static struct ctl_args a = {.socket = CONTROL_DEFAULT_PATH,
+				    .timeout_s = CTL_DEFAULT_TIMEOUT_S};
+	static char line[CONTROL_REQUEST_MAX + 1];
+	struct ctl_reply r = {0};
+	int rc;
+
+	ctl_parse(&a, argc, argv);
+	ctl_request(&a, line, sizeof(line));
+	rc = ctl_talk(&a, line, &r);
+	if (rc == CTL_EXIT_OK)
+		rc = ctl_print(&a, &r);
+	free(r.text);
+	return rc;
+}
