@@ -297,6 +297,30 @@ static int loop_ctl_reload(void *ctx, char *msg, size_t msglen)
 	return 0;
 }
 
+/* The policy's own differences, then what the routing change would do. */
+static char *loop_plan_text(struct loop *l, const struct policy *np, const struct loop_opts *next)
+{
+	const struct policy *cur = l->reloaded ? l->reloaded : l->opts->policy;
+	char *routes = sm_plan(l->sm, next->sm.engine, next->sm.roots, next->sm.n_roots);
+	size_t n = cur ? policy_diff(cur, np, NULL, 0) : 0;
+	size_t rl = routes ? strlen(routes) : 0;
+	char *out = routes ? malloc(n + rl + 64) : NULL;
+
+	if (!out) {
+		free(routes);
+		return NULL;
+	}
+	if (!cur || !n) {
+		snprintf(out, n + rl + 64, "policy: no change\n%s", routes);
+	} else {
+		memcpy(out, "policy changes:\n", 16);
+		policy_diff(cur, np, out + 16, n + 1);
+		snprintf(out + 16 + n, rl + 48, "%s%s", out[16 + n - 1] == '\n' ? "" : "\n", routes);
+	}
+	free(routes);
+	return out;
+}
+
 static int loop_ctl_plan(void *ctx, const char *path, char **text, char *err, size_t errlen)
 {
 	struct loop *l = ctx;
@@ -307,7 +331,7 @@ static int loop_ctl_plan(void *ctx, const char *path, char **text, char *err, si
 	if (rc < 0)
 		return rc;
 	opts_apply_policy(&next, &np);
-	*text = sm_plan(l->sm, next.sm.engine, next.sm.roots, next.sm.n_roots);
+	*text = loop_plan_text(l, &np, &next);
 	policy_fini(&np);
 	if (!*text) {
 		snprintf(err, errlen, "out of memory");
