@@ -167,6 +167,8 @@ static int loop_reload(struct loop *l, char *err, size_t errlen)
 	 * at the next restart, so the first policy is never freed */
 	next.sm.guid2lid = l->opts->sm.guid2lid;
 	*l->opts = next;
+	if (next.sm.engine == next.engines) /* it pointed into the local copy */
+		l->opts->sm.engine = l->opts->engines;
 	if (l->reloaded) {
 		policy_fini(l->reloaded);
 		free(l->reloaded);
