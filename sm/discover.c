@@ -77,12 +77,18 @@ static void discover_port_info_done(struct sm_req *r, int status, const struct s
 
 static void discover_desc_done(struct sm_req *r, int status, const struct smp *resp)
 {
+	struct fabric_node *n = &r->sm->next.nodes[r->node];
+	const char *name = sm_name_of(r->sm, n->guid);
 	struct smp_node_desc nd;
 
+	if (name) { /* the policy's name wins over the NodeDescription */
+		snprintf(n->desc, sizeof(n->desc), "%s", name);
+		return;
+	}
 	if (status < 0)
 		return; /* the description is cosmetic; the node stays */
 	smp_node_desc_decode(resp->data, &nd);
-	snprintf(r->sm->next.nodes[r->node].desc, sizeof(nd.desc), "%s", nd.desc);
+	snprintf(n->desc, sizeof(nd.desc), "%s", nd.desc);
 }
 
 static void discover_switch_info_done(struct sm_req *r, int status, const struct smp *resp)

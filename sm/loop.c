@@ -41,6 +41,8 @@ struct loop {
 	int exit_code;
 };
 
+static void loop_names(struct loop *l, const struct policy *p);
+
 static uint64_t loop_now_ms(void *ctx)
 {
 	struct timespec ts;
@@ -157,6 +159,7 @@ static int loop_reload(struct loop *l, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	sm_set_priority(l->sm, next.sm.priority);
+	loop_names(l, np);
 	loop_reload_restart_notes(l->opts, &next);
 	if (next.sweep_interval != l->opts->sweep_interval && !next.once) {
 		l->sweep_timer.repeat = next.sweep_interval;
@@ -448,6 +451,22 @@ static void loop_signals_start(struct loop *l)
 	ev_signal_start(l->ev, &l->sig_hup);
 }
 
+/* The policy's node names, handed to the SM (it copies them). */
+static void loop_names(struct loop *l, const struct policy *p)
+{
+	uint64_t *g = p && p->n_node_names ? calloc(p->n_node_names, sizeof(*g)) : NULL;
+	const char **n = g ? calloc(p->n_node_names, sizeof(*n)) : NULL;
+
+	for (size_t i = 0; n && i < p->n_node_names; i++) {
+		g[i] = p->node_names[i].guid;
+		n[i] = p->node_names[i].name;
+	}
+	if (sm_set_names(l->sm, g, n, n ? p->n_node_names : 0) < 0)
+		log_warnx("NSM-E503 out of memory for node names");
+	free(g);
+	free(n);
+}
+
 /* Static LIDs from the policy are reserved before guid2lid is read. */
 static void loop_static_lids(struct loop *l)
 {
@@ -490,6 +509,7 @@ static int loop_open(struct loop *l)
 	}
 	sm_set_sweep_done(l->sm, loop_on_sweep_done, l);
 	loop_static_lids(l);
+	loop_names(l, l->opts->policy);
 	sm_load_lids(l->sm);
 	return 0;
 }

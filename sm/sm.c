@@ -78,7 +78,44 @@ void sm_free(struct sm *sm)
 	lft_set_fini(&sm->lfts);
 	lft_cache_fini(&sm->cache);
 	free(sm->roots);
+	free(sm->names);
 	free(sm);
+}
+
+static int sm_name_cmp(const void *a, const void *b)
+{
+	const struct sm_name *x = a, *y = b;
+
+	return (x->guid > y->guid) - (x->guid < y->guid);
+}
+
+int sm_set_names(struct sm *sm, const uint64_t *guids, const char *const *names, size_t n)
+{
+	struct sm_name *v = n ? calloc(n, sizeof(*v)) : NULL;
+
+	if (n && !v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		v[i].guid = guids[i];
+		snprintf(v[i].name, sizeof(v[i].name), "%s", names[i]);
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), sm_name_cmp);
+	free(sm->names);
+	sm->names = v;
+	sm->n_names = n;
+	return 0;
+}
+
+const char *sm_name_of(const struct sm *sm, uint64_t guid)
+{
+	struct sm_name key = {.guid = guid};
+	const struct sm_name *hit;
+
+	if (!sm->n_names)
+		return NULL;
+	hit = bsearch(&key, sm->names, sm->n_names, sizeof(key), sm_name_cmp);
+	return hit ? hit->name : NULL;
 }
 
 int sm_set_routing(struct sm *sm, const char *engines, const uint64_t *roots, size_t n_roots,

@@ -73,6 +73,10 @@ void sm_free(struct sm *sm);
 int sm_set_routing(struct sm *sm, const char *engines, const uint64_t *roots, size_t n_roots,
 		   int force, char *err, size_t errlen);
 void sm_set_priority(struct sm *sm, uint8_t priority);
+/* Node names (policy node_names): a named node's NodeDescription is
+ * replaced by its name in the model, so logs and every output use it from
+ * the next sweep on.  Copies guids[i]/names[i]; 0 or -ENOMEM. */
+int sm_set_names(struct sm *sm, const uint64_t *guids, const char *const *names, size_t n);
 /* A dry run of a routing change on the last good fabric: the engine that
  * would win, the LFT blocks per switch that would be written, the routes
  * that move, and scores before/after.  Pushes nothing.  Returns text

@@ -46,9 +46,19 @@ struct sm {
 	struct sm_sweep_stats st;
 	char engines[256];   /* owned copy of the engine list (opts.engine points here) */
 	uint64_t *roots;     /* owned copy of the roots (opts.roots points here) */
+	struct sm_name *names; /* policy node names, sorted by GUID (owned) */
+	size_t n_names;
 	sm_sweep_done_fn done_fn;
 	void *done_arg;
 };
+
+struct sm_name {
+	uint64_t guid;
+	char name[65];
+};
+
+/* The policy's name for node GUID guid, or NULL. */
+const char *sm_name_of(const struct sm *sm, uint64_t guid);
 
 /* A per-SMP context: which node/port a request was about. */
 struct sm_req {

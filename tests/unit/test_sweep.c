@@ -199,6 +199,26 @@ static void test_lid_space_exhausted(void)
 	rig_fini(&r);
 }
 
+static void test_node_names(void)
+{
+	struct rig r;
+	const struct fabric *f;
+	uint64_t guid;
+	const char *name = "rack7-leaf";
+	int sw;
+
+	rig_init(&r, sweep_lab, NULL, "minhop");
+	guid = r.topo.nodes[rig_node(&r.topo, "sw")].guid;
+	CU_ASSERT_EQUAL_FATAL(sm_set_names(r.sm, &guid, &name, 1), 0);
+	rig_sweep(&r);
+	f = sm_fabric(r.sm);
+	sw = fabric_find(f, guid);
+	CU_ASSERT_FATAL(sw != FABRIC_NONE);
+	CU_ASSERT_STRING_EQUAL(f->nodes[sw].desc, "rack7-leaf");
+	CU_ASSERT_NOT_EQUAL(rig_node(f, "h1"), FABRIC_NONE); /* unnamed: NodeDescription */
+	rig_fini(&r);
+}
+
 static int sweep_suite_init(void)
 {
 	log_init(getenv("UNIT_LOG") ? atoi(getenv("UNIT_LOG")) : LOG_LVL_ERR, "nanosm-unit"); /* the SM's warnings are expected here */
@@ -217,4 +237,5 @@ void test_sweep_register(void)
 		    test_silent_node_is_reported);
 	CU_add_test(s, "restart with guid2lid keeps every LID", test_restart_keeps_lids);
 	CU_add_test(s, "LID space exhausted: the rest still comes up", test_lid_space_exhausted);
+	CU_add_test(s, "policy node names replace NodeDescription", test_node_names);
 }
