@@ -14,6 +14,7 @@
 #include "routing/check.h"
 #include "routing/route.h"
 #include "routing/topo_file.h"
+#include "tests/unit/route_test.h"
 #include "tests/unit/unit.h"
 
 /* Two switches joined by port 3, one host on port 1 of each. */
@@ -41,14 +42,6 @@ static const char check_island[] = "caguid=0x0002c90300a00030\n"
 				   "[1] \"host3\"[1]\n";
 
 /* ---- Fabrics and tables ------------------------------------------------ */
-
-static void check_parse(const char *text, struct fabric *f)
-{
-	char err[256];
-
-	fabric_init(f);
-	CU_ASSERT_EQUAL_FATAL(topo_parse(text, strlen(text), "test", f, err, sizeof(err)), 0);
-}
 
 static void check_load(const char *path, struct fabric *f)
 {
@@ -82,41 +75,12 @@ static void check_ring(struct fabric *f, int n, int cut, int hosts)
 			len += (size_t)snprintf(text + len, sizeof(text) - len, "[7] \"sw%d\"[8]\n",
 						i % n + 1);
 	}
-	check_parse(text, f);
-}
-
-/* LIDs in node order: a switch's port 0, then each cabled CA port.
- * Returns the highest LID given. */
-static uint16_t check_assign_lids(struct fabric *f)
-{
-	uint16_t lid = 0;
-
-	for (size_t i = 0; i < f->n_nodes; i++) {
-		struct fabric_node *n = &f->nodes[i];
-
-		if (fabric_is_switch(n)) {
-			n->ports[0].lid = ++lid;
-			continue;
-		}
-		for (unsigned p = 1; p <= n->num_ports; p++)
-			if (n->ports[p].remote_node != FABRIC_NONE)
-				n->ports[p].lid = ++lid;
-	}
-	return lid;
-}
-
-static int check_node(const struct fabric *f, const char *desc)
-{
-	for (size_t i = 0; i < f->n_nodes; i++)
-		if (!strcmp(f->nodes[i].desc, desc))
-			return (int)i;
-	CU_FAIL_FATAL("no such node");
-	return -1;
+	route_test_parse(text, f);
 }
 
 static void check_set_lid(struct fabric *f, const char *desc, unsigned port, uint16_t lid)
 {
-	f->nodes[check_node(f, desc)].ports[port].lid = lid;
+	f->nodes[route_test_node(f, desc)].ports[port].lid = lid;
 }
 
 static void check_minhop(const struct fabric *f, uint16_t max_lid, struct lft_set *out)
@@ -131,7 +95,7 @@ static void check_minhop(const struct fabric *f, uint16_t max_lid, struct lft_se
 static uint8_t *check_entry(const struct lft_set *s, const struct fabric *f, const char *sw,
 			    uint16_t lid)
 {
-	struct lft *t = lft_set_find(s, check_node(f, sw));
+	struct lft *t = lft_set_find(s, route_test_node(f, sw));
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
 	return &t->port[lid];
@@ -147,7 +111,7 @@ static int check_run(const struct fabric *f, const struct lft_set *s, struct rou
 /* twosw with sw1 = 1, sw2 = 2, host1 = 5, host2 = 7, routed by minhop. */
 static void check_twosw_routed(struct fabric *f, struct lft_set *s)
 {
-	check_parse(check_twosw, f);
+	route_test_parse(check_twosw, f);
 	check_set_lid(f, "sw1", 0, 1);
 	check_set_lid(f, "sw2", 0, 2);
 	check_set_lid(f, "host1", 1, 5);
@@ -170,7 +134,7 @@ static void test_check_lab(void)
 	struct lft_set s;
 
 	check_load("tests/fabrics/lab.topo", &f);
-	check_minhop(&f, check_assign_lids(&f), &s);
+	check_minhop(&f, route_test_assign_lids(&f, 0), &s);
 	CU_ASSERT_EQUAL(check_run(&f, &s, &res), 0);
 	CU_ASSERT_EQUAL(res.pairs, 15); /* 3 hosts + the switch to 4 LIDs, less the switch to itself */
 	CU_ASSERT_EQUAL(res.unreachable + res.loops + res.bad_ports, 0);
@@ -187,7 +151,7 @@ static void test_check_fattree(void)
 	struct lft_set s;
 
 	check_load("tests/fabrics/fattree64.topo", &f);
-	check_minhop(&f, check_assign_lids(&f), &s);
+	check_minhop(&f, route_test_assign_lids(&f, 0), &s);
 	CU_ASSERT_EQUAL(check_run(&f, &s, &res), 0);
 	CU_ASSERT_EQUAL(res.pairs, 76 * 76 - 12 * 12); /* switches need not reach switch LIDs */ /* 64 hosts + 12 switches, 76 LIDs */
 	CU_ASSERT_EQUAL(res.unreachable + res.loops + res.bad_ports, 0);
@@ -223,8 +187,8 @@ static void test_check_islands(void)
 	struct lft_set s;
 
 	snprintf(text, sizeof(text), "%s%s", check_twosw, check_island);
-	check_parse(text, &f);
-	check_minhop(&f, check_assign_lids(&f), &s);
+	route_test_parse(text, &f);
+	check_minhop(&f, route_test_assign_lids(&f, 0), &s);
 	CU_ASSERT_EQUAL(check_run(&f, &s, &res), 0);
 	CU_ASSERT_EQUAL(res.pairs, (4 * 4 - 2 * 2) + (2 * 2 - 1));
 	CU_ASSERT_EQUAL(res.max_hops, 1);
@@ -262,8 +226,8 @@ static void test_check_black_hole(void)
 	struct lft_set s;
 
 	check_load("tests/fabrics/fattree64.topo", &f);
-	check_minhop(&f, check_assign_lids(&f), &s);
-	CU_ASSERT_EQUAL(f.nodes[check_node(&f, "host64")].ports[1].lid, 64);
+	check_minhop(&f, route_test_assign_lids(&f, 0), &s);
+	CU_ASSERT_EQUAL(f.nodes[route_test_node(&f, "host64")].ports[1].lid, 64);
 	*check_entry(&s, &f, "leaf8", 64) = LFT_DROP;
 	CU_ASSERT_EQUAL(check_run(&f, &s, &res), -EINVAL);
 	CU_ASSERT_EQUAL(res.unreachable, 76); /* every source's way ends at leaf8 */
@@ -292,7 +256,7 @@ static void test_check_unreachable_kinds(void)
 	char want[512];
 
 	check_load("tests/fabrics/lab.topo", &f);
-	check_minhop(&f, check_assign_lids(&f), &s);
+	check_minhop(&f, route_test_assign_lids(&f, 0), &s);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		*check_entry(&s, &f, "lab-sw", 3) = cases[i].port;
 		CU_ASSERT_EQUAL(check_run(&f, &s, &res), -EINVAL);
@@ -314,7 +278,7 @@ static void test_check_duplicate_lid(void)
 	struct lft_set s;
 
 	check_load("tests/fabrics/lab.topo", &f);
-	check_minhop(&f, check_assign_lids(&f), &s);
+	check_minhop(&f, route_test_assign_lids(&f, 0), &s);
 	check_set_lid(&f, "host3", 1, 2);
 	CU_ASSERT_EQUAL(check_run(&f, &s, &res), -EINVAL);
 	CU_ASSERT_EQUAL(res.unreachable, 4); /* every source to host3's LID 2 */
@@ -332,7 +296,7 @@ static void test_check_table_top(void)
 	struct lft_set s;
 
 	check_load("tests/fabrics/lab.topo", &f);
-	check_minhop(&f, check_assign_lids(&f), &s);
+	check_minhop(&f, route_test_assign_lids(&f, 0), &s);
 	s.tables[0].top = 2; /* LIDs 3 (host3) and 4 (lab-sw) above it */
 	CU_ASSERT_EQUAL(check_run(&f, &s, &res), -EINVAL);
 	CU_ASSERT_EQUAL(res.unreachable, 4 + 3); /* LID 3 from all, LID 4 from the hosts */
@@ -356,7 +320,7 @@ static void test_check_down_port(void)
 	int sw1;
 
 	check_twosw_routed(&f, &s);
-	sw1 = check_node(&f, "sw1");
+	sw1 = route_test_node(&f, "sw1");
 	f.nodes[sw1].ports[3].state = PORT_STATE_DOWN;
 	CU_ASSERT_EQUAL(check_run(&f, &s, &res), -EINVAL);
 	CU_ASSERT_EQUAL(res.bad_ports, 6); /* each way: host to 2 LIDs, switch to the host */
@@ -382,7 +346,7 @@ static void test_check_down_host(void)
 	struct lft_set s;
 
 	check_twosw_routed(&f, &s);
-	f.nodes[check_node(&f, "host2")].ports[1].state = PORT_STATE_DOWN;
+	f.nodes[route_test_node(&f, "host2")].ports[1].state = PORT_STATE_DOWN;
 	CU_ASSERT_EQUAL(check_run(&f, &s, &res), -EINVAL);
 	CU_ASSERT_EQUAL(res.bad_ports, 4 + 3); /* host2 to 4 LIDs, 3 others to LID 7 */
 	CU_ASSERT_EQUAL(res.unreachable + res.loops, 0);
@@ -415,12 +379,12 @@ static void test_check_lmc(void)
 	struct fabric f;
 	struct lft_set s;
 
-	check_parse(check_twosw, &f);
+	route_test_parse(check_twosw, &f);
 	check_set_lid(&f, "sw1", 0, 1);
 	check_set_lid(&f, "sw2", 0, 2);
 	check_set_lid(&f, "host1", 1, 4);
 	check_set_lid(&f, "host2", 1, 8);
-	f.nodes[check_node(&f, "host2")].ports[1].lmc = 2; /* LIDs 8..11 */
+	f.nodes[route_test_node(&f, "host2")].ports[1].lmc = 2; /* LIDs 8..11 */
 	check_minhop(&f, 11, &s);
 	CU_ASSERT_EQUAL(check_run(&f, &s, &res), 0);
 	CU_ASSERT_EQUAL(res.pairs, 4 * 7 - 2 * 2);
@@ -498,7 +462,7 @@ static void test_check_credit_loop(void)
 	struct lft_set s;
 
 	check_ring(&f, 5, 0, 1);
-	check_minhop(&f, check_assign_lids(&f), &s);
+	check_minhop(&f, route_test_assign_lids(&f, 0), &s);
 	CU_ASSERT_EQUAL(check_run(&f, &s, &res), -EINVAL);
 	CU_ASSERT_EQUAL(res.credit_loop, 1);
 	CU_ASSERT_EQUAL(res.unreachable + res.loops + res.bad_ports, 0);
@@ -521,8 +485,8 @@ static void test_check_ring_as_line(void)
 
 	check_ring(&ring, 5, 0, 1);
 	check_ring(&line, 5, 5, 1);
-	max = check_assign_lids(&ring);
-	CU_ASSERT_EQUAL(check_assign_lids(&line), max);
+	max = route_test_assign_lids(&ring, 0);
+	CU_ASSERT_EQUAL(route_test_assign_lids(&line, 0), max);
 	check_minhop(&line, max, &s);
 	CU_ASSERT_EQUAL(check_run(&line, &s, &res), 0);
 	CU_ASSERT_EQUAL(res.max_hops, 4);
@@ -543,7 +507,7 @@ static void test_check_ring_switches_only(void)
 	struct lft_set s;
 
 	check_ring(&f, 5, 0, 0);
-	check_minhop(&f, check_assign_lids(&f), &s);
+	check_minhop(&f, route_test_assign_lids(&f, 0), &s);
 	CU_ASSERT_EQUAL(check_run(&f, &s, &res), 0);
 	CU_ASSERT_EQUAL(res.credit_loop, 0);
 	CU_ASSERT_EQUAL(res.pairs, 0); /* no CA sources: nothing must be reached */
@@ -560,7 +524,7 @@ static void test_check_ring_hosts_to_switches(void)
 	uint16_t max;
 
 	check_ring(&f, 5, 0, 1);
-	max = check_assign_lids(&f);
+	max = route_test_assign_lids(&f, 0);
 	for (int i = 1; i <= 5; i++) {
 		char name[16];
 

@@ -15,6 +15,7 @@
 #include "routing/check.h"
 #include "routing/route.h"
 #include "routing/topo_file.h"
+#include "tests/unit/route_test.h"
 #include "tests/unit/unit.h"
 
 #define NO_PATH 1000
@@ -232,63 +233,12 @@ struct tree {
 	int *gd, *ud; /* switch hops between nodes: any path / up then down */
 };
 
-/* LIDs in node order: a switch's port 0, then each cabled CA port. */
-static uint16_t assign_lids(struct fabric *f)
-{
-	uint16_t lid = 0;
-
-	for (size_t i = 0; i < f->n_nodes; i++) {
-		struct fabric_node *n = &f->nodes[i];
-
-		if (fabric_is_switch(n)) {
-			n->ports[0].guid = n->guid;
-			n->ports[0].lid = ++lid;
-			continue;
-		}
-		for (unsigned p = 1; p <= n->num_ports; p++)
-			if (n->ports[p].remote_node != FABRIC_NONE)
-				n->ports[p].lid = ++lid;
-	}
-	return lid;
-}
-
-static int node_named(const struct fabric *f, const char *desc)
-{
-	for (size_t i = 0; i < f->n_nodes; i++)
-		if (!strcmp(f->nodes[i].desc, desc))
-			return (int)i;
-	return -1;
-}
-
+/* The switch cabled to port p of node, or FABRIC_NONE (nothing or a CA). */
 static int remote_switch(const struct fabric *f, int node, unsigned p)
 {
 	int r = f->nodes[node].ports[p].remote_node;
 
 	return r != FABRIC_NONE && fabric_is_switch(&f->nodes[r]) ? r : FABRIC_NONE;
-}
-
-/* Switch-hop distances over the switch graph (Floyd-Warshall). */
-static int *any_distances(const struct fabric *f)
-{
-	size_t n = f->n_nodes;
-	int *d = malloc(n * n * sizeof(*d));
-
-	for (size_t i = 0; i < n * n; i++)
-		d[i] = i / n == i % n ? 0 : NO_PATH;
-	for (size_t i = 0; i < n; i++)
-		for (unsigned p = 1; fabric_is_switch(&f->nodes[i]) && p <= f->nodes[i].num_ports;
-		     p++) {
-			int r = remote_switch(f, (int)i, p);
-
-			if (r != FABRIC_NONE && r != (int)i)
-				d[i * n + (size_t)r] = 1;
-		}
-	for (size_t k = 0; k < n; k++)
-		for (size_t i = 0; i < n; i++)
-			for (size_t j = 0; j < n; j++)
-				if (d[i * n + k] + d[k * n + j] < d[i * n + j])
-					d[i * n + j] = d[i * n + k] + d[k * n + j];
-	return d;
 }
 
 /* Fewest switch hops from a to every node going up (level + 1) any number
@@ -338,7 +288,7 @@ static int level_by_name(const struct fabric_node *n, int top)
 static void tree_index(struct tree *t)
 {
 	size_t n = t->f.n_nodes;
-	int top = node_named(&t->f, "mid1") >= 0 ? 2 : 1;
+	int top = route_test_find_node(&t->f, "mid1") >= 0 ? 2 : 1;
 
 	t->level = calloc(n, sizeof(*t->level));
 	t->has_ca = calloc(n, sizeof(*t->has_ca));
@@ -354,7 +304,7 @@ static void tree_index(struct tree *t)
 				t->ca[t->n_cas++] = r;
 			}
 		}
-	t->gd = any_distances(&t->f);
+	t->gd = route_test_switch_distances(&t->f, NO_PATH);
 	t->ud = malloc(n * n * sizeof(*t->ud));
 	for (size_t i = 0; i < n; i++)
 		updown_from(t, (int)i, &t->ud[i * n]);
@@ -373,7 +323,7 @@ static int tree_parse(struct tree *t, const char *text, size_t len)
 		fprintf(stderr, "\n  %s\n", err);
 		return rc;
 	}
-	t->max_lid = assign_lids(&t->f);
+	t->max_lid = route_test_assign_lids(&t->f, ROUTE_TEST_SWITCH_GUID);
 	tree_index(t);
 	return 0;
 }
@@ -659,7 +609,7 @@ static void test_ftree_parallel_links(void)
 	fabric_init(&t.f);
 	lft_set_init(&t.lft);
 	CU_ASSERT_EQUAL_FATAL(topo_load("tests/fabrics/fattree64.topo", &t.f, err, sizeof(err)), 0);
-	t.max_lid = assign_lids(&t.f);
+	t.max_lid = route_test_assign_lids(&t.f, ROUTE_TEST_SWITCH_GUID);
 	tree_index(&t);
 	CU_ASSERT_EQUAL_FATAL(tree_route(&t), 0);
 	CU_ASSERT_EQUAL(check_routes(&t, &t.lft, 2), 0);

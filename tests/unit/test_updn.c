@@ -13,6 +13,7 @@
 
 #include "routing/route.h"
 #include "routing/topo_file.h"
+#include "tests/unit/route_test.h"
 #include "tests/unit/unit.h"
 
 #define SW_GUID(n) (0x0002000000000000ULL + (n)) /* topo_parse's n-th switch, from 1 */
@@ -21,96 +22,28 @@
 
 /* ---- Building fabrics -------------------------------------------------- */
 
-/* LIDs in node order: a switch's port 0, then each cabled CA port.
- * Returns the highest LID given. */
-static uint16_t assign_lids(struct fabric *f)
-{
-	uint16_t lid = 0;
-
-	for (size_t i = 0; i < f->n_nodes; i++) {
-		struct fabric_node *n = &f->nodes[i];
-
-		if (fabric_is_switch(n)) {
-			n->ports[0].guid = n->guid;
-			n->ports[0].lid = ++lid;
-			continue;
-		}
-		for (unsigned p = 1; p <= n->num_ports; p++)
-			if (n->ports[p].remote_node != FABRIC_NONE)
-				n->ports[p].lid = ++lid;
-	}
-	return lid;
-}
-
 /* Parse a topology text and number its LIDs; returns the highest LID. */
 static uint16_t parse(const char *text, struct fabric *f)
 {
-	char err[256];
-
-	fabric_init(f);
-	CU_ASSERT_EQUAL_FATAL(topo_parse(text, strlen(text), "t.topo", f, err, sizeof(err)), 0);
-	return assign_lids(f);
+	route_test_parse(text, f);
+	return route_test_assign_lids(f, ROUTE_TEST_SWITCH_GUID);
 }
 
-static int add_sw(struct fabric *f, unsigned ports)
-{
-	return fabric_add_node(f, SW_GUID(f->n_nodes + 1), 2, (uint8_t)ports);
-}
-
-/* A one-port host cabled to switch sw port p. */
-static void add_host(struct fabric *f, int sw, unsigned p)
-{
-	int h = fabric_add_node(f, 0x0001000000000000ULL + (f->n_nodes + 1) * 0x10, 1, 1);
-
-	f->nodes[h].ports[1].guid = f->nodes[h].guid + 1;
-	CU_ASSERT_EQUAL(fabric_link(f, h, 1, sw, (uint8_t)p), 0);
-}
-
-static int node_named(const struct fabric *f, const char *desc)
-{
-	for (size_t i = 0; i < f->n_nodes; i++)
-		if (!strcmp(f->nodes[i].desc, desc))
-			return (int)i;
-	CU_FAIL_FATAL("no such node");
-	return -1;
-}
-
+/* The first LID of the node named desc (port 0 of a switch, port 1 of a CA). */
 static uint16_t lid_of(const struct fabric *f, const char *desc)
 {
-	int n = node_named(f, desc);
+	int n = route_test_node(f, desc);
 
 	return f->nodes[n].ports[fabric_is_switch(&f->nodes[n]) ? 0 : 1].lid;
 }
 
 /* ---- Running the engines ----------------------------------------------- */
 
-static int route_with(const struct route_engine *eng, const struct fabric *f, uint16_t max_lid,
-		      const uint64_t *roots, size_t n_roots, struct lft_set *out,
-		      struct route_err *err)
-{
-	struct route_opts opts = { .max_lid = max_lid, .roots = roots, .n_roots = n_roots };
-	int rc;
-
-	lft_set_init(out);
-	memset(err, 0, sizeof(*err));
-	rc = eng->compute(f, &opts, out, err);
-	if (rc)
-		fprintf(stderr, "\n  %s: %s\n", eng->name, err->msg);
-	return rc;
-}
-
+/* Route f with updn, roots found alone. */
 static int route(const struct fabric *f, uint16_t max_lid, struct lft_set *out,
 		 struct route_err *err)
 {
-	return route_with(&route_engine_updn, f, max_lid, NULL, 0, out, err);
-}
-
-static uint8_t out_port(const struct lft_set *s, int sw, uint16_t lid)
-{
-	const struct lft *t = lft_set_find_const(s, sw);
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-	return lid <= t->top ? t->port[lid] : LFT_DROP;
+	return route_test_run(&route_engine_updn, f, max_lid, NULL, 0, out, err);
 }
 
 /* The port of switch a cabled to b (the lowest, if several). */
@@ -121,51 +54,6 @@ static uint8_t port_to(const struct fabric *f, int a, int b)
 			return (uint8_t)p;
 	CU_FAIL("not cabled");
 	return 0;
-}
-
-static unsigned lids_on_port(const struct lft_set *s, int sw, uint8_t p)
-{
-	const struct lft *t = lft_set_find_const(s, sw);
-	unsigned n = 0;
-
-	for (unsigned lid = 1; lid <= t->top; lid++)
-		n += t->port[lid] == p;
-	return n;
-}
-
-/* max - min of the LID counts on ports first..last of sw. */
-/* max - min over ports first..last of the CA (host) LIDs each carries */
-static unsigned host_spread(const struct fabric *f, const struct lft_set *s, int sw,
-			    uint8_t first, uint8_t last)
-{
-	unsigned lo = ~0u, hi = 0;
-
-	for (unsigned p = first; p <= last; p++) {
-		unsigned c = 0;
-
-		for (size_t i = 0; i < f->n_nodes; i++) {
-			const struct fabric_node *n = &f->nodes[i];
-
-			for (unsigned q = 1; !fabric_is_switch(n) && q <= n->num_ports; q++)
-				c += n->ports[q].lid && out_port(s, sw, n->ports[q].lid) == p;
-		}
-		lo = c < lo ? c : lo;
-		hi = c > hi ? c : hi;
-	}
-	return hi - lo;
-}
-
-static unsigned spread(const struct lft_set *s, int sw, uint8_t first, uint8_t last)
-{
-	unsigned lo = ~0u, hi = 0;
-
-	for (unsigned p = first; p <= last; p++) {
-		unsigned c = lids_on_port(s, sw, (uint8_t)p);
-
-		lo = c < lo ? c : lo;
-		hi = c > hi ? c : hi;
-	}
-	return hi - lo;
 }
 
 /* The GUIDs the note lists after "roots ..." (roots) or "apex ..." (apex
@@ -190,33 +78,6 @@ static size_t note_guids(const char *note, const char *kind, uint64_t *guids, si
 
 /* ---- Independent checks ------------------------------------------------- */
 
-/* Switch-hop distances between all nodes over switch cables (NO_PATH when
- * none), by Floyd-Warshall: independent of the engine's BFS. */
-static int *switch_distances(const struct fabric *f)
-{
-	size_t n = f->n_nodes;
-	int *d = malloc(n * n * sizeof(*d));
-
-	for (size_t i = 0; i < n * n; i++)
-		d[i] = i / n == i % n ? 0 : NO_PATH;
-	for (size_t i = 0; i < n; i++) {
-		const struct fabric_node *a = &f->nodes[i];
-
-		for (unsigned p = 1; fabric_is_switch(a) && p <= a->num_ports; p++) {
-			int r = a->ports[p].remote_node;
-
-			if (r != FABRIC_NONE && fabric_is_switch(&f->nodes[r]) && r != (int)i)
-				d[i * n + (size_t)r] = 1;
-		}
-	}
-	for (size_t k = 0; k < n; k++)
-		for (size_t i = 0; i < n; i++)
-			for (size_t j = 0; j < n; j++)
-				if (d[i * n + k] + d[k * n + j] < d[i * n + j])
-					d[i * n + j] = d[i * n + k] + d[k * n + j];
-	return d;
-}
-
 /* The switch order recomputed here: rank = distance from the nearest root;
  * with an apex, the bridge (switches on a shortest path from the apex to a
  * root of its group) goes first, ranked by distance from the apex. */
@@ -229,7 +90,7 @@ static struct order order_from(const struct fabric *f, const uint64_t *roots, si
 			       const uint64_t *apexes, size_t n_apexes)
 {
 	struct order o = { malloc(f->n_nodes * sizeof(int)), calloc(f->n_nodes, 1) };
-	int *d = switch_distances(f);
+	int *d = route_test_switch_distances(f, NO_PATH);
 	size_t n = f->n_nodes, root[MAX_ROOTS];
 
 	for (size_t k = 0; k < n_roots; k++) {
@@ -290,7 +151,7 @@ static int walk(const struct fabric *f, const struct lft_set *s, const struct or
 
 	for (size_t hops = 0; hops <= f->n_nodes; hops++) {
 		const struct fabric_node *n = &f->nodes[sw];
-		uint8_t p = out_port(s, sw, dlid);
+		uint8_t p = route_test_out_port(s, sw, dlid);
 		int r;
 
 		if (p == LFT_DROP)
@@ -344,18 +205,6 @@ static int *components(const struct fabric *f)
 	return comp;
 }
 
-/* The switch a LID-owning port sends from / receives at, or -1. */
-static int attach(const struct fabric *f, int node, unsigned port)
-{
-	const struct fabric_port *p = &f->nodes[node].ports[port];
-
-	if (fabric_is_switch(&f->nodes[node]))
-		return node;
-	if (p->remote_node == FABRIC_NONE || !fabric_is_switch(&f->nodes[p->remote_node]))
-		return -1;
-	return p->remote_node;
-}
-
 struct verdict {
 	unsigned undelivered;  /* CA source, reachable LID, not delivered */
 	unsigned illegal;      /* a path that goes down then up */
@@ -373,7 +222,7 @@ static void check_source(const struct fabric *f, const struct lft_set *s, const 
 
 		for (unsigned p = fabric_is_switch(dn) ? 0 : 1; p <= dn->num_ports; p++) {
 			const struct fabric_port *dp = &dn->ports[p];
-			int at = attach(f, (int)dst, p);
+			int at = route_test_attach_switch(f, (int)dst, p);
 			int reach = at >= 0 && comp[at] == comp[src];
 
 			for (unsigned k = 0; dp->lid && k < (1u << dp->lmc); k++) {
@@ -408,8 +257,9 @@ static struct verdict check_routes(const struct fabric *f, const struct lft_set 
 			continue;
 		}
 		for (unsigned p = 1; p <= n->num_ports; p++)
-			if (n->ports[p].lid && attach(f, (int)i, p) >= 0)
-				check_source(f, s, o, comp, attach(f, (int)i, p), 1, &v);
+			if (n->ports[p].lid && route_test_attach_switch(f, (int)i, p) >= 0)
+				check_source(f, s, o, comp, route_test_attach_switch(f, (int)i, p),
+					     1, &v);
 	}
 	free(comp);
 	return v;
@@ -437,7 +287,7 @@ static size_t number_channels(const struct fabric *f, int *id)
 static int next_channel(const struct fabric *f, const struct lft_set *s, const int *id, int sw,
 			uint16_t dlid)
 {
-	uint8_t p = out_port(s, sw, dlid);
+	uint8_t p = route_test_out_port(s, sw, dlid);
 
 	return p <= f->nodes[sw].num_ports ? id[(size_t)sw * 256 + p] : -1;
 }
@@ -464,7 +314,9 @@ static struct cdg cdg_build(const struct fabric *f, const struct lft_set *s, uin
 			if (fabric_is_switch(&f->nodes[i]))
 				a = next_channel(f, s, id, (int)i, lid);
 			if (a >= 0) {
-				next = f->nodes[i].ports[out_port(s, (int)i, lid)].remote_node;
+				next = f->nodes[i]
+					   .ports[route_test_out_port(s, (int)i, lid)]
+					   .remote_node;
 				b = next_channel(f, s, id, next, lid);
 			}
 			if (b >= 0 && !g.dep[(size_t)a * g.n + (size_t)b]) {
@@ -512,8 +364,8 @@ static struct verdict route_and_check(const struct fabric *f, uint16_t max_lid,
 	struct order o;
 	struct verdict v;
 
-	CU_ASSERT_EQUAL_FATAL(route_with(&route_engine_updn, f, max_lid, given, n_given, s, err),
-			      0);
+	CU_ASSERT_EQUAL_FATAL(
+	    route_test_run(&route_engine_updn, f, max_lid, given, n_given, s, err), 0);
 	n_roots = note_guids(err->note, "roots ", roots, MAX_ROOTS);
 	n_apexes = note_guids(err->note, "apex ", apexes, MAX_ROOTS);
 	CU_ASSERT_FATAL(n_roots >= 1);
@@ -570,7 +422,7 @@ static void build_torus(struct fabric *f, int w, int h)
 {
 	fabric_init(f);
 	for (int i = 0; i < w * h; i++)
-		add_sw(f, 8);
+		route_test_add_sw(f, 8);
 	for (int y = 0; y < h; y++)
 		for (int x = 0; x < w; x++) {
 			int me = y * w + x;
@@ -579,7 +431,7 @@ static void build_torus(struct fabric *f, int w, int h)
 			fabric_link(f, me, 4, ((y + 1) % h) * w + x, 5);
 		}
 	for (int i = 0; i < w * h; i++)
-		add_host(f, i, 1);
+		route_test_add_host(f, i, 1);
 }
 
 static uint32_t lcg(uint32_t *state)
@@ -596,7 +448,7 @@ static void build_mesh(struct fabric *f, int n, int extra, uint32_t seed)
 
 	fabric_init(f);
 	for (int i = 0; i < n; i++) {
-		add_sw(f, 16);
+		route_test_add_sw(f, 16);
 		next_port[i] = 4;
 	}
 	for (int i = 1; i < n + extra; i++) {
@@ -608,7 +460,7 @@ static void build_mesh(struct fabric *f, int n, int extra, uint32_t seed)
 		fabric_link(f, a, (uint8_t)next_port[a]++, b, (uint8_t)next_port[b]++);
 	}
 	for (int i = 0; i < n; i += 2)
-		add_host(f, i, 1);
+		route_test_add_host(f, i, 1);
 }
 
 /* s spines, l leaves (fixed seed): each leaf has two hosts (ports 1, 2)
@@ -619,15 +471,15 @@ static void build_sparse_clos(struct fabric *f, int s, int l, int k, uint32_t se
 
 	fabric_init(f);
 	for (int i = 0; i < s; i++) {
-		add_sw(f, 16);
+		route_test_add_sw(f, 16);
 		next_port[i] = 1;
 	}
 	for (int i = 0; i < l; i++) {
-		int leaf = add_sw(f, 16);
+		int leaf = route_test_add_sw(f, 16);
 		uint32_t used = 0;
 
-		add_host(f, leaf, 1);
-		add_host(f, leaf, 2);
+		route_test_add_host(f, leaf, 1);
+		route_test_add_host(f, leaf, 2);
 		for (int j = 0; j < k; j++) {
 			int sp;
 
@@ -648,14 +500,14 @@ static void test_updn_single_switch(void)
 	struct lft_set s;
 	struct route_err err;
 	uint16_t max = parse(single_switch, &f);
-	int sw = node_named(&f, "sw");
+	int sw = route_test_node(&f, "sw");
 
 	route_and_check(&f, max, NULL, 0, &s, &err);
 	CU_ASSERT_STRING_EQUAL(err.note, "roots detected as top rank (1): 0x0002000000000001");
-	CU_ASSERT_EQUAL(out_port(&s, sw, lid_of(&f, "sw")), 0);
-	CU_ASSERT_EQUAL(out_port(&s, sw, lid_of(&f, "h1")), 1);
-	CU_ASSERT_EQUAL(out_port(&s, sw, lid_of(&f, "h3")), 5);
-	CU_ASSERT_EQUAL(out_port(&s, sw, 0), LFT_DROP);
+	CU_ASSERT_EQUAL(route_test_out_port(&s, sw, lid_of(&f, "sw")), 0);
+	CU_ASSERT_EQUAL(route_test_out_port(&s, sw, lid_of(&f, "h1")), 1);
+	CU_ASSERT_EQUAL(route_test_out_port(&s, sw, lid_of(&f, "h3")), 5);
+	CU_ASSERT_EQUAL(route_test_out_port(&s, sw, 0), LFT_DROP);
 	lft_set_fini(&s);
 	fabric_fini(&f);
 }
@@ -668,20 +520,22 @@ static void test_updn_parallel_links(void)
 	struct lft_set s;
 	struct route_err err;
 	uint16_t max = parse(two_switches, &f);
-	int sw1 = node_named(&f, "sw1"), sw2 = node_named(&f, "sw2");
+	int sw1 = route_test_node(&f, "sw1"), sw2 = route_test_node(&f, "sw2");
 
 	route_and_check(&f, max, NULL, 0, &s, &err);
 	CU_ASSERT_STRING_EQUAL(err.note, "roots detected as center (1): 0x0002000000000001");
-	CU_ASSERT_EQUAL(lids_on_port(&s, sw1, 7) + lids_on_port(&s, sw1, 8), 3);
-	CU_ASSERT_EQUAL(spread(&s, sw1, 7, 8), 1);
-	CU_ASSERT_EQUAL(lids_on_port(&s, sw2, 7) + lids_on_port(&s, sw2, 8), 3);
-	CU_ASSERT_EQUAL(spread(&s, sw2, 7, 8), 1);
+	CU_ASSERT_EQUAL(route_test_lids_on_port(&s, sw1, 7) + route_test_lids_on_port(&s, sw1, 8),
+			3);
+	CU_ASSERT_EQUAL(route_test_spread(&s, sw1, 7, 8), 1);
+	CU_ASSERT_EQUAL(route_test_lids_on_port(&s, sw2, 7) + route_test_lids_on_port(&s, sw2, 8),
+			3);
+	CU_ASSERT_EQUAL(route_test_spread(&s, sw2, 7, 8), 1);
 	/* sw2's hosts leave sw1 on 7, 8 (fewest so far, low port first);
 	 * sw2's own LID takes the least-loaded port, uncounted */
-	CU_ASSERT_EQUAL(out_port(&s, sw1, lid_of(&f, "sw2")), 7);
-	CU_ASSERT_EQUAL(out_port(&s, sw1, lid_of(&f, "h3")), 7);
-	CU_ASSERT_EQUAL(out_port(&s, sw1, lid_of(&f, "h4")), 8);
-	CU_ASSERT_EQUAL(out_port(&s, sw2, lid_of(&f, "h1")), 7);
+	CU_ASSERT_EQUAL(route_test_out_port(&s, sw1, lid_of(&f, "sw2")), 7);
+	CU_ASSERT_EQUAL(route_test_out_port(&s, sw1, lid_of(&f, "h3")), 7);
+	CU_ASSERT_EQUAL(route_test_out_port(&s, sw1, lid_of(&f, "h4")), 8);
+	CU_ASSERT_EQUAL(route_test_out_port(&s, sw2, lid_of(&f, "h1")), 7);
 	lft_set_fini(&s);
 	fabric_fini(&f);
 }
@@ -700,17 +554,21 @@ static void test_updn_ring(void)
 		char name[16];
 
 		snprintf(name, sizeof(name), "sw%d", i + 1);
-		sw[i] = node_named(&f, name);
+		sw[i] = route_test_node(&f, name);
 	}
 	route_and_check(&f, max, NULL, 0, &s, &err);
 	CU_ASSERT_STRING_EQUAL(err.note, "roots detected as center (1): 0x0002000000000001");
-	CU_ASSERT_EQUAL(out_port(&s, sw[1], lid_of(&f, "sw4")), port_to(&f, sw[1], sw[0]));
-	CU_ASSERT_EQUAL(out_port(&s, sw[1], lid_of(&f, "h7")), port_to(&f, sw[1], sw[0]));
-	CU_ASSERT_EQUAL(out_port(&s, sw[3], lid_of(&f, "h3")), port_to(&f, sw[3], sw[0]));
-	CU_ASSERT_EQUAL(lids_on_port(&s, sw[2], 7) + lids_on_port(&s, sw[2], 8), 9);
-	CU_ASSERT_TRUE(spread(&s, sw[2], 7, 8) <= 1);
+	CU_ASSERT_EQUAL(route_test_out_port(&s, sw[1], lid_of(&f, "sw4")),
+			port_to(&f, sw[1], sw[0]));
+	CU_ASSERT_EQUAL(route_test_out_port(&s, sw[1], lid_of(&f, "h7")),
+			port_to(&f, sw[1], sw[0]));
+	CU_ASSERT_EQUAL(route_test_out_port(&s, sw[3], lid_of(&f, "h3")),
+			port_to(&f, sw[3], sw[0]));
+	CU_ASSERT_EQUAL(
+	    route_test_lids_on_port(&s, sw[2], 7) + route_test_lids_on_port(&s, sw[2], 8), 9);
+	CU_ASSERT_TRUE(route_test_spread(&s, sw[2], 7, 8) <= 1);
 	/* the checker can fail: min-hop on the same ring has a credit loop */
-	CU_ASSERT_EQUAL_FATAL(route_with(&route_engine_minhop, &f, max, NULL, 0, &mh, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(route_test_run(&route_engine_minhop, &f, max, NULL, 0, &mh, &err), 0);
 	CU_ASSERT_TRUE(has_credit_loop(&f, &mh, max));
 	lft_set_fini(&mh);
 	lft_set_fini(&s);
@@ -725,13 +583,13 @@ static void test_updn_ring_with_chord(void)
 	struct lft_set s;
 	struct route_err err;
 	uint16_t max = parse(ring4, &f);
-	int sw1 = node_named(&f, "sw1"), sw3 = node_named(&f, "sw3");
+	int sw1 = route_test_node(&f, "sw1"), sw3 = route_test_node(&f, "sw3");
 
 	CU_ASSERT_EQUAL(fabric_link(&f, sw1, 5, sw3, 5), 0);
 	route_and_check(&f, max, NULL, 0, &s, &err);
 	CU_ASSERT_STRING_EQUAL(err.note, "roots detected as center (1): 0x0002000000000001");
-	CU_ASSERT_EQUAL(out_port(&s, sw1, lid_of(&f, "h5")), 5);
-	CU_ASSERT_EQUAL(out_port(&s, sw3, lid_of(&f, "h1")), 5);
+	CU_ASSERT_EQUAL(route_test_out_port(&s, sw1, lid_of(&f, "h5")), 5);
+	CU_ASSERT_EQUAL(route_test_out_port(&s, sw3, lid_of(&f, "h1")), 5);
 	lft_set_fini(&s);
 	fabric_fini(&f);
 }
@@ -744,11 +602,11 @@ static void test_updn_torus(void)
 	uint16_t max;
 
 	build_torus(&f, 4, 4);
-	max = assign_lids(&f);
+	max = route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID);
 	route_and_check(&f, max, NULL, 0, &s, &err);
 	/* every switch is a center: the lowest GUID wins */
 	CU_ASSERT_STRING_EQUAL(err.note, "roots detected as center (1): 0x0002000000000001");
-	CU_ASSERT_EQUAL_FATAL(route_with(&route_engine_minhop, &f, max, NULL, 0, &mh, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(route_test_run(&route_engine_minhop, &f, max, NULL, 0, &mh, &err), 0);
 	CU_ASSERT_TRUE(has_credit_loop(&f, &mh, max));
 	lft_set_fini(&mh);
 	lft_set_fini(&s);
@@ -770,7 +628,7 @@ static void test_updn_random_mesh(void)
 		uint16_t max;
 
 		build_mesh(&f, 24, 30, seed);
-		max = assign_lids(&f);
+		max = route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID);
 		route_and_check(&f, max, NULL, 0, &s, &err);
 		CU_ASSERT_PTR_NOT_NULL(strstr(err.note, "roots detected as center (1)"));
 		lft_set_fini(&s);
@@ -796,7 +654,8 @@ static void test_updn_sparse_clos(void)
 		struct route_err err;
 
 		build_sparse_clos(&f, 6, 12, 2, seeds[i]);
-		route_and_check(&f, assign_lids(&f), NULL, 0, &s, &err);
+		route_and_check(&f, route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID), NULL, 0, &s,
+				&err);
 		CU_ASSERT_PTR_NOT_NULL(strstr(err.note, "roots detected as top rank"));
 		CU_ASSERT_PTR_NOT_NULL(strstr(err.note, "; apex (1): 0x"));
 		lft_set_fini(&s);
@@ -813,7 +672,7 @@ static void test_updn_fat_tree(void)
 	struct lft_set s;
 	struct route_err err;
 	uint16_t max = parse(fat_tree, &f);
-	int sp1 = node_named(&f, "sp1"), leaf1 = node_named(&f, "leaf1");
+	int sp1 = route_test_node(&f, "sp1"), leaf1 = route_test_node(&f, "leaf1");
 
 	route_and_check(&f, max, NULL, 0, &s, &err);
 	CU_ASSERT_STRING_EQUAL(err.note, "roots detected as top rank (3): 0x0002000000000005, "
@@ -824,21 +683,23 @@ static void test_updn_fat_tree(void)
 		int leaf;
 
 		snprintf(name, sizeof(name), "leaf%d", l);
-		leaf = node_named(&f, name);
+		leaf = route_test_node(&f, name);
 		/* 6 hosts + 3 leaves + 3 spines elsewhere, over 3 up ports */
-		CU_ASSERT_EQUAL(lids_on_port(&s, leaf, 3) + lids_on_port(&s, leaf, 4) +
-					lids_on_port(&s, leaf, 5), 12);
-		CU_ASSERT_EQUAL(spread(&s, leaf, 3, 5), 0);
+		CU_ASSERT_EQUAL(route_test_lids_on_port(&s, leaf, 3) +
+				    route_test_lids_on_port(&s, leaf, 4) +
+				    route_test_lids_on_port(&s, leaf, 5),
+				12);
+		CU_ASSERT_EQUAL(route_test_spread(&s, leaf, 3, 5), 0);
 	}
-	CU_ASSERT_EQUAL(out_port(&s, sp1, lid_of(&f, "sp2")), 1);
-	CU_ASSERT_EQUAL(out_port(&s, leaf1, lid_of(&f, "sp2")), 4);
+	CU_ASSERT_EQUAL(route_test_out_port(&s, sp1, lid_of(&f, "sp2")), 1);
+	CU_ASSERT_EQUAL(route_test_out_port(&s, leaf1, lid_of(&f, "sp2")), 4);
 	/* leaf1 reaches leaf2 going down through every spine, like the others */
-	CU_ASSERT_EQUAL(out_port(&s, leaf1, lid_of(&f, "leaf2")), 3);
+	CU_ASSERT_EQUAL(route_test_out_port(&s, leaf1, lid_of(&f, "leaf2")), 3);
 	/* host LIDs spread evenly: 6 elsewhere, 2 per up port */
-	CU_ASSERT_EQUAL(host_spread(&f, &s, leaf1, 3, 5), 0);
-	CU_ASSERT_NOT_EQUAL(out_port(&s, leaf1, lid_of(&f, "h3")),
-			    out_port(&s, leaf1, lid_of(&f, "h4")));
-	CU_ASSERT_EQUAL(out_port(&s, node_named(&f, "sp2"), lid_of(&f, "h8")), 4);
+	CU_ASSERT_EQUAL(route_test_host_spread(&f, &s, leaf1, 3, 5, 1), 0);
+	CU_ASSERT_NOT_EQUAL(route_test_out_port(&s, leaf1, lid_of(&f, "h3")),
+			    route_test_out_port(&s, leaf1, lid_of(&f, "h4")));
+	CU_ASSERT_EQUAL(route_test_out_port(&s, route_test_node(&f, "sp2"), lid_of(&f, "h8")), 4);
 	lft_set_fini(&s);
 	fabric_fini(&f);
 }
@@ -854,12 +715,12 @@ static void test_updn_three_levels(void)
 
 	fabric_init(&f);
 	for (int i = 0; i < 4; i++)
-		spine[i] = add_sw(&f, 8);
+		spine[i] = route_test_add_sw(&f, 8);
 	for (int i = 0; i < 8; i++) {
-		mid[i] = add_sw(&f, 8);
-		leaf[i] = add_sw(&f, 8);
-		add_host(&f, leaf[i], 1);
-		add_host(&f, leaf[i], 2);
+		mid[i] = route_test_add_sw(&f, 8);
+		leaf[i] = route_test_add_sw(&f, 8);
+		route_test_add_host(&f, leaf[i], 1);
+		route_test_add_host(&f, leaf[i], 2);
 	}
 	for (int pod = 0; pod < 4; pod++)
 		for (int k = 0; k < 2; k++) {
@@ -873,12 +734,12 @@ static void test_updn_three_levels(void)
 			fabric_link(&f, m, 5, spine[2 * k], (uint8_t)(1 + pod));
 			fabric_link(&f, m, 6, spine[2 * k + 1], (uint8_t)(1 + pod));
 		}
-	route_and_check(&f, assign_lids(&f), NULL, 0, &s, &err);
+	route_and_check(&f, route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID), NULL, 0, &s, &err);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.note, "roots detected as top rank (4): "
 						"0x0002000000000001, 0x0002000000000002, "
 						"0x0002000000000003, 0x0002000000000004;"));
 	for (int i = 0; i < 8; i++)
-		CU_ASSERT_EQUAL(host_spread(&f, &s, leaf[i], 3, 4), 0);
+		CU_ASSERT_EQUAL(route_test_host_spread(&f, &s, leaf[i], 3, 4, 1), 0);
 	lft_set_fini(&s);
 	fabric_fini(&f);
 }
@@ -902,8 +763,8 @@ static void test_updn_degraded_tree(void)
 	route_and_check(&f, max, NULL, 0, &s, &err);
 	CU_ASSERT_STRING_EQUAL(err.note, "roots detected as top rank (2): 0x0002000000000004, "
 					 "0x0002000000000005; apex (1): 0x0002000000000003");
-	CU_ASSERT_EQUAL(out_port(&s, node_named(&f, "leaf1"), lid_of(&f, "h2")), 3);
-	CU_ASSERT_EQUAL(out_port(&s, node_named(&f, "sp1"), lid_of(&f, "h2")), 3);
+	CU_ASSERT_EQUAL(route_test_out_port(&s, route_test_node(&f, "leaf1"), lid_of(&f, "h2")), 3);
+	CU_ASSERT_EQUAL(route_test_out_port(&s, route_test_node(&f, "sp1"), lid_of(&f, "h2")), 3);
 	lft_set_fini(&s);
 	fabric_fini(&f);
 }
@@ -916,8 +777,8 @@ static void test_updn_host_on_spine(void)
 	struct route_err err;
 
 	parse(fat_tree, &f);
-	add_host(&f, node_named(&f, "sp2"), 8);
-	route_and_check(&f, assign_lids(&f), NULL, 0, &s, &err);
+	route_test_add_host(&f, route_test_node(&f, "sp2"), 8);
+	route_and_check(&f, route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID), NULL, 0, &s, &err);
 	CU_ASSERT_STRING_EQUAL(err.note, "roots detected as center (1): 0x0002000000000006");
 	lft_set_fini(&s);
 	fabric_fini(&f);
@@ -932,13 +793,13 @@ static void test_updn_given_roots(void)
 	struct lft_set s;
 	struct route_err err;
 	uint16_t max = parse(ring4, &f);
-	int sw1 = node_named(&f, "sw1");
+	int sw1 = route_test_node(&f, "sw1");
 
 	route_and_check(&f, max, &sw3, 1, &s, &err);
 	CU_ASSERT_STRING_EQUAL(err.note, "roots given (1): 0x0002000000000003");
 	/* sw1 is now at rank 2: sw2 reaches sw4 through sw3 */
-	CU_ASSERT_EQUAL(out_port(&s, node_named(&f, "sw2"), lid_of(&f, "sw4")), 7);
-	CU_ASSERT_TRUE(spread(&s, sw1, 7, 8) <= 1);
+	CU_ASSERT_EQUAL(route_test_out_port(&s, route_test_node(&f, "sw2"), lid_of(&f, "sw4")), 7);
+	CU_ASSERT_TRUE(route_test_spread(&s, sw1, 7, 8) <= 1);
 	lft_set_fini(&s);
 	fabric_fini(&f);
 
@@ -966,7 +827,7 @@ static void test_updn_bad_roots(void)
 	CU_ASSERT_EQUAL(route_engine_updn.compute(&f, &opts, &s, &err), -ENOENT);
 	CU_ASSERT_STRING_EQUAL(err.msg, "root 0x0002c903deadbeef: no such node");
 	CU_ASSERT_EQUAL(s.n, 0);
-	host = &f.nodes[node_named(&f, "h2")].guid;
+	host = &f.nodes[route_test_node(&f, "h2")].guid;
 	opts.roots = host;
 	CU_ASSERT_EQUAL(route_engine_updn.compute(&f, &opts, &s, &err), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(err.msg, "root 0x0001000000000003 (h2): not a switch");
@@ -988,32 +849,32 @@ static void test_updn_lids(void)
 	int a, b, island;
 
 	parse(text, &f);
-	a = node_named(&f, "a");
-	b = node_named(&f, "b");
-	island = node_named(&f, "island");
-	f.nodes[node_named(&f, "h")].ports[1].lid = 8;
-	f.nodes[node_named(&f, "h")].ports[1].lmc = 2; /* 8..11 */
-	f.nodes[node_named(&f, "lonely")].ports[1].lid = 12;
+	a = route_test_node(&f, "a");
+	b = route_test_node(&f, "b");
+	island = route_test_node(&f, "island");
+	f.nodes[route_test_node(&f, "h")].ports[1].lid = 8;
+	f.nodes[route_test_node(&f, "h")].ports[1].lmc = 2; /* 8..11 */
+	f.nodes[route_test_node(&f, "lonely")].ports[1].lid = 12;
 	route_and_check(&f, 14, NULL, 0, &s, &err);
 	/* a over b (the only switch with a host); the island on its own */
 	CU_ASSERT_STRING_EQUAL(err.note, "roots detected as top rank (2): 0x0002000000000001, "
 					 "0x0002000000000003");
 	for (uint16_t lid = 8; lid <= 11; lid++) {
-		CU_ASSERT_EQUAL(out_port(&s, a, lid), 3);
-		CU_ASSERT_EQUAL(out_port(&s, b, lid), 1);
-		CU_ASSERT_EQUAL(out_port(&s, island, lid), LFT_DROP);
+		CU_ASSERT_EQUAL(route_test_out_port(&s, a, lid), 3);
+		CU_ASSERT_EQUAL(route_test_out_port(&s, b, lid), 1);
+		CU_ASSERT_EQUAL(route_test_out_port(&s, island, lid), LFT_DROP);
 	}
-	CU_ASSERT_EQUAL(out_port(&s, a, lid_of(&f, "island")), LFT_DROP);
-	CU_ASSERT_EQUAL(out_port(&s, island, lid_of(&f, "h2")), 1);
-	CU_ASSERT_EQUAL(out_port(&s, a, 12), LFT_DROP);
-	CU_ASSERT_EQUAL(out_port(&s, b, lid_of(&f, "x")), LFT_DROP);
-	CU_ASSERT_EQUAL(out_port(&s, a, 13), LFT_DROP);
+	CU_ASSERT_EQUAL(route_test_out_port(&s, a, lid_of(&f, "island")), LFT_DROP);
+	CU_ASSERT_EQUAL(route_test_out_port(&s, island, lid_of(&f, "h2")), 1);
+	CU_ASSERT_EQUAL(route_test_out_port(&s, a, 12), LFT_DROP);
+	CU_ASSERT_EQUAL(route_test_out_port(&s, b, lid_of(&f, "x")), LFT_DROP);
+	CU_ASSERT_EQUAL(route_test_out_port(&s, a, 13), LFT_DROP);
 	lft_set_fini(&s);
 	/* a root given for one group; the island still gets one detected */
 	route_and_check(&f, 14, &f.nodes[b].guid, 1, &s, &err);
 	CU_ASSERT_STRING_EQUAL(err.note, "roots given (1): 0x0002000000000002; "
 					 "roots detected as top rank (1): 0x0002000000000003");
-	CU_ASSERT_EQUAL(out_port(&s, a, 8), 3);
+	CU_ASSERT_EQUAL(route_test_out_port(&s, a, 8), 3);
 	lft_set_fini(&s);
 	fabric_fini(&f);
 }
@@ -1032,7 +893,7 @@ static void test_updn_errors(void)
 	CU_ASSERT_STRING_EQUAL(err.msg, "port 0x0001000000000006/1: LID 5 above max_lid 4");
 	CU_ASSERT_EQUAL(s.n, 0);
 	opts.max_lid = 6;
-	h4 = node_named(&f, "h4");
+	h4 = route_test_node(&f, "h4");
 	f.nodes[h4].ports[1].lid = lid_of(&f, "h1");
 	CU_ASSERT_EQUAL(route_engine_updn.compute(&f, &opts, &s, &err), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(err.msg, "port 0x0001000000000008/1: LID 3 also used by port "
@@ -1055,12 +916,12 @@ static void test_updn_fattree64(void)
 
 	fabric_init(&f);
 	CU_ASSERT_EQUAL_FATAL(topo_load("tests/fabrics/fattree64.topo", &f, msg, sizeof(msg)), 0);
-	max = assign_lids(&f);
+	max = route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID);
 	route_and_check(&f, max, NULL, 0, &s, &err);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.note, "roots detected as top rank (4):"));
 	for (size_t i = 0; i < f.n_nodes; i++)
 		if (!strncmp(f.nodes[i].desc, "leaf", 4))
-			CU_ASSERT_EQUAL(host_spread(&f, &s, (int)i, 9, 16), 0);
+			CU_ASSERT_EQUAL(route_test_host_spread(&f, &s, (int)i, 9, 16, 1), 0);
 	CU_ASSERT_EQUAL_FATAL(route(&f, max, &again, &err), 0);
 	for (size_t t = 0; t < s.n; t++)
 		CU_ASSERT_EQUAL(memcmp(s.tables[t].port, again.tables[t].port, (size_t)max + 1), 0);

@@ -1,0 +1,56 @@
+/*
+ * route_test.h - helpers shared by the routing unit tests (test_minhop.c,
+ * test_updn.c, test_ftree.c, test_check.c): build or parse a fabric, number
+ * its LIDs, find nodes, read and judge LFTs.  Test code only; the engines
+ * never see it.
+ */
+#ifndef NANOSM_TESTS_UNIT_ROUTE_TEST_H
+#define NANOSM_TESTS_UNIT_ROUTE_TEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "routing/fabric.h"
+#include "routing/route.h"
+
+/* Options for route_test_assign_lids. */
+enum {
+	ROUTE_TEST_SWITCH_GUID = 1 << 0, /* give each switch port 0 the node GUID */
+	ROUTE_TEST_MARK_PRESENT = 1 << 1 /* set a CA port present iff it is cabled */
+};
+
+/* Add a switch with GUID 0x0002000000000000 + (its index + 1); returns its index. */
+int route_test_add_sw(struct fabric *f, unsigned ports);
+/* Add a CA with GUID 0x0001000000000000 + (index + 1) * 0x10, port p GUID + p. */
+int route_test_add_ca(struct fabric *f, unsigned ports);
+/* Add a one-port host cabled to switch sw port p; returns its index. */
+int route_test_add_host(struct fabric *f, int sw, unsigned p);
+/* LIDs in node order (switch port 0, then each cabled CA port); returns the highest. */
+uint16_t route_test_assign_lids(struct fabric *f, unsigned flags);
+/* fabric_init f and parse a topology text into it (fails the test fatally on error). */
+void route_test_parse(const char *text, struct fabric *f);
+/* The node whose description is desc, or -1. */
+int route_test_find_node(const struct fabric *f, const char *desc);
+/* The node whose description is desc; fails the test fatally when there is none. */
+int route_test_node(const struct fabric *f, const char *desc);
+/* Run eng on f (lft_set_init(out) first); says on stderr why when it fails. */
+int route_test_run(const struct route_engine *eng, const struct fabric *f, uint16_t max_lid,
+		   const uint64_t *roots, size_t n_roots, struct lft_set *out,
+		   struct route_err *err);
+/* The port switch sw sends lid out of (LFT_DROP past the top); asserts sw has a table. */
+uint8_t route_test_out_port(const struct lft_set *s, int sw, uint16_t lid);
+/* How many LIDs switch sw sends out of port p. */
+unsigned route_test_lids_on_port(const struct lft_set *s, int sw, uint8_t p);
+/* max - min of the LID counts on ports first..last of sw. */
+unsigned route_test_spread(const struct lft_set *s, int sw, uint8_t first, uint8_t last);
+/* max - min over ports first..last of the CA LIDs each carries; checked: read
+ * through route_test_out_port (one assert per lookup) rather than the table. */
+unsigned route_test_host_spread(const struct fabric *f, const struct lft_set *s, int sw,
+				uint8_t first, uint8_t last, int checked);
+/* Switch-hop distances n x n over switch cables (Floyd-Warshall), no_path
+ * when none; the caller frees. */
+int *route_test_switch_distances(const struct fabric *f, int no_path);
+/* The switch a LID-owning port hangs off (itself for a switch), or FABRIC_NONE. */
+int route_test_attach_switch(const struct fabric *f, int node, unsigned port);
+
+#endif
