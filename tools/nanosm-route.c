@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,7 @@ struct route_args {
 	const char *topo, *engine, *lfts, *roots, *dump;
 	enum lft_file_format format;
 	int json;
+	int timing; /* --timing: report how long routing and scoring took */
 	struct score_opts score;
 };
 
@@ -44,6 +46,7 @@ struct route_run {
 	struct route_err engine_err;
 	struct lft_file_info file_info;
 	struct route_score score;
+	uint64_t engine_ms, score_ms; /* with --timing */
 };
 
 __attribute__((format(printf, 1, 2))) static int route_fail(const char *fmt, ...)
@@ -67,7 +70,7 @@ static void route_usage(FILE *out)
 	fprintf(out, "usage: nanosm-route TOPO [-R ENGINE] [--roots FILE]\n"
 		     "                    [--lfts FILE [--format auto|dump_fts|ibroute|opensm]]\n"
 		     "                    [--json] [--bisections N] [--seed S] [--shifts N]\n"
-		     "                    [--no-credit-loops] [--dump-lfts OUT]\n"
+		     "                    [--no-credit-loops] [--dump-lfts OUT] [--timing]\n"
 		     "Scores the routing of TOPO (ibnetdiscover output or an ibsim net file):\n"
 		     "LFTs computed by ENGINE (default minhop) or loaded from a dump.\n"
 		     "Exit status: 0 the routing gate passes, 1 it fails, 2 usage or input error.\n"
@@ -97,7 +100,8 @@ enum {
 	OPT_SEED,
 	OPT_SHIFTS,
 	OPT_DUMP,
-	OPT_NO_CDG
+	OPT_NO_CDG,
+	OPT_TIMING
 };
 
 static const struct option route_long_opts[] = {
@@ -110,6 +114,7 @@ static const struct option route_long_opts[] = {
     {"shifts", required_argument, NULL, OPT_SHIFTS},
     {"dump-lfts", required_argument, NULL, OPT_DUMP},
     {"no-credit-loops", no_argument, NULL, OPT_NO_CDG},
+    {"timing", no_argument, NULL, OPT_TIMING},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -137,6 +142,9 @@ static int route_option(struct route_args *a, int c, const char *val)
 		return 0;
 	case OPT_NO_CDG:
 		a->score.check.skip_credit_loops = 1;
+		return 0;
+	case OPT_TIMING:
+		a->timing = 1;
 		return 0;
 	case OPT_FORMAT:
 		if (lft_file_format_from_name(val, &a->format))
@@ -425,9 +433,18 @@ static int route_assign_lids(struct route_run *r)
 
 /* ---- Tables ------------------------------------------------------------ */
 
+static uint64_t route_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
 static int route_compute(struct route_run *r)
 {
 	const struct route_engine *e = route_engine_find(r->args.engine);
+	int rc;
 	struct route_opts opts = {.max_lid = r->max_lid, .roots = r->roots, .n_roots = r->n_roots};
 
 	if (!e) {
@@ -436,7 +453,10 @@ static int route_compute(struct route_run *r)
 		return ROUTE_EXIT_USAGE;
 	}
 	r->args.engine = e->name;
-	if (e->compute(&r->f, &opts, &r->lfts, &r->engine_err))
+	r->engine_ms = route_now_ms();
+	rc = e->compute(&r->f, &opts, &r->lfts, &r->engine_err);
+	r->engine_ms = route_now_ms() - r->engine_ms;
+	if (rc)
 		return route_fail("engine %s failed: %s", e->name, r->engine_err.msg);
 	return 0;
 }
@@ -709,9 +729,13 @@ static void route_json_traffic(const struct route_run *r)
 	       s->shifts, s->shifts_total, s->shift_load_worst, s->shift_worst, s->shift_load_mean,
 	       s->shift_ideal_frac);
 	printf("  \"bisection\": {\"count\": %zu, \"seed\": %" PRIu64 ", \"mean\": %.6f, "
-	       "\"ci95_low\": %.6f, \"ci95_high\": %.6f, \"min\": %.6f, \"max\": %.6f}\n}\n",
+	       "\"ci95_low\": %.6f, \"ci95_high\": %.6f, \"min\": %.6f, \"max\": %.6f}%s\n",
 	       s->bisections, r->args.score.seed, s->ebb_mean, s->ebb_ci_low, s->ebb_ci_high,
-	       s->ebb_min, s->ebb_max);
+	       s->ebb_min, s->ebb_max, r->args.timing ? "," : "");
+	if (r->args.timing)
+		printf("  \"timing_ms\": {\"engine\": %" PRIu64 ", \"score\": %" PRIu64 "}\n",
+		       r->engine_ms, r->score_ms);
+	printf("}\n");
 }
 
 static void route_print_json(const struct route_run *r)
@@ -756,13 +780,19 @@ int main(int argc, char **argv)
 	rc = route_parse_args(&r.args, argc, argv);
 	if (!rc)
 		rc = route_prepare(&r);
+	r.score_ms = route_now_ms();
 	if (!rc && score_run(&r.f, &r.lfts, &r.args.score, &r.score))
 		rc = route_fail("out of memory scoring the tables");
+	r.score_ms = route_now_ms() - r.score_ms;
 	if (!rc) {
 		if (r.args.json)
 			route_print_json(&r);
 		else
 			route_print_text(&r);
+		if (r.args.timing && !r.args.json)
+			printf("\ntiming\n  engine                   %" PRIu64 " ms\n"
+			       "  gate and scores          %" PRIu64 " ms\n",
+			       r.engine_ms, r.score_ms);
 		rc = r.score.gate_rc ? ROUTE_EXIT_FAIL : ROUTE_EXIT_PASS;
 	}
 	free(r.roots);
