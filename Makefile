@@ -50,12 +50,13 @@ $(BIN)/nanosm-unit: $(CORE_OBJ) $(UNIT_OBJ)
 	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS_UNIT)
 
-$(BIN)/%: $(OBJ)/tools/%.o $(CORE_OBJ)
+# tools talk to the fabric through mad_port's client mode (the one umad file)
+$(BIN)/%: $(OBJ)/tools/%.o $(CORE_OBJ) $(OBJ)/mad/mad_port.o
 	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS_SM)
 
 # the verbs test client is the only program linked with libibverbs
-$(BIN)/nanosm-ping: $(OBJ)/tools/nanosm-ping.o $(CORE_OBJ)
+$(BIN)/nanosm-ping: $(OBJ)/tools/nanosm-ping.o $(CORE_OBJ) $(OBJ)/mad/mad_port.o
 	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -libverbs $(LIBS_SM)
 

@@ -1,7 +1,8 @@
 /*
- * mad_port.c - libibumad transport: port selection, SM agents, issm, and
- * the receiver thread.  Owns the umad fd and the rx queue; knows nothing of
- * sweeps or the event loop (it only calls notify).
+ * mad_port.c - libibumad transport: port selection, SM or client agents,
+ * issm, and the receiver thread.  Owns the umad fd and the rx queue; knows
+ * nothing of sweeps or the event loop (it only calls notify or signals a
+ * waiter).
  */
 #include <endian.h>
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <infiniband/umad.h>
@@ -29,6 +31,7 @@ struct mad_port {
 	struct mad_port_info info;
 	int fd;
 	int issm_fd;
+	int client; /* responses only, no issm (mad_port_open_client) */
 	int agent_lid; /* class 0x01 */
 	int agent_dr;  /* class 0x81 */
 	void *send_buf;
@@ -39,6 +42,7 @@ struct mad_port {
 	void (*notify)(void *);
 	void *notify_arg;
 	pthread_mutex_t lock;
+	pthread_cond_t rx_cond; /* signalled on enqueue and on thread exit */
 	struct mad_port_rx *rx; /* ring */
 	size_t rx_head, rx_count;
 	uint64_t rx_dropped;
@@ -109,10 +113,26 @@ static int mad_port_select(const char *ca, int port, uint64_t guid, struct mad_p
 	return -ENODEV;
 }
 
+/* A client registers with no method mask: it receives only the responses
+ * to its own requests, so it can share a port with a running SM. */
+static int mad_port_register_client(struct mad_port *p, char *err, size_t errlen)
+{
+	p->agent_lid = umad_register(p->fd, SMP_CLASS_LID, 1, 0, NULL);
+	p->agent_dr = umad_register(p->fd, SMP_CLASS_DR, 1, 0, NULL);
+	if (p->agent_lid < 0 || p->agent_dr < 0) {
+		snprintf(err, errlen, "cannot register SMP agents on %s/%d (not root?)",
+			 p->info.ca, p->info.port);
+		return -EACCES;
+	}
+	return 0;
+}
+
 static int mad_port_register(struct mad_port *p, char *err, size_t errlen)
 {
 	long mask[16 / sizeof(long)];
 
+	if (p->client)
+		return mad_port_register_client(p, err, errlen);
 	memset(mask, 0, sizeof(mask));
 	/* unsolicited methods the SM receives: Get, Set (SMInfo), Trap */
 	for (int m = SMP_METHOD_GET; m <= SMP_METHOD_TRAP; m++) {
@@ -159,6 +179,7 @@ static void mad_port_enqueue(struct mad_port *p, const void *umad, int len)
 	slot->len = (size_t)len > SMP_MAD_SIZE ? SMP_MAD_SIZE : (size_t)len;
 	memcpy(slot->mad, umad_get_mad((void *)umad), slot->len);
 	p->rx_count++;
+	pthread_cond_signal(&p->rx_cond);
 	pthread_mutex_unlock(&p->lock);
 }
 
@@ -186,6 +207,9 @@ static void *mad_port_rx_thread(void *arg)
 	if (!umad)
 		__atomic_store_n(&p->failed, -ENOMEM, __ATOMIC_RELEASE);
 	free(umad);
+	pthread_mutex_lock(&p->lock);
+	pthread_cond_signal(&p->rx_cond); /* wake a waiter to see the failure */
+	pthread_mutex_unlock(&p->lock);
 	if (p->notify)
 		p->notify(p->notify_arg); /* let the loop see the failure */
 	return NULL;
@@ -227,7 +251,8 @@ static int mad_port_start(struct mad_port *p, char *err, size_t errlen)
 	}
 	if (mad_port_register(p, err, errlen) < 0)
 		return -EBUSY;
-	mad_port_open_issm(p);
+	if (!p->client)
+		mad_port_open_issm(p);
 	if (pthread_create(&p->thread, NULL, mad_port_rx_thread, p) != 0) {
 		snprintf(err, errlen, "cannot start the MAD receiver thread");
 		return -EAGAIN;
@@ -236,8 +261,23 @@ static int mad_port_start(struct mad_port *p, char *err, size_t errlen)
 	return 0;
 }
 
-struct mad_port *mad_port_open(const char *ca, int port, uint64_t guid, void (*notify)(void *),
-				 void *notify_arg, char *err, size_t errlen)
+static int mad_port_init_sync(struct mad_port *p)
+{
+	pthread_condattr_t attr;
+	int rc;
+
+	pthread_mutex_init(&p->lock, NULL);
+	if (pthread_condattr_init(&attr) != 0)
+		return -ENOMEM;
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	rc = pthread_cond_init(&p->rx_cond, &attr);
+	pthread_condattr_destroy(&attr);
+	return rc ? -rc : 0;
+}
+
+static struct mad_port *mad_port_new(const char *ca, int port, uint64_t guid, int client,
+				     void (*notify)(void *), void *notify_arg, char *err,
+				     size_t errlen)
 {
 	struct mad_port *p;
 
@@ -246,23 +286,44 @@ struct mad_port *mad_port_open(const char *ca, int port, uint64_t guid, void (*n
 		return NULL;
 	}
 	p = calloc(1, sizeof(*p));
+	if (p) {
+		p->fd = -1;
+		p->issm_fd = -1;
+	}
 	if (!p || !(p->rx = calloc(MAD_PORT_RX_MAX, sizeof(*p->rx)))) {
 		snprintf(err, errlen, "out of memory");
 		mad_port_close(p);
 		return NULL;
 	}
-	p->fd = -1;
-	p->issm_fd = -1;
+	p->client = client;
 	p->timeout_ms = 200;
 	p->notify = notify;
 	p->notify_arg = notify_arg;
-	pthread_mutex_init(&p->lock, NULL);
+	if (mad_port_init_sync(p) < 0) {
+		snprintf(err, errlen, "cannot initialise the MAD receiver's lock");
+		free(p->rx);
+		free(p);
+		return NULL;
+	}
 	if (mad_port_select(ca, port, guid, &p->info, err, errlen) < 0 ||
 	    mad_port_start(p, err, errlen) < 0) {
 		mad_port_close(p);
 		return NULL;
 	}
 	return p;
+}
+
+struct mad_port *mad_port_open(const char *ca, int port, uint64_t guid, void (*notify)(void *),
+				 void *notify_arg, char *err, size_t errlen)
+{
+	return mad_port_new(ca, port, guid, 0, notify, notify_arg, err, errlen);
+}
+
+struct mad_port *mad_port_open_client(const char *ca, int port, uint64_t guid,
+					void (*notify)(void *), void *notify_arg, char *err,
+					size_t errlen)
+{
+	return mad_port_new(ca, port, guid, 1, notify, notify_arg, err, errlen);
 }
 
 void mad_port_close(struct mad_port *p)
@@ -276,8 +337,10 @@ void mad_port_close(struct mad_port *p)
 		close(p->issm_fd);
 	if (p->fd >= 0)
 		umad_close_port(p->fd);
-	if (p->rx)
+	if (p->rx) {
+		pthread_cond_destroy(&p->rx_cond);
 		pthread_mutex_destroy(&p->lock);
+	}
 	free(p->rx);
 	free(p->send_buf);
 	free(p);
@@ -324,4 +387,24 @@ void mad_port_set_timeout(struct mad_port *p, unsigned timeout_ms)
 int mad_port_failed(const struct mad_port *p)
 {
 	return __atomic_load_n(&p->failed, __ATOMIC_ACQUIRE);
+}
+
+int mad_port_wait(struct mad_port *p, unsigned timeout_ms)
+{
+	struct timespec until;
+	int rc = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += timeout_ms / 1000;
+	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&p->lock);
+	while (p->rx_count == 0 && !mad_port_failed(p) && rc == 0)
+		rc = pthread_cond_timedwait(&p->rx_cond, &p->lock, &until);
+	rc = p->rx_count ? 1 : 0;
+	pthread_mutex_unlock(&p->lock);
+	return rc ? rc : mad_port_failed(p);
 }

@@ -8,7 +8,10 @@
  * port advertises IsSM, and runs one receiver thread that blocks in
  * umad_recv and queues MADs.  The thread calls `notify` after queuing (the
  * daemon turns that into ev_async_send); the loop thread then drains the
- * queue with mad_port_drain.  umad_recv errors (e.g. -EIO when the device
+ * queue with mad_port_drain.  A client port (mad_port_open_client, for the
+ * read-only tools) registers for responses only and never opens issm, so it
+ * can share a port with a running SM; it may pass notify = NULL and block
+ * in mad_port_wait instead.  umad_recv errors (e.g. -EIO when the device
  * or simulator goes away) end the thread; mad_port_failed reports it.
  */
 #ifndef NANOSM_MAD_MAD_PORT_H
@@ -36,6 +39,12 @@ struct mad_port;
  * writes a reason into err. */
 struct mad_port *mad_port_open(const char *ca, int port, uint64_t guid, void (*notify)(void *),
 				 void *notify_arg, char *err, size_t errlen);
+/* Same selection, as a client: no issm, no unsolicited methods (the
+ * kernel hands it only the responses to its own requests).  notify may be
+ * NULL. */
+struct mad_port *mad_port_open_client(const char *ca, int port, uint64_t guid,
+					void (*notify)(void *), void *notify_arg, char *err,
+					size_t errlen);
 void mad_port_close(struct mad_port *p);
 
 const struct mad_port_info *mad_port_info(const struct mad_port *p);
@@ -49,6 +58,10 @@ size_t mad_port_drain(struct mad_port *p, mad_port_rx_fn fn, void *ctx);
  * MAD queue's per-attempt timeout); the kernel drops answers to requests
  * it is not waiting for. */
 void mad_port_set_timeout(struct mad_port *p, unsigned timeout_ms);
+/* Block up to timeout_ms until a MAD is queued: 1 if one is, 0 on timeout,
+ * a negative errno once the receiver thread failed.  For callers without
+ * an event loop (notify = NULL). */
+int mad_port_wait(struct mad_port *p, unsigned timeout_ms);
 /* Non-zero (a negative errno) once the receiver thread stopped on an error. */
 int mad_port_failed(const struct mad_port *p);
 

@@ -2,10 +2,9 @@
  * nanosm-smpset.c - a test helper that sets one LFT entry on a switch
  * reached by directed route, behind the SM's back: reads the 64-LID block,
  * changes one entry, writes the block back and reads it again to check.
- * Owns its command line and a small umad client; used by the integration
+ * Owns its command line and its use of a client MAD port; used by the integration
  * tests to plant black holes (the diags tools cannot set LFTs).
  */
-#include <endian.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -14,8 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <infiniband/umad.h>
-
+#include "mad/mad_port.h"
 #include "mad/mad_queue.h"
 #include "mad/smp.h"
 #include "routing/fabric.h"
@@ -36,77 +34,25 @@ struct smpset_args {
 	uint8_t out_port;
 };
 
-/* ---- umad client (responses only, no issm; see nanosm-verify.c) ---------- */
-
-struct smpset_umad {
-	int fd, agent_dr;
-	void *buf;
-	size_t buf_len;
-	unsigned timeout_ms;
-};
-
-static int smpset_umad_open(struct smpset_umad *u, const struct smpset_args *a)
-{
-	char names[32][UMAD_CA_NAME_LEN];
-	int n, port = a->port;
-	const char *ca = a->ca;
-
-	u->fd = -1;
-	u->timeout_ms = a->timeout_ms;
-	if (umad_init() < 0 || (n = umad_get_cas_names(names, 32)) <= 0) {
-		fprintf(stderr, "nanosm-smpset: no RDMA device found\n");
-		return -ENODEV;
-	}
-	for (int i = 0; a->guid && i < n; i++) {
-		umad_ca_t c;
-
-		if (umad_get_ca(names[i], &c) < 0)
-			continue;
-		for (int p = 1; p <= c.numports && p < UMAD_CA_MAX_PORTS; p++) {
-			if (c.ports[p] && be64toh(c.ports[p]->port_guid) == a->guid) {
-				ca = names[i]; /* names[] outlives the loop */
-				port = p;
-			}
-		}
-		umad_release_ca(&c);
-	}
-	u->fd = umad_open_port(ca, port);
-	u->buf_len = umad_size() + SMP_MAD_SIZE;
-	u->buf = calloc(1, u->buf_len);
-	if (u->fd < 0 || !u->buf ||
-	    (u->agent_dr = umad_register(u->fd, SMP_CLASS_DR, 1, 0, NULL)) < 0) {
-		fprintf(stderr, "nanosm-smpset: cannot open %s port %d for SMPs\n",
-			ca ? ca : "the default CA", port);
-		return -ENODEV;
-	}
-	return 0;
-}
-
-static void smpset_umad_close(struct smpset_umad *u)
-{
-	if (u->fd >= 0)
-		umad_close_port(u->fd);
-	free(u->buf);
-}
-
-static int smpset_umad_send(void *ctx, const struct mad_addr *to, const uint8_t *mad, size_t len)
-{
-	struct smpset_umad *u = ctx;
-
-	memset(u->buf, 0, u->buf_len);
-	memcpy(umad_get_mad(u->buf), mad, len);
-	umad_set_addr(u->buf, to->lid, 0, 0, 0);
-	/* a timeout, so that the kernel hands the response back to us */
-	return umad_send(u->fd, u->agent_dr, u->buf, (int)len, (int)u->timeout_ms, 0) < 0 ? -EIO
-											  : 0;
-}
-
 /* ---- One synchronous SMP -------------------------------------------------- */
 
 struct smpset_call {
 	int done, status;
 	struct smp resp;
 };
+
+static uint64_t smpset_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void smpset_rx(void *ctx, const struct mad_addr *from, const uint8_t *mad, size_t len)
+{
+	mad_queue_recv(ctx, from, mad, len, smpset_now_ms());
+}
 
 static void smpset_done(void *arg, int status, const struct smp *resp)
 {
@@ -118,16 +64,8 @@ static void smpset_done(void *arg, int status, const struct smp *resp)
 		c->resp = *resp;
 }
 
-static uint64_t smpset_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* Send one DR SMP along the path and wait for its completion. */
-static int smpset_call(struct mad_queue *q, struct smpset_umad *u, const struct smpset_args *a,
+static int smpset_call(struct mad_queue *q, struct mad_port *mp, const struct smpset_args *a,
 		       uint8_t method, uint16_t attr, uint32_t mod, const uint8_t *data,
 		       struct smp *resp)
 {
@@ -141,19 +79,13 @@ static int smpset_call(struct mad_queue *q, struct smpset_umad *u, const struct 
 	if (mad_queue_submit(q, &to, &smp, smpset_done, &c, smpset_now_ms()) < 0)
 		return -ENOMEM;
 	while (!c.done) {
-		int len = SMP_MAD_SIZE;
 		uint64_t now = smpset_now_ms(), next = mad_queue_tick(q, now);
-		int wait = next > now ? (int)(next - now) : 1;
+		unsigned wait = next > now ? (unsigned)(next - now) : 1;
 
 		if (c.done)
 			break;
-		if (umad_recv(u->fd, u->buf, &len, wait) >= 0 && !umad_status(u->buf) &&
-		    len >= SMP_MAD_SIZE) {
-			struct mad_addr from = {.lid = be16toh(umad_get_mad_addr(u->buf)->lid)};
-
-			mad_queue_recv(q, &from, umad_get_mad(u->buf), SMP_MAD_SIZE,
-				       smpset_now_ms());
-		}
+		mad_port_wait(mp, wait);
+		mad_port_drain(mp, smpset_rx, q);
 	}
 	if (c.status == 0)
 		*resp = c.resp;
@@ -182,7 +114,7 @@ static int smpset_fail(const char *what, int status, const struct smpset_args *a
 
 /* The node at the path must be a switch; prints a warning when the LID lies
  * above its LinearFDBTop (the switch then drops it whatever the entry). */
-static int smpset_check_switch(struct mad_queue *q, struct smpset_umad *u,
+static int smpset_check_switch(struct mad_queue *q, struct mad_port *mp,
 			       const struct smpset_args *a, struct smp_node_info *ni,
 			       struct smp_node_desc *nd)
 {
@@ -190,7 +122,7 @@ static int smpset_check_switch(struct mad_queue *q, struct smpset_umad *u,
 	struct smp_switch_info si;
 	int rc;
 
-	if ((rc = smpset_call(q, u, a, SMP_METHOD_GET, SMP_ATTR_NODE_INFO, 0, NULL, &resp)) < 0)
+	if ((rc = smpset_call(q, mp, a, SMP_METHOD_GET, SMP_ATTR_NODE_INFO, 0, NULL, &resp)) < 0)
 		return smpset_fail("NodeInfo", rc, a);
 	smp_node_info_decode(resp.data, ni);
 	if (ni->node_type != NODE_TYPE_SWITCH) {
@@ -198,9 +130,9 @@ static int smpset_check_switch(struct mad_queue *q, struct smpset_umad *u,
 			ni->node_guid);
 		return SMPSET_EXIT_FAILED;
 	}
-	if (smpset_call(q, u, a, SMP_METHOD_GET, SMP_ATTR_NODE_DESC, 0, NULL, &resp) == 0)
+	if (smpset_call(q, mp, a, SMP_METHOD_GET, SMP_ATTR_NODE_DESC, 0, NULL, &resp) == 0)
 		smp_node_desc_decode(resp.data, nd);
-	if ((rc = smpset_call(q, u, a, SMP_METHOD_GET, SMP_ATTR_SWITCH_INFO, 0, NULL, &resp)) < 0)
+	if ((rc = smpset_call(q, mp, a, SMP_METHOD_GET, SMP_ATTR_SWITCH_INFO, 0, NULL, &resp)) < 0)
 		return smpset_fail("SwitchInfo", rc, a);
 	smp_switch_info_decode(resp.data, &si);
 	if (a->lid > si.linear_fdb_top)
@@ -209,7 +141,7 @@ static int smpset_check_switch(struct mad_queue *q, struct smpset_umad *u,
 	return SMPSET_EXIT_OK;
 }
 
-static int smpset_lft(struct mad_queue *q, struct smpset_umad *u, const struct smpset_args *a)
+static int smpset_lft(struct mad_queue *q, struct mad_port *mp, const struct smpset_args *a)
 {
 	uint32_t block = a->lid / LFT_BLOCK_SIZE;
 	struct smp_node_info ni;
@@ -219,20 +151,20 @@ static int smpset_lft(struct mad_queue *q, struct smpset_umad *u, const struct s
 	struct smp resp;
 	uint8_t was;
 	char buf[200];
-	int rc = smpset_check_switch(q, u, a, &ni, &nd);
+	int rc = smpset_check_switch(q, mp, a, &ni, &nd);
 
 	if (rc != SMPSET_EXIT_OK)
 		return rc;
-	if ((rc = smpset_call(q, u, a, SMP_METHOD_GET, SMP_ATTR_LFT, block, NULL, &resp)) < 0)
+	if ((rc = smpset_call(q, mp, a, SMP_METHOD_GET, SMP_ATTR_LFT, block, NULL, &resp)) < 0)
 		return smpset_fail("LFT Get", rc, a);
 	smp_lft_decode(resp.data, &blk);
 	was = blk.port[a->lid % LFT_BLOCK_SIZE];
 	blk.port[a->lid % LFT_BLOCK_SIZE] = a->out_port;
 	memset(data, 0, sizeof(data));
 	smp_lft_encode(&blk, data);
-	if ((rc = smpset_call(q, u, a, SMP_METHOD_SET, SMP_ATTR_LFT, block, data, &resp)) < 0)
+	if ((rc = smpset_call(q, mp, a, SMP_METHOD_SET, SMP_ATTR_LFT, block, data, &resp)) < 0)
 		return smpset_fail("LFT Set", rc, a);
-	if ((rc = smpset_call(q, u, a, SMP_METHOD_GET, SMP_ATTR_LFT, block, NULL, &resp)) < 0)
+	if ((rc = smpset_call(q, mp, a, SMP_METHOD_GET, SMP_ATTR_LFT, block, NULL, &resp)) < 0)
 		return smpset_fail("LFT read-back", rc, a);
 	smp_lft_decode(resp.data, &blk);
 	if (blk.port[a->lid % LFT_BLOCK_SIZE] != a->out_port) {
@@ -372,21 +304,29 @@ static int smpset_parse_args(struct smpset_args *a, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	struct smpset_args a;
-	struct smpset_umad u = {.fd = -1};
+	struct mad_port *mp = NULL;
 	struct mad_queue_opts qo = {.window = 1, .retries = 3};
-	struct mad_xmit x = {.send = smpset_umad_send, .ctx = &u};
+	struct mad_xmit x;
 	struct mad_queue *q = NULL;
+	char err[256];
 	int rc;
 
 	memset(&a, 0, sizeof(a));
 	if (smpset_parse_args(&a, argc, argv) < 0)
 		return SMPSET_EXIT_USAGE;
 	qo.timeout_ms = a.timeout_ms;
-	if (smpset_umad_open(&u, &a) < 0 || !(q = mad_queue_new(&qo, &x, NULL, NULL)))
+	mp = mad_port_open_client(a.ca, a.port, a.guid, NULL, NULL, err, sizeof(err));
+	if (!mp) {
+		fprintf(stderr, "nanosm-smpset: %s\n", err);
+		return SMPSET_EXIT_FAILED;
+	}
+	mad_port_set_timeout(mp, a.timeout_ms);
+	x = mad_port_xmit(mp);
+	if (!(q = mad_queue_new(&qo, &x, NULL, NULL)))
 		rc = SMPSET_EXIT_FAILED;
 	else
-		rc = smpset_lft(q, &u, &a);
+		rc = smpset_lft(q, mp, &a);
 	mad_queue_free(q);
-	smpset_umad_close(&u);
+	mad_port_close(mp);
 	return rc;
 }

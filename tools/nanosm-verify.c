@@ -3,10 +3,9 @@
  * reads the fabric by directed route (or from a topology dump) and the
  * switches' LFTs, then probes every destination LID with a LID-routed
  * NodeInfo Get and compares what came back with the LFT walk.  Owns the
- * command line, a read-only umad client and the output.  Sends Gets only:
+ * command line, the run over a client MAD port and the output.  Sends Gets only:
  * it never configures anything.  Path logic and reports: routing/verify.c.
  */
-#include <endian.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -15,8 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <infiniband/umad.h>
-
+#include "mad/mad_port.h"
 #include "mad/mad_queue.h"
 #include "mad/smp.h"
 #include "routing/fabric.h"
@@ -28,7 +26,7 @@
 #define VFY_EXIT_FAILED 1
 #define VFY_EXIT_USAGE 2
 #define VFY_PERMISSIVE_LID 0xffff
-#define VFY_RECV_SLICE_MS 50 /* longest single wait in umad_recv */
+#define VFY_RECV_SLICE_MS 50 /* longest single wait for a MAD */
 
 struct vfy_args {
 	const char *ca;
@@ -42,154 +40,11 @@ struct vfy_args {
 	int verbose;
 };
 
-/* ---- A read-only umad client -------------------------------------------- */
-
-/* Unlike mad/mad_port.c (the SM's transport) this registers for responses
- * only (no unsolicited methods, so it can share a port with a running SM),
- * never opens issm, and needs no receiver thread: the tool waits for its
- * answers synchronously. */
-struct vfy_umad {
-	int fd;
-	int agent_dr, agent_lid;
-	void *buf;
-	size_t buf_len;
-	unsigned send_timeout_ms;
-	char ca[UMAD_CA_NAME_LEN];
-	int port;
-	uint64_t port_guid, node_guid;
-	uint16_t lid;
-};
-
-static int vfy_umad_is_ib(const char *link_layer)
-{
-	return !link_layer[0] || !strcmp(link_layer, "InfiniBand") || !strcmp(link_layer, "IB");
-}
-
-static int vfy_umad_pick(struct vfy_umad *u, const char *ca_name, int want_port, uint64_t guid)
-{
-	umad_ca_t ca;
-	int found = 0;
-
-	if (umad_get_ca(ca_name, &ca) < 0)
-		return 0;
-	for (int i = 1; i <= ca.numports && i < UMAD_CA_MAX_PORTS && !found; i++) {
-		umad_port_t *pt = ca.ports[i];
-
-		if (!pt || (guid && be64toh(pt->port_guid) != guid))
-			continue;
-		if (!guid && want_port && pt->portnum != want_port)
-			continue;
-		if (!guid && !want_port && !vfy_umad_is_ib(pt->link_layer))
-			continue;
-		snprintf(u->ca, sizeof(u->ca), "%.*s", (int)sizeof(u->ca) - 1, ca_name);
-		u->port = pt->portnum;
-		u->port_guid = be64toh(pt->port_guid);
-		u->node_guid = be64toh(ca.node_guid);
-		u->lid = (uint16_t)pt->base_lid;
-		found = 1;
-	}
-	umad_release_ca(&ca);
-	return found;
-}
-
-static int vfy_umad_select(struct vfy_umad *u, const struct vfy_args *a)
-{
-	char names[32][UMAD_CA_NAME_LEN];
-	int n = umad_get_cas_names(names, 32);
-
-	for (int i = 0; i < n; i++) {
-		if (a->ca && strcmp(a->ca, names[i]) != 0)
-			continue;
-		if (vfy_umad_pick(u, names[i], a->port, a->guid))
-			return 0;
-	}
-	if (n <= 0)
-		log_warnx("NSV-E001 no RDMA device found (is the ib_umad module loaded?)");
-	else if (a->guid)
-		log_warnx("NSV-E001 no local port with GUID 0x%016" PRIx64, a->guid);
-	else
-		log_warnx("NSV-E001 no InfiniBand port %d on %s", a->port,
-			  a->ca ? a->ca : "any CA");
-	return -ENODEV;
-}
-
-static int vfy_umad_open(struct vfy_umad *u, const struct vfy_args *a)
-{
-	memset(u, 0, sizeof(*u));
-	u->fd = -1;
-	u->send_timeout_ms = a->timeout_ms;
-	if (umad_init() < 0 || vfy_umad_select(u, a) < 0)
-		return -ENODEV;
-	u->fd = umad_open_port(u->ca, u->port);
-	if (u->fd < 0) {
-		log_warnx("NSV-E001 cannot open the umad device of %s/%d: %s", u->ca, u->port,
-			  strerror(-u->fd));
-		return u->fd;
-	}
-	u->buf_len = umad_size() + SMP_MAD_SIZE;
-	u->buf = calloc(1, u->buf_len);
-	u->agent_dr = umad_register(u->fd, SMP_CLASS_DR, 1, 0, NULL);
-	u->agent_lid = umad_register(u->fd, SMP_CLASS_LID, 1, 0, NULL);
-	if (!u->buf || u->agent_dr < 0 || u->agent_lid < 0) {
-		log_warnx("NSV-E001 cannot register SMP agents on %s/%d (not root?)", u->ca,
-			  u->port);
-		return -EACCES;
-	}
-	return 0;
-}
-
-static void vfy_umad_close(struct vfy_umad *u)
-{
-	if (u->fd >= 0)
-		umad_close_port(u->fd);
-	u->fd = -1;
-	free(u->buf);
-	u->buf = NULL;
-}
-
-/* struct mad_xmit's send.  The kernel delivers a response only to a send
- * that waits for one, so each send carries the per-attempt timeout; the MAD
- * queue does the retrying. */
-static int vfy_umad_send(void *ctx, const struct mad_addr *to, const uint8_t *mad, size_t len)
-{
-	struct vfy_umad *u = ctx;
-	int agent = mad[1] == SMP_CLASS_DR ? u->agent_dr : u->agent_lid;
-
-	if (len > SMP_MAD_SIZE)
-		return -EINVAL;
-	memset(u->buf, 0, u->buf_len);
-	memcpy(umad_get_mad(u->buf), mad, len);
-	umad_set_addr(u->buf, to->lid, (int)to->qpn, to->sl, 0);
-	if (umad_send(u->fd, agent, u->buf, (int)len, (int)u->send_timeout_ms, 0) < 0)
-		return -EIO;
-	return 0;
-}
-
-/* Wait up to timeout_ms for one MAD.  Returns 1 (mad/from filled), 0 (none)
- * or a negative errno when the port failed. */
-static int vfy_umad_recv(struct vfy_umad *u, int timeout_ms, struct mad_addr *from, uint8_t *mad)
-{
-	int len = SMP_MAD_SIZE;
-	int rc = umad_recv(u->fd, u->buf, &len, timeout_ms);
-
-	if (rc == -ETIMEDOUT || rc == -EINTR || rc == -EAGAIN)
-		return 0;
-	if (rc < 0)
-		return rc;
-	if (umad_status(u->buf) != 0 || len < SMP_MAD_SIZE)
-		return 0; /* a send that timed out, or a runt */
-	from->lid = be16toh(umad_get_mad_addr(u->buf)->lid);
-	from->sl = umad_get_mad_addr(u->buf)->sl;
-	from->qpn = be32toh(umad_get_mad_addr(u->buf)->qpn);
-	memcpy(mad, umad_get_mad(u->buf), SMP_MAD_SIZE);
-	return 1;
-}
-
 /* ---- The run ------------------------------------------------------------- */
 
 struct vfy {
 	struct vfy_args args;
-	struct vfy_umad umad;
+	struct mad_port *port; /* a client port: responses only, no issm */
 	struct mad_queue *q;
 	struct fabric f;
 	struct lft_set lfts;
@@ -233,19 +88,16 @@ static const char *vfy_path_str(const uint8_t *path, uint8_t hops, char *buf, si
 	return buf;
 }
 
-static void vfy_rx(void *ctx, const struct mad_addr *from, const uint8_t *mad)
+static void vfy_rx(void *ctx, const struct mad_addr *from, const uint8_t *mad, size_t len)
 {
 	struct vfy *v = ctx;
 
-	mad_queue_recv(v->q, from, mad, SMP_MAD_SIZE, vfy_now_ms());
+	mad_queue_recv(v->q, from, mad, len, vfy_now_ms());
 }
 
 /* Run the MAD queue until every submitted SMP has completed. */
 static int vfy_drain(struct vfy *v)
 {
-	uint8_t mad[SMP_MAD_SIZE];
-	struct mad_addr from;
-
 	while (mad_queue_outstanding(v->q)) {
 		uint64_t now = vfy_now_ms(), next = mad_queue_tick(v->q, now);
 		int wait = next > now ? (int)(next - now) : 1;
@@ -253,14 +105,13 @@ static int vfy_drain(struct vfy *v)
 
 		if (!mad_queue_outstanding(v->q))
 			break;
-		rc = vfy_umad_recv(&v->umad, wait < VFY_RECV_SLICE_MS ? wait : VFY_RECV_SLICE_MS,
-				   &from, mad);
+		rc = mad_port_wait(v->port,
+				   wait < VFY_RECV_SLICE_MS ? (unsigned)wait : VFY_RECV_SLICE_MS);
 		if (rc < 0) {
 			log_warnx("NSV-E004 the MAD port failed: %s", strerror(-rc));
 			return rc;
 		}
-		if (rc > 0)
-			vfy_rx(v, &from, mad);
+		mad_port_drain(v->port, vfy_rx, v);
 	}
 	return 0;
 }
@@ -540,24 +391,26 @@ static int vfy_discover(struct vfy *v)
 
 static int vfy_topo_local(struct vfy *v)
 {
+	const struct mad_port_info *pi = mad_port_info(v->port);
+
 	for (size_t i = 0; i < v->f.n_nodes; i++) {
 		struct fabric_node *n = &v->f.nodes[i];
 
 		for (unsigned p = 1; !fabric_is_switch(n) && p <= n->num_ports; p++) {
-			if (n->ports[p].guid != v->umad.port_guid)
+			if (n->ports[p].guid != pi->port_guid)
 				continue;
 			v->local_node = (int)i;
 			v->local_port = (uint8_t)p;
 			return 0;
 		}
-		if (fabric_is_switch(n) && n->guid == v->umad.node_guid) {
+		if (fabric_is_switch(n) && n->guid == pi->node_guid) {
 			v->local_node = (int)i;
 			v->local_port = 0;
 			return 0;
 		}
 	}
 	log_warnx("NSV-E003 %s: the local port 0x%016" PRIx64 " is not in the topology",
-		  v->args.topo, v->umad.port_guid);
+		  v->args.topo, pi->port_guid);
 	return -ENOENT;
 }
 
@@ -989,19 +842,28 @@ static int vfy_setup(struct vfy *v)
 {
 	struct mad_queue_opts qo = {
 	    .window = 16, .timeout_ms = v->args.timeout_ms, .retries = v->args.retries};
-	struct mad_xmit x = {.send = vfy_umad_send, .ctx = &v->umad};
+	const struct mad_port_info *pi;
+	struct mad_xmit x;
+	char err[256];
 
 	fabric_init(&v->f);
 	lft_set_init(&v->lfts);
 	v->local_node = FABRIC_NONE;
 	v->topo_mode = v->args.topo != NULL;
-	if (vfy_umad_open(&v->umad, &v->args) < 0)
+	v->port = mad_port_open_client(v->args.ca, v->args.port, v->args.guid, NULL, NULL, err,
+				       sizeof(err));
+	if (!v->port) {
+		log_warnx("NSV-E001 %s", err);
 		return -ENODEV;
+	}
+	mad_port_set_timeout(v->port, v->args.timeout_ms);
+	x = mad_port_xmit(v->port);
 	v->q = mad_queue_new(&qo, &x, NULL, NULL);
 	if (!v->q)
 		return -ENOMEM;
-	log_info("port %s/%d guid 0x%016" PRIx64 " lid %u", v->umad.ca, v->umad.port,
-		 v->umad.port_guid, v->umad.lid);
+	pi = mad_port_info(v->port);
+	log_info("port %s/%d guid 0x%016" PRIx64 " lid %u", pi->ca, pi->port, pi->port_guid,
+		 pi->lid);
 	return 0;
 }
 
@@ -1025,7 +887,7 @@ static int vfy_run(struct vfy *v)
 static void vfy_teardown(struct vfy *v)
 {
 	mad_queue_free(v->q);
-	vfy_umad_close(&v->umad);
+	mad_port_close(v->port);
 	verify_index_fini(&v->ix);
 	lft_set_fini(&v->lfts);
 	fabric_fini(&v->f);
