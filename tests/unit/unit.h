@@ -25,5 +25,6 @@ void test_ping_register(void);
 void test_policy_register(void);
 void test_topo_write_register(void);
 void test_control_register(void);
+void test_pkey_register(void);
 
 #endif
