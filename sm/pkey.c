@@ -179,7 +179,8 @@ static int pkey_add_self(struct pkey_build *b, uint16_t base, int full)
 	return t ? pkey_add(b, (size_t)(t - b->own), base, full) : 0;
 }
 
-/* Does a group member name this owner port? */
+/* Does a group member name this owner port?  ALL_CAS takes routers too:
+ * like the rest of nanosm, it means every LID-owning port not a switch's. */
 static int pkey_in_group(const struct pkey_build *b, size_t owner, enum policy_member_kind kind)
 {
 	int sw = fabric_is_switch(&b->f->nodes[b->own[owner].node]);
