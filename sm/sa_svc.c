@@ -285,9 +285,10 @@ static uint16_t sa_svc_subscribe(struct sa_svc *svc, const struct sa_req *req,
 		    sa_svc_reserve((void **)&svc->subs, &svc->cap_subs, svc->n_subs,
 				   sizeof(*svc->subs)) < 0)
 			return SA_STATUS_NO_RESOURCES;
-		i = (long)svc->n_subs++;
+		i = (long)svc->n_subs;
+		svc->subs[i].enum_id = sa_svc_enum_new(svc, gid); /* before n_subs counts it */
 		memcpy(svc->subs[i].gid, gid, 16);
-		svc->subs[i].enum_id = sa_svc_enum_new(svc, gid);
+		svc->n_subs++;
 	}
 	svc->subs[i].ii = *ii;
 	svc->subs[i].to = req->from;
