@@ -180,8 +180,7 @@ static uint16_t sa_svc_service_set(struct sa *sa, const struct sa_req *req, stru
 	return sa_out_add(out, tmpl) < 0 ? SA_STATUS_NO_RESOURCES : SA_STATUS_OK;
 }
 
-static uint16_t sa_svc_service_delete(struct sa *sa, const struct sa_req *req,
-				      struct sa_out *out)
+static uint16_t sa_svc_service_delete(struct sa *sa, const struct sa_req *req, struct sa_out *out)
 {
 	struct sa_svc *svc = sa->svc;
 	uint8_t tmpl[SA_SVC_REC_SIZE];
