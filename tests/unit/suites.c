@@ -25,5 +25,6 @@ const unit_register_fn unit_suites[] = {
 	test_control_register,
 	test_sa_register,
 	test_pkey_register,
+	test_sa_svc_register,
 	NULL,
 };

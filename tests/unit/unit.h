@@ -27,5 +27,6 @@ void test_topo_write_register(void);
 void test_control_register(void);
 void test_sa_register(void);
 void test_pkey_register(void);
+void test_sa_svc_register(void);
 
 #endif
