@@ -93,7 +93,10 @@ void sa_make_response(const struct sa_mad *req, uint16_t status, struct sa_mad *
 	resp->base_version = 1;
 	resp->mgmt_class = SA_CLASS;
 	resp->class_version = SA_CLASS_VERSION;
-	resp->method = (uint8_t)(req->method | SA_METHOD_RESP);
+	/* a Set is answered with GetResp (IBA 13.4.5); the others with their
+	 * own response method */
+	resp->method = (uint8_t)((req->method == SA_METHOD_SET ? SA_METHOD_GET : req->method) |
+				 SA_METHOD_RESP);
 	resp->status = status;
 	resp->tid = req->tid;
 	resp->attr_id = req->attr_id;

@@ -116,7 +116,7 @@ int sa_decode(const uint8_t *buf, size_t len, struct sa_mad *m);
 size_t sa_encode(const struct sa_mad *hdr, const uint8_t *recs, size_t n, size_t rec_size,
 		 uint8_t *buf, size_t len);
 /* Turn a request header into its response header: method | 0x80 (GetTable
- * -> GetTableResp, ...), status, TID/attribute kept, RMPP cleared except
+ * -> GetTableResp, ...; Set -> GetResp), status, TID/attribute kept, RMPP cleared except
  * for GetTableResp/GetMultiResp (version 1, DATA, ACTIVE|FIRST|LAST). */
 void sa_make_response(const struct sa_mad *req, uint16_t status, struct sa_mad *resp);
 

@@ -4,7 +4,10 @@
  */
 #include "sa_modules.h"
 
+#include <errno.h>
 #include <stddef.h>
+
+#include "sa_svc.h"
 
 struct sa_route {
 	uint16_t attr_id;
@@ -12,7 +15,9 @@ struct sa_route {
 };
 
 static const struct sa_route sa_routes[] = {
-	{ 0, NULL },
+	{ SA_ATTR_SERVICE_RECORD, sa_svc_handle },
+	{ SA_ATTR_INFORM_INFO, sa_svc_handle },
+	{ SA_ATTR_INFORM_INFO_RECORD, sa_svc_handle },
 };
 
 sa_handler_fn sa_modules_handler(uint16_t attr_id)
@@ -25,29 +30,31 @@ sa_handler_fn sa_modules_handler(uint16_t attr_id)
 
 int sa_modules_new(struct sa *sa)
 {
-	(void)sa;
+	sa->svc = sa_svc_new();
+	if (!sa->svc)
+		return -ENOMEM;
 	return 0;
 }
 
 void sa_modules_free(struct sa *sa)
 {
-	(void)sa;
+	sa_svc_free(sa->svc);
+	sa->svc = NULL;
 }
 
 void sa_modules_update(struct sa *sa, int routes_changed)
 {
-	(void)sa;
 	(void)routes_changed;
+	sa_svc_prune(sa);
 }
 
 void sa_modules_tick(struct sa *sa, uint64_t now_ms)
 {
-	(void)sa;
-	(void)now_ms;
+	sa_svc_tick(sa, now_ms);
 }
 
 void sa_modules_response(struct sa *sa, const struct sa_mad *m)
 {
-	(void)sa;
-	(void)m;
+	if (m->attr_id == SA_ATTR_NOTICE)
+		sa_svc_report_resp(sa, m);
 }

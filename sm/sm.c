@@ -11,6 +11,7 @@
 #include "guid2lid.h"
 #include "log.h"
 #include "sm_priv.h"
+#include "pkey_push.h"
 
 struct sm_call {
 	struct sm_req req;
@@ -60,7 +61,10 @@ struct sm *sm_new(const struct sm_opts *opts, const struct mad_xmit *xmit,
 	sm->xmit = *xmit;
 	sm->q = mad_queue_new(&sm->opts.mad, xmit, sm_on_request, sm);
 	sm->sa = sa_new(xmit);
-	if (!sm->q || !sm->sa || lid_alloc_init(&sm->lids, LID_UNICAST_MAX) < 0 ||
+	pkey_plan_init(&sm->pk);
+	pkey_plan_init(&sm->pk_next);
+	sm->pkc = pkey_cache_new();
+	if (!sm->q || !sm->sa || !sm->pkc || lid_alloc_init(&sm->lids, LID_UNICAST_MAX) < 0 ||
 	    sm_set_routing(sm, opts->engine ? opts->engine : "minhop", opts->roots, opts->n_roots,
 			   1, NULL, 0) < 0) {
 		sm_free(sm);
@@ -76,6 +80,9 @@ void sm_free(struct sm *sm)
 	sm->phase_done = NULL;
 	mad_queue_free(sm->q); /* completes pending SMPs with -ECANCELED */
 	sa_free(sm->sa);
+	pkey_plan_fini(&sm->pk);
+	pkey_plan_fini(&sm->pk_next);
+	pkey_cache_free(sm->pkc);
 	sm_parts_free(sm->parts, sm->n_parts);
 	lid_alloc_fini(&sm->lids);
 	fabric_fini(&sm->cur);
@@ -301,7 +308,7 @@ static void sm_update_sa(struct sm *sm)
 	struct sa_view v = {
 		.f = &sm->cur,
 		.lfts = sm_lfts(sm),
-		.pk = NULL,
+		.pk = &sm->pk,
 		.subnet_prefix = sm->opts.subnet_prefix,
 		.sm_lid = sm->my_lid,
 		.sm_guid = sm->opts.port_guid,
@@ -326,6 +333,13 @@ static void sm_after_active(struct sm *sm)
 	sm->lfts_ahead = 0;
 	if (sm_routes_changed(sm, &sm->next))
 		sm->route_gen++;
+	{
+		struct pkey_plan t = sm->pk;
+
+		sm->pk = sm->pk_next;
+		sm->pk_next = t;
+		pkey_plan_fini(&sm->pk_next);
+	}
 	fabric_fini(&sm->next);
 	fabric_init(&sm->next);
 	sm_count(sm, &sm->cur);
@@ -339,9 +353,25 @@ static void sm_after_arm(struct sm *sm)
 	configure_states(sm, PORT_STATE_ARMED, PORT_STATE_ACTIVE, sm_after_active);
 }
 
-static void sm_after_lfts(struct sm *sm)
+static void sm_after_pkeys(struct sm *sm)
 {
 	configure_states(sm, PORT_STATE_INIT, PORT_STATE_ARMED, sm_after_arm);
+}
+
+/* Partitions: the plan for next, then the P_Key tables that differ. */
+static void sm_after_lfts(struct sm *sm)
+{
+	char err[256];
+	int rc = pkey_plan_build(&sm->pk_next, sm->parts, sm->n_parts, &sm->next,
+				 sm->next.sm_node, sm->next.sm_port, err, sizeof(err));
+
+	if (rc < 0) {
+		log_warnx("NSM-E510 partitions not programmed this sweep: %s", err);
+		pkey_plan_fini(&sm->pk_next);
+		sm_after_pkeys(sm);
+		return;
+	}
+	pkey_push_start(sm, &sm->pk_next, sm->pkc, sm_after_pkeys);
 }
 
 static void sm_after_ports(struct sm *sm)

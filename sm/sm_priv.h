@@ -9,6 +9,7 @@
 #include "routing/route.h"
 #include "sm.h"
 #include "sa.h"
+#include "pkey.h"
 #include "config/policy.h"
 
 /* What the SM last wrote into one switch's LFT. */
@@ -58,6 +59,9 @@ struct sm {
 	uint64_t route_gen;	/* bumped when a sweep changed routes, ports or LIDs */
 	struct policy_partition *parts; /* policy partitions (owned deep copy) */
 	size_t n_parts;
+	struct pkey_plan pk;	  /* partition plan of cur (what the SA answers from) */
+	struct pkey_plan pk_next; /* the running sweep's plan, for next */
+	struct pkey_cache *pkc;	  /* P_Key tables the ports hold (pkey_push.c) */
 };
 
 struct sm_name {
