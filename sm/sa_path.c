@@ -358,6 +358,8 @@ static uint16_t path_pair(const struct path_query *q, const struct path_end *s,
 	sa_path_encode(&r, rec);
 	if (!sa_rec_match(&sa_path_desc, q->mask & PATH_EXACT_COMPS, q->tmpl, rec))
 		return SA_STATUS_OK;
+	if (q->out->n >= SA_PATH_TABLE_MAX)
+		return SA_STATUS_NO_RESOURCES;
 	return sa_out_add(q->out, rec) < 0 ? SA_STATUS_NO_RESOURCES : SA_STATUS_OK;
 }
 

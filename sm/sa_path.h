@@ -29,6 +29,9 @@
 #include "sa.h"
 
 #define SA_PATH_MAX_HOPS 64	 /* links; a longer walk is a loop */
+/* Records one answer may hold (16 MiB): an all-pairs GetTable on a big
+ * subnet gets SA_STATUS_NO_RESOURCES rather than eating the SM's memory. */
+#define SA_PATH_TABLE_MAX (1u << 18)
 #define SA_PATH_CACHE_BITS 13
 #define SA_PATH_CACHE_SLOTS (1u << SA_PATH_CACHE_BITS) /* 8192 pairs, ~80 KiB */
 
