@@ -55,7 +55,8 @@ struct sa_path_num {
 	size_t off;
 };
 
-#define SA_PATH_NUM(c, m) { c, sizeof(((struct sa_path_rec *)0)->m), offsetof(struct sa_path_rec, m) }
+#define SA_PATH_NUM(c, m) \
+	{ c, sizeof(((struct sa_path_rec *)0)->m), offsetof(struct sa_path_rec, m) }
 
 static const struct sa_path_num sa_path_nums[] = {
 	SA_PATH_NUM(SA_PR_RAW_TRAFFIC, raw_traffic),

@@ -13,6 +13,7 @@
 
 #include "mad/sa_path.h"
 #include "routing/route.h"
+#include "sm/pkey.h"
 #include "sm/sa.h"
 #include "sm/sa_path.h"
 #include "tests/unit/route_test.h"
@@ -218,15 +219,22 @@ static int test_sa_path_send(void *ctx, const struct mad_addr *to, const uint8_t
 	return 0;
 }
 
-static void test_sa_path_view(struct test_sa_path_rig *r, uint64_t gen)
+static void test_sa_path_view_pk(struct test_sa_path_rig *r, uint64_t gen,
+				 const struct pkey_plan *pk)
 {
 	struct sa_view v = { 0 };
 
+	v.pk = pk;
 	v.f = &r->f;
 	v.lfts = &r->lfts;
 	v.subnet_prefix = 0xfe80000000000000ull;
 	v.route_gen = gen;
 	CU_ASSERT_EQUAL(sa_update(r->sa, &v), 0);
+}
+
+static void test_sa_path_view(struct test_sa_path_rig *r, uint64_t gen)
+{
+	test_sa_path_view_pk(r, gen, NULL);
 }
 
 static void test_sa_path_rig_init(struct test_sa_path_rig *r)
@@ -553,6 +561,51 @@ static void test_sa_path_cache(void)
 	test_sa_path_rig_fini(&r);
 }
 
+/* Partition 0x0010 holds h1 and h2 (full); everyone else is a limited
+ * member of 0x7fff, the SM's port (h1) a full one. */
+static void test_sa_path_partitions(void)
+{
+	struct test_sa_path_rig r;
+	struct policy_member m[2];
+	struct policy_partition part;
+	struct pkey_plan pp;
+	struct sa_path_rec w, d;
+	char err[256];
+
+	test_sa_path_rig_init(&r);
+	memset(m, 0, sizeof(m));
+	memset(&part, 0, sizeof(part));
+	m[0] = (struct policy_member){ POLICY_MEMBER_GUID, r.f.nodes[r.h1].ports[1].guid, POLICY_FULL };
+	m[1] = (struct policy_member){ POLICY_MEMBER_GUID, r.f.nodes[r.h2].ports[1].guid, POLICY_FULL };
+	strcpy(part.name, "p");
+	part.pkey = 0x0010;
+	part.members = m;
+	part.n_members = 2;
+	pkey_plan_init(&pp);
+	CU_ASSERT_EQUAL_FATAL(pkey_plan_build(&pp, &part, 1, &r.f, r.h1, 1, err, sizeof(err)), 0);
+	test_sa_path_view_pk(&r, 2, &pp);
+	/* h2 - h3: limited + limited in 0x7fff, nothing else shared */
+	CU_ASSERT_EQUAL(test_sa_path_get(&r, r.l_h2, r.l_h3, 0, NULL, &d), 0);
+	/* h1 - h3: the default partition, h1 full */
+	CU_ASSERT_EQUAL_FATAL(test_sa_path_get(&r, r.l_h3, r.l_h1, 0, NULL, &d), 1);
+	CU_ASSERT_EQUAL(PKEY_BASE(d.pkey), 0x7fff);
+	/* h1 - h2 in 0x0010 when asked for it, not in 0x0020 */
+	memset(&w, 0, sizeof(w));
+	w.pkey = 0x0010;
+	CU_ASSERT_EQUAL_FATAL(test_sa_path_get(&r, r.l_h1, r.l_h2, SA_PR_CM(SA_PR_PKEY), &w, &d), 1);
+	CU_ASSERT_EQUAL(d.pkey, 0x8010);
+	w.pkey = 0x0020;
+	CU_ASSERT_EQUAL(test_sa_path_get(&r, r.l_h1, r.l_h2, SA_PR_CM(SA_PR_PKEY), &w, &d), 0);
+	/* from h2: itself (0x0010) and h1; not h3 nor the switches */
+	w.slid = r.l_h2;
+	CU_ASSERT_EQUAL(test_sa_path_ask(&r, SA_METHOD_GET_TABLE, SA_PR_CM(SA_PR_SLID), &w),
+			SA_STATUS_OK);
+	CU_ASSERT_EQUAL(r.out.n, 2);
+	test_sa_path_view(&r, 3);
+	pkey_plan_fini(&pp);
+	test_sa_path_rig_fini(&r);
+}
+
 /* Random templates and masks: every answer is a known status, records are
  * whole, nothing reads outside the fabric (run under valgrind/ASan). */
 static void test_sa_path_hostile(void)
@@ -602,5 +655,6 @@ void test_sa_path_register(void)
 	CU_add_test(s, "Get rules, GIDs", test_sa_path_requests);
 	CU_add_test(s, "GetTable one source and all", test_sa_path_tables);
 	CU_add_test(s, "cache hits and flush", test_sa_path_cache);
+	CU_add_test(s, "partitions", test_sa_path_partitions);
 	CU_add_test(s, "random requests", test_sa_path_hostile);
 }
