@@ -26,5 +26,6 @@ const unit_register_fn unit_suites[] = {
 	test_sa_register,
 	test_pkey_register,
 	test_sa_svc_register,
+	test_sa_path_register,
 	NULL,
 };

@@ -28,5 +28,6 @@ void test_control_register(void);
 void test_sa_register(void);
 void test_pkey_register(void);
 void test_sa_svc_register(void);
+void test_sa_path_register(void);
 
 #endif
