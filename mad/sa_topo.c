@@ -129,7 +129,7 @@ static const struct sa_field sa_topo_swinfo_comp[SA_TOPO_SWR_N] = {
 	[SA_TOPO_SWR_FILTER_RAW_OUT_CAP] = { 163, 1 },
 	[SA_TOPO_SWR_ENHANCED_PORT0] = { 164, 1 },
 	[SA_TOPO_SWR_RESV2] = SA_TOPO_RESERVED(165),
-	[SA_TOPO_SWR_MFT_TOP] = { 168, 16 },
+	[SA_TOPO_SWR_MFT_TOP] = { 176, 16 }, /* after 11 reserved bits */
 };
 
 const struct sa_rec_desc sa_topo_swinfo_desc = {
