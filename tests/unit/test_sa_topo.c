@@ -12,7 +12,9 @@
 #include <infiniband/mad.h>
 
 #include "mad/sa_topo.h"
+#include "config/policy.h"
 #include "routing/topo_file.h"
+#include "sm/pkey.h"
 #include "sm/sa.h"
 #include "sm/sa_topo.h"
 #include "tests/unit/unit.h"
@@ -581,6 +583,61 @@ static void test_sa_topo_misc_records(void)
 	test_sa_topo_teardown(&e);
 }
 
+/* With a partition plan: h2 is a full member of 0x0010 (and, as every
+ * port, a limited member of 0x7fff); the switch port facing h2 carries its
+ * table; switch port 0 only 0x7fff. */
+static void test_sa_topo_pkey_plan(void)
+{
+	const struct sa_rec_desc *d = &sa_topo_pkey_desc;
+	struct test_sa_topo_env e;
+	struct policy pol;
+	struct policy_partition *part;
+	struct pkey_plan plan;
+	struct sa_view v;
+	uint8_t t[SA_TOPO_PKEY_SIZE] = { 0 }, h2_table[64];
+	const uint8_t *r;
+	char err[128];
+
+	test_sa_topo_setup(&e, 0);
+	policy_init(&pol);
+	pkey_plan_init(&plan);
+	part = policy_partition_add(&pol, "storage", 0x0010, 0, 2048);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(part);
+	CU_ASSERT_EQUAL_FATAL(policy_member_add(part, POLICY_MEMBER_GUID,
+						e.f.nodes[e.h2].ports[1].guid, POLICY_FULL), 0);
+	CU_ASSERT_EQUAL_FATAL(pkey_plan_build(&plan, pol.partitions, pol.n_partitions, &e.f, e.h1,
+					      1, err, sizeof(err)), 0);
+	v = e.sa->v;
+	v.pk = &plan;
+	CU_ASSERT_EQUAL_FATAL(sa_update(e.sa, &v), 0);
+
+	sa_put(t, &d->comp[SA_TOPO_PKR_LID], 5); /* h2, by its second LID */
+	test_sa_topo_ask(&e, SA_METHOD_GET, 0x33, TEST_BIT(SA_TOPO_PKR_LID), t, sizeof(t), 0);
+	CU_ASSERT_EQUAL_FATAL(e.out.n, 1);
+	r = test_sa_topo_rec(&e, 0);
+	CU_ASSERT(r[1] == 4 && r[4] == 1);
+	CU_ASSERT((r[8] == 0x80 && r[9] == 0x10 && r[10] == 0x7f && r[11] == 0xff) ||
+		  (r[8] == 0x7f && r[9] == 0xff && r[10] == 0x80 && r[11] == 0x10));
+	CU_ASSERT(r[12] == 0 && r[13] == 0);
+	memcpy(h2_table, r + 8, sizeof(h2_table));
+
+	sa_put(t, &d->comp[SA_TOPO_PKR_LID], 1);
+	sa_put(t, &d->comp[SA_TOPO_PKR_PORT_NUM], 2);
+	test_sa_topo_ask(&e, SA_METHOD_GET, 0x33,
+			 TEST_BIT(SA_TOPO_PKR_LID) | TEST_BIT(SA_TOPO_PKR_PORT_NUM), t, sizeof(t), 0);
+	CU_ASSERT_EQUAL_FATAL(e.out.n, 1);
+	CU_ASSERT_EQUAL(memcmp(test_sa_topo_rec(&e, 0) + 8, h2_table, 64), 0);
+	sa_put(t, &d->comp[SA_TOPO_PKR_PORT_NUM], 0);
+	test_sa_topo_ask(&e, SA_METHOD_GET, 0x33,
+			 TEST_BIT(SA_TOPO_PKR_LID) | TEST_BIT(SA_TOPO_PKR_PORT_NUM), t, sizeof(t), 0);
+	CU_ASSERT_EQUAL_FATAL(e.out.n, 1);
+	r = test_sa_topo_rec(&e, 0);
+	CU_ASSERT(r[8] == 0x7f && r[9] == 0xff && r[10] == 0 && r[11] == 0);
+	test_sa_topo_teardown(&e);
+	pkey_plan_fini(&plan);
+	policy_fini(&pol);
+}
+
 static void test_sa_topo_methods(void)
 {
 	struct test_sa_topo_env e;
@@ -632,5 +689,6 @@ void test_sa_topo_register(void)
 	CU_add_test(s, "LinkRecord queries", test_sa_topo_link_records);
 	CU_add_test(s, "SwitchInfo and LFT records", test_sa_topo_switch_records);
 	CU_add_test(s, "SMInfo, GUIDInfo, P_KeyTable records", test_sa_topo_misc_records);
+	CU_add_test(s, "P_KeyTableRecord from a partition plan", test_sa_topo_pkey_plan);
 	CU_add_test(s, "methods, ClassPortInfo, hostile templates", test_sa_topo_methods);
 }
