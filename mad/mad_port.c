@@ -119,9 +119,10 @@ static int mad_port_select(const char *ca, int port, uint64_t guid, struct mad_p
  * to its own requests, so it can share a port with a running SM. */
 static int mad_port_register_client(struct mad_port *p, char *err, size_t errlen)
 {
-	p->agent_sa = -1;
 	p->agent_lid = umad_register(p->fd, SMP_CLASS_LID, 1, 0, NULL);
 	p->agent_dr = umad_register(p->fd, SMP_CLASS_DR, 1, 0, NULL);
+	/* an SA client (nanosm-sa): answers to its own queries only */
+	p->agent_sa = umad_register(p->fd, SA_CLASS, SA_CLASS_VERSION, 1, NULL);
 	if (p->agent_lid < 0 || p->agent_dr < 0) {
 		snprintf(err, errlen, "cannot register SMP agents on %s/%d (not root?)",
 			 p->info.ca, p->info.port);

@@ -31,6 +31,7 @@ struct fake_node {
 	uint16_t lft_cap;         /* LinearFDBCap (switches) */
 	uint8_t *lft;             /* switches: lft_cap rounded up to a block */
 	struct fake_port *ports;  /* num_ports + 1 */
+	struct smp_pkey_block *pkeys; /* P_KeyTable block 0, per port (num_ports + 1) */
 };
 
 struct fake_fabric {
@@ -101,6 +102,17 @@ static int fake_node_alloc(struct fake_node *fn, const struct fabric_node *n)
 	return 0;
 }
 
+/* Every port starts with the default P_Key (full) at index 0, rest 0. */
+static int fake_pkey_alloc(struct fake_node *fn, const struct fabric_node *n)
+{
+	fn->pkeys = calloc((size_t)n->num_ports + 1, sizeof(*fn->pkeys));
+	if (!fn->pkeys)
+		return -ENOMEM;
+	for (unsigned p = 0; p <= n->num_ports; p++)
+		fn->pkeys[p].pkey[0] = 0xffff;
+	return 0;
+}
+
 static int fake_topo_valid(const struct fabric *topo)
 {
 	if (!topo || topo->sm_node < 0 || (size_t)topo->sm_node >= topo->n_nodes)
@@ -128,7 +140,8 @@ struct fake_fabric *fake_fabric_new(const struct fabric *topo)
 	}
 	for (size_t i = 0; i < ff->topo.n_nodes; i++) {
 		fake_reset_node(&ff->topo.nodes[i]);
-		if (fake_node_alloc(&ff->nodes[i], &ff->topo.nodes[i])) {
+		if (fake_node_alloc(&ff->nodes[i], &ff->topo.nodes[i]) ||
+		    fake_pkey_alloc(&ff->nodes[i], &ff->topo.nodes[i])) {
 			fake_fabric_free(ff);
 			return NULL;
 		}
@@ -143,6 +156,7 @@ void fake_fabric_free(struct fake_fabric *ff)
 	for (size_t i = 0; ff->nodes && i < ff->topo.n_nodes; i++) {
 		free(ff->nodes[i].lft);
 		free(ff->nodes[i].ports);
+		free(ff->nodes[i].pkeys);
 	}
 	free(ff->nodes);
 	free(ff->resp);
@@ -414,13 +428,24 @@ static uint16_t fake_lft(struct fake_fabric *ff, const struct smp *req,
 	return 0;
 }
 
-static uint16_t fake_pkey(uint32_t attr_mod, uint8_t *data)
+/* P_KeyTable: attr_mod = block (bits 15:0) and, on a switch, the port
+ * (bits 31:16); a CA answers for the port the SMP came in by.  Only block
+ * 0 exists (PartitionCap is one block). */
+static uint16_t fake_pkey(struct fake_fabric *ff, const struct smp *req,
+			  const struct fake_hit *hit, uint8_t *data)
 {
-	struct smp_pkey_block b = { { 0 } };
+	const struct fabric_node *n = &ff->topo.nodes[hit->node];
+	uint32_t port = fabric_is_switch(n) ? req->attr_mod >> 16 : hit->in_port;
+	struct smp_pkey_block *b;
 
-	if ((attr_mod & 0xffff) == 0)
-		b.pkey[0] = 0xffff; /* default partition, full member */
-	smp_pkey_encode(&b, data);
+	if (port > n->num_ports || (req->attr_mod & 0xffff) != 0)
+		return FAKE_STATUS_INVALID_VALUE;
+	b = &ff->nodes[hit->node].pkeys[port];
+	if (req->method == SMP_METHOD_SET) {
+		smp_pkey_decode(req->data, b);
+		ff->counters.pkey_block_sets++;
+	}
+	smp_pkey_encode(b, data);
 	return 0;
 }
 
@@ -444,7 +469,7 @@ static uint16_t fake_answer(struct fake_fabric *ff, const struct smp *req,
 	case SMP_ATTR_LFT:
 		return fake_lft(ff, req, hit, data);
 	case SMP_ATTR_PKEY_TABLE:
-		return fake_pkey(req->attr_mod, data);
+		return fake_pkey(ff, req, hit, data);
 	default:
 		return FAKE_STATUS_UNSUP_ATTR;
 	}
@@ -586,6 +611,15 @@ const uint8_t *fake_fabric_lft(const struct fake_fabric *ff, uint64_t switch_gui
 	if (top)
 		*top = ff->topo.nodes[i].lft_top;
 	return ff->nodes[i].lft;
+}
+
+const uint16_t *fake_fabric_pkeys(const struct fake_fabric *ff, uint64_t node_guid, uint8_t port)
+{
+	int i = fabric_find(&ff->topo, node_guid);
+
+	if (i == FABRIC_NONE || port > ff->topo.nodes[i].num_ports)
+		return NULL;
+	return ff->nodes[i].pkeys[port].pkey;
 }
 
 const struct fake_counters *fake_fabric_counters(const struct fake_fabric *ff)

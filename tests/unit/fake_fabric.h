@@ -35,12 +35,17 @@
  *                    or FAKE_LFT_CAP_DEFAULT when that is 0.
  *   LinearForwardingTable  Get/Set, attr_mod = block; a block past the cap
  *                    answers 0x1c.  Set stores the 64 entries.
- *   P_KeyTable       Get/Set: block 0 holds 0xFFFF at index 0, rest 0; a
- *                    Set is answered with that table and not stored.
+ *   P_KeyTable       Get/Set, attr_mod = (port << 16) | block on a switch
+ *                    (port 0 = management port); a CA answers for the
+ *                    arrival port whatever the port bits say.  Only block 0
+ *                    (32 entries) exists: another block or a port out of
+ *                    range answers 0x1c.  Each port starts with 0xFFFF at
+ *                    index 0, rest 0; a Set stores the 32 entries.
  * Set on NodeInfo / NodeDescription (read-only): status 0x0c.
  *
  * Counters count MADs that reached a live responder: gets, sets (any
- * attribute), lft_block_sets and port_info_sets (Sets that were applied).
+ * attribute), lft_block_sets, port_info_sets and pkey_block_sets (Sets
+ * that were applied).
  */
 #ifndef NANOSM_TESTS_UNIT_FAKE_FABRIC_H
 #define NANOSM_TESTS_UNIT_FAKE_FABRIC_H
@@ -61,6 +66,7 @@ struct fake_fabric;
 
 struct fake_counters {
 	unsigned gets, sets, lft_block_sets, port_info_sets, dropped;
+	unsigned pkey_block_sets;
 };
 
 /* Deep-copies topo (fabric_copy).  The SM sits on topo->sm_node, port
@@ -93,6 +99,10 @@ const struct fabric *fake_fabric_state(const struct fake_fabric *ff);
  * LinearFDBTop.  NULL if the GUID is unknown or not a switch. */
 const uint8_t *fake_fabric_lft(const struct fake_fabric *ff, uint64_t switch_guid,
 			       uint16_t *top);
+/* Current P_KeyTable block 0 of a port (32 entries; switch port 0 = the
+ * management port), borrowed like fake_fabric_state; NULL if the GUID is
+ * unknown or the port out of range. */
+const uint16_t *fake_fabric_pkeys(const struct fake_fabric *ff, uint64_t node_guid, uint8_t port);
 const struct fake_counters *fake_fabric_counters(const struct fake_fabric *ff);
 
 #endif

@@ -1,0 +1,380 @@
+/*
+ * nanosm-sa.c - a small SA client for tests and operators: raw queries,
+ * multicast join/leave, PathRecord lookups, deliberately malformed
+ * requests and a PathRecord flood.  Owns its command line and its client
+ * MAD port; it never changes the fabric except through SA methods
+ * (Set/Delete of MCMemberRecords).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mad/mad_port.h"
+#include "mad/sa.h"
+
+#define SACLI_EXIT_OK 0
+#define SACLI_EXIT_FAILED 1
+#define SACLI_EXIT_USAGE 2
+
+struct sacli {
+	struct mad_port *port;
+	uint16_t sm_lid;
+	unsigned timeout_ms, retries;
+	uint64_t tid;
+};
+
+static uint64_t sacli_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* ---- transport ----------------------------------------------------------- */
+
+struct sacli_wait {
+	uint64_t tid;
+	int got;
+	uint8_t mad[SA_MAD_SIZE];
+	size_t len;
+	/* flood bookkeeping: every answer counts */
+	struct sacli_flood *flood;
+};
+
+struct sacli_flood {
+	uint64_t tid_base;
+	size_t answered, ok, errors;
+	uint8_t *outstanding; /* one byte per request, 1 while on the wire */
+	size_t n;
+};
+
+static void sacli_rx(void *ctx, const struct mad_addr *from, const uint8_t *mad, size_t len)
+{
+	struct sacli_wait *w = ctx;
+	struct sa_mad m;
+
+	(void)from;
+	if (sa_decode(mad, len, &m) < 0)
+		return;
+	if (w->flood) {
+		uint64_t i = (uint32_t)(m.tid - w->flood->tid_base);
+
+		if (i < w->flood->n && w->flood->outstanding[i]) {
+			w->flood->outstanding[i] = 0;
+			w->flood->answered++;
+			if (m.status)
+				w->flood->errors++;
+			else
+				w->flood->ok++;
+		}
+		return;
+	}
+	/* the kernel (and umad2sim) own the TID's upper 32 bits */
+	if ((uint32_t)m.tid != (uint32_t)w->tid)
+		return;
+	w->got = 1;
+	w->len = len < sizeof(w->mad) ? len : sizeof(w->mad);
+	memcpy(w->mad, mad, w->len);
+}
+
+static int sacli_call(struct sacli *c, const uint8_t *mad, size_t len, struct sa_mad *resp)
+{
+	struct mad_xmit x = mad_port_xmit(c->port);
+	struct mad_addr to = { c->sm_lid, 0, 1 };
+	struct sacli_wait w = { 0 };
+	struct sa_mad req;
+
+	if (sa_decode(mad, len, &req) < 0)
+		req.tid = 0; /* a deliberately broken request: wait for any answer */
+	w.tid = req.tid;
+	for (unsigned attempt = 0; attempt <= c->retries; attempt++) {
+		uint64_t end = sacli_now_ms() + c->timeout_ms;
+
+		if (x.send(x.ctx, &to, mad, len) < 0)
+			return -EIO;
+		while (!w.got && sacli_now_ms() < end) {
+			int rc = mad_port_wait(c->port, (unsigned)(end - sacli_now_ms()));
+
+			if (rc < 0)
+				return rc;
+			mad_port_drain(c->port, sacli_rx, &w);
+		}
+		if (w.got)
+			return sa_decode(w.mad, w.len, resp) < 0 ? -EPROTO : 0;
+	}
+	return -ETIMEDOUT;
+}
+
+static int sacli_query(struct sacli *c, uint8_t method, uint16_t attr, uint64_t comp_mask,
+		const uint8_t *rec, size_t rec_len, struct sa_mad *resp)
+{
+	struct sa_mad h = { 0 };
+	uint8_t buf[SA_MAD_SIZE];
+
+	h.class_version = SA_CLASS_VERSION;
+	h.method = method;
+	h.tid = ++c->tid;
+	h.attr_id = attr;
+	h.comp_mask = comp_mask;
+	sa_encode(&h, NULL, 0, 0, buf, sizeof(buf));
+	if (rec && rec_len)
+		memcpy(buf + SA_HDR_SIZE, rec, rec_len > SA_DATA_SIZE ? SA_DATA_SIZE : rec_len);
+	return sacli_call(c, buf, sizeof(buf), resp);
+}
+
+static void sacli_print_status(const char *what, const struct sa_mad *m)
+{
+	size_t n = m->attr_offset ? SA_DATA_SIZE / (m->attr_offset * 8u) : 0;
+
+	printf("%s: status 0x%04x (%s) method %s attribute %s", what, m->status,
+	       sa_status_name(m->status), sa_method_name(m->method), sa_attr_name(m->attr_id));
+	if (m->attr_offset)
+		printf(" record_bytes %u records_in_first_mad<=%zu", m->attr_offset * 8u, n);
+	printf("\n");
+}
+
+/* Send n PathRecord Gets (pairs[i % n_pairs]) keeping `window` on the
+ * wire; report answers per second. */
+__attribute__((unused)) static int sacli_flood(struct sacli *c, size_t n, unsigned window,
+		void (*build)(void *arg, size_t i, uint8_t *mad), void *arg)
+{
+	struct mad_xmit x = mad_port_xmit(c->port);
+	struct mad_addr to = { c->sm_lid, 0, 1 };
+	struct sacli_flood fl = { 0 };
+	struct sacli_wait w = { 0 };
+	uint64_t start = sacli_now_ms(), last_progress = start;
+	size_t sent = 0, inflight;
+	uint8_t mad[SA_MAD_SIZE];
+
+	fl.n = n;
+	fl.tid_base = c->tid + 1;
+	fl.outstanding = calloc(n ? n : 1, 1);
+	if (!fl.outstanding)
+		return -ENOMEM;
+	w.flood = &fl;
+	while (fl.answered < n) {
+		inflight = sent - fl.answered;
+		while (sent < n && inflight < window) {
+			build(arg, sent, mad);
+			mad[8] = 0; /* TID = tid_base + sent, high byte first */
+			for (int b = 0; b < 8; b++)
+				mad[8 + b] = (uint8_t)((fl.tid_base + sent) >> (56 - 8 * b));
+			fl.outstanding[sent] = 1;
+			if (x.send(x.ctx, &to, mad, sizeof(mad)) < 0)
+				break;
+			sent++;
+			inflight++;
+		}
+		if (mad_port_wait(c->port, 50) < 0)
+			break;
+		if (mad_port_drain(c->port, sacli_rx, &w))
+			last_progress = sacli_now_ms();
+		if (sacli_now_ms() - last_progress > c->timeout_ms * (c->retries + 1u))
+			break; /* answers stopped coming: report what we have */
+	}
+	c->tid = fl.tid_base + n;
+	{
+		uint64_t ms = sacli_now_ms() - start;
+
+		printf("flood: sent %zu answered %zu ok %zu errors %zu lost %zu in %" PRIu64
+		       " ms: %.0f answers/s\n",
+		       sent, fl.answered, fl.ok, fl.errors, sent - fl.answered, ms,
+		       ms ? (double)fl.answered * 1000.0 / (double)ms : 0.0);
+	}
+	free(fl.outstanding);
+	return fl.answered == n ? 0 : -ETIMEDOUT;
+}
+
+/* ---- commands ------------------------------------------------------------- */
+
+static int sacli_hex_bytes(const char *hex, uint8_t *out, size_t max)
+{
+	size_t n = 0;
+
+	while (*hex && n < max) {
+		unsigned v;
+
+		if (*hex == ':' || *hex == ' ' || *hex == '.') {
+			hex++;
+			continue;
+		}
+		if (sscanf(hex, "%2x", &v) != 1 || !hex[1])
+			return -EINVAL;
+		out[n++] = (uint8_t)v;
+		hex += 2;
+	}
+	return (int)n;
+}
+
+static int sacli_exit(int rc, const char *what, const struct sa_mad *resp)
+{
+	if (rc < 0) {
+		printf("%s: no answer (%s)\n", what, strerror(-rc));
+		return SACLI_EXIT_FAILED;
+	}
+	sacli_print_status(what, resp);
+	return resp->status ? SACLI_EXIT_FAILED : SACLI_EXIT_OK;
+}
+
+static void sacli_dump_records(const struct sa_mad *m)
+{
+	unsigned size = m->attr_offset * 8u;
+
+	for (unsigned off = 0; size && off + size <= SA_DATA_SIZE; off += size) {
+		printf("record:");
+		for (unsigned i = 0; i < size; i++)
+			printf("%s%02x", i % 8 ? "" : " ", m->data[off + i]);
+		printf("\n");
+	}
+}
+
+/* get|gettable ATTR [MASK [HEX]] */
+static int sacli_cmd_get(struct sacli *c, int argc, char **argv, uint8_t method)
+{
+	uint8_t rec[SA_DATA_SIZE] = { 0 };
+	struct sa_mad resp;
+	int rc, n = 0;
+
+	if (argc < 2)
+		return SACLI_EXIT_USAGE;
+	if (argc > 3 && (n = sacli_hex_bytes(argv[3], rec, sizeof(rec))) < 0)
+		return SACLI_EXIT_USAGE;
+	rc = sacli_query(c, method, (uint16_t)strtoul(argv[1], NULL, 0),
+			 argc > 2 ? strtoull(argv[2], NULL, 0) : 0, rec, sizeof(rec), &resp);
+	rc = sacli_exit(rc, argv[0], &resp);
+	if (rc == SACLI_EXIT_OK)
+		sacli_dump_records(&resp);
+	return rc;
+}
+
+/* Deliberately broken requests; each prints the answer's status. */
+static int sacli_cmd_bad(struct sacli *c, const char *kind)
+{
+	struct sa_mad h = { 0 }, resp;
+	uint8_t buf[SA_MAD_SIZE];
+	size_t len = sizeof(buf);
+	int rc;
+
+	h.class_version = SA_CLASS_VERSION;
+	h.method = SA_METHOD_GET;
+	h.tid = ++c->tid;
+	h.attr_id = SA_ATTR_NODE_RECORD;
+	if (!strcmp(kind, "attr"))
+		h.attr_id = 0x7777;
+	else if (!strcmp(kind, "version"))
+		h.class_version = 1;
+	else if (!strcmp(kind, "method"))
+		h.method = 0x33;
+	else if (!strcmp(kind, "mask")) /* a PathRecord Get naming no end */
+		h.attr_id = SA_ATTR_PATH_RECORD;
+	else if (!strcmp(kind, "runt"))
+		len = 40;
+	else
+		return SACLI_EXIT_USAGE;
+	sa_encode(&h, NULL, 0, 0, buf, sizeof(buf));
+	buf[2] = h.class_version;
+	rc = sacli_call(c, buf, len, &resp);
+	if (len < sizeof(buf)) {
+		/* no answer is right for a runt; then prove the SA still answers */
+		printf("bad runt: %s\n", rc == -ETIMEDOUT ? "no answer (dropped)" : "answered");
+		rc = sacli_query(c, SA_METHOD_GET, SA_ATTR_CLASS_PORT_INFO, 0, NULL, 0, &resp);
+		return sacli_exit(rc, "then ClassPortInfo", &resp);
+	}
+	return sacli_exit(rc, "bad", &resp);
+}
+
+static int sacli_run(struct sacli *c, int argc, char **argv)
+{
+	const char *cmd = argv[0];
+
+	if (!strcmp(cmd, "get"))
+		return sacli_cmd_get(c, argc, argv, SA_METHOD_GET);
+	if (!strcmp(cmd, "gettable"))
+		return sacli_cmd_get(c, argc, argv, SA_METHOD_GET_TABLE);
+	if (!strcmp(cmd, "bad") && argc == 2)
+		return sacli_cmd_bad(c, argv[1]);
+	fprintf(stderr, "nanosm-sa: unknown command or arguments: %s\n", cmd);
+	return SACLI_EXIT_USAGE;
+}
+
+/* ---- command line ---------------------------------------------------------- */
+
+static void sacli_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: nanosm-sa [-g PORTGUID | -d CA [-p PORT]] [--sm-lid LID] [--timeout MS]\n"
+		"                 [--retries N] COMMAND ...\n"
+		"Commands:\n"
+		"  get ATTR [MASK [HEXBYTES]]   Get (gettable: GetTable) of SA attribute ATTR\n"
+		"  gettable ATTR [MASK [HEXBYTES]]  with component mask MASK and record bytes\n"
+		"  path SLID DLID [PKEY]        one PathRecord (Get)\n"
+		"  join MGID PORTGID [key=value ...]   MCMemberRecord Set (join)\n"
+		"  leave MGID PORTGID [join_state=N]   MCMemberRecord Delete (leave)\n"
+		"  bad attr|version|method|runt|mask   a deliberately bad request\n"
+		"  flood N WINDOW LID...        N PathRecord Gets between the LIDs\n"
+		"Exit status: 0 answered with status 0, 1 error status or no answer, 2 usage.\n");
+}
+
+static int sacli_open(struct sacli *c, const char *ca, int port, uint64_t guid)
+{
+	char err[256];
+
+	c->port = mad_port_open_client(ca, port, guid, NULL, NULL, err, sizeof(err));
+	if (!c->port) {
+		fprintf(stderr, "nanosm-sa: %s\n", err);
+		return -ENODEV;
+	}
+	if (!c->sm_lid)
+		c->sm_lid = mad_port_info(c->port)->sm_lid;
+	if (!c->sm_lid) {
+		fprintf(stderr, "nanosm-sa: the port knows no SM LID (is an SM running?)\n");
+		return -EHOSTUNREACH;
+	}
+	c->tid = (uint32_t)(sacli_now_ms() << 12);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "guid", required_argument, NULL, 'g' },
+		{ "ca", required_argument, NULL, 'd' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "sm-lid", required_argument, NULL, 'l' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "retries", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct sacli c = { .timeout_ms = 1000, .retries = 2 };
+	const char *ca = NULL;
+	uint64_t guid = 0;
+	int port = 0, opt, rc;
+
+	while ((opt = getopt_long(argc, argv, "g:d:p:l:t:r:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'g': guid = strtoull(optarg, NULL, 0); break;
+		case 'd': ca = optarg; break;
+		case 'p': port = atoi(optarg); break;
+		case 'l': c.sm_lid = (uint16_t)strtoul(optarg, NULL, 0); break;
+		case 't': c.timeout_ms = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'r': c.retries = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'h': sacli_usage(stdout); return SACLI_EXIT_OK;
+		default: sacli_usage(stderr); return SACLI_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		sacli_usage(stderr);
+		return SACLI_EXIT_USAGE;
+	}
+	if (sacli_open(&c, ca, port, guid) < 0)
+		return SACLI_EXIT_FAILED;
+	rc = sacli_run(&c, argc - optind, argv + optind);
+	mad_port_close(c.port);
+	return rc;
+}
