@@ -10,6 +10,8 @@
 
 #include <infiniband/mad.h>
 
+#define SA_RMPP_HDR_END 36 /* common (24) + RMPP (12) headers */
+
 int sa_decode(const uint8_t *buf, size_t len, struct sa_mad *m)
 {
 	uint8_t mad[SA_MAD_SIZE] = { 0 };
@@ -76,12 +78,21 @@ size_t sa_encode(const struct sa_mad *hdr, const uint8_t *recs, size_t n, size_t
 {
 	size_t need = SA_HDR_SIZE + n * rec_size;
 
-	if (need < SA_MAD_SIZE)
+	/* an RMPP transfer is exactly as long as its payload (the kernel, or
+	 * umad2sim, tells the receiver that length); a plain MAD is 256 bytes */
+	if (need < SA_MAD_SIZE && !(hdr->rmpp_flags & SA_RMPP_FLAG_ACTIVE))
 		need = SA_MAD_SIZE;
 	if (!buf || len < need)
 		return need;
 	memset(buf, 0, need);
 	sa_encode_header(hdr, (uint16_t)(rec_size / 8), buf);
+	if (hdr->rmpp_flags & SA_RMPP_FLAG_ACTIVE) {
+		/* one transfer: segment 1, PayloadLength = SA header + records
+		 * (IBA 13.6.2.3); the kernel's RMPP re-cuts it on hardware */
+		mad_set_field(buf, 0, IB_SA_RMPP_D1_F, 1);
+		mad_set_field(buf, 0, IB_SA_RMPP_D2_F,
+			      (uint32_t)(SA_HDR_SIZE - SA_RMPP_HDR_END + n * rec_size));
+	}
 	if (n && recs)
 		memcpy(buf + SA_HDR_SIZE, recs, n * rec_size);
 	return need;

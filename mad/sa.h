@@ -110,9 +110,10 @@ struct sa_mad {
 int sa_decode(const uint8_t *buf, size_t len, struct sa_mad *m);
 /* Encode hdr (its data[] is ignored) followed by n records of rec_size
  * bytes each (rec_size a multiple of 8; AttributeOffset is set from it) into
- * buf.  Returns the bytes needed (SA_HDR_SIZE + n * rec_size, at least
- * SA_MAD_SIZE); writes nothing past len, and writes the whole MAD only
- * when len is large enough. */
+ * buf.  Returns the bytes needed: SA_HDR_SIZE + n * rec_size, and at least
+ * SA_MAD_SIZE unless hdr is an RMPP transfer (rmpp_flags ACTIVE: its
+ * length is its payload, PayloadLength is set); writes nothing past len,
+ * and writes the whole MAD only when len is large enough. */
 size_t sa_encode(const struct sa_mad *hdr, const uint8_t *recs, size_t n, size_t rec_size,
 		 uint8_t *buf, size_t len);
 /* Turn a request header into its response header: method | 0x80 (GetTable

@@ -299,7 +299,7 @@ static uint16_t sa_answer(struct sa *sa, const struct sa_req *req, struct sa_out
 	fn = sa_modules_handler(m->attr_id);
 	if (!fn)
 		return SA_STATUS_BAD_METHOD_ATTR;
-	if (!sa->v.f)
+	if (!sa->v.f && m->attr_id != SA_ATTR_CLASS_PORT_INFO)
 		return m->method == SA_METHOD_GET_TABLE ? SA_STATUS_OK : SA_STATUS_NO_RECORDS;
 	return sa_shape_answer(m, fn(sa, req, out), out);
 }

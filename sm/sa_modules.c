@@ -7,7 +7,9 @@
 #include <errno.h>
 #include <stddef.h>
 
+#include "sa_path.h"
 #include "sa_svc.h"
+#include "sa_topo.h"
 
 struct sa_route {
 	uint16_t attr_id;
@@ -15,6 +17,16 @@ struct sa_route {
 };
 
 static const struct sa_route sa_routes[] = {
+	{ SA_ATTR_CLASS_PORT_INFO, sa_topo_handle },
+	{ SA_ATTR_NODE_RECORD, sa_topo_handle },
+	{ SA_ATTR_PORTINFO_RECORD, sa_topo_handle },
+	{ SA_ATTR_SWITCHINFO_RECORD, sa_topo_handle },
+	{ SA_ATTR_LFT_RECORD, sa_topo_handle },
+	{ SA_ATTR_SMINFO_RECORD, sa_topo_handle },
+	{ SA_ATTR_LINK_RECORD, sa_topo_handle },
+	{ SA_ATTR_GUIDINFO_RECORD, sa_topo_handle },
+	{ SA_ATTR_PKEY_TABLE_RECORD, sa_topo_handle },
+	{ SA_ATTR_PATH_RECORD, sa_path_handle },
 	{ SA_ATTR_SERVICE_RECORD, sa_svc_handle },
 	{ SA_ATTR_INFORM_INFO, sa_svc_handle },
 	{ SA_ATTR_INFORM_INFO_RECORD, sa_svc_handle },
@@ -31,7 +43,8 @@ sa_handler_fn sa_modules_handler(uint16_t attr_id)
 int sa_modules_new(struct sa *sa)
 {
 	sa->svc = sa_svc_new();
-	if (!sa->svc)
+	sa->paths = sa_paths_new();
+	if (!sa->svc || !sa->paths)
 		return -ENOMEM;
 	return 0;
 }
@@ -39,12 +52,15 @@ int sa_modules_new(struct sa *sa)
 void sa_modules_free(struct sa *sa)
 {
 	sa_svc_free(sa->svc);
+	sa_paths_free(sa->paths);
 	sa->svc = NULL;
+	sa->paths = NULL;
 }
 
 void sa_modules_update(struct sa *sa, int routes_changed)
 {
-	(void)routes_changed;
+	if (routes_changed)
+		sa_paths_flush(sa->paths);
 	sa_svc_prune(sa);
 }
 

@@ -82,9 +82,26 @@ static const struct fabric_node *sa_topo_peer(const struct fabric *f, const stru
 
 /* ---- matching ------------------------------------------------------------ */
 
+/* PortInfoRecord's CapabilityMask selects ports that have every bit the
+ * template has (how saquery -s finds the IsSM ports), not an equal mask. */
+static int sa_topo_cap_match(const struct sa_topo_q *q, const uint8_t *rec)
+{
+	const struct sa_field *f = &sa_topo_portinfo_desc.comp[SA_TOPO_PIR_CAP_MASK];
+	uint64_t want;
+
+	if (q->d != &sa_topo_portinfo_desc || !(q->mask & (1ull << SA_TOPO_PIR_CAP_MASK)))
+		return 1;
+	want = sa_get(q->want, f);
+	return (sa_get(rec, f) & want) == want;
+}
+
 static void sa_topo_offer(struct sa_topo_q *q, const uint8_t *rec)
 {
-	if (q->err || !sa_rec_match(q->d, q->mask, q->want, rec))
+	uint64_t mask = q->mask;
+
+	if (q->d == &sa_topo_portinfo_desc)
+		mask &= ~(1ull << SA_TOPO_PIR_CAP_MASK);
+	if (q->err || !sa_rec_match(q->d, mask, q->want, rec) || !sa_topo_cap_match(q, rec))
 		return;
 	q->err = sa_out_add(q->out, rec);
 }
