@@ -17,6 +17,7 @@
 #include <infiniband/umad.h>
 
 #include "mad_port.h"
+#include "sa.h"
 
 #define MAD_PORT_RX_POLL_MS 200
 #define MAD_PORT_RX_MAX 4096 /* queued MADs before new ones are dropped */
@@ -34,6 +35,7 @@ struct mad_port {
 	int client; /* responses only, no issm (mad_port_open_client) */
 	int agent_lid; /* class 0x01 */
 	int agent_dr;  /* class 0x81 */
+	int agent_sa;  /* class 0x03 (SM only; -1 for a client) */
 	void *send_buf;
 	size_t umad_len; /* umad_size() depends on the ABI found at open */
 	int timeout_ms;  /* how long the kernel keeps a request waiting for its answer */
@@ -117,12 +119,39 @@ static int mad_port_select(const char *ca, int port, uint64_t guid, struct mad_p
  * to its own requests, so it can share a port with a running SM. */
 static int mad_port_register_client(struct mad_port *p, char *err, size_t errlen)
 {
+	p->agent_sa = -1;
 	p->agent_lid = umad_register(p->fd, SMP_CLASS_LID, 1, 0, NULL);
 	p->agent_dr = umad_register(p->fd, SMP_CLASS_DR, 1, 0, NULL);
 	if (p->agent_lid < 0 || p->agent_dr < 0) {
 		snprintf(err, errlen, "cannot register SMP agents on %s/%d (not root?)",
 			 p->info.ca, p->info.port);
 		return -EACCES;
+	}
+	return 0;
+}
+
+static void mad_port_mask_set(long *mask, int method)
+{
+	mask[method / (8 * (int)sizeof(long))] |= 1L << (method % (8 * (int)sizeof(long)));
+}
+
+/* The SA: class 0x03 version 2, with RMPP (the kernel segments our long
+ * GetTable answers on hardware; umad2sim has no RMPP and cuts them at 256
+ * bytes). */
+static int mad_port_register_sa(struct mad_port *p, char *err, size_t errlen)
+{
+	static const int methods[] = { SA_METHOD_GET, SA_METHOD_SET, SA_METHOD_GET_TABLE,
+				       SA_METHOD_GET_MULTI, SA_METHOD_DELETE };
+	long mask[16 / sizeof(long)];
+
+	memset(mask, 0, sizeof(mask));
+	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+		mad_port_mask_set(mask, methods[i]);
+	p->agent_sa = umad_register(p->fd, SA_CLASS, SA_CLASS_VERSION, 1, mask);
+	if (p->agent_sa < 0) {
+		snprintf(err, errlen, "cannot register as SA on %s/%d (another SA running?)",
+			 p->info.ca, p->info.port);
+		return -EBUSY;
 	}
 	return 0;
 }
@@ -147,7 +176,7 @@ static int mad_port_register(struct mad_port *p, char *err, size_t errlen)
 			 p->info.ca, p->info.port);
 		return -EBUSY;
 	}
-	return 0;
+	return mad_port_register_sa(p, err, errlen);
 }
 
 static void mad_port_open_issm(struct mad_port *p)
@@ -188,12 +217,25 @@ static void *mad_port_rx_thread(void *arg)
 	struct mad_port *p = arg;
 	void *umad = calloc(1, p->umad_len);
 
+	size_t cap = SMP_MAD_SIZE;
+
 	while (umad && !__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
-		int len = SMP_MAD_SIZE;
+		int len = (int)cap;
 		int rc = umad_recv(p->fd, umad, &len, MAD_PORT_RX_POLL_MS);
 
 		if (rc == -ETIMEDOUT || rc == -EINTR || rc == -EAGAIN)
 			continue;
+		if (rc == -ENOSPC && len > (int)cap && len <= (1 << 20)) {
+			/* a multi-segment (RMPP) MAD: grow and read it again;
+			 * only its first 256 bytes are queued */
+			void *big = realloc(umad, p->umad_len - SMP_MAD_SIZE + (size_t)len);
+
+			if (!big)
+				break;
+			umad = big;
+			cap = (size_t)len;
+			continue;
+		}
 		if (rc < 0) {
 			__atomic_store_n(&p->failed, rc, __ATOMIC_RELEASE);
 			break;
@@ -215,24 +257,42 @@ static void *mad_port_rx_thread(void *arg)
 	return NULL;
 }
 
+static int mad_port_agent(const struct mad_port *p, uint8_t mgmt_class)
+{
+	switch (mgmt_class) {
+	case SMP_CLASS_DR: return p->agent_dr;
+	case SMP_CLASS_LID: return p->agent_lid;
+	case SA_CLASS: return p->agent_sa;
+	default: return -1;
+	}
+}
+
 static int mad_port_send(void *ctx, const struct mad_addr *to, const uint8_t *mad, size_t len)
 {
 	struct mad_port *p = ctx;
-	int agent = mad[1] == SMP_CLASS_DR ? p->agent_dr : p->agent_lid;
+	int agent = len >= 4 ? mad_port_agent(p, mad[1]) : -1;
+	void *buf = p->send_buf;
+	int rc;
 
-	if (len > SMP_MAD_SIZE)
+	if (agent < 0 || len < 24 || (mad[1] != SA_CLASS && len > SMP_MAD_SIZE))
 		return -EINVAL;
-	memset(p->send_buf, 0, p->umad_len);
-	memcpy(umad_get_mad(p->send_buf), mad, len);
-	umad_set_addr(p->send_buf, to->lid, (int)to->qpn, to->sl, 0);
+	if (len > SMP_MAD_SIZE) /* a long SA answer: the kernel's RMPP segments it */
+		buf = calloc(1, p->umad_len - SMP_MAD_SIZE + len);
+	if (!buf)
+		return -ENOMEM;
+	memset(buf, 0, p->umad_len);
+	memcpy(umad_get_mad(buf), mad, len);
+	/* GSI (QP1) traffic carries the well-known Q_Key; SMPs on QP0 none */
+	umad_set_addr(buf, to->lid, (int)to->qpn, to->sl, to->qpn ? SA_QKEY : 0);
 	/* The kernel delivers a response only to a send that waits for one
 	 * (timeout > 0); retries stay with mad_queue, so the kernel makes none.
 	 * Our own responses (GetResp, TrapRepress) expect no answer. */
 	int wait_ms = (mad[3] & 0x80) || mad[3] == SMP_METHOD_TRAP_REPRESS ? 0 : p->timeout_ms;
 
-	if (umad_send(p->fd, agent, p->send_buf, (int)len, wait_ms, 0) < 0)
-		return -EIO;
-	return 0;
+	rc = umad_send(p->fd, agent, buf, (int)len, wait_ms, 0);
+	if (buf != p->send_buf)
+		free(buf);
+	return rc < 0 ? -EIO : 0;
 }
 
 static int mad_port_start(struct mad_port *p, char *err, size_t errlen)

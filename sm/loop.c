@@ -465,6 +465,8 @@ static void loop_names(struct loop *l, const struct policy *p)
 		log_warnx("NSM-E503 out of memory for node names");
 	free(g);
 	free(n);
+	if (sm_set_partitions(l->sm, p ? p->partitions : NULL, p ? p->n_partitions : 0) < 0)
+		log_warnx("NSM-E503 out of memory for partitions");
 }
 
 /* Static LIDs from the policy are reserved before guid2lid is read. */

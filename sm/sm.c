@@ -20,6 +20,7 @@ struct sm_call {
 static void sm_on_request(void *arg, const struct mad_addr *from, const struct smp *req);
 static void sm_count(struct sm *sm, const struct fabric *f);
 static void sm_after_discover(struct sm *sm);
+static void sm_parts_free(struct policy_partition *parts, size_t n);
 
 uint64_t sm_now(const struct sm *sm)
 {
@@ -56,8 +57,10 @@ struct sm *sm_new(const struct sm_opts *opts, const struct mad_xmit *xmit,
 	fabric_init(&sm->cur);
 	fabric_init(&sm->next);
 	lft_set_init(&sm->lfts);
+	sm->xmit = *xmit;
 	sm->q = mad_queue_new(&sm->opts.mad, xmit, sm_on_request, sm);
-	if (!sm->q || lid_alloc_init(&sm->lids, LID_UNICAST_MAX) < 0 ||
+	sm->sa = sa_new(xmit);
+	if (!sm->q || !sm->sa || lid_alloc_init(&sm->lids, LID_UNICAST_MAX) < 0 ||
 	    sm_set_routing(sm, opts->engine ? opts->engine : "minhop", opts->roots, opts->n_roots,
 			   1, NULL, 0) < 0) {
 		sm_free(sm);
@@ -72,6 +75,8 @@ void sm_free(struct sm *sm)
 		return;
 	sm->phase_done = NULL;
 	mad_queue_free(sm->q); /* completes pending SMPs with -ECANCELED */
+	sa_free(sm->sa);
+	sm_parts_free(sm->parts, sm->n_parts);
 	lid_alloc_fini(&sm->lids);
 	fabric_fini(&sm->cur);
 	fabric_fini(&sm->next);
@@ -281,6 +286,37 @@ static void sm_count(struct sm *sm, const struct fabric *f)
 	}
 }
 
+/* Did this sweep change what the SA's path answers depend on? */
+static int sm_routes_changed(const struct sm *sm, const struct fabric *old)
+{
+	const struct sm_sweep_stats *st = &sm->st;
+
+	return st->lft_blocks_sent || st->port_sets || st->state_sets || st->pkey_blocks_sent ||
+	       old->n_nodes != sm->cur.n_nodes || st->number == 1;
+}
+
+/* Hand the SA the committed model (cur, its LFTs, its partition plan). */
+static void sm_update_sa(struct sm *sm)
+{
+	struct sa_view v = {
+		.f = &sm->cur,
+		.lfts = sm_lfts(sm),
+		.pk = NULL,
+		.subnet_prefix = sm->opts.subnet_prefix,
+		.sm_lid = sm->my_lid,
+		.sm_guid = sm->opts.port_guid,
+		.sm_key = 0,
+		.sm_priority = sm->opts.priority,
+		.sm_state = SM_STATE_MASTER,
+		.sm_act_count = sm->act_count,
+		.subnet_timeout = sm->opts.subnet_timeout,
+		.route_gen = sm->route_gen,
+	};
+
+	if (sa_update(sm->sa, &v) < 0)
+		log_warnx("NSM-E500 SA: out of memory building its view; answering no records");
+}
+
 static void sm_after_active(struct sm *sm)
 {
 	struct fabric old = sm->cur;
@@ -288,10 +324,13 @@ static void sm_after_active(struct sm *sm)
 	sm->cur = sm->next;
 	sm->next = old;
 	sm->lfts_ahead = 0;
+	if (sm_routes_changed(sm, &sm->next))
+		sm->route_gen++;
 	fabric_fini(&sm->next);
 	fabric_init(&sm->next);
 	sm_count(sm, &sm->cur);
 	sm->st.status = 0;
+	sm_update_sa(sm);
 	sm_sweep_end(sm);
 }
 
@@ -346,12 +385,56 @@ int sm_sweep_request(struct sm *sm)
 
 void sm_recv(struct sm *sm, const struct mad_addr *from, const uint8_t *mad, size_t len)
 {
+	if (len >= 2 && mad[1] == SA_CLASS) {
+		sa_recv(sm->sa, from, mad, len, sm_now(sm));
+		return;
+	}
 	mad_queue_recv(sm->q, from, mad, len, sm_now(sm));
 }
 
 uint64_t sm_tick(struct sm *sm)
 {
+	sa_tick(sm->sa, sm_now(sm));
 	return mad_queue_tick(sm->q, sm_now(sm));
+}
+
+const struct sa *sm_sa(const struct sm *sm)
+{
+	return sm->sa;
+}
+
+/* ---- partitions -------------------------------------------------------- */
+
+static void sm_parts_free(struct policy_partition *parts, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(parts[i].members);
+	free(parts);
+}
+
+int sm_set_partitions(struct sm *sm, const struct policy_partition *parts, size_t n)
+{
+	struct policy_partition *copy = n ? calloc(n, sizeof(*copy)) : NULL;
+
+	if (n && !copy)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		copy[i] = parts[i];
+		copy[i].members = NULL;
+		if (parts[i].n_members) {
+			copy[i].members = malloc(parts[i].n_members * sizeof(*copy[i].members));
+			if (!copy[i].members) {
+				sm_parts_free(copy, i);
+				return -ENOMEM;
+			}
+			memcpy(copy[i].members, parts[i].members,
+			       parts[i].n_members * sizeof(*copy[i].members));
+		}
+	}
+	sm_parts_free(sm->parts, sm->n_parts);
+	sm->parts = copy;
+	sm->n_parts = n;
+	return 0;
 }
 
 const struct fabric *sm_fabric(const struct sm *sm)

@@ -111,4 +111,12 @@ const struct lid_alloc *sm_lids(const struct sm *sm);
 const struct mad_counters *sm_mad_counters(const struct sm *sm);
 uint16_t sm_lid(const struct sm *sm);
 
+struct sa;
+struct policy_partition;
+/* The Subnet Administrator answering for this SM (sa.h). */
+const struct sa *sm_sa(const struct sm *sm);
+/* Partitions from the policy (copied): P_Key tables, multicast groups and
+ * SA answers follow them from the next sweep on.  0 or -ENOMEM. */
+int sm_set_partitions(struct sm *sm, const struct policy_partition *parts, size_t n);
+
 #endif

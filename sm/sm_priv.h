@@ -8,6 +8,8 @@
 #include "lid_alloc.h"
 #include "routing/route.h"
 #include "sm.h"
+#include "sa.h"
+#include "config/policy.h"
 
 /* What the SM last wrote into one switch's LFT. */
 struct lft_cache_entry {
@@ -50,6 +52,12 @@ struct sm {
 	size_t n_names;
 	sm_sweep_done_fn done_fn;
 	void *done_arg;
+	/* Subnet Administration (sa.c) and what it answers from */
+	struct mad_xmit xmit;
+	struct sa *sa;
+	uint64_t route_gen;	/* bumped when a sweep changed routes, ports or LIDs */
+	struct policy_partition *parts; /* policy partitions (owned deep copy) */
+	size_t n_parts;
 };
 
 struct sm_name {

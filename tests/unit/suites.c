@@ -23,5 +23,6 @@ const unit_register_fn unit_suites[] = {
 	test_policy_register,
 	test_topo_write_register,
 	test_control_register,
+	test_sa_register,
 	NULL,
 };

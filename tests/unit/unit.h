@@ -25,5 +25,6 @@ void test_ping_register(void);
 void test_policy_register(void);
 void test_topo_write_register(void);
 void test_control_register(void);
+void test_sa_register(void);
 
 #endif

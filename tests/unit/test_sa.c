@@ -1,0 +1,269 @@
+/*
+ * test_sa.c - the SA MAD header codec and component helpers (mad/sa.c) and
+ * the SA front door (sm/sa.c): lookups, dispatch rules, error answers.
+ * Byte offsets come from IBA 13.4.2 (common header), 13.6.2 (RMPP header)
+ * and 15.2.1.1 (SA header).
+ */
+#include <CUnit/CUnit.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mad/sa.h"
+#include "routing/topo_file.h"
+#include "sm/sa.h"
+#include "tests/unit/unit.h"
+
+static const char test_sa_topo[] = "Switch 4 \"sw\"\n"
+				   "[1] \"h1\"[1]\n"
+				   "[2] \"h2\"[1]\n"
+				   "\n"
+				   "Hca 1 \"h1\"\n"
+				   "[1] \"sw\"[1]\n"
+				   "\n"
+				   "Hca 1 \"h2\"\n"
+				   "[1] \"sw\"[2]\n";
+
+struct test_sa_sent {
+	int n;
+	struct mad_addr to;
+	uint8_t mad[1024];
+	size_t len;
+};
+
+static int test_sa_send(void *ctx, const struct mad_addr *to, const uint8_t *mad, size_t len)
+{
+	struct test_sa_sent *s = ctx;
+
+	s->n++;
+	s->to = *to;
+	s->len = len < sizeof(s->mad) ? len : sizeof(s->mad);
+	memcpy(s->mad, mad, s->len);
+	return 0;
+}
+
+static void test_sa_header_bytes(void)
+{
+	struct sa_mad h = { 0 }, d;
+	uint8_t buf[SA_MAD_SIZE];
+	uint8_t recs[16];
+
+	h.method = SA_METHOD_GET_TABLE_RESP;
+	h.status = SA_STATUS_NO_RECORDS;
+	h.tid = 0x0102030405060708ull;
+	h.attr_id = SA_ATTR_NODE_RECORD;
+	h.attr_mod = 0xa0b0c0d0;
+	h.comp_mask = 0x1122334455667788ull;
+	h.sm_key = 0x99;
+	memset(recs, 0xab, sizeof(recs));
+	CU_ASSERT_EQUAL(sa_encode(&h, recs, 2, 8, NULL, 0), SA_MAD_SIZE);
+	CU_ASSERT_EQUAL(sa_encode(&h, recs, 2, 8, buf, sizeof(buf)), SA_MAD_SIZE);
+	CU_ASSERT_EQUAL(buf[0], 1);	     /* BaseVersion */
+	CU_ASSERT_EQUAL(buf[1], SA_CLASS);   /* MgmtClass */
+	CU_ASSERT_EQUAL(buf[2], 2);	     /* ClassVersion */
+	CU_ASSERT_EQUAL(buf[3], 0x92);	     /* R bit + GetTable */
+	CU_ASSERT_EQUAL(buf[4], 0x03);	     /* Status */
+	CU_ASSERT_EQUAL(buf[5], 0x00);
+	CU_ASSERT_EQUAL(buf[8], 0x01);	     /* TID */
+	CU_ASSERT_EQUAL(buf[15], 0x08);
+	CU_ASSERT_EQUAL(buf[16], 0x00);	     /* AttributeID */
+	CU_ASSERT_EQUAL(buf[17], 0x11);
+	CU_ASSERT_EQUAL(buf[20], 0xa0);	     /* AttributeModifier */
+	CU_ASSERT_EQUAL(buf[43], 0x99);	     /* SM_Key low byte */
+	CU_ASSERT_EQUAL(buf[45], 1);	     /* AttributeOffset = 8 bytes / 8 */
+	CU_ASSERT_EQUAL(buf[48], 0x11);	     /* ComponentMask */
+	CU_ASSERT_EQUAL(buf[55], 0x88);
+	CU_ASSERT_EQUAL(buf[56], 0xab);	     /* first record */
+	CU_ASSERT_EQUAL(buf[71], 0xab);
+	CU_ASSERT_EQUAL(buf[72], 0x00);
+	CU_ASSERT_EQUAL(sa_decode(buf, sizeof(buf), &d), 0);
+	CU_ASSERT_EQUAL(d.method, SA_METHOD_GET_TABLE_RESP);
+	CU_ASSERT_EQUAL(d.tid, h.tid);
+	CU_ASSERT_EQUAL(d.comp_mask, h.comp_mask);
+	CU_ASSERT_EQUAL(d.attr_offset, 1);
+	CU_ASSERT_EQUAL(d.status, SA_STATUS_NO_RECORDS);
+	/* a long answer: header + 5 records of 64 bytes */
+	CU_ASSERT_EQUAL(sa_encode(&h, NULL, 5, 64, NULL, 0), SA_HDR_SIZE + 5 * 64);
+	buf[1] = 0x81;
+	CU_ASSERT_EQUAL(sa_decode(buf, sizeof(buf), &d), -EINVAL);
+	CU_ASSERT_EQUAL(sa_decode(buf, SA_HDR_SIZE - 1, &d), -EINVAL);
+}
+
+static void test_sa_response_rmpp(void)
+{
+	struct sa_mad req = { 0 }, resp;
+	uint8_t buf[SA_MAD_SIZE];
+
+	req.method = SA_METHOD_GET_TABLE;
+	req.tid = 7;
+	req.attr_id = SA_ATTR_PATH_RECORD;
+	sa_make_response(&req, 0, &resp);
+	sa_encode(&resp, NULL, 0, 0, buf, sizeof(buf));
+	CU_ASSERT_EQUAL(buf[3], 0x92);
+	CU_ASSERT_EQUAL(buf[24], 1);	/* RMPPVersion */
+	CU_ASSERT_EQUAL(buf[25], 1);	/* RMPPType DATA */
+	CU_ASSERT_EQUAL(buf[26] & 0x7, 0x7); /* Active|First|Last */
+	req.method = SA_METHOD_GET;
+	sa_make_response(&req, SA_STATUS_NO_RECORDS, &resp);
+	sa_encode(&resp, NULL, 0, 0, buf, sizeof(buf));
+	CU_ASSERT_EQUAL(buf[3], 0x81);
+	CU_ASSERT_EQUAL(buf[24], 0);
+	CU_ASSERT_EQUAL(buf[4], 0x03);
+}
+
+static const struct sa_field test_sa_fields[] = {
+	{ 0, 16 },   /* a 16-bit number */
+	{ 16, 4 },   /* a nibble */
+	{ 20, 0 },   /* reserved */
+	{ 24, 8 },
+	{ 32, 128 }, /* a GID */
+};
+static const struct sa_rec_desc test_sa_desc = { 0x99, 24, "Test", test_sa_fields, 5 };
+
+static void test_sa_components(void)
+{
+	uint8_t a[24] = { 0 }, b[24] = { 0 };
+
+	sa_put(a, &test_sa_fields[0], 0xbeef);
+	sa_put(a, &test_sa_fields[1], 0xa);
+	CU_ASSERT_EQUAL(a[0], 0xbe);
+	CU_ASSERT_EQUAL(a[1], 0xef);
+	CU_ASSERT_EQUAL(a[2], 0xa0);
+	CU_ASSERT_EQUAL(sa_get(a, &test_sa_fields[1]), 0xa);
+	sa_put(a, &test_sa_fields[1], 0x3);
+	CU_ASSERT_EQUAL(a[2], 0x30);
+	memcpy(b, a, sizeof(a));
+	b[2] |= 0x0f; /* reserved bits differ: still a match */
+	CU_ASSERT_TRUE(sa_rec_match(&test_sa_desc, 0x1f, a, b));
+	b[10] = 1; /* inside the GID */
+	CU_ASSERT_FALSE(sa_rec_match(&test_sa_desc, 0x10, a, b));
+	CU_ASSERT_TRUE(sa_rec_match(&test_sa_desc, 0x0f, a, b));
+	b[0] = 0;
+	CU_ASSERT_FALSE(sa_rec_match(&test_sa_desc, 0x01, a, b));
+	CU_ASSERT_EQUAL(sa_comp_unknown(&test_sa_desc, 0x3f), 0x20);
+}
+
+struct test_sa_rig {
+	struct fabric f;
+	struct test_sa_sent sent;
+	struct sa *sa;
+};
+
+static void test_sa_rig_init(struct test_sa_rig *r)
+{
+	char err[256];
+	struct sa_view v = { 0 };
+	struct mad_xmit x = { test_sa_send, &r->sent };
+	uint16_t lid = 1;
+
+	memset(r, 0, sizeof(*r));
+	fabric_init(&r->f);
+	CU_ASSERT_EQUAL_FATAL(topo_parse(test_sa_topo, strlen(test_sa_topo), "t", &r->f, err,
+					 sizeof(err)), 0);
+	for (size_t n = 0; n < r->f.n_nodes; n++) {
+		struct fabric_node *nd = &r->f.nodes[n];
+
+		if (fabric_is_switch(nd))
+			nd->ports[0].lid = lid++;
+		else
+			nd->ports[1].lid = lid++;
+	}
+	r->sa = sa_new(&x);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r->sa);
+	v.f = &r->f;
+	v.subnet_prefix = 0xfe80000000000000ull;
+	v.sm_lid = 2;
+	v.route_gen = 1;
+	CU_ASSERT_EQUAL(sa_update(r->sa, &v), 0);
+}
+
+static void test_sa_rig_fini(struct test_sa_rig *r)
+{
+	sa_free(r->sa);
+	fabric_fini(&r->f);
+}
+
+static void test_sa_lookups(void)
+{
+	struct test_sa_rig r;
+	uint8_t gid[16];
+	struct sa_port_ref p;
+
+	test_sa_rig_init(&r);
+	p = sa_by_lid(r.sa, 1);
+	CU_ASSERT_NOT_EQUAL_FATAL(p.node, FABRIC_NONE);
+	CU_ASSERT_TRUE(fabric_is_switch(&r.f.nodes[p.node]));
+	CU_ASSERT_EQUAL(p.port, 0);
+	p = sa_by_lid(r.sa, 3);
+	CU_ASSERT_EQUAL(p.port, 1);
+	CU_ASSERT_STRING_EQUAL(r.f.nodes[p.node].desc, "h2");
+	CU_ASSERT_EQUAL(sa_by_lid(r.sa, 4).node, FABRIC_NONE);
+	CU_ASSERT_EQUAL(sa_by_lid(r.sa, 0).node, FABRIC_NONE);
+	CU_ASSERT_EQUAL(sa_by_lid(r.sa, 0xffff).node, FABRIC_NONE);
+	sa_port_gid(r.sa, p, gid);
+	CU_ASSERT_EQUAL(gid[0], 0xfe);
+	CU_ASSERT_EQUAL(sa_by_gid(r.sa, gid).node, p.node);
+	CU_ASSERT_EQUAL(sa_by_guid(r.sa, r.f.nodes[p.node].ports[1].guid).node, p.node);
+	CU_ASSERT_EQUAL(sa_port_lid(r.sa, p), 3);
+	gid[0] = 0x11; /* another subnet */
+	CU_ASSERT_EQUAL(sa_by_gid(r.sa, gid).node, FABRIC_NONE);
+	test_sa_rig_fini(&r);
+}
+
+static void test_sa_request(struct test_sa_rig *r, uint8_t class_version, uint8_t method,
+			    uint16_t attr)
+{
+	struct sa_mad h = { 0 };
+	uint8_t buf[SA_MAD_SIZE];
+	struct mad_addr from = { 3, 0, 1 };
+
+	h.class_version = class_version;
+	h.method = method;
+	h.tid = 0x1234;
+	h.attr_id = attr;
+	sa_encode(&h, NULL, 0, 0, buf, sizeof(buf));
+	buf[2] = class_version;
+	r->sent.n = 0;
+	sa_recv(r->sa, &from, buf, sizeof(buf), 0);
+}
+
+static void test_sa_errors(void)
+{
+	struct test_sa_rig r;
+	struct sa_mad d;
+	uint8_t junk[40] = { 1, 3 };
+	struct mad_addr from = { 3, 0, 1 };
+
+	test_sa_rig_init(&r);
+	test_sa_request(&r, 2, SA_METHOD_GET, 0x7777); /* unknown attribute */
+	CU_ASSERT_EQUAL_FATAL(r.sent.n, 1);
+	CU_ASSERT_EQUAL(r.sent.to.lid, 3);
+	CU_ASSERT_EQUAL(r.sent.to.qpn, 1);
+	CU_ASSERT_EQUAL(sa_decode(r.sent.mad, r.sent.len, &d), 0);
+	CU_ASSERT_EQUAL(d.status, SA_STATUS_BAD_METHOD_ATTR);
+	CU_ASSERT_EQUAL(d.method, SA_METHOD_GET_RESP);
+	CU_ASSERT_EQUAL(d.tid, 0x1234);
+	test_sa_request(&r, 1, SA_METHOD_GET, SA_ATTR_NODE_RECORD); /* class version 1 */
+	CU_ASSERT_EQUAL(sa_decode(r.sent.mad, r.sent.len, &d), 0);
+	CU_ASSERT_EQUAL(d.status, SA_STATUS_BAD_VERSION);
+	test_sa_request(&r, 2, 0x33, SA_ATTR_NODE_RECORD); /* unknown method */
+	CU_ASSERT_EQUAL(sa_decode(r.sent.mad, r.sent.len, &d), 0);
+	CU_ASSERT_EQUAL(d.status, SA_STATUS_BAD_METHOD);
+	r.sent.n = 0;
+	sa_recv(r.sa, &from, junk, sizeof(junk), 0); /* runt: dropped */
+	CU_ASSERT_EQUAL(r.sent.n, 0);
+	CU_ASSERT_EQUAL(r.sa->counters.malformed, 1);
+	CU_ASSERT_EQUAL(r.sa->counters.errors, 3);
+	test_sa_rig_fini(&r);
+}
+
+void test_sa_register(void)
+{
+	CU_pSuite s = CU_add_suite("sa", NULL, NULL);
+
+	CU_add_test(s, "header bytes", test_sa_header_bytes);
+	CU_add_test(s, "GetTable response carries RMPP", test_sa_response_rmpp);
+	CU_add_test(s, "component get/put/match", test_sa_components);
+	CU_add_test(s, "LID, GUID and GID lookups", test_sa_lookups);
+	CU_add_test(s, "error answers", test_sa_errors);
+}
