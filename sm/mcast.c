@@ -242,41 +242,60 @@ static void mcast_ipoib_info(uint16_t pkey, unsigned mtu_bytes, struct mcast_gro
 	gi->policy = 1;
 }
 
-static int mcast_policy_group(struct mcast_db *db, uint16_t pkey, unsigned mtu_bytes)
+/* Create the group of gi unless it exists; either way it is a policy group. */
+static int mcast_policy_group(struct mcast_db *db, const struct mcast_group_info *gi)
 {
-	struct mcast_group_info gi;
-	struct mcast_group *g;
-	int rc;
+	struct mcast_group *g = mcast_lookup(db, gi->mgid);
 
-	mcast_ipoib_info(pkey, mtu_bytes, &gi);
-	g = mcast_lookup(db, gi.mgid);
 	if (g) {
-		g->info.policy = 2; /* still named: keep */
+		g->info.policy = 1;
 		return 0;
 	}
-	rc = mcast_group_new(db, &gi, &g);
-	if (rc == 0)
-		g->info.policy = 2;
-	return rc;
+	return mcast_group_new(db, gi, &g);
+}
+
+/* The policy groups wanted: the IPoIB group of each ipoib partition, or of
+ * the default partition when there are none.  Caller frees *out. */
+static int mcast_policy_wanted(const struct policy_partition *parts, size_t n,
+			       struct mcast_group_info **out, size_t *n_out)
+{
+	*n_out = 0;
+	*out = calloc(n + 1, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	if (n == 0)
+		mcast_ipoib_info(PKEY_DEFAULT, 0, &(*out)[(*n_out)++]);
+	for (size_t i = 0; i < n; i++)
+		if (parts[i].ipoib)
+			mcast_ipoib_info((uint16_t)(parts[i].pkey | PKEY_FULL), parts[i].mtu,
+					 &(*out)[(*n_out)++]);
+	return 0;
 }
 
 int mcast_db_set_partitions(struct mcast_db *db, const struct policy_partition *parts, size_t n)
 {
-	int rc = 0;
+	struct mcast_group_info *want;
+	size_t n_want;
+	int rc = mcast_policy_wanted(parts, n, &want, &n_want);
 
-	if (n == 0)
-		rc = mcast_policy_group(db, PKEY_DEFAULT, 0);
-	for (size_t i = 0; i < n && rc == 0; i++)
-		if (parts[i].ipoib)
-			rc = mcast_policy_group(db, (uint16_t)(parts[i].pkey | PKEY_FULL),
-						parts[i].mtu);
-	/* 2 = named this time; 1 = named only before: demote */
+	if (rc < 0)
+		return rc;
+	/* demote policy groups no longer named first, so their MLIDs are free */
 	for (size_t i = db->n; i-- > 0;) {
 		struct mcast_group *g = db->g[i];
+		int named = 0;
 
-		g->info.policy = g->info.policy == 2 || (rc < 0 && g->info.policy);
-		mcast_group_reap(db, g);
+		for (size_t j = 0; j < n_want && !named; j++)
+			named = !memcmp(g->info.mgid, want[j].mgid, 16);
+		if (g->info.policy && !named) {
+			g->info.policy = 0;
+			db->gen++;
+			mcast_group_reap(db, g);
+		}
 	}
+	for (size_t j = 0; j < n_want && rc == 0; j++)
+		rc = mcast_policy_group(db, &want[j]);
+	free(want);
 	return rc;
 }
 

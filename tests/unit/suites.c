@@ -24,5 +24,6 @@ const unit_register_fn unit_suites[] = {
 	test_topo_write_register,
 	test_control_register,
 	test_sa_register,
+	test_mcast_register,
 	NULL,
 };

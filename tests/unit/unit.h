@@ -26,5 +26,6 @@ void test_policy_register(void);
 void test_topo_write_register(void);
 void test_control_register(void);
 void test_sa_register(void);
+void test_mcast_register(void);
 
 #endif
