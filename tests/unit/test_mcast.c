@@ -438,6 +438,48 @@ static void test_mcast_prune(void)
 	mc_fini(&r);
 }
 
+/* Hostile requests: random methods, masks and bytes from random ports
+ * (some unknown) never crash, and the db keeps one MLID per group. */
+static void test_mcast_fuzz(void)
+{
+	static const char *const hosts[] = {"h1", "h2", "h3", "h4"};
+	struct mc_rig r;
+	uint32_t x = 12345;
+
+	mc_init(&r);
+	for (int i = 0; i < 3000; i++) {
+		struct sa_mad mad = {0};
+		struct sa_req req = {.mad = &mad};
+		struct sa_mcm t;
+
+		x = x * 1103515245u + 12345u;
+		mad.method = (uint8_t[]){SA_METHOD_GET, SA_METHOD_SET, SA_METHOD_DELETE,
+					 SA_METHOD_GET_TABLE, 0x7f}[(x >> 8) % 5];
+		mad.comp_mask = (x & 1) ? MC_CREATE_COMPS : ((uint64_t)x << 20 | x);
+		mc_tmpl(&r, hosts[(x >> 4) % 4], (x & 2) ? mc_mgid_a : NULL,
+			(uint8_t)((x >> 12) & 0xf), &t);
+		sa_mcm_encode(&t, mad.data);
+		for (int k = 0; k < 4; k++)
+			mad.data[(x >> (k * 6)) % SA_MCM_SIZE] ^= (uint8_t)(x >> 3);
+		req.requester = (x & 4) ? mc_port(&r, hosts[(x >> 16) % 4])
+					: (struct sa_port_ref){FABRIC_NONE, 0};
+		r.out.n = 0;
+		(void)sa_mcm_handle(r.sa, &req, &r.out);
+	}
+	CU_ASSERT(mcast_db_count(r.sa->mcast) > 0); /* some requests did get through */
+	for (size_t i = 0; i < mcast_db_count(r.sa->mcast); i++) {
+		struct mcast_group_info a, b;
+
+		CU_ASSERT_EQUAL(mcast_db_group(r.sa->mcast, i, &a), 0);
+		CU_ASSERT(a.mlid >= 0xC000);
+		for (size_t j = i + 1; j < mcast_db_count(r.sa->mcast); j++) {
+			CU_ASSERT_EQUAL(mcast_db_group(r.sa->mcast, j, &b), 0);
+			CU_ASSERT_NOT_EQUAL(a.mlid, b.mlid);
+		}
+	}
+	mc_fini(&r);
+}
+
 /* ---- trees ----------------------------------------------------------------------- */
 
 /* Follow a multicast packet from CA src through the masks: every CA it
@@ -653,6 +695,7 @@ void test_mcast_register(void)
 	CU_add_test(s, "partitions", test_mcast_partitions);
 	CU_add_test(s, "IPoIB policy groups", test_mcast_policy_groups);
 	CU_add_test(s, "prune departed ports", test_mcast_prune);
+	CU_add_test(s, "hostile requests", test_mcast_fuzz);
 	CU_add_test(s, "spanning tree on two levels", test_mft_tree);
 	CU_add_test(s, "MFT block codec and diff rule", test_mft_block_codec);
 	CU_add_test(s, "MFT push against the fake", test_mft_push);
