@@ -41,6 +41,7 @@ struct fake_fabric {
 	size_t resp_head, resp_len, resp_cap;
 	unsigned drop_every, requests;
 	struct fake_counters counters;
+	struct fake_mft *mft; /* MulticastForwardingTables, made on first use */
 };
 
 /* Where a request ended up: the node at the end of the path and the port
@@ -49,6 +50,8 @@ struct fake_hit {
 	int node;
 	uint8_t in_port;
 };
+
+static void fake_mft_free(struct fake_fabric *ff);
 
 /* ---- Set-up ---------------------------------------------------------- */
 
@@ -153,6 +156,7 @@ void fake_fabric_free(struct fake_fabric *ff)
 {
 	if (!ff)
 		return;
+	fake_mft_free(ff);
 	for (size_t i = 0; ff->nodes && i < ff->topo.n_nodes; i++) {
 		free(ff->nodes[i].lft);
 		free(ff->nodes[i].ports);
@@ -228,6 +232,91 @@ static uint16_t fake_node_desc(const struct fake_fabric *ff, const struct fake_h
 	memcpy(nd.desc, ff->topo.nodes[hit->node].desc, sizeof(nd.desc) - 1);
 	smp_node_desc_encode(&nd, data);
 	return 0;
+}
+
+/* ---- MulticastForwardingTable (IBA 14.2.5.12) ------------------------- */
+
+/* Per switch, FAKE_MFT_CAP MLIDs from 0xC000: masks[(block * 16 + pos) *
+ * 32 + i] = ports 16 * pos .. + 15 of MLID 0xC000 + 32 * block + i. */
+struct fake_mft {
+	uint16_t **masks; /* per node; NULL until a Set */
+	unsigned sets;	  /* MFT Sets applied */
+};
+
+static void fake_mft_free(struct fake_fabric *ff)
+{
+	for (size_t i = 0; ff->mft && i < ff->topo.n_nodes; i++)
+		free(ff->mft->masks[i]);
+	if (ff->mft)
+		free(ff->mft->masks);
+	free(ff->mft);
+}
+
+/* The switch's table, made on first use; NULL on no memory. */
+static uint16_t *fake_mft_table(struct fake_fabric *ff, int node)
+{
+	if (!ff->mft) {
+		ff->mft = calloc(1, sizeof(*ff->mft));
+		if (!ff->mft)
+			return NULL;
+		ff->mft->masks = calloc(ff->topo.n_nodes + 1, sizeof(uint16_t *));
+		if (!ff->mft->masks) {
+			free(ff->mft);
+			ff->mft = NULL;
+			return NULL;
+		}
+	}
+	if (!ff->mft->masks[node])
+		ff->mft->masks[node] = calloc((size_t)FAKE_MFT_CAP * 16, sizeof(uint16_t));
+	return ff->mft->masks[node];
+}
+
+static uint16_t fake_mft(struct fake_fabric *ff, const struct smp *req,
+			 const struct fake_hit *hit, uint8_t *data)
+{
+	const struct fabric_node *n = &ff->topo.nodes[hit->node];
+	unsigned block = req->attr_mod & 0x1ff, pos = (req->attr_mod >> 28) & 0xf;
+	uint16_t *t, *m;
+
+	if (!fabric_is_switch(n))
+		return FAKE_STATUS_UNSUP_ATTR;
+	if ((block + 1) * 32 > FAKE_MFT_CAP || pos > n->num_ports / 16u ||
+	    (req->attr_mod & 0x0ffffe00u))
+		return FAKE_STATUS_INVALID_VALUE;
+	t = fake_mft_table(ff, hit->node);
+	if (!t)
+		return FAKE_STATUS_INVALID_VALUE;
+	m = t + ((size_t)block * 16 + pos) * 32;
+	for (unsigned i = 0; req->method == SMP_METHOD_SET && i < 32; i++)
+		m[i] = (uint16_t)(req->data[2 * i] << 8 | req->data[2 * i + 1]);
+	if (req->method == SMP_METHOD_SET)
+		ff->mft->sets++;
+	for (unsigned i = 0; i < 32; i++) {
+		data[2 * i] = (uint8_t)(m[i] >> 8);
+		data[2 * i + 1] = (uint8_t)m[i];
+	}
+	return 0;
+}
+
+int fake_fabric_mft_port(const struct fake_fabric *ff, uint64_t switch_guid, uint16_t mlid,
+			 uint8_t port)
+{
+	int i = fabric_find(&ff->topo, switch_guid);
+	unsigned idx = (unsigned)mlid - 0xC000u;
+	const uint16_t *t;
+
+	if (i == FABRIC_NONE || !fabric_is_switch(&ff->topo.nodes[i]) || mlid < 0xC000 ||
+	    idx >= FAKE_MFT_CAP)
+		return -1;
+	t = ff->mft ? ff->mft->masks[i] : NULL;
+	if (!t)
+		return 0;
+	return t[((size_t)(idx / 32) * 16 + port / 16) * 32 + idx % 32] >> (port % 16) & 1;
+}
+
+unsigned fake_fabric_mft_sets(const struct fake_fabric *ff)
+{
+	return ff->mft ? ff->mft->sets : 0;
 }
 
 /* PortInfo's attribute modifier names the port; a CA has no port 0, so 0
@@ -458,6 +547,7 @@ static uint16_t fake_answer(struct fake_fabric *ff, const struct smp *req,
 
 	memset(data, 0, SMP_DATA_SIZE);
 	switch (req->attr_id) {
+	case FAKE_ATTR_MFT: return fake_mft(ff, req, hit, data);
 	case SMP_ATTR_NODE_INFO:
 		return set ? FAKE_STATUS_UNSUP_ATTR : fake_node_info(ff, hit, data);
 	case SMP_ATTR_NODE_DESC:

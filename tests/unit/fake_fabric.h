@@ -105,4 +105,17 @@ const uint8_t *fake_fabric_lft(const struct fake_fabric *ff, uint64_t switch_gui
 const uint16_t *fake_fabric_pkeys(const struct fake_fabric *ff, uint64_t node_guid, uint8_t port);
 const struct fake_counters *fake_fabric_counters(const struct fake_fabric *ff);
 
+/* MulticastForwardingTable (attribute 0x1B, IBA 14.2.5.12), Get/Set on
+ * switches: attr_mod bits 0..8 = block of 32 MLIDs from 0xC000, bits
+ * 28..31 = position (ports 16p..16p+15); FAKE_MFT_CAP MLIDs, every mask 0
+ * at start.  A block past the cap, a position past NumPorts or other
+ * modifier bits set: 0x1c.  Set stores the 32 masks. */
+#define FAKE_ATTR_MFT 0x001B
+#define FAKE_MFT_CAP 1024
+/* Is port in MLID mlid's mask on the switch?  1/0, -1 for a bad GUID/MLID. */
+int fake_fabric_mft_port(const struct fake_fabric *ff, uint64_t switch_guid, uint16_t mlid,
+			 uint8_t port);
+/* MFT Sets applied so far. */
+unsigned fake_fabric_mft_sets(const struct fake_fabric *ff);
+
 #endif

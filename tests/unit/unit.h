@@ -30,5 +30,6 @@ void test_pkey_register(void);
 void test_sa_svc_register(void);
 void test_sa_path_register(void);
 void test_sa_topo_register(void);
+void test_mcast_register(void);
 
 #endif

@@ -1,0 +1,78 @@
+/*
+ * mcast.h - multicast groups of the SA: MCMemberRecord joins, leaves and
+ * queries, MLID allocation, and the groups' forwarding tables.
+ *
+ * DOC: A struct mcast_db holds the groups, keyed by MGID, each with its
+ * MLID, parameters (Q_Key, P_Key, MTU, Rate, SL, FlowLabel, TClass,
+ * HopLimit, Scope) and members (port GID, JoinState bits, ProxyJoin).
+ * sa_mcm_handle answers MCMemberRecord requests: Set joins (the first full
+ * member creates the group; the SA assigns the MGID when it is zero), Delete
+ * leaves (the group and its MLID go with its last member unless it is a
+ * policy group), Get/GetTable list the memberships matching the template.
+ * A port joins only groups of partitions it is a member of; creating needs
+ * full membership.  MLIDs come from 0xC000 up, lowest free first, and are
+ * reused.  mcast_db_set_partitions keeps one IPoIB broadcast group per
+ * partition with ipoib set (the default partition when the policy has no
+ * partitions); they live without members and keep their MLID.  Every
+ * membership change bumps mcast_db_gen; the SM then calls
+ * mcast_mft_compute and pushes the changed MFT blocks (sm/mft_push.c).
+ * No I/O: requests come in decoded, answers leave through struct sa_out.
+ */
+#ifndef NANOSM_SM_MCAST_H
+#define NANOSM_SM_MCAST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/policy.h"
+#include "routing/mft.h"
+#include "sm/sa.h"
+
+#define MCAST_IPOIB_QKEY 0x00000b1bu
+#define MCAST_DEFAULT_MTU 4  /* 2048 bytes */
+#define MCAST_DEFAULT_RATE 3 /* 10 Gb/s */
+#define MCAST_DEFAULT_LIFE 0x12
+#define MCAST_SCOPE_LINK 0x2
+
+/* A group as the db holds it (read-only copy). */
+struct mcast_group_info {
+	uint8_t mgid[16];
+	uint16_t mlid;
+	uint32_t qkey;
+	uint16_t pkey;
+	uint8_t mtu, rate, life, sl, tclass, hop_limit, scope;
+	uint32_t flow_label;
+	int policy; /* created by mcast_db_set_partitions */
+	size_t n_members;
+};
+
+struct mcast_db *mcast_db_new(void);
+void mcast_db_free(struct mcast_db *db);
+
+/* The IPoIB broadcast group ff12:401b:<pkey>:0:0:0:ffff:ffff (P_Key with
+ * the full bit, Q_Key 0x0b1b, the partition's MTU, 10 Gb/s, SL 0, scope
+ * link-local) of each partition with ipoib set; n == 0: one for the
+ * default partition 0xffff.  Policy groups no longer named become ordinary
+ * groups (gone at once when they have no members).  0, -ENOMEM or
+ * -ENOSPC (MLIDs exhausted; groups made so far stay). */
+int mcast_db_set_partitions(struct mcast_db *db, const struct policy_partition *parts, size_t n);
+/* Drop members whose port is no longer in sa->v (after sa_update rebuilt
+ * the maps); groups left empty go unless they are policy groups.  Does
+ * nothing while sa->v.f is NULL. */
+void mcast_db_prune(struct sa *sa);
+/* Changes whenever a membership or group changes. */
+uint64_t mcast_db_gen(const struct mcast_db *db);
+
+size_t mcast_db_count(const struct mcast_db *db);
+/* Group i (0 .. count - 1, in creation order) or by MGID: 0 or -ENOENT. */
+int mcast_db_group(const struct mcast_db *db, size_t i, struct mcast_group_info *gi);
+int mcast_db_find(const struct mcast_db *db, const uint8_t mgid[16], struct mcast_group_info *gi);
+
+/* The SA handler of MCMemberRecord (Get, GetTable, Set, Delete). */
+uint16_t sa_mcm_handle(struct sa *sa, const struct sa_req *req, struct sa_out *out);
+
+/* The MFTs of every group with members, over sa->v.f (empty before the
+ * first sweep).  Replaces *out; 0 or -ENOMEM. */
+int mcast_mft_compute(const struct sa *sa, struct mft_set *out);
+
+#endif
