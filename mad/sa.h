@@ -80,6 +80,15 @@ enum sa_status {
 	SA_STATUS_DENIED = 0x0700,
 };
 
+/* Selectors of MTU, Rate and PacketLifeTime in PathRecord and
+ * MCMemberRecord (IBA 15.2.5.16). */
+enum sa_sel {
+	SA_SEL_GREATER = 0,
+	SA_SEL_LESS = 1,
+	SA_SEL_EXACT = 2,
+	SA_SEL_BEST = 3, /* largest MTU/rate, smallest lifetime */
+};
+
 /* RMPP header (IBA 13.6.2). */
 #define SA_RMPP_VERSION 1
 #define SA_RMPP_TYPE_DATA 1

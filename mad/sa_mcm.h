@@ -50,13 +50,6 @@ enum sa_mcm_comp {
 #define SA_MCM_JOIN_ALL 0x7	  /* the bits nanosm accepts */
 
 /* Selectors of MTU, Rate and PacketLifeTime (IBA 15.2.5.16). */
-enum sa_mcm_sel {
-	SA_SEL_GREATER = 0,
-	SA_SEL_LESS = 1,
-	SA_SEL_EXACT = 2,
-	SA_SEL_LARGEST = 3,
-};
-
 struct sa_mcm {
 	uint8_t mgid[16];
 	uint8_t port_gid[16];

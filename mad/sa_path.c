@@ -258,7 +258,7 @@ int sa_path_mtu_select(uint8_t path_mtu, uint8_t sel, uint8_t want, uint8_t *out
 			return -ENOENT;
 		*out = want - 1 < path_mtu ? want - 1 : path_mtu;
 		return 0;
-	case SA_SEL_EXACTLY:
+	case SA_SEL_EXACT:
 		*out = want;
 		return sa_path_mtu_valid(want) && want <= path_mtu ? 0 : -ENOENT;
 	case SA_SEL_BEST:
@@ -284,7 +284,7 @@ int sa_path_rate_select(uint8_t path_rate, uint8_t sel, uint8_t want, uint8_t *o
 			return -ENOENT;
 		*out = sa_path_rate_at_most(asked - 1 < have ? asked - 1 : have);
 		return *out ? 0 : -ENOENT;
-	case SA_SEL_EXACTLY:
+	case SA_SEL_EXACT:
 		*out = want;
 		return asked && asked <= have ? 0 : -ENOENT;
 	case SA_SEL_BEST:
@@ -308,7 +308,7 @@ int sa_path_life_select(uint8_t path_life, uint8_t sel, uint8_t want, uint8_t *o
 	case SA_SEL_LESS:
 		*out = path_life;
 		return path_life < want ? 0 : -ENOENT;
-	case SA_SEL_EXACTLY:
+	case SA_SEL_EXACT:
 		*out = want;
 		return want >= path_life && want <= SA_PATH_LIFE_MAX ? 0 : -ENOENT;
 	case SA_SEL_BEST:

@@ -79,15 +79,6 @@ struct sa_path_rec {
 void sa_path_encode(const struct sa_path_rec *r, uint8_t *rec);
 void sa_path_decode(const uint8_t *rec, struct sa_path_rec *r);
 
-/* Selector values (IBA 15.2.5.16: MTUSelector, RateSelector,
- * PacketLifeTimeSelector). */
-enum sa_sel {
-	SA_SEL_GREATER = 0,
-	SA_SEL_LESS = 1,
-	SA_SEL_EXACTLY = 2,
-	SA_SEL_BEST = 3, /* largest MTU/rate, smallest lifetime */
-};
-
 /* ---- MTU (PortInfo enum) ---- */
 #define SA_PATH_MTU_256 1
 #define SA_PATH_MTU_4096 5

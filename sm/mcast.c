@@ -384,7 +384,7 @@ static int mcast_rate_ok(const struct sa_mcm *t, uint64_t comp, uint8_t rate)
 	if (sel == SA_SEL_EXACT)
 		return rate == t->rate;
 	if (!mcast_rate_bw(t->rate) || !mcast_rate_bw(rate))
-		return sel == SA_SEL_LARGEST;
+		return sel == SA_SEL_BEST;
 	return mcast_sel_ok(sel, mcast_cmp(mcast_rate_bw(rate), mcast_rate_bw(t->rate)));
 }
 

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stddef.h>
 
+#include "mcast.h"
 #include "sa_path.h"
 #include "sa_svc.h"
 #include "sa_topo.h"
@@ -27,6 +28,7 @@ static const struct sa_route sa_routes[] = {
 	{ SA_ATTR_GUIDINFO_RECORD, sa_topo_handle },
 	{ SA_ATTR_PKEY_TABLE_RECORD, sa_topo_handle },
 	{ SA_ATTR_PATH_RECORD, sa_path_handle },
+	{ SA_ATTR_MCMEMBER_RECORD, sa_mcm_handle },
 	{ SA_ATTR_SERVICE_RECORD, sa_svc_handle },
 	{ SA_ATTR_INFORM_INFO, sa_svc_handle },
 	{ SA_ATTR_INFORM_INFO_RECORD, sa_svc_handle },
@@ -44,7 +46,8 @@ int sa_modules_new(struct sa *sa)
 {
 	sa->svc = sa_svc_new();
 	sa->paths = sa_paths_new();
-	if (!sa->svc || !sa->paths)
+	sa->mcast = mcast_db_new();
+	if (!sa->svc || !sa->paths || !sa->mcast)
 		return -ENOMEM;
 	return 0;
 }
@@ -53,8 +56,10 @@ void sa_modules_free(struct sa *sa)
 {
 	sa_svc_free(sa->svc);
 	sa_paths_free(sa->paths);
+	mcast_db_free(sa->mcast);
 	sa->svc = NULL;
 	sa->paths = NULL;
+	sa->mcast = NULL;
 }
 
 void sa_modules_update(struct sa *sa, int routes_changed)
@@ -62,6 +67,7 @@ void sa_modules_update(struct sa *sa, int routes_changed)
 	if (routes_changed)
 		sa_paths_flush(sa->paths);
 	sa_svc_prune(sa);
+	mcast_db_prune(sa);
 }
 
 void sa_modules_tick(struct sa *sa, uint64_t now_ms)

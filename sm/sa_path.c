@@ -296,8 +296,8 @@ static int path_apply_sel(const struct path_query *q, const struct path_sel *s,
 	uint8_t sel = SA_SEL_BEST;
 
 	if (path_has(q, s->val_comp))
-		sel = path_has(q, s->sel_comp) ? w[s->sel_off] : SA_SEL_EXACTLY;
-	*((uint8_t *)r + s->sel_off) = SA_SEL_EXACTLY;
+		sel = path_has(q, s->sel_comp) ? w[s->sel_off] : SA_SEL_EXACT;
+	*((uint8_t *)r + s->sel_off) = SA_SEL_EXACT;
 	return s->select(*val, sel, w[s->val_off], val);
 }
 

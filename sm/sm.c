@@ -11,6 +11,8 @@
 #include "guid2lid.h"
 #include "log.h"
 #include "sm_priv.h"
+#include "mcast.h"
+#include "mft_push.h"
 #include "pkey_push.h"
 
 struct sm_call {
@@ -64,7 +66,11 @@ struct sm *sm_new(const struct sm_opts *opts, const struct mad_xmit *xmit,
 	pkey_plan_init(&sm->pk);
 	pkey_plan_init(&sm->pk_next);
 	sm->pkc = pkey_cache_new();
-	if (!sm->q || !sm->sa || !sm->pkc || lid_alloc_init(&sm->lids, LID_UNICAST_MAX) < 0 ||
+	sm->mftc = mft_cache_new();
+	mft_set_init(&sm->mft_want);
+	if (!sm->q || !sm->sa || !sm->pkc || !sm->mftc ||
+	    /* no policy yet: the default partition and its IPoIB group */
+	    sm_set_partitions(sm, NULL, 0) < 0 || lid_alloc_init(&sm->lids, LID_UNICAST_MAX) < 0 ||
 	    sm_set_routing(sm, opts->engine ? opts->engine : "minhop", opts->roots, opts->n_roots,
 			   1, NULL, 0) < 0) {
 		sm_free(sm);
@@ -83,6 +89,8 @@ void sm_free(struct sm *sm)
 	pkey_plan_fini(&sm->pk);
 	pkey_plan_fini(&sm->pk_next);
 	pkey_cache_free(sm->pkc);
+	mft_cache_free(sm->mftc);
+	mft_set_fini(&sm->mft_want);
 	sm_parts_free(sm->parts, sm->n_parts);
 	lid_alloc_fini(&sm->lids);
 	fabric_fini(&sm->cur);
@@ -324,6 +332,58 @@ static void sm_update_sa(struct sm *sm)
 		log_warnx("NSM-E500 SA: out of memory building its view; answering no records");
 }
 
+/* ---- multicast: MFTs follow the SA's groups -------------------------- */
+
+static void sm_after_mfts(struct sm *sm);
+
+/* Compute the trees of every group on cur and push the blocks that
+ * differ; runs at the end of each sweep and whenever a join or leave
+ * changed the groups between sweeps. */
+static void sm_push_mfts(struct sm *sm)
+{
+	struct mcast_db *db = sm->sa->mcast;
+
+	sm->mcast_gen = mcast_db_gen(db);
+	if (mcast_mft_compute(sm->sa, &sm->mft_want) < 0) {
+		log_warnx("NSM-E520 multicast trees not computed (out of memory); MFTs unchanged");
+		sm_after_mfts(sm);
+		return;
+	}
+	mft_push_start(sm, &sm->cur, &sm->mft_want, sm->mftc, sm_after_mfts);
+}
+
+static void sm_after_mfts(struct sm *sm)
+{
+	if (mcast_db_gen(sm->sa->mcast) != sm->mcast_gen) {
+		sm_push_mfts(sm); /* groups changed while we pushed */
+		return;
+	}
+	if (!sm->mcast_only) {
+		sm_sweep_end(sm);
+		return;
+	}
+	log_info("multicast: %zu MFT blocks pushed after group changes",
+		 sm->st.mft_blocks_sent - sm->mft_blocks_at);
+	sm->mcast_only = 0;
+	sm->running = 0;
+	if (sm->sweep_pending) {
+		sm->sweep_pending = 0;
+		sm_sweep_request(sm);
+	}
+}
+
+/* A join or leave between sweeps: push now (a sweep in progress pushes
+ * at its end anyway). */
+static void sm_mcast_check(struct sm *sm)
+{
+	if (sm->running || !sm_lfts(sm) || mcast_db_gen(sm->sa->mcast) == sm->mcast_gen)
+		return;
+	sm->running = 1;
+	sm->mcast_only = 1;
+	sm->mft_blocks_at = sm->st.mft_blocks_sent;
+	sm_push_mfts(sm);
+}
+
 static void sm_after_active(struct sm *sm)
 {
 	struct fabric old = sm->cur;
@@ -345,7 +405,7 @@ static void sm_after_active(struct sm *sm)
 	sm_count(sm, &sm->cur);
 	sm->st.status = 0;
 	sm_update_sa(sm);
-	sm_sweep_end(sm);
+	sm_push_mfts(sm);
 }
 
 static void sm_after_arm(struct sm *sm)
@@ -417,6 +477,7 @@ void sm_recv(struct sm *sm, const struct mad_addr *from, const uint8_t *mad, siz
 {
 	if (len >= 2 && mad[1] == SA_CLASS) {
 		sa_recv(sm->sa, from, mad, len, sm_now(sm));
+		sm_mcast_check(sm);
 		return;
 	}
 	mad_queue_recv(sm->q, from, mad, len, sm_now(sm));
@@ -464,7 +525,8 @@ int sm_set_partitions(struct sm *sm, const struct policy_partition *parts, size_
 	sm_parts_free(sm->parts, sm->n_parts);
 	sm->parts = copy;
 	sm->n_parts = n;
-	return 0;
+	/* the IPoIB broadcast groups follow the policy's partitions */
+	return mcast_db_set_partitions(sm->sa->mcast, copy, n);
 }
 
 const struct fabric *sm_fabric(const struct sm *sm)

@@ -10,6 +10,7 @@
 #include "sm.h"
 #include "sa.h"
 #include "pkey.h"
+#include "routing/mft.h"
 #include "config/policy.h"
 
 /* What the SM last wrote into one switch's LFT. */
@@ -62,6 +63,11 @@ struct sm {
 	struct pkey_plan pk;	  /* partition plan of cur (what the SA answers from) */
 	struct pkey_plan pk_next; /* the running sweep's plan, for next */
 	struct pkey_cache *pkc;	  /* P_Key tables the ports hold (pkey_push.c) */
+	struct mft_cache *mftc;	  /* MFT blocks the switches hold (mft_push.c) */
+	struct mft_set mft_want;  /* the tables being pushed (borrowed by the push) */
+	uint64_t mcast_gen;	  /* multicast membership generation last pushed */
+	int mcast_only;		  /* running is a multicast push between sweeps */
+	size_t mft_blocks_at;	  /* st.mft_blocks_sent when that push started */
 };
 
 struct sm_name {

@@ -133,9 +133,9 @@ static void test_sa_path_rates(void)
 	CU_ASSERT_EQUAL(sa_path_rate_select(7, SA_SEL_LESS, 6, &v), 0);
 	CU_ASSERT_EQUAL(v, 11); /* 14 Gb/s: the fastest below 20 */
 	CU_ASSERT_EQUAL(sa_path_rate_select(7, SA_SEL_LESS, 2, &v), -ENOENT);
-	CU_ASSERT_EQUAL(sa_path_rate_select(7, SA_SEL_EXACTLY, 3, &v), 0);
+	CU_ASSERT_EQUAL(sa_path_rate_select(7, SA_SEL_EXACT, 3, &v), 0);
 	CU_ASSERT_EQUAL(v, 3);
-	CU_ASSERT_EQUAL(sa_path_rate_select(7, SA_SEL_EXACTLY, 8, &v), -ENOENT);
+	CU_ASSERT_EQUAL(sa_path_rate_select(7, SA_SEL_EXACT, 8, &v), -ENOENT);
 	CU_ASSERT_EQUAL(sa_path_rate_select(7, SA_SEL_BEST, 0, &v), 0);
 	CU_ASSERT_EQUAL(v, 7);
 }
@@ -154,10 +154,10 @@ static void test_sa_path_selectors(void)
 	CU_ASSERT_EQUAL(sa_path_mtu_select(4, SA_SEL_LESS, 3, &v), 0);
 	CU_ASSERT_EQUAL(v, 2);
 	CU_ASSERT_EQUAL(sa_path_mtu_select(4, SA_SEL_LESS, 1, &v), -ENOENT);
-	CU_ASSERT_EQUAL(sa_path_mtu_select(4, SA_SEL_EXACTLY, 3, &v), 0);
+	CU_ASSERT_EQUAL(sa_path_mtu_select(4, SA_SEL_EXACT, 3, &v), 0);
 	CU_ASSERT_EQUAL(v, 3);
-	CU_ASSERT_EQUAL(sa_path_mtu_select(4, SA_SEL_EXACTLY, 5, &v), -ENOENT);
-	CU_ASSERT_EQUAL(sa_path_mtu_select(4, SA_SEL_EXACTLY, 0, &v), -ENOENT);
+	CU_ASSERT_EQUAL(sa_path_mtu_select(4, SA_SEL_EXACT, 5, &v), -ENOENT);
+	CU_ASSERT_EQUAL(sa_path_mtu_select(4, SA_SEL_EXACT, 0, &v), -ENOENT);
 	CU_ASSERT_EQUAL(sa_path_mtu_select(4, SA_SEL_BEST, 0, &v), 0);
 	CU_ASSERT_EQUAL(v, 4);
 	CU_ASSERT_EQUAL(sa_path_mtu_select(0, SA_SEL_BEST, 0, &v), -ENOENT);
@@ -168,8 +168,8 @@ static void test_sa_path_selectors(void)
 	CU_ASSERT_EQUAL(sa_path_life_select(18, SA_SEL_LESS, 18, &v), -ENOENT);
 	CU_ASSERT_EQUAL(sa_path_life_select(18, SA_SEL_LESS, 19, &v), 0);
 	CU_ASSERT_EQUAL(v, 18);
-	CU_ASSERT_EQUAL(sa_path_life_select(18, SA_SEL_EXACTLY, 17, &v), -ENOENT);
-	CU_ASSERT_EQUAL(sa_path_life_select(18, SA_SEL_EXACTLY, 30, &v), 0);
+	CU_ASSERT_EQUAL(sa_path_life_select(18, SA_SEL_EXACT, 17, &v), -ENOENT);
+	CU_ASSERT_EQUAL(sa_path_life_select(18, SA_SEL_EXACT, 30, &v), 0);
 	CU_ASSERT_EQUAL(v, 30);
 	CU_ASSERT_EQUAL(sa_path_life_from_hops(0), 18);
 	CU_ASSERT_EQUAL(sa_path_life_from_hops(2), 18);
@@ -417,8 +417,8 @@ static void test_sa_path_select_query(void)
 	w.mtu = 4; /* < 2048 */
 	CU_ASSERT_EQUAL_FATAL(test_sa_path_get(&r, r.l_h1, r.l_h2, mtu, &w, &d), 1);
 	CU_ASSERT_EQUAL(d.mtu, 3);
-	CU_ASSERT_EQUAL(d.mtu_sel, SA_SEL_EXACTLY);
-	w.mtu_sel = SA_SEL_EXACTLY;
+	CU_ASSERT_EQUAL(d.mtu_sel, SA_SEL_EXACT);
+	w.mtu_sel = SA_SEL_EXACT;
 	w.mtu = 2;
 	CU_ASSERT_EQUAL_FATAL(test_sa_path_get(&r, r.l_h1, r.l_h2, mtu, &w, &d), 1);
 	CU_ASSERT_EQUAL(d.mtu, 2);
