@@ -469,3 +469,19 @@ int mad_port_wait(struct mad_port *p, unsigned timeout_ms)
 	pthread_mutex_unlock(&p->lock);
 	return rc ? rc : mad_port_failed(p);
 }
+
+int mad_port_listen_reports(struct mad_port *p, int issm)
+{
+	long mask[16 / sizeof(long)];
+
+	if (!p->client)
+		return -EINVAL;
+	if (issm && p->issm_fd < 0)
+		mad_port_open_issm(p);
+	memset(mask, 0, sizeof(mask));
+	mad_port_mask_set(mask, SA_METHOD_REPORT);
+	if (p->agent_sa >= 0)
+		umad_unregister(p->fd, p->agent_sa);
+	p->agent_sa = umad_register(p->fd, SA_CLASS, SA_CLASS_VERSION, 1, mask);
+	return p->agent_sa < 0 ? -EBUSY : 0;
+}

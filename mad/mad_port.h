@@ -46,6 +46,13 @@ struct mad_port *mad_port_open_client(const char *ca, int port, uint64_t guid,
 					void (*notify)(void *), void *notify_arg, char *err,
 					size_t errlen);
 void mad_port_close(struct mad_port *p);
+/* A client that subscribed to SA events (InformInfo): also receive the
+ * SA's Report MADs (class 0x03 method Report).  issm: hold the port's
+ * issm device too (ibsim hands unsolicited MADs on QP1 only to a client
+ * that does; on hardware it also marks the port IsSM, so leave it 0
+ * there).  0, -EINVAL (not a client) or -EBUSY (someone else on this
+ * port takes Reports). */
+int mad_port_listen_reports(struct mad_port *p, int issm);
 
 const struct mad_port_info *mad_port_info(const struct mad_port *p);
 struct mad_xmit mad_port_xmit(struct mad_port *p);

@@ -14,6 +14,7 @@
 #include "mcast.h"
 #include "mft_push.h"
 #include "pkey_push.h"
+#include "sa_svc.h"
 
 struct sm_call {
 	struct sm_req req;
@@ -384,6 +385,45 @@ static void sm_mcast_check(struct sm *sm)
 	sm_push_mfts(sm);
 }
 
+/* Does f hold an end port (CA/router port with a LID) like node n port p? */
+static int sm_has_end_port(const struct fabric *f, const struct fabric_node *n, unsigned p)
+{
+	int i = fabric_find(f, n->guid);
+
+	return i != FABRIC_NONE && p <= f->nodes[i].num_ports && f->nodes[i].ports[p].present &&
+	       f->nodes[i].ports[p].lid;
+}
+
+/* Traps 64/65 to the SA's subscribers: end ports of `to` missing from
+ * `from` came into service (64) or, the other way round, left it (65). */
+static void sm_port_events(struct sm *sm, const struct fabric *from, const struct fabric *to,
+			   int trap)
+{
+	uint8_t gid[16];
+
+	for (size_t i = 0; i < to->n_nodes; i++) {
+		const struct fabric_node *n = &to->nodes[i];
+
+		if (fabric_is_switch(n))
+			continue;
+		for (unsigned p = 1; p <= n->num_ports; p++) {
+			if (!n->ports[p].present || !n->ports[p].lid || sm_has_end_port(from, n, p))
+				continue;
+			sa_gid_make(sm->opts.subnet_prefix, n->ports[p].guid, gid);
+			sa_svc_port_event(sm->sa, gid, trap, sm_now(sm));
+		}
+	}
+}
+
+static void sm_commit_pkeys(struct sm *sm)
+{
+	struct pkey_plan t = sm->pk;
+
+	sm->pk = sm->pk_next;
+	sm->pk_next = t;
+	pkey_plan_fini(&sm->pk_next);
+}
+
 static void sm_after_active(struct sm *sm)
 {
 	struct fabric old = sm->cur;
@@ -393,18 +433,14 @@ static void sm_after_active(struct sm *sm)
 	sm->lfts_ahead = 0;
 	if (sm_routes_changed(sm, &sm->next))
 		sm->route_gen++;
-	{
-		struct pkey_plan t = sm->pk;
-
-		sm->pk = sm->pk_next;
-		sm->pk_next = t;
-		pkey_plan_fini(&sm->pk_next);
-	}
-	fabric_fini(&sm->next);
-	fabric_init(&sm->next);
+	sm_commit_pkeys(sm);
 	sm_count(sm, &sm->cur);
 	sm->st.status = 0;
 	sm_update_sa(sm);
+	sm_port_events(sm, &sm->next, &sm->cur, 64);
+	sm_port_events(sm, &sm->cur, &sm->next, 65);
+	fabric_fini(&sm->next);
+	fabric_init(&sm->next);
 	sm_push_mfts(sm);
 }
 

@@ -15,6 +15,9 @@
 
 #include "mad/mad_port.h"
 #include "mad/sa.h"
+#include "mad/sa_mcm.h"
+#include "mad/sa_path.h"
+#include "mad/sa_svc.h"
 
 #define SACLI_EXIT_OK 0
 #define SACLI_EXIT_FAILED 1
@@ -25,6 +28,7 @@ struct sacli {
 	uint16_t sm_lid;
 	unsigned timeout_ms, retries;
 	uint64_t tid;
+	int issm; /* subscribe: hold issm (ibsim delivers Reports only then) */
 };
 
 static uint64_t sacli_now_ms(void)
@@ -140,7 +144,7 @@ static void sacli_print_status(const char *what, const struct sa_mad *m)
 
 /* Send n PathRecord Gets (pairs[i % n_pairs]) keeping `window` on the
  * wire; report answers per second. */
-__attribute__((unused)) static int sacli_flood(struct sacli *c, size_t n, unsigned window,
+static int sacli_flood(struct sacli *c, size_t n, unsigned window,
 		void (*build)(void *arg, size_t i, uint8_t *mad), void *arg)
 {
 	struct mad_xmit x = mad_port_xmit(c->port);
@@ -288,6 +292,297 @@ static int sacli_cmd_bad(struct sacli *c, const char *kind)
 	return sacli_exit(rc, "bad", &resp);
 }
 
+static void sacli_gid_str(const uint8_t *g, char *buf, size_t len)
+{
+	snprintf(buf, len, "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x",
+		 g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9], g[10], g[11], g[12],
+		 g[13], g[14], g[15]);
+}
+
+/* A GID in full colon form (8 groups of 4 hex digits; "::" shorthand too). */
+static int sacli_parse_gid(const char *text, uint8_t *gid)
+{
+	unsigned v[8] = { 0 };
+	const char *dbl = strstr(text, "::");
+	int n = 0;
+
+	memset(gid, 0, 16);
+	if (!dbl) {
+		if (sscanf(text, "%x:%x:%x:%x:%x:%x:%x:%x", &v[0], &v[1], &v[2], &v[3], &v[4],
+			   &v[5], &v[6], &v[7]) != 8)
+			return -EINVAL;
+	} else {
+		unsigned head[8], tail[8];
+		int nh = 0, nt = 0;
+		const char *p = text;
+
+		while (p < dbl && nh < 8 && sscanf(p, "%x", &head[nh]) == 1) {
+			nh++;
+			p = strchr(p, ':');
+			if (!p || p >= dbl)
+				break;
+			p++;
+		}
+		for (p = dbl + 2; *p && nt < 8 && sscanf(p, "%x", &tail[nt]) == 1;) {
+			nt++;
+			p = strchr(p, ':');
+			if (!p)
+				break;
+			p++;
+		}
+		if (nh + nt > 7)
+			return -EINVAL;
+		for (int i = 0; i < nh; i++)
+			v[i] = head[i];
+		for (int i = 0; i < nt; i++)
+			v[8 - nt + i] = tail[i];
+	}
+	for (n = 0; n < 8; n++) {
+		if (v[n] > 0xffff)
+			return -EINVAL;
+		gid[2 * n] = (uint8_t)(v[n] >> 8);
+		gid[2 * n + 1] = (uint8_t)v[n];
+	}
+	return 0;
+}
+
+static void sacli_print_path(const struct sa_path_rec *r)
+{
+	char s[64], d[64];
+
+	sacli_gid_str(r->sgid, s, sizeof(s));
+	sacli_gid_str(r->dgid, d, sizeof(d));
+	printf("path: slid %u dlid %u sgid %s dgid %s pkey 0x%04x sl %u mtu %u (%u bytes) "
+	       "rate %u (%u Mb/s) pkt_life %u reversible %u\n",
+	       r->slid, r->dlid, s, d, r->pkey, r->sl, r->mtu, 128u << r->mtu, r->rate,
+	       sa_path_rate_mbps(r->rate), r->life, r->reversible);
+}
+
+/* path SLID DLID [PKEY] */
+static int sacli_cmd_path(struct sacli *c, int argc, char **argv)
+{
+	struct sa_path_rec want = { 0 }, got;
+	uint8_t rec[SA_PATH_REC_SIZE];
+	uint64_t mask = SA_PR_CM(SA_PR_SLID) | SA_PR_CM(SA_PR_DLID);
+	struct sa_mad resp;
+	int rc;
+
+	if (argc < 3)
+		return SACLI_EXIT_USAGE;
+	want.slid = (uint16_t)strtoul(argv[1], NULL, 0);
+	want.dlid = (uint16_t)strtoul(argv[2], NULL, 0);
+	if (argc > 3) {
+		want.pkey = (uint16_t)strtoul(argv[3], NULL, 0);
+		mask |= SA_PR_CM(SA_PR_PKEY);
+	}
+	sa_path_encode(&want, rec);
+	rc = sacli_query(c, SA_METHOD_GET, SA_ATTR_PATH_RECORD, mask, rec, sizeof(rec), &resp);
+	rc = sacli_exit(rc, "path", &resp);
+	if (rc == SACLI_EXIT_OK) {
+		sa_path_decode(resp.data, &got);
+		sacli_print_path(&got);
+	}
+	return rc;
+}
+
+/* join|leave MGID PORTGID [qkey= pkey= mtu= rate= sl= join_state= tclass= flow=] */
+static int sacli_mcm_opt(struct sa_mcm *m, uint64_t *mask, const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+	unsigned long v;
+
+	if (!eq)
+		return -EINVAL;
+	v = strtoul(eq + 1, NULL, 0);
+#define SACLI_OPT(name, field, comp)                          \
+	if (!strncmp(kv, name "=", strlen(name) + 1)) {        \
+		m->field = (__typeof__(m->field))v;            \
+		*mask |= SA_MCM_BIT(comp);                     \
+		return 0;                                      \
+	}
+	SACLI_OPT("qkey", qkey, SA_MCM_COMP_QKEY)
+	SACLI_OPT("pkey", pkey, SA_MCM_COMP_PKEY)
+	SACLI_OPT("sl", sl, SA_MCM_COMP_SL)
+	SACLI_OPT("tclass", tclass, SA_MCM_COMP_TCLASS)
+	SACLI_OPT("flow", flow_label, SA_MCM_COMP_FLOW_LABEL)
+	SACLI_OPT("join_state", join_state, SA_MCM_COMP_JOIN_STATE)
+	SACLI_OPT("mlid", mlid, SA_MCM_COMP_MLID)
+#undef SACLI_OPT
+	if (!strncmp(kv, "mtu=", 4)) { /* MTU enum, selector "exactly" */
+		m->mtu = (uint8_t)v;
+		m->mtu_sel = SA_SEL_EXACT;
+		*mask |= SA_MCM_BIT(SA_MCM_COMP_MTU) | SA_MCM_BIT(SA_MCM_COMP_MTU_SEL);
+		return 0;
+	}
+	if (!strncmp(kv, "rate=", 5)) {
+		m->rate = (uint8_t)v;
+		m->rate_sel = SA_SEL_EXACT;
+		*mask |= SA_MCM_BIT(SA_MCM_COMP_RATE) | SA_MCM_BIT(SA_MCM_COMP_RATE_SEL);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int sacli_cmd_mcm(struct sacli *c, int argc, char **argv, uint8_t method)
+{
+	struct sa_mcm m = { 0 }, got;
+	uint64_t mask = SA_MCM_BIT(SA_MCM_COMP_MGID) | SA_MCM_BIT(SA_MCM_COMP_PORT_GID) |
+			SA_MCM_BIT(SA_MCM_COMP_JOIN_STATE);
+	uint8_t rec[SA_MCM_SIZE];
+	struct sa_mad resp;
+	char g[64];
+	int rc;
+
+	if (argc < 3 || sacli_parse_gid(argv[1], m.mgid) < 0 ||
+	    sacli_parse_gid(argv[2], m.port_gid) < 0)
+		return SACLI_EXIT_USAGE;
+	m.join_state = SA_MCM_JOIN_FULL;
+	if (method == SA_METHOD_SET) { /* what creating a group needs */
+		m.qkey = 0x0b1b;
+		m.pkey = 0xffff;
+		mask |= SA_MCM_BIT(SA_MCM_COMP_QKEY) | SA_MCM_BIT(SA_MCM_COMP_PKEY) |
+			SA_MCM_BIT(SA_MCM_COMP_SL) | SA_MCM_BIT(SA_MCM_COMP_FLOW_LABEL) |
+			SA_MCM_BIT(SA_MCM_COMP_TCLASS);
+	}
+	for (int i = 3; i < argc; i++)
+		if (sacli_mcm_opt(&m, &mask, argv[i]) < 0)
+			return SACLI_EXIT_USAGE;
+	sa_mcm_encode(&m, rec);
+	rc = sacli_query(c, method, SA_ATTR_MCMEMBER_RECORD, mask, rec, sizeof(rec), &resp);
+	rc = sacli_exit(rc, argv[0], &resp);
+	if (rc == SACLI_EXIT_OK) {
+		sa_mcm_decode(resp.data, &got);
+		sacli_gid_str(got.mgid, g, sizeof(g));
+		printf("%s: mgid %s mlid 0x%04x qkey 0x%08x pkey 0x%04x mtu %u rate %u "
+		       "join_state 0x%x\n",
+		       argv[0], g, got.mlid, got.qkey, got.pkey, got.mtu, got.rate, got.join_state);
+	}
+	return rc;
+}
+
+/* flood N WINDOW LID... : PathRecord Gets over every ordered LID pair */
+struct sacli_pairs {
+	uint16_t *lids;
+	size_t n;
+};
+
+static void sacli_flood_build(void *arg, size_t i, uint8_t *mad)
+{
+	const struct sacli_pairs *p = arg;
+	struct sa_path_rec want = { 0 };
+	struct sa_mad h = { 0 };
+	size_t pair = i % (p->n * (p->n - 1));
+
+	want.slid = p->lids[pair / (p->n - 1)];
+	want.dlid = p->lids[(pair % (p->n - 1) + pair / (p->n - 1) + 1) % p->n];
+	h.class_version = SA_CLASS_VERSION;
+	h.method = SA_METHOD_GET;
+	h.attr_id = SA_ATTR_PATH_RECORD;
+	h.comp_mask = SA_PR_CM(SA_PR_SLID) | SA_PR_CM(SA_PR_DLID);
+	sa_encode(&h, NULL, 0, 0, mad, SA_MAD_SIZE);
+	sa_path_encode(&want, mad + SA_HDR_SIZE);
+}
+
+static int sacli_cmd_flood(struct sacli *c, int argc, char **argv)
+{
+	struct sacli_pairs p = { 0 };
+	int rc;
+
+	if (argc < 5)
+		return SACLI_EXIT_USAGE;
+	p.n = (size_t)(argc - 3);
+	p.lids = calloc(p.n, sizeof(*p.lids));
+	if (!p.lids)
+		return SACLI_EXIT_FAILED;
+	for (size_t i = 0; i < p.n; i++)
+		p.lids[i] = (uint16_t)strtoul(argv[3 + i], NULL, 0);
+	rc = sacli_flood(c, strtoul(argv[1], NULL, 0), (unsigned)strtoul(argv[2], NULL, 0),
+			 sacli_flood_build, &p);
+	free(p.lids);
+	return rc < 0 ? SACLI_EXIT_FAILED : SACLI_EXIT_OK;
+}
+
+/* One Report: print its Notice and acknowledge it with ReportResp. */
+struct sacli_reports {
+	struct sacli *c;
+	unsigned seen;
+};
+
+static void sacli_report_rx(void *ctx, const struct mad_addr *from, const uint8_t *mad, size_t len)
+{
+	struct sacli_reports *r = ctx;
+	struct mad_xmit x = mad_port_xmit(r->c->port);
+	struct sa_svc_notice n;
+	struct sa_mad m, resp;
+	uint8_t buf[SA_MAD_SIZE], gid[16];
+	char g[64];
+
+	if (sa_decode(mad, len, &m) < 0 || m.method != SA_METHOD_REPORT ||
+	    m.attr_id != SA_ATTR_NOTICE)
+		return;
+	sa_svc_notice_decode(m.data, &n);
+	if (sa_svc_notice_gid(&n, gid) < 0)
+		memset(gid, 0, sizeof(gid));
+	sacli_gid_str(gid, g, sizeof(g));
+	printf("report: trap %u issuer_lid %u gid %s\n", n.trap_num, n.issuer_lid, g);
+	fflush(stdout);
+	r->seen++;
+	sa_make_response(&m, 0, &resp);
+	sa_encode(&resp, m.data, 1, SA_SVC_NOTICE_SIZE, buf, sizeof(buf));
+	x.send(x.ctx, from, buf, sizeof(buf));
+}
+
+/* subscribe TRAP SECONDS [COUNT]: InformInfo Set, then print Reports until
+ * COUNT arrived or SECONDS passed; unsubscribe at the end. */
+static int sacli_inform(struct sacli *c, uint16_t trap, int subscribe)
+{
+	struct sa_svc_inform ii = { 0 };
+	uint8_t rec[SA_SVC_INFORM_SIZE];
+	struct sa_mad resp;
+	int rc;
+
+	ii.lid_begin = SA_SVC_LID_ALL;
+	ii.is_generic = 1;
+	ii.subscribe = (uint8_t)subscribe;
+	ii.type = SA_SVC_TYPE_ALL;
+	ii.trap_num = trap;
+	ii.qpn = 1;
+	ii.producer = SA_SVC_PRODUCER_ALL;
+	sa_svc_inform_encode(&ii, rec);
+	rc = sacli_query(c, SA_METHOD_SET, SA_ATTR_INFORM_INFO, 0, rec, sizeof(rec), &resp);
+	return sacli_exit(rc, subscribe ? "subscribe" : "unsubscribe", &resp);
+}
+
+static int sacli_cmd_subscribe(struct sacli *c, int argc, char **argv)
+{
+	struct sacli_reports r = { c, 0 };
+	uint16_t trap;
+	uint64_t end;
+	unsigned want;
+
+	if (argc < 3)
+		return SACLI_EXIT_USAGE;
+	trap = (uint16_t)strtoul(argv[1], NULL, 0);
+	end = sacli_now_ms() + 1000u * strtoul(argv[2], NULL, 0);
+	want = argc > 3 ? (unsigned)strtoul(argv[3], NULL, 0) : 0;
+	if (mad_port_listen_reports(c->port, c->issm) < 0) {
+		fprintf(stderr, "nanosm-sa: cannot receive Reports on this port\n");
+		return SACLI_EXIT_FAILED;
+	}
+	if (sacli_inform(c, trap, 1) != SACLI_EXIT_OK)
+		return SACLI_EXIT_FAILED;
+	printf("listening\n");
+	fflush(stdout);
+	while (sacli_now_ms() < end && (!want || r.seen < want)) {
+		if (mad_port_wait(c->port, 100) < 0)
+			break;
+		mad_port_drain(c->port, sacli_report_rx, &r);
+	}
+	printf("reports: %u\n", r.seen);
+	sacli_inform(c, trap, 0);
+	return want && r.seen < want ? SACLI_EXIT_FAILED : SACLI_EXIT_OK;
+}
+
 static int sacli_run(struct sacli *c, int argc, char **argv)
 {
 	const char *cmd = argv[0];
@@ -298,6 +593,16 @@ static int sacli_run(struct sacli *c, int argc, char **argv)
 		return sacli_cmd_get(c, argc, argv, SA_METHOD_GET_TABLE);
 	if (!strcmp(cmd, "bad") && argc == 2)
 		return sacli_cmd_bad(c, argv[1]);
+	if (!strcmp(cmd, "path"))
+		return sacli_cmd_path(c, argc, argv);
+	if (!strcmp(cmd, "join"))
+		return sacli_cmd_mcm(c, argc, argv, SA_METHOD_SET);
+	if (!strcmp(cmd, "leave"))
+		return sacli_cmd_mcm(c, argc, argv, SA_METHOD_DELETE);
+	if (!strcmp(cmd, "flood"))
+		return sacli_cmd_flood(c, argc, argv);
+	if (!strcmp(cmd, "subscribe"))
+		return sacli_cmd_subscribe(c, argc, argv);
 	fprintf(stderr, "nanosm-sa: unknown command or arguments: %s\n", cmd);
 	return SACLI_EXIT_USAGE;
 }
@@ -308,7 +613,9 @@ static void sacli_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: nanosm-sa [-g PORTGUID | -d CA [-p PORT]] [--sm-lid LID] [--timeout MS]\n"
-		"                 [--retries N] COMMAND ...\n"
+		"                 [--retries N] [--issm] COMMAND ...\n"
+		"  --issm   (subscribe) hold the port's issm device: ibsim delivers\n"
+		"           Reports only to such clients; do not use on hardware\n"
 		"Commands:\n"
 		"  get ATTR [MASK [HEXBYTES]]   Get (gettable: GetTable) of SA attribute ATTR\n"
 		"  gettable ATTR [MASK [HEXBYTES]]  with component mask MASK and record bytes\n"
@@ -317,6 +624,8 @@ static void sacli_usage(FILE *out)
 		"  leave MGID PORTGID [join_state=N]   MCMemberRecord Delete (leave)\n"
 		"  bad attr|version|method|runt|mask   a deliberately bad request\n"
 		"  flood N WINDOW LID...        N PathRecord Gets between the LIDs\n"
+		"  subscribe TRAP SECONDS [N]   InformInfo for trap 64/65 (0xffff all); print\n"
+		"                               Reports until N came or SECONDS passed\n"
 		"Exit status: 0 answered with status 0, 1 error status or no answer, 2 usage.\n");
 }
 
@@ -348,6 +657,7 @@ int main(int argc, char **argv)
 		{ "sm-lid", required_argument, NULL, 'l' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "retries", required_argument, NULL, 'r' },
+		{ "issm", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -356,7 +666,7 @@ int main(int argc, char **argv)
 	uint64_t guid = 0;
 	int port = 0, opt, rc;
 
-	while ((opt = getopt_long(argc, argv, "g:d:p:l:t:r:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "g:d:p:l:t:r:Sh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'g': guid = strtoull(optarg, NULL, 0); break;
 		case 'd': ca = optarg; break;
@@ -364,6 +674,7 @@ int main(int argc, char **argv)
 		case 'l': c.sm_lid = (uint16_t)strtoul(optarg, NULL, 0); break;
 		case 't': c.timeout_ms = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'r': c.retries = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'S': c.issm = 1; break;
 		case 'h': sacli_usage(stdout); return SACLI_EXIT_OK;
 		default: sacli_usage(stderr); return SACLI_EXIT_USAGE;
 		}
