@@ -19,24 +19,14 @@ struct mft_cache_entry {
 	uint8_t *known;
 };
 
+/* A push borrows the cache and leaves its model here: the cache is the
+ * context its SMPs carry (req.ctx), so nothing is allocated per push and
+ * nothing is left behind when sm_free cancels one. */
 struct mft_cache {
 	struct mft_cache_entry *e;
 	size_t n, cap;
+	const struct fabric *f; /* model of the last push (borrowed; read only by its SMPs) */
 };
-
-/* A push in flight.  struct sm_req has no room for a context pointer, so
- * the completions find their push here, by SM (one push per SM at a time).
- * Stopgap until sm_req carries one; see the report of the sa-mcast branch. */
-struct mft_push_run {
-	struct sm *sm;
-	struct mft_cache *c;
-	uint64_t *guids; /* node index -> switch GUID, copied from f */
-	size_t n_nodes;
-	sm_phase_fn then;
-	struct mft_push_run *next;
-};
-
-static struct mft_push_run *mft_push_runs;
 
 /* ---- cache ------------------------------------------------------------- */
 
@@ -51,24 +41,10 @@ static void mft_cache_entry_fini(struct mft_cache_entry *e)
 	free(e->known);
 }
 
-static void mft_push_run_drop(struct mft_push_run **pp)
-{
-	struct mft_push_run *r = *pp;
-
-	*pp = r->next;
-	free(r->guids);
-	free(r);
-}
-
 void mft_cache_free(struct mft_cache *c)
 {
 	if (!c)
 		return;
-	for (struct mft_push_run **pp = &mft_push_runs; *pp;)
-		if ((*pp)->c == c)
-			mft_push_run_drop(pp);
-		else
-			pp = &(*pp)->next;
 	for (size_t i = 0; i < c->n; i++)
 		mft_cache_entry_fini(&c->e[i]);
 	free(c->e);
@@ -165,24 +141,16 @@ static void mft_cache_store(struct mft_cache *c, uint64_t guid, unsigned block, 
 
 /* ---- the push ---------------------------------------------------------- */
 
-static struct mft_push_run *mft_push_run_of(const struct sm *sm)
-{
-	for (struct mft_push_run *r = mft_push_runs; r; r = r->next)
-		if (r->sm == sm)
-			return r;
-	return NULL;
-}
-
 static void mft_push_block_done(struct sm_req *r, int status, const struct smp *resp)
 {
-	struct mft_push_run *run = mft_push_run_of(r->sm);
+	struct mft_cache *c = r->ctx;
 	uint16_t masks[MFT_BLOCK_MLIDS];
 	unsigned block, pos;
 	uint64_t guid;
 
-	if (!run || r->node < 0 || (size_t)r->node >= run->n_nodes)
+	if (r->node < 0 || (size_t)r->node >= c->f->n_nodes)
 		return;
-	guid = run->guids[r->node];
+	guid = c->f->nodes[r->node].guid;
 	mft_attr_split(r->extra, &block, &pos);
 	if (status < 0 || resp->status) {
 		r->sm->st.set_errors++;
@@ -192,7 +160,7 @@ static void mft_push_block_done(struct sm_req *r, int status, const struct smp *
 		return;
 	}
 	mft_block_decode(resp->data, masks);
-	mft_cache_store(run->c, guid, block, pos, masks);
+	mft_cache_store(c, guid, block, pos, masks);
 }
 
 static const struct mft_table *mft_push_want(const struct mft_set *want, uint64_t guid)
@@ -214,11 +182,13 @@ static unsigned mft_push_cap_blocks(const struct fabric_node *n)
 	return si.mcast_fdb_cap / MFT_BLOCK_MLIDS;
 }
 
-static void mft_push_block(struct sm *sm, int node, const struct fabric_node *n, unsigned block,
+static void mft_push_block(struct sm *sm, struct mft_cache *c, int node, unsigned block,
 			   unsigned pos, const uint16_t *masks)
 {
 	static const uint16_t zero[MFT_BLOCK_MLIDS];
-	struct sm_req r = {.node = node, .hops = n->dr_hops, .extra = mft_attr_mod(block, pos)};
+	const struct fabric_node *n = &c->f->nodes[node];
+	struct sm_req r = {
+	    .node = node, .hops = n->dr_hops, .extra = mft_attr_mod(block, pos), .ctx = c};
 	uint8_t data[SMP_DATA_SIZE] = {0};
 
 	mft_block_encode(masks ? masks : zero, data);
@@ -228,10 +198,10 @@ static void mft_push_block(struct sm *sm, int node, const struct fabric_node *n,
 		sm->st.set_errors++;
 }
 
-static void mft_push_switch(struct sm *sm, const struct fabric *f, int node,
-			    const struct mft_set *want, const struct mft_cache *c)
+static void mft_push_switch(struct sm *sm, struct mft_cache *c, int node,
+			    const struct mft_set *want)
 {
-	const struct fabric_node *n = &f->nodes[node];
+	const struct fabric_node *n = &c->f->nodes[node];
 	const struct mft_table *t = mft_push_want(want, n->guid);
 	const struct mft_cache_entry *e = mft_cache_find(c, n->guid);
 	unsigned blocks = t ? t->n_blocks : 0, cap = mft_push_cap_blocks(n);
@@ -246,55 +216,21 @@ static void mft_push_switch(struct sm *sm, const struct fabric *f, int node,
 			const uint16_t *w = mft_table_block(t, b, p);
 
 			if (mft_block_needs_write(w, mft_cache_have(e, b, p)))
-				mft_push_block(sm, node, n, b, p, w);
+				mft_push_block(sm, c, node, b, p, w);
 		}
-}
-
-static void mft_push_finish(struct sm *sm)
-{
-	for (struct mft_push_run **pp = &mft_push_runs; *pp; pp = &(*pp)->next)
-		if ((*pp)->sm == sm) {
-			sm_phase_fn then = (*pp)->then;
-
-			mft_push_run_drop(pp);
-			then(sm);
-			return;
-		}
-}
-
-/* Register a push for sm (replacing a stale one): 0 or -ENOMEM. */
-static int mft_push_run_add(struct sm *sm, const struct fabric *f, struct mft_cache *c,
-			    sm_phase_fn then)
-{
-	struct mft_push_run *r = calloc(1, sizeof(*r));
-
-	for (struct mft_push_run **pp = &mft_push_runs; *pp; pp = &(*pp)->next)
-		if ((*pp)->sm == sm) {
-			mft_push_run_drop(pp);
-			break;
-		}
-	if (!r || !(r->guids = calloc(f->n_nodes + 1, sizeof(uint64_t)))) {
-		free(r);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < f->n_nodes; i++)
-		r->guids[i] = f->nodes[i].guid;
-	r->sm = sm, r->c = c, r->n_nodes = f->n_nodes, r->then = then;
-	r->next = mft_push_runs;
-	mft_push_runs = r;
-	return 0;
 }
 
 void mft_push_start(struct sm *sm, const struct fabric *f, const struct mft_set *want,
 		    struct mft_cache *c, sm_phase_fn then)
 {
-	if (!c || mft_push_run_add(sm, f, c, then) < 0) {
-		log_warnx("NSM-W421 MFT push skipped: %s", c ? "out of memory" : "no cache");
+	if (!c) {
+		log_warnx("NSM-W421 MFT push skipped: no cache");
 		sm_phase_wait(sm, then);
 		return;
 	}
+	c->f = f;
 	for (size_t i = 0; i < f->n_nodes; i++)
 		if (fabric_is_switch(&f->nodes[i]))
-			mft_push_switch(sm, f, (int)i, want, c);
-	sm_phase_wait(sm, mft_push_finish);
+			mft_push_switch(sm, c, (int)i, want);
+	sm_phase_wait(sm, then);
 }

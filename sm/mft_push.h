@@ -30,7 +30,9 @@ int mft_cache_forget(struct mft_cache *c, uint64_t switch_guid);
 
 /* f: the model whose switches are written (borrowed until `then` runs);
  * want: their tables, matched by switch GUID (a switch with no table
- * wants every block empty); c: the cache, borrowed likewise. */
+ * wants every block empty); c: the cache, borrowed likewise.  The push's
+ * SMPs carry c as their context (c keeps f for them), so one push per
+ * cache at a time; a push cancelled by sm_free leaves nothing to free. */
 void mft_push_start(struct sm *sm, const struct fabric *f, const struct mft_set *want,
 		    struct mft_cache *c, sm_phase_fn then);
 

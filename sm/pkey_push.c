@@ -18,24 +18,14 @@ struct pkey_cache_entry {
 	struct smp_pkey_block held;
 };
 
-/* Open addressing on (node GUID, port); cap is a power of two. */
+/* Open addressing on (node GUID, port); cap is a power of two.  A push
+ * borrows the cache and leaves its plan here: the cache is the context
+ * its SMPs carry (req.ctx), so nothing is allocated per push and nothing
+ * is left behind when sm_free cancels one. */
 struct pkey_cache {
 	struct pkey_cache_entry *e;
 	size_t n, cap;
-};
-
-/* One push: what the completions need (they get no other context). */
-struct pkey_push {
-	struct sm *sm;
-	const struct pkey_plan *pp;
-	struct pkey_cache *c;
-	size_t calls; /* SMPs of this push still outstanding */
-};
-
-struct pkey_call {
-	struct pkey_push *job;
-	size_t idx; /* into job->pp->t */
-	uint8_t method;
+	const struct pkey_plan *pp; /* plan of the last push (borrowed; read only by its SMPs) */
 };
 
 /* ---- Cache ----------------------------------------------------------- */
@@ -99,9 +89,9 @@ static int pkey_cache_grow(struct pkey_cache *c)
 	for (size_t i = 0; i < c->cap; i++)
 		if (c->e[i].used)
 			*pkey_cache_slot(&bigger, c->e[i].guid, c->e[i].port) = c->e[i];
-	bigger.n = c->n;
 	free(c->e);
-	*c = bigger;
+	c->e = bigger.e;
+	c->cap = bigger.cap; /* n and the push's plan stay */
 	return 0;
 }
 
@@ -167,136 +157,109 @@ static int pkey_route(const struct fabric *f, const struct pkey_port_table *t, s
 
 /* ---- SMPs ------------------------------------------------------------ */
 
-static void pkey_done(void *arg, int status, const struct smp *resp);
+static void pkey_get_done(struct sm_req *r, int status, const struct smp *resp);
+static void pkey_set_done(struct sm_req *r, int status, const struct smp *resp);
 
-/* Like sm_submit, but the completion gets a pkey_call (struct sm_req has
- * no room for the push's context); the phase's pending count is kept the
- * same way. */
-static int pkey_submit(struct pkey_push *job, size_t idx, uint8_t method,
+/* One SMP about pp->t[idx] through sm_submit: req.ctx is the cache,
+ * req.extra the index.  A port with no route of its own is left alone. */
+static int pkey_submit(struct sm *sm, struct pkey_cache *c, size_t idx, uint8_t method,
 		       const struct smp_pkey_block *b)
 {
-	const struct pkey_port_table *t = &job->pp->t[idx];
-	struct mad_addr to = {.lid = 0xffff};
-	struct pkey_call *call;
+	uint8_t data[SMP_DATA_SIZE] = {0};
 	struct sm_req r;
-	struct smp smp;
 	uint32_t mod;
-	int rc;
 
-	if (pkey_route(&job->sm->next, t, &r, &mod) < 0)
-		return 0; /* unreachable by its own route: left alone */
-	call = malloc(sizeof(*call));
-	if (!call)
-		return -ENOMEM;
-	*call = (struct pkey_call){.job = job, .idx = idx, .method = method};
-	smp_init_dr(&smp, method, SMP_ATTR_PKEY_TABLE, mod, r.path, r.hops);
+	if (pkey_route(&sm->next, &c->pp->t[idx], &r, &mod) < 0)
+		return 0;
+	r.extra = (uint32_t)idx;
+	r.ctx = c;
 	if (b)
-		smp_pkey_encode(b, smp.data);
-	job->sm->pending++;
-	job->calls++;
-	rc = mad_queue_submit(job->sm->q, &to, &smp, pkey_done, call, sm_now(job->sm));
-	if (rc < 0) {
-		job->sm->pending--;
-		job->calls--;
-		free(call);
-	}
-	return rc;
+		smp_pkey_encode(b, data);
+	return sm_submit(sm, &r, method, SMP_ATTR_PKEY_TABLE, mod, b ? data : NULL,
+			 method == SMP_METHOD_GET ? pkey_get_done : pkey_set_done);
 }
 
-static void pkey_fail(struct pkey_push *job, size_t idx, const char *what, int status,
+static void pkey_fail(struct sm *sm, const struct pkey_port_table *t, const char *what, int status,
 		      const struct smp *resp)
 {
-	const struct pkey_port_table *t = &job->pp->t[idx];
-	const struct fabric_node *n = &job->sm->next.nodes[t->node];
+	const struct fabric_node *n = &sm->next.nodes[t->node];
 
-	job->sm->st.set_errors++;
+	sm->st.set_errors++;
 	log_warnx("NSM-W420 port 0x%016llx/%u (%s): P_KeyTable %s failed: %s%s",
 		  (unsigned long long)pkey_port_guid(n, t->port), t->port, n->desc, what,
 		  strerror(-status), resp ? " (refused by the port)" : "");
 }
 
-static void pkey_send_set(struct pkey_push *job, size_t idx, const struct smp_pkey_block *want)
+static void pkey_send_set(struct sm *sm, struct pkey_cache *c, size_t idx,
+			  const struct smp_pkey_block *want)
 {
-	job->sm->st.pkey_blocks_sent++;
-	if (pkey_submit(job, idx, SMP_METHOD_SET, want) < 0)
-		pkey_fail(job, idx, "Set", -ENOMEM, NULL);
+	sm->st.pkey_blocks_sent++;
+	if (pkey_submit(sm, c, idx, SMP_METHOD_SET, want) < 0)
+		pkey_fail(sm, &c->pp->t[idx], "Set", -ENOMEM, NULL);
 }
 
-/* A port answered (Get or Set): remember it; after a Get, set it if it
- * holds something else. */
-static void pkey_answered(struct pkey_push *job, const struct pkey_call *call,
-			  const struct smp *resp)
+/* A port answered: remember what it holds; 0, or -errno after counting
+ * and logging the failure of what (the cache is left as it was). */
+static int pkey_answered(struct sm_req *r, const char *what, int status, const struct smp *resp,
+			 struct smp_pkey_block *held)
 {
-	const struct pkey_port_table *t = &job->pp->t[call->idx];
-	const struct fabric_node *n = &job->sm->next.nodes[t->node];
+	struct pkey_cache *c = r->ctx;
+	const struct pkey_port_table *t = &c->pp->t[r->extra];
+
+	if (status < 0) {
+		pkey_fail(r->sm, t, what, status, resp);
+		return status;
+	}
+	smp_pkey_decode(resp->data, held);
+	pkey_cache_store(c, r->sm->next.nodes[t->node].guid, t->port, held);
+	return 0;
+}
+
+/* After a Get: set the port if it holds something else. */
+static void pkey_get_done(struct sm_req *r, int status, const struct smp *resp)
+{
+	struct pkey_cache *c = r->ctx;
 	struct smp_pkey_block held, want;
 
-	smp_pkey_decode(resp->data, &held);
-	pkey_cache_store(job->c, n->guid, t->port, &held);
-	pkey_want(t, &want);
-	if (call->method == SMP_METHOD_GET && memcmp(&held, &want, sizeof(want)) != 0)
-		pkey_send_set(job, call->idx, &want);
+	if (pkey_answered(r, "Get", status, resp, &held) < 0)
+		return;
+	pkey_want(&c->pp->t[r->extra], &want);
+	if (memcmp(&held, &want, sizeof(want)) != 0)
+		pkey_send_set(r->sm, c, r->extra, &want);
 }
 
-/* The end of every pkey SMP: handle it, then account for it the way
- * sm_submit's completions do (the phase moves on at zero pending). */
-static void pkey_done(void *arg, int status, const struct smp *resp)
+static void pkey_set_done(struct sm_req *r, int status, const struct smp *resp)
 {
-	struct pkey_call *call = arg;
-	struct pkey_push *job = call->job;
-	struct sm *sm = job->sm;
+	struct smp_pkey_block held;
 
-	if (status == 0)
-		pkey_answered(job, call, resp);
-	else if (status != -ECANCELED)
-		pkey_fail(job, call->idx, call->method == SMP_METHOD_GET ? "Get" : "Set", status,
-			  resp);
-	free(call);
-	if (--job->calls == 0)
-		free(job);
-	sm->pending--;
-	if (sm->pending == 0 && sm->phase_done) {
-		sm_phase_fn next = sm->phase_done;
-
-		sm->phase_done = NULL;
-		next(sm);
-	}
+	(void)pkey_answered(r, "Set", status, resp, &held);
 }
 
 /* ---- Phase ----------------------------------------------------------- */
 
 /* Read a port the cache does not know; Set one it knows to differ. */
-static void pkey_push_port(struct pkey_push *job, size_t idx)
+static void pkey_push_port(struct sm *sm, struct pkey_cache *c, size_t idx)
 {
-	const struct pkey_port_table *t = &job->pp->t[idx];
-	const struct fabric_node *n = &job->sm->next.nodes[t->node];
-	const struct pkey_cache_entry *e = pkey_cache_find(job->c, n->guid, t->port);
+	const struct pkey_port_table *t = &c->pp->t[idx];
+	const struct pkey_cache_entry *e =
+	    pkey_cache_find(c, sm->next.nodes[t->node].guid, t->port);
 	struct smp_pkey_block want;
 
 	pkey_want(t, &want);
 	if (!e) {
-		if (pkey_submit(job, idx, SMP_METHOD_GET, NULL) < 0)
-			pkey_fail(job, idx, "Get", -ENOMEM, NULL);
+		if (pkey_submit(sm, c, idx, SMP_METHOD_GET, NULL) < 0)
+			pkey_fail(sm, t, "Get", -ENOMEM, NULL);
 		return;
 	}
 	if (memcmp(&e->held, &want, sizeof(want)) != 0)
-		pkey_send_set(job, idx, &want);
+		pkey_send_set(sm, c, idx, &want);
 }
 
 void pkey_push_start(struct sm *sm, const struct pkey_plan *pp, struct pkey_cache *c,
 		     sm_phase_fn then)
 {
-	struct pkey_push *job = calloc(1, sizeof(*job));
-
-	if (!job) {
-		sm->st.set_errors++;
-		log_warnx("NSM-W421 P_Key tables not pushed: out of memory");
-	} else {
-		*job = (struct pkey_push){.sm = sm, .pp = pp, .c = c, .calls = 1};
-		for (size_t i = 0; pp && i < pp->n; i++)
-			pkey_push_port(job, i);
-		if (--job->calls == 0) /* the 1 held the job while submitting */
-			free(job);
-	}
+	c->pp = pp;
+	for (size_t i = 0; pp && i < pp->n; i++)
+		pkey_push_port(sm, c, i);
 	sm_phase_wait(sm, then);
 }

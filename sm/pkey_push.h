@@ -31,7 +31,9 @@ void pkey_cache_clear(struct pkey_cache *c);
 /* Push pp (built for sm->next, indices into sm->next.nodes) using and
  * updating c, then sm_phase_wait(sm, then).  pp and c are borrowed until
  * then runs (or until sm_free cancels the phase); the phase does not
- * change sm->next. */
+ * change sm->next.  The push's SMPs carry c as their context (c keeps pp
+ * for them), so one push per cache at a time; a cancelled push leaves
+ * nothing to free. */
 void pkey_push_start(struct sm *sm, const struct pkey_plan *pp, struct pkey_cache *c,
 		     sm_phase_fn then);
 

@@ -86,6 +86,7 @@ struct sm_req {
 	uint8_t hops;
 	uint8_t path[FABRIC_MAX_HOPS + 1];
 	uint32_t extra; /* phase-specific (LFT block number, wanted state) */
+	void *ctx;	/* phase-specific context pointer, borrowed; sm_submit copies it */
 };
 
 uint64_t sm_now(const struct sm *sm);

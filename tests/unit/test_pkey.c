@@ -521,6 +521,33 @@ static void test_push_silent_port_is_retried(void)
 	rig_fini(&r);
 }
 
+/* The SM freed mid-push (Sets in flight after the Gets' answers): sm_free
+ * cancels the push, `then` never runs and nothing is left to free (the
+ * unit binary runs clean under valgrind --leak-check=full). */
+static void test_push_cancelled_by_sm_free(void)
+{
+	struct rig r;
+	struct policy pol;
+	struct pkey_plan pp;
+	struct pkey_cache *c = pkey_cache_new();
+	int before = pkey_then_runs;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	pkey_rig(&r);
+	pkey_storage(&r, &pol);
+	pkey_plan_init(&pp);
+	CU_ASSERT_EQUAL_FATAL(pkey_plan_for(&r, &pol, &pp), 0);
+	pkey_push_start(r.sm, &pp, c, pkey_then);
+	CU_ASSERT_EQUAL(r.sm->pending, pp.n); /* one Get a port */
+	fake_fabric_deliver(r.ff, r.sm->q, r.now);
+	CU_ASSERT_EQUAL(r.sm->pending, 5); /* the Sets */
+	rig_fini(&r);
+	CU_ASSERT_EQUAL(pkey_then_runs, before);
+	pkey_plan_fini(&pp);
+	policy_fini(&pol);
+	pkey_cache_free(c);
+}
+
 /* ---- Fake fabric P_KeyTable ------------------------------------------ */
 
 static void test_fake_pkey_table(void)
@@ -591,4 +618,5 @@ void test_pkey_register(void)
 		    test_push_programs_then_quiet);
 	CU_add_test(s, "push: a silent port is reported and retried",
 		    test_push_silent_port_is_retried);
+	CU_add_test(s, "push: freeing the SM mid-push cancels it", test_push_cancelled_by_sm_free);
 }
