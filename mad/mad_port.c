@@ -20,6 +20,7 @@
 #include "sa.h"
 
 #define MAD_PORT_RX_POLL_MS 200
+#define MAD_PORT_MIN_LEN 24 /* the common MAD header */
 #define MAD_PORT_RX_MAX 4096 /* queued MADs before new ones are dropped */
 
 struct mad_port_rx {
@@ -241,8 +242,11 @@ static void *mad_port_rx_thread(void *arg)
 			__atomic_store_n(&p->failed, rc, __ATOMIC_RELEASE);
 			break;
 		}
-		if (umad_status(umad) != 0 || len < SMP_MAD_SIZE)
-			continue; /* a send completion or a runt */
+		/* a send completion, or shorter than a MAD header; shorter than
+		 * 256 bytes is a legal single-packet RMPP answer (OpenSM sends
+		 * those), decoders judge the rest */
+		if (umad_status(umad) != 0 || len < MAD_PORT_MIN_LEN)
+			continue;
 		mad_port_enqueue(p, umad, len);
 		if (p->notify)
 			p->notify(p->notify_arg);

@@ -91,7 +91,8 @@ struct sm_req {
 
 uint64_t sm_now(const struct sm *sm);
 /* Submit one SMP of the current phase (directed route along req's path);
- * counts it pending; done runs with the sm_req, which it must not free. */
+ * counts it pending; done runs with the sm_req, which it must not free,
+ * except when the queue is freed (-ECANCELED): then done is not called. */
 int sm_submit(struct sm *sm, const struct sm_req *req, uint8_t method, uint16_t attr,
 	      uint32_t mod, const uint8_t *data,
 	      void (*done)(struct sm_req *r, int status, const struct smp *resp));
