@@ -47,7 +47,8 @@ enum sa_mcm_comp {
 #define SA_MCM_JOIN_FULL 0x1
 #define SA_MCM_JOIN_NON 0x2
 #define SA_MCM_JOIN_SEND_ONLY 0x4 /* SendOnlyNonMember */
-#define SA_MCM_JOIN_ALL 0x7	  /* the bits nanosm accepts */
+#define SA_MCM_JOIN_SEND_FULL 0x8 /* SendOnlyFullMember (IBA 1.3; reserved before) */
+#define SA_MCM_JOIN_ALL 0xf	  /* the bits nanosm accepts */
 
 /* Selectors of MTU, Rate and PacketLifeTime (IBA 15.2.5.16). */
 struct sa_mcm {

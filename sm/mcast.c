@@ -314,23 +314,15 @@ static int mcast_same_port(struct sa_port_ref a, struct sa_port_ref b)
 	return a.node == b.node && a.port == b.port;
 }
 
-/* A port joins or leaves for itself; only the SM's port may do it for
- * another (proxy).  SA status; *proxy set. */
-static uint16_t mcast_check_requester(const struct sa *sa, const struct sa_req *req,
-				      struct sa_port_ref port, uint8_t *proxy)
+/* o15-0.2.1: a requester other than the port itself (a proxy) must be in
+ * the group's partition, and may not change a membership the port made for
+ * itself (one without ProxyJoin).  m: the port's membership, or NULL. */
+static uint16_t mcast_proxy_check(const struct sa *sa, const struct sa_req *req, uint16_t pkey,
+				  const struct mcast_member *m)
 {
-	const struct fabric_port *rp;
-
-	*proxy = 0;
-	if (req->requester.node == FABRIC_NONE)
+	if (mcast_pkey_member(sa, req->requester, pkey) == 0)
 		return SA_STATUS_REQ_INVALID;
-	if (mcast_same_port(req->requester, port))
-		return SA_STATUS_OK;
-	rp = sa_port(sa, req->requester);
-	if (!rp || rp->guid != sa->v.sm_guid)
-		return SA_STATUS_REQ_INVALID;
-	*proxy = 1;
-	return SA_STATUS_OK;
+	return m && !m->proxy ? SA_STATUS_REQ_INVALID : SA_STATUS_OK;
 }
 
 /* ---- selectors ------------------------------------------------------------ */
@@ -449,6 +441,18 @@ static uint8_t mcast_pick(uint64_t comp, enum sa_mcm_comp val_bit, uint8_t sel, 
 	return v >= lo && v <= hi ? (uint8_t)v : 0;
 }
 
+/* May a client name this MGID for a new group (o15-0.1.6)?  A multicast
+ * GID (IBA 4.1.1) starts 0xff, then flags 000T: the three upper flag bits
+ * are reserved and must be zero.  The signature 0xa01b after them is the
+ * SA's own: MGIDs of that form are the ones it assigns (see
+ * mcast_create_info), so a client may not pick one. */
+static int mcast_mgid_valid(const uint8_t *mgid)
+{
+	if (mgid[0] != 0xff || (mgid[1] & 0xe0))
+		return 0;
+	return !(mgid[2] == 0xa0 && mgid[3] == 0x1b);
+}
+
 /* Parameters of a group created by request t from port p. */
 static uint16_t mcast_create_info(struct mcast_db *db, const struct sa_mcm *t, uint64_t comp,
 				  const struct fabric_port *p, struct mcast_group_info *gi)
@@ -468,8 +472,8 @@ static uint16_t mcast_create_info(struct mcast_db *db, const struct sa_mcm *t, u
 	if (!gi->mtu || !gi->rate || !mcast_rate_ok(t, comp, gi->rate))
 		return SA_STATUS_REQ_INVALID;
 	if ((comp & SA_MCM_BIT(SA_MCM_COMP_MGID)) && !mcast_gid_zero(t->mgid)) {
-		if (t->mgid[0] != 0xff)
-			return SA_STATUS_REQ_INVALID; /* not a multicast GID */
+		if (!mcast_mgid_valid(t->mgid))
+			return SA_STATUS_REQ_INVALID;
 		memcpy(gi->mgid, t->mgid, 16);
 		gi->scope = t->mgid[1] & 0xf;
 		return SA_STATUS_OK;
@@ -543,7 +547,10 @@ static uint16_t mcast_member_port(const struct sa *sa, const struct sa_req *req,
 	*port = sa_by_gid(sa, t->port_gid);
 	if (port->node == FABRIC_NONE)
 		return SA_STATUS_INVALID_GID;
-	return mcast_check_requester(sa, req, *port, proxy);
+	if (req->requester.node == FABRIC_NONE)
+		return SA_STATUS_REQ_INVALID;
+	*proxy = !mcast_same_port(req->requester, *port);
+	return SA_STATUS_OK;
 }
 
 static uint16_t mcast_join(struct sa *sa, const struct sa_req *req, const struct sa_mcm *t,
@@ -559,6 +566,11 @@ static uint16_t mcast_join(struct sa *sa, const struct sa_req *req, const struct
 		return st;
 	if ((comp & SA_MCM_BIT(SA_MCM_COMP_MGID)) && !mcast_gid_zero(t->mgid))
 		g = mcast_lookup(sa->mcast, t->mgid);
+	if (proxy)
+		st = mcast_proxy_check(sa, req, g ? g->info.pkey : t->pkey,
+				       g ? mcast_member_find(g, t->port_gid) : NULL);
+	if (st != SA_STATUS_OK)
+		return st;
 	st = g ? mcast_join_check(sa, g, t, comp, port) : mcast_create(sa, t, comp, port, &g);
 	if (st != SA_STATUS_OK)
 		return st;
@@ -572,13 +584,15 @@ static uint16_t mcast_join(struct sa *sa, const struct sa_req *req, const struct
 
 /* ---- leave ------------------------------------------------------------------ */
 
+/* Take JoinState bits the port holds (all of them, else ERR_REQ_INVALID).
+ * The answer carries the bits it keeps: 0 when it is no longer a member. */
 static uint16_t mcast_leave(struct sa *sa, const struct sa_req *req, const struct sa_mcm *t,
 			    uint64_t comp, struct sa_out *out)
 {
 	struct sa_port_ref port;
 	struct mcast_group *g;
 	struct mcast_member *m;
-	uint8_t proxy, gone;
+	uint8_t proxy;
 	uint16_t st = mcast_member_port(sa, req, t, comp, &port, &proxy);
 
 	if (st != SA_STATUS_OK)
@@ -587,11 +601,12 @@ static uint16_t mcast_leave(struct sa *sa, const struct sa_req *req, const struc
 		return SA_STATUS_INSUF_COMPS;
 	g = mcast_lookup(sa->mcast, t->mgid);
 	m = g ? mcast_member_find(g, t->port_gid) : NULL;
-	if (!m || !(m->join & t->join_state))
+	if (!m || (m->join & t->join_state) != t->join_state)
+		return SA_STATUS_REQ_INVALID; /* o15-0.1.14: only bits it holds */
+	if (proxy && mcast_proxy_check(sa, req, g->info.pkey, m) != SA_STATUS_OK)
 		return SA_STATUS_REQ_INVALID;
-	gone = m->join & t->join_state;
-	st = mcast_answer(out, g, m, gone);
-	m->join &= (uint8_t)~gone;
+	m->join &= (uint8_t)~t->join_state;
+	st = mcast_answer(out, g, m, m->join);
 	sa->mcast->gen++;
 	if (!m->join)
 		mcast_member_remove(g, m);

@@ -7,10 +7,15 @@
  * HopLimit, Scope) and members (port GID, JoinState bits, ProxyJoin).
  * sa_mcm_handle answers MCMemberRecord requests: Set joins (the first full
  * member creates the group; the SA assigns the MGID when it is zero), Delete
- * leaves (the group and its MLID go with its last member unless it is a
+ * leaves (only JoinState bits the port holds; the answer shows the bits
+ * it keeps; the group and its MLID go with its last member unless it is a
  * policy group), Get/GetTable list the memberships matching the template.
+ * A client-chosen MGID must be a multicast GID with flags 000T and without
+ * the SA's signature 0xa01b, which marks the MGIDs the SA assigns.
  * A port joins only groups of partitions it is a member of; creating needs
- * full membership.  MLIDs come from 0xC000 up, lowest free first, and are
+ * full membership.  Another port may join or leave for it (a proxy, the
+ * membership then has ProxyJoin) if it is in the group's partition, but
+ * never change a membership the port made itself (o15-0.2.1).  MLIDs come from 0xC000 up, lowest free first, and are
  * reused.  mcast_db_set_partitions keeps one IPoIB broadcast group per
  * partition with ipoib set (the default partition when the policy has no
  * partitions); they live without members and keep their MLID.  Every

@@ -240,8 +240,9 @@ static void test_mcast_join_leave_reuse(void)
 	CU_ASSERT_EQUAL(r.ans.join_state, SA_MCM_JOIN_FULL | SA_MCM_JOIN_NON);
 	/* leaving takes bits; the member goes with its last one */
 	gen = mcast_db_gen(r.sa->mcast);
-	CU_ASSERT_EQUAL(mc_leave(&r, "h1", mc_mgid_a, SA_MCM_JOIN_ALL), SA_STATUS_OK);
-	CU_ASSERT_EQUAL(r.ans.join_state, SA_MCM_JOIN_FULL | SA_MCM_JOIN_NON);
+	CU_ASSERT_EQUAL(mc_leave(&r, "h1", mc_mgid_a, SA_MCM_JOIN_FULL | SA_MCM_JOIN_NON),
+			SA_STATUS_OK);
+	CU_ASSERT_EQUAL(r.ans.join_state, 0);
 	CU_ASSERT_NOT_EQUAL(mcast_db_gen(r.sa->mcast), gen);
 	CU_ASSERT_EQUAL(mc_leave(&r, "h1", mc_mgid_a, SA_MCM_JOIN_FULL), SA_STATUS_REQ_INVALID);
 	CU_ASSERT_EQUAL(mc_mlid(&r, mc_mgid_a), 0xC000);
@@ -310,7 +311,7 @@ static void test_mcast_compat(void)
 	t.port_gid[15] ^= 0x55;
 	CU_ASSERT_EQUAL(mc_req(&r, "h4", SA_METHOD_SET, MC_CREATE_COMPS, &t), SA_STATUS_INVALID_GID);
 	CU_ASSERT_EQUAL(mc_req(&r, "h4", SA_METHOD_SET, 1ULL << 40, &t), SA_STATUS_REQ_INVALID);
-	/* the SM's port (h1) may join for another port: a proxy join */
+	/* h1 may join for another port of the partition: a proxy join */
 	mc_tmpl(&r, "h4", mc_mgid_a, SA_MCM_JOIN_NON, &t);
 	CU_ASSERT_EQUAL(mc_req(&r, "h1", SA_METHOD_SET, MC_JOIN_COMPS, &t), SA_STATUS_OK);
 	CU_ASSERT_EQUAL(r.ans.proxy_join, 1);
@@ -322,6 +323,72 @@ static void test_mcast_compat(void)
 			SA_STATUS_OK);
 	CU_ASSERT_EQUAL(r.out.n, 1);
 	CU_ASSERT_EQUAL(r.ans.join_state, SA_MCM_JOIN_NON);
+	mc_fini(&r);
+}
+
+/* The MGID a client may choose (o15-0.1.6), as osmtest probes it. */
+static void test_mcast_mgid_rules(void)
+{
+	static const uint8_t mgid_ll[16] = {0xff, 0x02, 0, 0, 0, 0, 0, 0,
+					    0,    0,    0, 0, 0, 0, 0, 1}; /* ff02::1 */
+	struct mc_rig r;
+	uint8_t m[16];
+
+	mc_init(&r);
+	memcpy(m, mc_mgid_a, 16);
+	m[0] = 0xef; /* not multicast */
+	CU_ASSERT_EQUAL(mc_join(&r, "h1", m, SA_MCM_JOIN_FULL), SA_STATUS_REQ_INVALID);
+	memcpy(m, mc_mgid_a, 16);
+	m[1] = 0x22; /* flags 0010: a reserved flag bit */
+	CU_ASSERT_EQUAL(mc_join(&r, "h1", m, SA_MCM_JOIN_FULL), SA_STATUS_REQ_INVALID);
+	m[1] = 0x1f; /* transient, reserved scope 0xf: allowed */
+	CU_ASSERT_EQUAL(mc_join(&r, "h1", m, SA_MCM_JOIN_FULL), SA_STATUS_OK);
+	CU_ASSERT_EQUAL(r.ans.scope, 0xf);
+	m[1] = 0x12, m[2] = 0xa0, m[3] = 0x1b; /* the SA's own signature */
+	CU_ASSERT_EQUAL(mc_join(&r, "h1", m, SA_MCM_JOIN_FULL), SA_STATUS_REQ_INVALID);
+	m[1] = 0x15; /* in any scope */
+	CU_ASSERT_EQUAL(mc_join(&r, "h1", m, SA_MCM_JOIN_FULL), SA_STATUS_REQ_INVALID);
+	/* a permanent (T = 0) link-local MGID is fine */
+	CU_ASSERT_EQUAL(mc_join(&r, "h1", mgid_ll, SA_MCM_JOIN_FULL), SA_STATUS_OK);
+	/* MGID 0: the SA assigns one with its signature, which then joins */
+	CU_ASSERT_EQUAL(mc_join(&r, "h1", NULL, SA_MCM_JOIN_FULL), SA_STATUS_OK);
+	CU_ASSERT_EQUAL(r.ans.mgid[2], 0xa0);
+	CU_ASSERT_EQUAL(r.ans.mgid[3], 0x1b);
+	memcpy(m, r.ans.mgid, 16);
+	CU_ASSERT_EQUAL(mc_join(&r, "h2", m, SA_MCM_JOIN_FULL), SA_STATUS_OK);
+	CU_ASSERT_EQUAL(mcast_db_count(r.sa->mcast), 3);
+	mc_fini(&r);
+}
+
+/* JoinState bookkeeping as osmtest's o15-0.1.11/14 steps walk it. */
+static void test_mcast_join_state_steps(void)
+{
+	const uint8_t F = SA_MCM_JOIN_FULL, N = SA_MCM_JOIN_NON, S = SA_MCM_JOIN_SEND_ONLY;
+	struct mc_rig r;
+
+	mc_init(&r);
+	/* all four bits (SendOnlyFullMember too) create */
+	CU_ASSERT_EQUAL(mc_join(&r, "h1", mc_mgid_b, SA_MCM_JOIN_ALL), SA_STATUS_OK);
+	CU_ASSERT_EQUAL(r.ans.join_state, SA_MCM_JOIN_ALL);
+	CU_ASSERT_EQUAL(mc_join(&r, "h1", mc_mgid_a, F), SA_STATUS_OK);
+	CU_ASSERT_EQUAL(mc_join(&r, "h1", mc_mgid_a, N), SA_STATUS_OK);
+	CU_ASSERT_EQUAL(r.ans.join_state, F | N);
+	/* leaving a bit it does not hold fails and changes nothing */
+	CU_ASSERT_EQUAL(mc_leave(&r, "h1", mc_mgid_a, N | S), SA_STATUS_REQ_INVALID);
+	/* the answer shows the bits kept */
+	CU_ASSERT_EQUAL(mc_leave(&r, "h1", mc_mgid_a, N), SA_STATUS_OK);
+	CU_ASSERT_EQUAL(r.ans.join_state, F);
+	CU_ASSERT_EQUAL(mc_join(&r, "h1", mc_mgid_a, S), SA_STATUS_OK);
+	CU_ASSERT_EQUAL(r.ans.join_state, F | S);
+	CU_ASSERT_EQUAL(mc_join(&r, "h1", mc_mgid_a, N), SA_STATUS_OK);
+	CU_ASSERT_EQUAL(mc_leave(&r, "h1", mc_mgid_a, N), SA_STATUS_OK);
+	CU_ASSERT_EQUAL(r.ans.join_state, F | S);
+	/* ... none when it leaves for good */
+	CU_ASSERT_EQUAL(mc_leave(&r, "h1", mc_mgid_a, F | S), SA_STATUS_OK);
+	CU_ASSERT_EQUAL(r.ans.join_state, 0);
+	CU_ASSERT_EQUAL(mc_mlid(&r, mc_mgid_a), 0);
+	/* the group is gone: a NonMember cannot join (nor create) it */
+	CU_ASSERT_EQUAL(mc_join(&r, "h1", mc_mgid_a, N), SA_STATUS_REQ_INVALID);
 	mc_fini(&r);
 }
 
@@ -346,6 +413,43 @@ static void mc_plan(struct mc_rig *r)
 	r->pk.t = r->tables;
 	r->pk.n = 4;
 	mc_update(r, 1);
+}
+
+/* Proxy joins and leaves (o15-0.2.1). */
+static void test_mcast_proxy(void)
+{
+	static const uint8_t mgid_c[16] = {0xff, 0x12, 0x60, 0x1b, 0x80, 0x01, 0, 0,
+					   0,    0,    0,    0,	   0,	 0,    0, 3};
+	struct mc_rig r;
+	struct sa_mcm t;
+
+	mc_init(&r);
+	mc_plan(&r);
+	/* h2 creates group a for h1: a proxy join */
+	mc_tmpl(&r, "h1", mc_mgid_a, SA_MCM_JOIN_FULL, &t);
+	CU_ASSERT_EQUAL(mc_req(&r, "h2", SA_METHOD_SET, MC_CREATE_COMPS, &t), SA_STATUS_OK);
+	CU_ASSERT_EQUAL(r.ans.proxy_join, 1);
+	/* any port of the partition may then leave for h1 */
+	CU_ASSERT_EQUAL(mc_req(&r, "h3", SA_METHOD_DELETE, MC_JOIN_COMPS, &t), SA_STATUS_OK);
+	CU_ASSERT_EQUAL(mc_mlid(&r, mc_mgid_a), 0);
+	/* h1 joins b itself: no one else may change that membership */
+	CU_ASSERT_EQUAL(mc_join(&r, "h1", mc_mgid_b, SA_MCM_JOIN_FULL), SA_STATUS_OK);
+	CU_ASSERT_EQUAL(r.ans.proxy_join, 0);
+	mc_tmpl(&r, "h1", mc_mgid_b, SA_MCM_JOIN_NON, &t);
+	CU_ASSERT_EQUAL(mc_req(&r, "h2", SA_METHOD_SET, MC_JOIN_COMPS, &t), SA_STATUS_REQ_INVALID);
+	mc_tmpl(&r, "h1", mc_mgid_b, SA_MCM_JOIN_FULL, &t);
+	CU_ASSERT_EQUAL(mc_req(&r, "h2", SA_METHOD_DELETE, MC_JOIN_COMPS, &t),
+			SA_STATUS_REQ_INVALID);
+	CU_ASSERT_EQUAL(mc_req(&r, "h1", SA_METHOD_DELETE, MC_JOIN_COMPS, &t), SA_STATUS_OK);
+	/* a proxy must be in the group's partition (limited is enough) */
+	mc_tmpl(&r, "h1", mgid_c, SA_MCM_JOIN_FULL, &t);
+	t.pkey = 0x8001;
+	CU_ASSERT_EQUAL(mc_req(&r, "h1", SA_METHOD_SET, MC_CREATE_COMPS, &t), SA_STATUS_OK);
+	mc_tmpl(&r, "h2", mgid_c, SA_MCM_JOIN_FULL, &t);
+	CU_ASSERT_EQUAL(mc_req(&r, "h4", SA_METHOD_SET, MC_JOIN_COMPS, &t), SA_STATUS_REQ_INVALID);
+	CU_ASSERT_EQUAL(mc_req(&r, "h3", SA_METHOD_SET, MC_JOIN_COMPS, &t), SA_STATUS_OK);
+	CU_ASSERT_EQUAL(r.ans.proxy_join, 1);
+	mc_fini(&r);
 }
 
 static void test_mcast_partitions(void)
@@ -701,7 +805,10 @@ void test_mcast_register(void)
 	CU_add_test(s, "join, leave, MLID reuse", test_mcast_join_leave_reuse);
 	CU_add_test(s, "send-only member frees the MLID", test_mcast_send_only_frees_mlid);
 	CU_add_test(s, "compatibility and request checks", test_mcast_compat);
+	CU_add_test(s, "MGIDs a client may choose", test_mcast_mgid_rules);
+	CU_add_test(s, "JoinState steps of join and leave", test_mcast_join_state_steps);
 	CU_add_test(s, "partitions", test_mcast_partitions);
+	CU_add_test(s, "proxy joins and leaves", test_mcast_proxy);
 	CU_add_test(s, "IPoIB policy groups", test_mcast_policy_groups);
 	CU_add_test(s, "prune departed ports", test_mcast_prune);
 	CU_add_test(s, "hostile requests", test_mcast_fuzz);
