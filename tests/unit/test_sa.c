@@ -257,6 +257,61 @@ static void test_sa_errors(void)
 	test_sa_rig_fini(&r);
 }
 
+/* A GetTable answer longer than one MAD leaves as one buffer: the header,
+ * then every record; RMPP active, PayloadLength covering them all (the
+ * kernel cuts it into segments on hardware; ibsim shows the first 256
+ * bytes only). */
+static void test_sa_long_answer(void)
+{
+	struct test_sa_rig r;
+	struct sa_mad h = { 0 }, d;
+	uint8_t buf[SA_MAD_SIZE];
+	struct mad_addr from = { 3, 0, 1 };
+	size_t n_ports = 3; /* the switch and two CAs: one NodeRecord each */
+	unsigned stride;
+
+	test_sa_rig_init(&r);
+	h.class_version = SA_CLASS_VERSION;
+	h.method = SA_METHOD_GET_TABLE;
+	h.tid = 0x42;
+	h.attr_id = SA_ATTR_NODE_RECORD;
+	sa_encode(&h, NULL, 0, 0, buf, sizeof(buf));
+	r.sent.n = 0;
+	sa_recv(r.sa, &from, buf, sizeof(buf), 0);
+	CU_ASSERT_EQUAL_FATAL(r.sent.n, 1);
+	CU_ASSERT_EQUAL_FATAL(sa_decode(r.sent.mad, r.sent.len, &d), 0);
+	CU_ASSERT_EQUAL(d.status, 0);
+	CU_ASSERT_EQUAL(d.method, SA_METHOD_GET_TABLE_RESP);
+	stride = d.attr_offset * 8u;
+	CU_ASSERT_EQUAL(stride, 112); /* NodeRecord: 108 bytes padded */
+	CU_ASSERT_EQUAL(r.sent.len, SA_HDR_SIZE + n_ports * stride);
+	CU_ASSERT_EQUAL(r.sent.mad[24], 1);	  /* RMPPVersion */
+	CU_ASSERT_EQUAL(r.sent.mad[26] & 1, 1); /* Active */
+	/* PayloadLength (bytes 32..35): SA header (20) + the records */
+	CU_ASSERT_EQUAL(((unsigned)r.sent.mad[34] << 8) | r.sent.mad[35], 20 + n_ports * stride);
+	/* every record is there: NodeRecord LIDs 1..3 in some order */
+	{
+		unsigned seen = 0;
+
+		for (size_t i = 0; i < n_ports; i++) {
+			const uint8_t *rec = r.sent.mad + SA_HDR_SIZE + i * stride;
+			unsigned lid = (unsigned)rec[0] << 8 | rec[1];
+
+			if (lid >= 1 && lid <= 3)
+				seen |= 1u << lid;
+		}
+		CU_ASSERT_EQUAL(seen, 0xe);
+	}
+	/* a Get of the same table: more than one record is an error */
+	h.method = SA_METHOD_GET;
+	sa_encode(&h, NULL, 0, 0, buf, sizeof(buf));
+	sa_recv(r.sa, &from, buf, sizeof(buf), 0);
+	CU_ASSERT_EQUAL_FATAL(sa_decode(r.sent.mad, r.sent.len, &d), 0);
+	CU_ASSERT_EQUAL(d.status, SA_STATUS_TOO_MANY_RECORDS);
+	CU_ASSERT_EQUAL(r.sent.len, SA_MAD_SIZE);
+	test_sa_rig_fini(&r);
+}
+
 void test_sa_register(void)
 {
 	CU_pSuite s = CU_add_suite("sa", NULL, NULL);
@@ -266,4 +321,5 @@ void test_sa_register(void)
 	CU_add_test(s, "component get/put/match", test_sa_components);
 	CU_add_test(s, "LID, GUID and GID lookups", test_sa_lookups);
 	CU_add_test(s, "error answers", test_sa_errors);
+	CU_add_test(s, "long GetTable answer: one RMPP transfer", test_sa_long_answer);
 }
