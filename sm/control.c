@@ -154,6 +154,18 @@ static void control_status_mads(struct verify_buf *b, const struct mad_counters 
 			  m->requests, m->send_errors);
 }
 
+static void control_status_sa(struct verify_buf *b, const struct control_status *st)
+{
+	const struct sa_counters *c = &st->sa;
+
+	verify_buf_printf(b,
+			  "sa: requests=%" PRIu64 " answered=%" PRIu64 " errors=%" PRIu64
+			  " malformed=%" PRIu64 " reports=%" PRIu64 " path_queries=%" PRIu64
+			  " path_cache_hits=%" PRIu64 " mcast_groups=%zu\n",
+			  c->requests, c->answered, c->errors, c->malformed, c->reports,
+			  c->path_queries, c->path_cache_hits, st->mcast_groups);
+}
+
 static void control_cmd_status(const struct control_ops *ops, char *const *args,
 			       struct control_reply *r)
 {
@@ -176,6 +188,7 @@ static void control_cmd_status(const struct control_ops *ops, char *const *args,
 	verify_buf_printf(b, "routing engines: %s\n", st.engines ? st.engines : "-");
 	control_status_counts(b, ops->fabric ? ops->fabric(ops->ctx) : NULL);
 	control_status_mads(b, &st.mad);
+	control_status_sa(b, &st);
 }
 
 /* ---- sweep, reload, plan ------------------------------------------------ */

@@ -29,6 +29,7 @@
 #include "routing/fabric.h"
 #include "routing/topo_write.h"
 #include "sm/lid_alloc.h"
+#include "sm/sa.h"
 #include "sm/sm.h"
 
 #define CONTROL_DEFAULT_PATH "/run/nanosm/nanosm.sock"
@@ -51,6 +52,8 @@ struct control_status {
 	uint64_t last_end_ms;		 /* when it ended */
 	struct sm_sweep_stats last_good; /* the last successful sweep; number 0: none */
 	struct mad_counters mad;	 /* since start */
+	struct sa_counters sa;		 /* SA queries since start */
+	size_t mcast_groups;		 /* multicast groups the SA holds */
 };
 
 /* The daemon's side.  Any op may be NULL: its commands then answer

@@ -17,6 +17,8 @@
 #include "mad/mad_port.h"
 #include "control.h"
 #include "opts.h"
+#include "mcast.h"
+#include "sa.h"
 
 struct loop {
 	struct ev_loop *ev;
@@ -278,6 +280,8 @@ static void loop_ctl_status(void *ctx, struct control_status *out)
 	out->last_end_ms = l->last_end_ms;
 	out->last_good = l->last_good;
 	out->mad = *sm_mad_counters(l->sm);
+	out->sa = sm_sa(l->sm)->counters;
+	out->mcast_groups = mcast_db_count(sm_sa(l->sm)->mcast);
 }
 
 static int loop_ctl_sweep(void *ctx)

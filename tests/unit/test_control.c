@@ -91,6 +91,13 @@ static void tc_status(void *ctx, struct control_status *st)
 	st->mad.received = 38;
 	st->mad.timeouts = 1;
 	st->mad.retries = 2;
+	st->sa.requests = 12;
+	st->sa.answered = 11;
+	st->sa.errors = 2;
+	st->sa.malformed = 1;
+	st->sa.path_queries = 8;
+	st->sa.path_cache_hits = 5;
+	st->mcast_groups = 3;
 }
 
 static int tc_sweep(void *ctx)
@@ -286,7 +293,9 @@ static void test_control_status(void)
 		  "ports: 22\n"
 		  "lids: 6\n"
 		  "mads: sent=39 received=38 timeouts=1 retries=2 unmatched=0 malformed=0 "
-		  "requests=0 send_errors=0\n");
+		  "requests=0 send_errors=0\n"
+		  "sa: requests=12 answered=11 errors=2 malformed=1 reports=0 path_queries=8 "
+		  "path_cache_hits=5 mcast_groups=3\n");
 	tc_expect_has("  status  ", "ok", "state: MASTER\n");
 	tc_expect_has("status\r", "error request contains a control character (0x0d)", NULL);
 }
