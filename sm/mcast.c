@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "mad/sa_mcm.h"
+#include "mad/sa_path.h"
 #include "sm/mcast.h"
 #include "sm/pkey.h"
 
@@ -327,14 +328,10 @@ static uint16_t mcast_proxy_check(const struct sa *sa, const struct sa_req *req,
 
 /* ---- selectors ------------------------------------------------------------ */
 
-/* Rate enum (IBA 15.2.5.16 Table 205) in units of 0.1 Gb/s; 0 = unknown. */
+/* Rate enum (IBA 15.2.5.16) as a bandwidth; 0 = unknown. */
 static unsigned mcast_rate_bw(uint8_t rate)
 {
-	static const unsigned bw[] = {0,    0,    25,   100,  300,  50,   200, 400,
-				      600,  800,  1200, 140,  560,  1120, 1680, 250,
-				      1000, 2000, 3000, 280,  500,  4000, 6000};
-
-	return rate < sizeof(bw) / sizeof(bw[0]) ? bw[rate] : 0;
+	return sa_path_rate_mbps(rate);
 }
 
 /* Does a group value satisfy (selector, value)?  cmp compares group to
@@ -512,6 +509,23 @@ static uint16_t mcast_create(struct sa *sa, const struct sa_mcm *t, uint64_t com
 	return mcast_group_new(sa->mcast, &gi, g) < 0 ? SA_STATUS_NO_RESOURCES : SA_STATUS_OK;
 }
 
+/* Can the port's link carry the group's packets (its MTU and rate at
+ * least the group's)?  Unknown port figures (0) do not refuse. */
+static int mcast_port_carries(const struct sa *sa, struct sa_port_ref port,
+			      const struct mcast_group_info *i)
+{
+	const struct fabric_port *p = sa_port(sa, port);
+	unsigned have;
+
+	if (!p)
+		return 1;
+	if (p->mtu_cap && p->mtu_cap < i->mtu)
+		return 0;
+	have = mcast_rate_bw(sa_path_rate_from_port_info(p->pi_raw, p->width_active,
+							  p->speed_active));
+	return !have || !mcast_rate_bw(i->rate) || have >= mcast_rate_bw(i->rate);
+}
+
 /* May port join existing group g with request t? */
 static uint16_t mcast_join_check(const struct sa *sa, const struct mcast_group *g,
 				 const struct sa_mcm *t, uint64_t comp, struct sa_port_ref port)
@@ -529,7 +543,7 @@ static uint16_t mcast_join_check(const struct sa *sa, const struct mcast_group *
 #undef MCAST_DIFFERS
 	if (!mcast_mtu_ok(t, comp, i->mtu) || !mcast_rate_ok(t, comp, i->rate))
 		return SA_STATUS_REQ_INVALID;
-	if (mcast_pkey_member(sa, port, i->pkey) == 0)
+	if (mcast_pkey_member(sa, port, i->pkey) == 0 || !mcast_port_carries(sa, port, i))
 		return SA_STATUS_REQ_INVALID;
 	return SA_STATUS_OK;
 }

@@ -327,6 +327,26 @@ static void test_mcast_compat(void)
 }
 
 /* The MGID a client may choose (o15-0.1.6), as osmtest probes it. */
+/* A port whose link cannot carry the group's MTU may not join it. */
+static void test_mcast_port_mtu(void)
+{
+	struct mc_rig r;
+	struct sa_mcm t;
+	uint64_t sel = SA_MCM_BIT(SA_MCM_COMP_MTU_SEL) | SA_MCM_BIT(SA_MCM_COMP_MTU);
+
+	mc_init(&r);
+	r.f.nodes[rig_node(&r.f, "h1")].ports[1].mtu_cap = 5; /* 4096 */
+	r.f.nodes[rig_node(&r.f, "h2")].ports[1].mtu_cap = 4; /* 2048 */
+	mc_tmpl(&r, "h1", mc_mgid_a, SA_MCM_JOIN_FULL, &t);
+	t.mtu_sel = SA_SEL_EXACT, t.mtu = 5;
+	CU_ASSERT_EQUAL(mc_req(&r, "h1", SA_METHOD_SET, MC_CREATE_COMPS | sel, &t), SA_STATUS_OK);
+	CU_ASSERT_EQUAL(r.ans.mtu, 5);
+	CU_ASSERT_EQUAL(mc_join(&r, "h2", mc_mgid_a, SA_MCM_JOIN_FULL), SA_STATUS_REQ_INVALID);
+	r.f.nodes[rig_node(&r.f, "h2")].ports[1].mtu_cap = 5;
+	CU_ASSERT_EQUAL(mc_join(&r, "h2", mc_mgid_a, SA_MCM_JOIN_FULL), SA_STATUS_OK);
+	mc_fini(&r);
+}
+
 static void test_mcast_mgid_rules(void)
 {
 	static const uint8_t mgid_ll[16] = {0xff, 0x02, 0, 0, 0, 0, 0, 0,
@@ -806,6 +826,7 @@ void test_mcast_register(void)
 	CU_add_test(s, "send-only member frees the MLID", test_mcast_send_only_frees_mlid);
 	CU_add_test(s, "compatibility and request checks", test_mcast_compat);
 	CU_add_test(s, "MGIDs a client may choose", test_mcast_mgid_rules);
+	CU_add_test(s, "a port that cannot carry the group's MTU", test_mcast_port_mtu);
 	CU_add_test(s, "JoinState steps of join and leave", test_mcast_join_state_steps);
 	CU_add_test(s, "partitions", test_mcast_partitions);
 	CU_add_test(s, "proxy joins and leaves", test_mcast_proxy);
