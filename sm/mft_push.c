@@ -154,7 +154,7 @@ static void mft_push_block_done(struct sm_req *r, int status, const struct smp *
 	mft_attr_split(r->extra, &block, &pos);
 	if (status < 0 || resp->status) {
 		r->sm->st.set_errors++;
-		log_warnx("NSM-W420 switch 0x%016llx: MFT block %u position %u Set failed: %s",
+		log_warnx("NSM-W430 switch 0x%016llx: MFT block %u position %u Set failed: %s",
 			  (unsigned long long)guid, block, pos,
 			  status < 0 ? strerror(-status) : "refused");
 		return;
@@ -224,7 +224,7 @@ void mft_push_start(struct sm *sm, const struct fabric *f, const struct mft_set 
 		    struct mft_cache *c, sm_phase_fn then)
 {
 	if (!c) {
-		log_warnx("NSM-W421 MFT push skipped: no cache");
+		log_warnx("NSM-W431 MFT push skipped: no cache");
 		sm_phase_wait(sm, then);
 		return;
 	}

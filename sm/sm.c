@@ -330,7 +330,7 @@ static void sm_update_sa(struct sm *sm)
 	};
 
 	if (sa_update(sm->sa, &v) < 0)
-		log_warnx("NSM-E500 SA: out of memory building its view; answering no records");
+		log_warnx("NSM-E800 SA: out of memory building its view; answering no records");
 }
 
 /* ---- multicast: MFTs follow the SA's groups -------------------------- */
@@ -346,7 +346,7 @@ static void sm_push_mfts(struct sm *sm)
 
 	sm->mcast_gen = mcast_db_gen(db);
 	if (mcast_mft_compute(sm->sa, &sm->mft_want) < 0) {
-		log_warnx("NSM-E520 multicast trees not computed (out of memory); MFTs unchanged");
+		log_warnx("NSM-E432 multicast trees not computed (out of memory); MFTs unchanged");
 		sm_after_mfts(sm);
 		return;
 	}
@@ -462,7 +462,7 @@ static void sm_after_lfts(struct sm *sm)
 				 sm->next.sm_node, sm->next.sm_port, err, sizeof(err));
 
 	if (rc < 0) {
-		log_warnx("NSM-E510 partitions not programmed this sweep: %s", err);
+		log_warnx("NSM-E421 partitions not programmed this sweep: %s", err);
 		pkey_plan_fini(&sm->pk_next);
 		sm_after_pkeys(sm);
 		return;
