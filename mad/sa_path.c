@@ -152,6 +152,129 @@ void sa_path_decode(const uint8_t *rec, struct sa_path_rec *r)
 				   sa_get(buf, &sa_path_comp[sa_path_nums[i].comp]));
 }
 
+/* ---- MultiPathRecord ---------------------------------------------------------- */
+
+/* MultiPathRecord components, IBA 15.2.5.20 (bit offsets from the MSB of
+ * byte 0); the GID list after byte 24 is not a component. */
+static const struct sa_field sa_mpath_comp[SA_MPR_N_COMP] = {
+	[SA_MPR_RAW_TRAFFIC] = { 0, 1 },
+	[SA_MPR_RESERVED1] = { 1, 0 }, /* 3 reserved bits */
+	[SA_MPR_FLOW_LABEL] = { 4, 20 },
+	[SA_MPR_HOP_LIMIT] = { 24, 8 },
+	[SA_MPR_TCLASS] = { 32, 8 },
+	[SA_MPR_REVERSIBLE] = { 40, 1 },
+	[SA_MPR_NUMB_PATH] = { 41, 7 },
+	[SA_MPR_PKEY] = { 48, 16 },
+	[SA_MPR_QOS_CLASS] = { 64, 12 },
+	[SA_MPR_SL] = { 76, 4 },
+	[SA_MPR_MTU_SELECTOR] = { 80, 2 },
+	[SA_MPR_MTU] = { 82, 6 },
+	[SA_MPR_RATE_SELECTOR] = { 88, 2 },
+	[SA_MPR_RATE] = { 90, 6 },
+	[SA_MPR_LIFE_SELECTOR] = { 96, 2 },
+	[SA_MPR_LIFE] = { 98, 6 },
+	[SA_MPR_SERVICE_ID_MSB] = { 104, 8 },
+	[SA_MPR_INDEPENDENCE] = { 112, 2 },
+	[SA_MPR_RESERVED2] = { 114, 0 }, /* 6 reserved bits */
+	[SA_MPR_SGID_COUNT] = { 120, 8 },
+	[SA_MPR_DGID_COUNT] = { 128, 8 },
+	[SA_MPR_SERVICE_ID_LSB] = { 136, 56 },
+};
+
+const struct sa_rec_desc sa_mpath_desc = {
+	.attr_id = SA_ATTR_MULTIPATH_RECORD,
+	.size = SA_MPATH_HDR_SIZE,
+	.name = "MultiPathRecord",
+	.comp = sa_mpath_comp,
+	.n_comp = SA_MPR_N_COMP,
+};
+
+/* MultiPathRecord components that are PathRecord components too. */
+static const uint8_t sa_mpath_to_pr[][2] = {
+	{ SA_MPR_RAW_TRAFFIC, SA_PR_RAW_TRAFFIC },
+	{ SA_MPR_FLOW_LABEL, SA_PR_FLOW_LABEL },
+	{ SA_MPR_HOP_LIMIT, SA_PR_HOP_LIMIT },
+	{ SA_MPR_TCLASS, SA_PR_TCLASS },
+	{ SA_MPR_REVERSIBLE, SA_PR_REVERSIBLE },
+	{ SA_MPR_NUMB_PATH, SA_PR_NUMB_PATH },
+	{ SA_MPR_PKEY, SA_PR_PKEY },
+	{ SA_MPR_QOS_CLASS, SA_PR_QOS_CLASS },
+	{ SA_MPR_SL, SA_PR_SL },
+	{ SA_MPR_MTU_SELECTOR, SA_PR_MTU_SELECTOR },
+	{ SA_MPR_MTU, SA_PR_MTU },
+	{ SA_MPR_RATE_SELECTOR, SA_PR_RATE_SELECTOR },
+	{ SA_MPR_RATE, SA_PR_RATE },
+	{ SA_MPR_LIFE_SELECTOR, SA_PR_LIFE_SELECTOR },
+	{ SA_MPR_LIFE, SA_PR_LIFE },
+};
+
+#define SA_MPATH_N_SHARED (sizeof(sa_mpath_to_pr) / sizeof(sa_mpath_to_pr[0]))
+
+/* ServiceID: 8 + 56 bits here, 32 + 32 in a PathRecord. */
+static uint64_t sa_mpath_service_id(const uint8_t *rec, uint64_t comp_mask)
+{
+	uint64_t msb = sa_get(rec, &sa_mpath_comp[SA_MPR_SERVICE_ID_MSB]);
+	uint64_t lsb = sa_get(rec, &sa_mpath_comp[SA_MPR_SERVICE_ID_LSB]);
+
+	return ((comp_mask & SA_MPR_CM(SA_MPR_SERVICE_ID_MSB)) ? msb << 56 : 0) |
+	       ((comp_mask & SA_MPR_CM(SA_MPR_SERVICE_ID_LSB)) ? lsb : 0);
+}
+
+int sa_mpath_decode(const uint8_t *rec, uint64_t comp_mask, struct sa_mpath_req *r)
+{
+	uint8_t pr[SA_PATH_REC_SIZE] = { 0 };
+	uint64_t both = SA_MPR_CM(SA_MPR_SGID_COUNT) | SA_MPR_CM(SA_MPR_DGID_COUNT);
+	unsigned n;
+
+	memset(r, 0, sizeof(*r));
+	for (size_t i = 0; i < SA_MPATH_N_SHARED; i++) {
+		const uint8_t *m = sa_mpath_to_pr[i];
+
+		sa_put(pr, &sa_path_comp[m[1]], sa_get(rec, &sa_mpath_comp[m[0]]));
+		if (comp_mask & SA_MPR_CM(m[0]))
+			r->pr_mask |= SA_PR_CM(m[1]);
+	}
+	sa_path_decode(pr, &r->want);
+	r->want.service_id = sa_mpath_service_id(rec, comp_mask);
+	if (comp_mask & (SA_MPR_CM(SA_MPR_SERVICE_ID_MSB) | SA_MPR_CM(SA_MPR_SERVICE_ID_LSB)))
+		r->pr_mask |= SA_PR_CM(SA_PR_SERVICE_ID_HI) | SA_PR_CM(SA_PR_SERVICE_ID_LO);
+	if (comp_mask & SA_MPR_CM(SA_MPR_NUMB_PATH))
+		r->numb_path = r->want.numb_path;
+	r->independence = (uint8_t)sa_get(rec, &sa_mpath_comp[SA_MPR_INDEPENDENCE]);
+	r->sgid_count = (uint8_t)sa_get(rec, &sa_mpath_comp[SA_MPR_SGID_COUNT]);
+	r->dgid_count = (uint8_t)sa_get(rec, &sa_mpath_comp[SA_MPR_DGID_COUNT]);
+	if ((comp_mask & both) != both || !r->sgid_count || !r->dgid_count)
+		return -EINVAL;
+	n = (unsigned)r->sgid_count + r->dgid_count;
+	if (n > SA_MPATH_GIDS_MAX)
+		return -E2BIG;
+	memcpy(r->gid, rec + SA_MPATH_HDR_SIZE, n * 16u);
+	return 0;
+}
+
+void sa_mpath_encode(const struct sa_mpath_req *r, uint8_t *rec)
+{
+	uint8_t pr[SA_PATH_REC_SIZE];
+	unsigned n = (unsigned)r->sgid_count + r->dgid_count;
+
+	memset(rec, 0, SA_DATA_SIZE);
+	sa_path_encode(&r->want, pr);
+	for (size_t i = 0; i < SA_MPATH_N_SHARED; i++) {
+		const uint8_t *m = sa_mpath_to_pr[i];
+
+		sa_put(rec, &sa_mpath_comp[m[0]], sa_get(pr, &sa_path_comp[m[1]]));
+	}
+	sa_put(rec, &sa_mpath_comp[SA_MPR_NUMB_PATH], r->numb_path);
+	sa_put(rec, &sa_mpath_comp[SA_MPR_SERVICE_ID_MSB], r->want.service_id >> 56);
+	sa_put(rec, &sa_mpath_comp[SA_MPR_SERVICE_ID_LSB], r->want.service_id);
+	sa_put(rec, &sa_mpath_comp[SA_MPR_INDEPENDENCE], r->independence);
+	sa_put(rec, &sa_mpath_comp[SA_MPR_SGID_COUNT], r->sgid_count);
+	sa_put(rec, &sa_mpath_comp[SA_MPR_DGID_COUNT], r->dgid_count);
+	if (n > SA_MPATH_GIDS_MAX)
+		n = SA_MPATH_GIDS_MAX; /* the counts still say how many were meant */
+	memcpy(rec + SA_MPATH_HDR_SIZE, r->gid, n * 16u);
+}
+
 /* ---- rates ---------------------------------------------------------------- */
 
 /* The Rate enum (IBA 15.2.5.16 Rate; 1.3 additions), slowest first. */

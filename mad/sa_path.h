@@ -14,7 +14,17 @@
  * ... not monotonic), so they are compared through sa_path_rate_mbps.
  * MTUs are the PortInfo enum (1 = 256 .. 5 = 4096).  A selector (2 bits
  * before MTU, Rate and PacketLifeTime) picks a value from what the path
- * can carry: sa_path_*_select apply it.  Pure: no I/O, no state.
+ * can carry: sa_path_*_select apply it.
+ *
+ * A MultiPathRecord (attribute 0x003A, IBA 15.2.5.20) is a GetMulti
+ * template only: 24 bytes of path constraints (the PathRecord's, without
+ * the ends; NumbPath, SGIDCount, DGIDCount) followed by SGIDCount source
+ * GIDs then DGIDCount destination GIDs.  The answer is PathRecords.
+ * sa_mpath_decode turns the template into a PathRecord template and
+ * PathRecord ComponentMask, so the PathRecord code answers each pair.
+ * Only SA_MPATH_GIDS_MAX GIDs fit in the one MAD nanosm receives (the
+ * rest of a longer RMPP request never reaches the SA).
+ * Pure: no I/O, no state.
  */
 #ifndef NANOSM_MAD_SA_PATH_H
 #define NANOSM_MAD_SA_PATH_H
@@ -78,6 +88,61 @@ struct sa_path_rec {
 /* rec: SA_PATH_REC_SIZE bytes; encode zeroes the reserved bits. */
 void sa_path_encode(const struct sa_path_rec *r, uint8_t *rec);
 void sa_path_decode(const uint8_t *rec, struct sa_path_rec *r);
+
+/* ---- MultiPathRecord (IBA 15.2.5.20) ---- */
+#define SA_MPATH_HDR_SIZE 24 /* bytes before the GID list */
+#define SA_MPATH_GIDS_MAX ((SA_DATA_SIZE - SA_MPATH_HDR_SIZE) / 16) /* 11 */
+
+/* ComponentMask bits of a MultiPathRecord (IBA 15.2.5.20, record table;
+ * ServiceID and IndependenceSelector are IBA 1.2.1/1.3 additions). */
+enum sa_mpath_comp {
+	SA_MPR_RAW_TRAFFIC = 0,
+	SA_MPR_RESERVED1 = 1,
+	SA_MPR_FLOW_LABEL = 2,
+	SA_MPR_HOP_LIMIT = 3,
+	SA_MPR_TCLASS = 4,
+	SA_MPR_REVERSIBLE = 5,
+	SA_MPR_NUMB_PATH = 6,
+	SA_MPR_PKEY = 7,
+	SA_MPR_QOS_CLASS = 8,
+	SA_MPR_SL = 9,
+	SA_MPR_MTU_SELECTOR = 10,
+	SA_MPR_MTU = 11,
+	SA_MPR_RATE_SELECTOR = 12,
+	SA_MPR_RATE = 13,
+	SA_MPR_LIFE_SELECTOR = 14,
+	SA_MPR_LIFE = 15,
+	SA_MPR_SERVICE_ID_MSB = 16, /* ServiceID bits 63..56 */
+	SA_MPR_INDEPENDENCE = 17,   /* IndependenceSelector */
+	SA_MPR_RESERVED2 = 18,
+	SA_MPR_SGID_COUNT = 19,
+	SA_MPR_DGID_COUNT = 20,
+	SA_MPR_SERVICE_ID_LSB = 21, /* ServiceID bits 55..0 */
+	SA_MPR_N_COMP = 22,
+};
+
+#define SA_MPR_CM(c) (1ull << (c))
+
+extern const struct sa_rec_desc sa_mpath_desc;
+
+/* A decoded MultiPathRecord template. */
+struct sa_mpath_req {
+	struct sa_path_rec want; /* constraints as a PathRecord (no ends) */
+	uint64_t pr_mask;	 /* the same, as PathRecord ComponentMask bits */
+	uint8_t numb_path;	 /* NumbPath when selected, else 0 */
+	uint8_t independence;	 /* IndependenceSelector (2 bits) */
+	uint8_t sgid_count, dgid_count;
+	uint8_t gid[SA_MPATH_GIDS_MAX][16]; /* SGIDs, then DGIDs */
+};
+
+/* Decode the template rec (SA_DATA_SIZE bytes: one MAD's data) under
+ * comp_mask (MultiPathRecord bits).  0; -EINVAL when SGIDCount or
+ * DGIDCount is not selected or is 0; -E2BIG when the GIDs do not fit in
+ * SA_DATA_SIZE. */
+int sa_mpath_decode(const uint8_t *rec, uint64_t comp_mask, struct sa_mpath_req *r);
+/* Encode a template (for clients and tests): the inverse of decode for
+ * the counts, GIDs and every constraint set in r->want. */
+void sa_mpath_encode(const struct sa_mpath_req *r, uint8_t *rec);
 
 /* ---- MTU (PortInfo enum) ---- */
 #define SA_PATH_MTU_256 1

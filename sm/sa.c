@@ -246,6 +246,7 @@ static int sa_method_known(uint8_t method)
 	case SA_METHOD_GET:
 	case SA_METHOD_SET:
 	case SA_METHOD_GET_TABLE:
+	case SA_METHOD_GET_MULTI:
 	case SA_METHOD_DELETE:
 		return 1;
 	default:
@@ -272,12 +273,13 @@ static void sa_send(struct sa *sa, const struct mad_addr *to, const struct sa_ma
 }
 
 /* Get answers with exactly one record; Set and Delete with what the module
- * gave (their one record); GetTable with every record. */
+ * gave (their one record); GetTable and GetMulti with every record (none
+ * is a valid answer). */
 static uint16_t sa_shape_answer(const struct sa_mad *req, uint16_t status, struct sa_out *out)
 {
 	if (status)
 		return status;
-	if (req->method == SA_METHOD_GET_TABLE)
+	if (req->method == SA_METHOD_GET_TABLE || req->method == SA_METHOD_GET_MULTI)
 		return SA_STATUS_OK;
 	if (out->n == 0)
 		return SA_STATUS_NO_RECORDS;
@@ -299,8 +301,13 @@ static uint16_t sa_answer(struct sa *sa, const struct sa_req *req, struct sa_out
 	fn = sa_modules_handler(m->attr_id);
 	if (!fn)
 		return SA_STATUS_BAD_METHOD_ATTR;
+	/* GetMulti (IBA 15.4) is for MultiPathRecord, which has no other method */
+	if ((m->method == SA_METHOD_GET_MULTI) != (m->attr_id == SA_ATTR_MULTIPATH_RECORD))
+		return SA_STATUS_BAD_METHOD_ATTR;
 	if (!sa->v.f && m->attr_id != SA_ATTR_CLASS_PORT_INFO)
-		return m->method == SA_METHOD_GET_TABLE ? SA_STATUS_OK : SA_STATUS_NO_RECORDS;
+		return m->method == SA_METHOD_GET_TABLE || m->method == SA_METHOD_GET_MULTI
+			       ? SA_STATUS_OK
+			       : SA_STATUS_NO_RECORDS;
 	return sa_shape_answer(m, fn(sa, req, out), out);
 }
 

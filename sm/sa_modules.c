@@ -28,6 +28,7 @@ static const struct sa_route sa_routes[] = {
 	{ SA_ATTR_GUIDINFO_RECORD, sa_topo_handle },
 	{ SA_ATTR_PKEY_TABLE_RECORD, sa_topo_handle },
 	{ SA_ATTR_PATH_RECORD, sa_path_handle },
+	{ SA_ATTR_MULTIPATH_RECORD, sa_mpath_handle },
 	{ SA_ATTR_MCMEMBER_RECORD, sa_mcm_handle },
 	{ SA_ATTR_SERVICE_RECORD, sa_svc_handle },
 	{ SA_ATTR_INFORM_INFO, sa_svc_handle },

@@ -1,8 +1,10 @@
 /*
  * sa_path.c - PathRecord answers: walks the programmed LFTs of the SA's
  * view, caches the facts per (SLID, DLID), applies partitions and the
- * request's components.  Reads the view only; never changes the fabric,
- * the LFTs or the partition plan, and does no I/O.
+ * request's components.  MultiPathRecord GetMulti is answered as one
+ * PathRecord Get per SGID x DGID pair, through the same code.  Reads
+ * the view only; never changes the fabric, the LFTs or the partition
+ * plan, and does no I/O.
  */
 #include "sa_path.h"
 
@@ -461,4 +463,82 @@ uint16_t sa_path_handle(struct sa *sa, const struct sa_req *req, struct sa_out *
 	if (none)
 		return st;
 	return path_sources(&q, &s, &d);
+}
+
+/* ---- MultiPathRecord ------------------------------------------------------------- */
+
+/* Every GID of the list names a port of this subnet (a multicast or
+ * foreign GID makes the whole request invalid, as in a PathRecord Get). */
+static uint16_t mpath_gids_check(const struct sa *sa, const struct sa_mpath_req *mp)
+{
+	for (unsigned i = 0; i < (unsigned)mp->sgid_count + mp->dgid_count; i++)
+		if (sa_by_gid(sa, mp->gid[i]).node == FABRIC_NONE)
+			return SA_STATUS_INVALID_GID;
+	return SA_STATUS_OK;
+}
+
+/* One SGID x DGID pair: a PathRecord Get naming both GIDs. */
+static uint16_t mpath_pair(struct path_query *q, const uint8_t *sgid, const uint8_t *dgid)
+{
+	struct path_end s, d;
+	uint16_t st;
+	int none;
+
+	memcpy(q->want.sgid, sgid, 16);
+	memcpy(q->want.dgid, dgid, 16);
+	st = path_ends(q, 1, &s, &d, &none);
+	if (none)
+		return st;
+	return path_pair(q, &s, &d);
+}
+
+/* Sources in list order, each with every destination, until NumbPath
+ * records (when given) are in. */
+static uint16_t mpath_pairs(struct path_query *q, const struct sa_mpath_req *mp)
+{
+	uint16_t st = SA_STATUS_OK;
+
+	for (unsigned i = 0; i < mp->sgid_count && !st; i++)
+		for (unsigned j = 0; j < mp->dgid_count && !st; j++) {
+			if (mp->numb_path && q->out->n >= mp->numb_path)
+				return SA_STATUS_OK;
+			st = mpath_pair(q, mp->gid[i], mp->gid[mp->sgid_count + j]);
+		}
+	return st;
+}
+
+/* The template's status: INSUF_COMPS without both counts selected,
+ * REQ_INVALID for a zero count or more GIDs than one MAD holds. */
+static uint16_t mpath_decode(const struct sa_mad *m, struct sa_mpath_req *mp)
+{
+	uint64_t both = SA_MPR_CM(SA_MPR_SGID_COUNT) | SA_MPR_CM(SA_MPR_DGID_COUNT);
+
+	if (sa_comp_unknown(&sa_mpath_desc, m->comp_mask))
+		return SA_STATUS_REQ_INVALID;
+	if ((m->comp_mask & both) != both)
+		return SA_STATUS_INSUF_COMPS;
+	return sa_mpath_decode(m->data, m->comp_mask, mp) < 0 ? SA_STATUS_REQ_INVALID
+							       : SA_STATUS_OK;
+}
+
+uint16_t sa_mpath_handle(struct sa *sa, const struct sa_req *req, struct sa_out *out)
+{
+	struct sa_mpath_req mp;
+	uint8_t tmpl[SA_PATH_REC_SIZE];
+	struct path_query q;
+	uint16_t st;
+
+	out->rec_size = SA_PATH_REC_SIZE;
+	if (req->mad->method != SA_METHOD_GET_MULTI)
+		return SA_STATUS_BAD_METHOD_ATTR;
+	st = mpath_decode(req->mad, &mp);
+	if (st != SA_STATUS_OK || !sa->v.f)
+		return st;
+	st = mpath_gids_check(sa, &mp);
+	if (st != SA_STATUS_OK)
+		return st;
+	sa_path_encode(&mp.want, tmpl);
+	q = (struct path_query){ sa, mp.pr_mask | SA_PR_CM(SA_PR_SGID) | SA_PR_CM(SA_PR_DGID),
+				 tmpl, mp.want, out };
+	return mpath_pairs(&q, &mp);
 }

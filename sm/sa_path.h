@@ -20,6 +20,20 @@
  * MTU/Rate/PacketLifeTime through their selectors, Reversible when the
  * reverse path exists.  One path per port pair (LMC paths are not
  * enumerated; NumbPath only bounds that one).
+ *
+ * sa_mpath_handle answers MultiPathRecord GetMulti (IBA 15.2.5.20) with
+ * PathRecords: for each SGID in list order, each DGID in list order, the
+ * record a PathRecord Get with those two GIDs and the template's
+ * constraints would give (so pairs that share no partition, or that a
+ * selector, SL or Reversible rules out, give none).  NumbPath, when
+ * selected and not 0, caps the records of the whole answer.
+ * IndependenceSelector is accepted and ignored: there is one path per
+ * pair, so there is nothing to choose between.  A GID that is not a port
+ * of this subnet (a multicast GID, another subnet's) is INVALID_GID for
+ * the whole request.  Only the GIDs that fit in one MAD are read
+ * (SA_MPATH_GIDS_MAX, 11): a larger SGIDCount + DGIDCount is REQ_INVALID
+ * because the transport queues only a request's first 256 bytes (under
+ * ibsim/umad2sim, which has no RMPP, and in mad/mad_port.c on hardware).
  */
 #ifndef NANOSM_SM_SA_PATH_H
 #define NANOSM_SM_SA_PATH_H
@@ -58,5 +72,7 @@ int sa_path_facts(struct sa *sa, struct sa_port_ref src, uint16_t dlid, struct s
 
 /* The handler of SA_ATTR_PATH_RECORD (an sa_handler_fn). */
 uint16_t sa_path_handle(struct sa *sa, const struct sa_req *req, struct sa_out *out);
+/* The handler of SA_ATTR_MULTIPATH_RECORD (GetMulti only). */
+uint16_t sa_mpath_handle(struct sa *sa, const struct sa_req *req, struct sa_out *out);
 
 #endif

@@ -481,11 +481,18 @@ static uint16_t sa_topo_records(struct sa *sa, const struct sa_req *req, struct 
 	return q.err ? SA_STATUS_NO_RESOURCES : SA_STATUS_OK;
 }
 
-/* Claims only what nanosm does: UD multicast when the multicast module runs. */
+/* CapabilityMask IsMultiPathSupported (rdma-core umad_sa.h calls it
+ * UMAD_SA_CAP_MASK_IS_MULTIPATH_SUP): sa_path.c answers GetMulti
+ * MultiPathRecord. */
+#define SA_TOPO_CAP_MULTIPATH (1u << 10)
+
+/* Claims only what nanosm does: UD multicast when the multicast module
+ * runs; MultiPathRecord always (its handler needs no module state). */
 static uint16_t sa_topo_class_port_info(struct sa *sa, const struct sa_req *req,
 					struct sa_out *out)
 {
-	struct sa_topo_cpi c = { sa->mcast ? SA_CAP_UD_MCAST : 0, 0, SA_TOPO_RESP_TIME };
+	struct sa_topo_cpi c = { (sa->mcast ? SA_CAP_UD_MCAST : 0) | SA_TOPO_CAP_MULTIPATH, 0,
+				 SA_TOPO_RESP_TIME };
 	uint8_t rec[SA_TOPO_CPI_SIZE];
 
 	if (req->mad->method != SA_METHOD_GET)

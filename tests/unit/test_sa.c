@@ -312,6 +312,54 @@ static void test_sa_long_answer(void)
 	test_sa_rig_fini(&r);
 }
 
+/* GetMulti is accepted for MultiPathRecord only, and MultiPathRecord
+ * answers nothing else; a GetMulti answer is a GetMultiResp RMPP transfer
+ * of PathRecords.  The rig has no LFTs: only a port's path to itself. */
+static void test_sa_get_multi(void)
+{
+	struct test_sa_rig r;
+	struct sa_mad h = { 0 }, d;
+	uint8_t data[SA_DATA_SIZE] = { 0 }, buf[SA_MAD_SIZE];
+	struct mad_addr from = { 3, 0, 1 };
+
+	test_sa_rig_init(&r);
+	test_sa_request(&r, 2, SA_METHOD_GET, SA_ATTR_MULTIPATH_RECORD);
+	CU_ASSERT_EQUAL(sa_decode(r.sent.mad, r.sent.len, &d), 0);
+	CU_ASSERT_EQUAL(d.status, SA_STATUS_BAD_METHOD_ATTR);
+	test_sa_request(&r, 2, SA_METHOD_GET_TABLE, SA_ATTR_MULTIPATH_RECORD);
+	CU_ASSERT_EQUAL(sa_decode(r.sent.mad, r.sent.len, &d), 0);
+	CU_ASSERT_EQUAL(d.status, SA_STATUS_BAD_METHOD_ATTR);
+	test_sa_request(&r, 2, SA_METHOD_GET_MULTI, SA_ATTR_NODE_RECORD);
+	CU_ASSERT_EQUAL(sa_decode(r.sent.mad, r.sent.len, &d), 0);
+	CU_ASSERT_EQUAL(d.status, SA_STATUS_BAD_METHOD_ATTR);
+	/* h2 (LID 3) to itself: SGIDCount 1, DGIDCount 1 (IBA 15.2.5.20) */
+	data[15] = 1;
+	data[16] = 1;
+	sa_port_gid(r.sa, sa_by_lid(r.sa, 3), data + 24);
+	memcpy(data + 40, data + 24, 16);
+	h.class_version = SA_CLASS_VERSION;
+	h.method = SA_METHOD_GET_MULTI;
+	h.tid = 0x99;
+	h.attr_id = SA_ATTR_MULTIPATH_RECORD;
+	h.comp_mask = 3ull << 19; /* SGIDCount, DGIDCount */
+	sa_encode(&h, data, 1, sizeof(data), buf, sizeof(buf));
+	r.sent.n = 0;
+	sa_recv(r.sa, &from, buf, sizeof(buf), 0);
+	CU_ASSERT_EQUAL_FATAL(r.sent.n, 1);
+	CU_ASSERT_EQUAL(r.sent.len, SA_HDR_SIZE + 64); /* one PathRecord */
+	CU_ASSERT_EQUAL(sa_decode(r.sent.mad, r.sent.len, &d), 0);
+	CU_ASSERT_EQUAL(d.status, SA_STATUS_OK);
+	CU_ASSERT_EQUAL(r.sent.mad[3], 0x94); /* GetMultiResp */
+	CU_ASSERT_EQUAL(d.attr_id, SA_ATTR_MULTIPATH_RECORD);
+	CU_ASSERT_EQUAL(d.tid, 0x99);
+	CU_ASSERT_EQUAL(d.rmpp_flags & 0x7, 0x7);
+	CU_ASSERT_EQUAL(d.attr_offset, 8);
+	CU_ASSERT_EQUAL(memcmp(d.data + 8, data + 24, 16), 0);	/* DGID */
+	CU_ASSERT_EQUAL(d.data[41], 3);				/* DLID */
+	CU_ASSERT_EQUAL(d.data[43], 3);				/* SLID */
+	test_sa_rig_fini(&r);
+}
+
 void test_sa_register(void)
 {
 	CU_pSuite s = CU_add_suite("sa", NULL, NULL);
@@ -322,4 +370,5 @@ void test_sa_register(void)
 	CU_add_test(s, "LID, GUID and GID lookups", test_sa_lookups);
 	CU_add_test(s, "error answers", test_sa_errors);
 	CU_add_test(s, "long GetTable answer: one RMPP transfer", test_sa_long_answer);
+	CU_add_test(s, "GetMulti and MultiPathRecord", test_sa_get_multi);
 }

@@ -656,8 +656,9 @@ static void test_sa_topo_methods(void)
 	CU_ASSERT_EQUAL(test_sa_topo_ask(&e, SA_METHOD_GET, 0x01, 0, NULL, 0, 0), 0);
 	CU_ASSERT_EQUAL_FATAL(e.out.n, 1);
 	CU_ASSERT_EQUAL(e.out.rec_size, 72);
-	/* CapabilityMask: IsUDMulticastSupported (bit 9), the SA always has groups */
-	CU_ASSERT(e.out.recs[1] == 2 && e.out.recs[2] == 0x02 && e.out.recs[3] == 0 &&
+	/* CapabilityMask: IsUDMulticastSupported (bit 9), the SA always has
+	 * groups; IsMultiPathSupported (bit 10) */
+	CU_ASSERT(e.out.recs[1] == 2 && e.out.recs[2] == 0x06 && e.out.recs[3] == 0 &&
 		  e.out.recs[7] == SA_TOPO_RESP_TIME);
 	/* hostile templates: every mask bit, random bytes; never a crash */
 	srand(7);
