@@ -61,6 +61,8 @@ struct sa_counters {
 	uint64_t malformed; /* did not decode (no answer possible) */
 	uint64_t reports;   /* Notice reports sent to subscribers */
 	uint64_t path_queries, path_cache_hits;
+	uint64_t deferred;	   /* held back while a sweep ran (sm.c) */
+	uint64_t backlog_dropped; /* dropped: the backlog was full (sm.c) */
 };
 
 struct sa {

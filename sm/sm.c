@@ -25,6 +25,7 @@ static void sm_on_request(void *arg, const struct mad_addr *from, const struct s
 static void sm_count(struct sm *sm, const struct fabric *f);
 static void sm_after_discover(struct sm *sm);
 static void sm_parts_free(struct policy_partition *parts, size_t n);
+static void sm_sa_release(struct sm *sm, size_t max);
 
 uint64_t sm_now(const struct sm *sm)
 {
@@ -87,6 +88,7 @@ void sm_free(struct sm *sm)
 	sm->phase_done = NULL;
 	mad_queue_free(sm->q); /* completes pending SMPs with -ECANCELED */
 	sa_free(sm->sa);
+	free(sm->sa_q);
 	pkey_plan_fini(&sm->pk);
 	pkey_plan_fini(&sm->pk_next);
 	pkey_cache_free(sm->pkc);
@@ -269,6 +271,7 @@ static void sm_sweep_end(struct sm *sm)
 	sm->running = 0;
 	if (sm->done_fn)
 		sm->done_fn(sm->done_arg, &sm->st);
+	sm_sa_release(sm, 0);
 	if (sm->sweep_pending && !sm->running) {
 		sm->sweep_pending = 0;
 		sm_sweep_request(sm);
@@ -367,7 +370,8 @@ static void sm_after_mfts(struct sm *sm)
 		 sm->st.mft_blocks_sent - sm->mft_blocks_at);
 	sm->mcast_only = 0;
 	sm->running = 0;
-	if (sm->sweep_pending) {
+	sm_sa_release(sm, 0);
+	if (sm->sweep_pending && !sm->running) {
 		sm->sweep_pending = 0;
 		sm_sweep_request(sm);
 	}
@@ -509,14 +513,66 @@ int sm_sweep_request(struct sm *sm)
 	return 0;
 }
 
+/* ---- SA requests during a sweep ------------------------------------------ */
+
+static void sm_sa_answer(struct sm *sm, const struct mad_addr *from, const uint8_t *mad,
+			 size_t len)
+{
+	sa_recv(sm->sa, from, mad, len, sm_now(sm));
+	sm_mcast_check(sm);
+}
+
+/* Hold an SA request until the sweep's SMPs have gone by.  The answers
+ * come from the last committed view either way; holding them keeps a
+ * flood of answers from queueing in front of the sweep's SMPs (the
+ * clients wait for answers, so the flood waits here, not on the wire). */
+static void sm_sa_hold(struct sm *sm, const struct mad_addr *from, const uint8_t *mad,
+		       size_t len)
+{
+	struct sm_sa_pending *e;
+
+	if (!sm->sa_q)
+		sm->sa_q = calloc(SM_SA_BACKLOG, sizeof(*sm->sa_q));
+	if (!sm->sa_q || sm->sa_q_n == SM_SA_BACKLOG) {
+		sm->sa->counters.backlog_dropped++; /* the client retries */
+		return;
+	}
+	e = &sm->sa_q[(sm->sa_q_head + sm->sa_q_n) % SM_SA_BACKLOG];
+	e->from = *from;
+	e->len = len < sizeof(e->mad) ? len : sizeof(e->mad);
+	memcpy(e->mad, mad, e->len);
+	sm->sa_q_n++;
+	sm->sa->counters.deferred++;
+}
+
+/* Answer up to max held requests (all when max is 0), oldest first; stops
+ * early if an answer started a multicast push. */
+static void sm_sa_release(struct sm *sm, size_t max)
+{
+	for (size_t done = 0; sm->sa_q_n && (!max || done < max); done++) {
+		struct sm_sa_pending e = sm->sa_q[sm->sa_q_head];
+
+		sm->sa_q_head = (sm->sa_q_head + 1) % SM_SA_BACKLOG;
+		sm->sa_q_n--;
+		sm_sa_answer(sm, &e.from, e.mad, e.len);
+		if (!max && sm->running)
+			break;
+	}
+}
+
 void sm_recv(struct sm *sm, const struct mad_addr *from, const uint8_t *mad, size_t len)
 {
 	if (len >= 2 && mad[1] == SA_CLASS) {
-		sa_recv(sm->sa, from, mad, len, sm_now(sm));
-		sm_mcast_check(sm);
+		if (sm->running)
+			sm_sa_hold(sm, from, mad, len);
+		else
+			sm_sa_answer(sm, from, mad, len);
 		return;
 	}
 	mad_queue_recv(sm->q, from, mad, len, sm_now(sm));
+	/* each SMP answer lets a held SA request through; the rest go when
+	 * the sweep ends */
+	sm_sa_release(sm, sm->running ? SM_SA_PER_SMP : 0);
 }
 
 uint64_t sm_tick(struct sm *sm)

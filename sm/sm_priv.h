@@ -67,7 +67,20 @@ struct sm {
 	struct mft_set mft_want;  /* the tables being pushed (borrowed by the push) */
 	uint64_t mcast_gen;	  /* multicast membership generation last pushed */
 	int mcast_only;		  /* running is a multicast push between sweeps */
+	/* SA requests that arrive while a sweep runs wait here, so the sweep's
+	 * SMPs do not queue behind a flood of SA answers (sm.c) */
+	struct sm_sa_pending *sa_q; /* ring of SM_SA_BACKLOG, allocated on first use */
+	size_t sa_q_head, sa_q_n;
 	size_t mft_blocks_at;	  /* st.mft_blocks_sent when that push started */
+};
+
+#define SM_SA_BACKLOG 1024 /* SA requests held during a sweep; more are dropped */
+#define SM_SA_PER_SMP 1	   /* held requests answered per SMP answer received */
+
+struct sm_sa_pending {
+	struct mad_addr from;
+	size_t len;
+	uint8_t mad[SA_MAD_SIZE];
 };
 
 struct sm_name {

@@ -12,6 +12,8 @@
 #include "mad/sa.h"
 #include "routing/topo_file.h"
 #include "sm/sa.h"
+#include "sm/sm.h"
+#include "tests/unit/sm_rig.h"
 #include "tests/unit/unit.h"
 
 static const char test_sa_topo[] = "Switch 4 \"sw\"\n"
@@ -360,6 +362,56 @@ static void test_sa_get_multi(void)
 	test_sa_rig_fini(&r);
 }
 
+/* SA requests that arrive while a sweep runs are held and answered as the
+ * sweep's SMP answers come back (one each) or when it ends: a flood of SA
+ * answers never queues in front of the sweep's SMPs. */
+static void test_sa_held_during_sweep(void)
+{
+	static const char topo[] = "Hca 1 \"h1\"\n[1] \"sw\"[1]\n\n"
+				   "Hca 1 \"h2\"\n[1] \"sw\"[2]\n\n"
+				   "Switch 4 \"sw\"\n[1] \"h1\"[1]\n[2] \"h2\"[1]\n";
+	struct rig r;
+	struct sa_mad h = { 0 };
+	uint8_t buf[SA_MAD_SIZE], smp[SMP_MAD_SIZE];
+	struct mad_addr from = { 2, 0, 1 }, dr = { .lid = 0xffff };
+	const struct sa_counters *c;
+	int guard = 0;
+
+	rig_init(&r, topo, NULL, "minhop");
+	rig_sweep(&r);
+	c = &sm_sa(r.sm)->counters;
+	h.class_version = SA_CLASS_VERSION;
+	h.method = SA_METHOD_GET;
+	h.attr_id = SA_ATTR_CLASS_PORT_INFO;
+	sa_encode(&h, NULL, 0, 0, buf, sizeof(buf));
+	/* between sweeps: answered at once */
+	sm_recv(r.sm, &from, buf, sizeof(buf));
+	CU_ASSERT_EQUAL(c->answered, 1);
+	CU_ASSERT_EQUAL(c->deferred, 0);
+	/* during a sweep: held, then one per SMP answer */
+	CU_ASSERT_EQUAL_FATAL(sm_sweep_request(r.sm), 0);
+	for (int i = 0; i < 3; i++) {
+		h.tid = 10 + (uint64_t)i;
+		sa_encode(&h, NULL, 0, 0, buf, sizeof(buf));
+		sm_recv(r.sm, &from, buf, sizeof(buf));
+	}
+	CU_ASSERT_EQUAL(c->deferred, 3);
+	CU_ASSERT_EQUAL(c->answered, 1);
+	CU_ASSERT_EQUAL_FATAL(fake_fabric_pop(r.ff, smp), 1);
+	sm_recv(r.sm, &dr, smp, sizeof(smp));
+	CU_ASSERT_EQUAL(c->answered, 2);
+	while (sm_busy(r.sm) && guard++ < 100000) {
+		if (fake_fabric_pop(r.ff, smp) == 1)
+			sm_recv(r.sm, &dr, smp, sizeof(smp));
+		else
+			sm_tick(r.sm);
+	}
+	CU_ASSERT_FALSE(sm_busy(r.sm));
+	CU_ASSERT_EQUAL(c->answered, 4);
+	CU_ASSERT_EQUAL(c->backlog_dropped, 0);
+	rig_fini(&r);
+}
+
 void test_sa_register(void)
 {
 	CU_pSuite s = CU_add_suite("sa", NULL, NULL);
@@ -371,4 +423,5 @@ void test_sa_register(void)
 	CU_add_test(s, "error answers", test_sa_errors);
 	CU_add_test(s, "long GetTable answer: one RMPP transfer", test_sa_long_answer);
 	CU_add_test(s, "GetMulti and MultiPathRecord", test_sa_get_multi);
+	CU_add_test(s, "SA requests held while a sweep runs", test_sa_held_during_sweep);
 }
