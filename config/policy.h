@@ -45,6 +45,8 @@
 #define POLICY_PKEY_MIN 0x0001
 #define POLICY_PKEY_MAX 0x7fff /* 15-bit P_Key; bit 15 (full member) is per member */
 #define POLICY_PKEY_DEFAULT 0x7fff
+#define POLICY_MKEY_PROTECT_MAX 3  /* M_KeyProtectBits: a 2-bit field */
+#define POLICY_MKEY_LEASE_MAX 65535 /* M_KeyLeasePeriod: a 16-bit field, seconds */
 
 /* Same numbers as sm/log.h's LOG_LVL_*. */
 enum policy_log_level {
@@ -67,6 +69,15 @@ struct policy_sm {
 	unsigned mad_retries;		 /* 0..100, default 3 */
 	char guid2lid[POLICY_PATH_MAX];	 /* absolute path, default POLICY_DEFAULT_GUID2LID */
 	enum policy_log_level log_level; /* default POLICY_LOG_INFO */
+	/* Keys (secrets: the file should be readable by root only).  The
+	 * parser refuses m_key_protect or m_key_lease without an m_key, an
+	 * m_key without an sm_key (the SA trusts a request whose SM_Key
+	 * equals nanosm's, so 0 would trust everyone), and a lease not
+	 * longer than sweep_interval while protected. */
+	uint64_t m_key;		/* PortInfo M_Key for every port, 0 = none (default) */
+	unsigned m_key_protect; /* M_KeyProtectBits 0..3, default 0 */
+	unsigned m_key_lease;	/* M_KeyLeasePeriod, seconds, 0 = never expires (default) */
+	uint64_t sm_key;	/* SM_Key (SMInfo, SA trust), 0 = none (default) */
 };
 
 struct policy_routing {

@@ -81,6 +81,9 @@ static void policy_print_sm(struct policy_out *o, const struct policy_sm *sm)
 		   sm->mad_retries);
 	policy_print_string(s, sizeof(s), sm->guid2lid);
 	policy_out(o, "  guid2lid: %s\n  log_level: %s\n", s, policy_log_level_name(sm->log_level));
+	policy_out(o, "  m_key: 0x%016" PRIx64 "\n  m_key_protect: %u\n  m_key_lease: %u\n", sm->m_key,
+		   sm->m_key_protect, sm->m_key_lease);
+	policy_out(o, "  sm_key: 0x%016" PRIx64 "\n", sm->sm_key);
 }
 
 static void policy_print_engines(char *buf, size_t len, const struct policy_routing *r)
@@ -180,6 +183,18 @@ static void policy_diff_uint(struct policy_out *o, const char *what, unsigned a,
 		policy_out(o, "%s: %u -> %u\n", what, a, b);
 }
 
+/* A key is a secret: the diff says whether it is set, never its value. */
+static void policy_diff_secret(struct policy_out *o, const char *what, uint64_t a, uint64_t b)
+{
+	if (a == b)
+		return;
+	if (a && b)
+		policy_out(o, "%s: changed (values not shown)\n", what);
+	else
+		policy_out(o, "%s: %s -> %s (value not shown)\n", what, a ? "set" : "none",
+			   b ? "set" : "none");
+}
+
 /* The SM port choice as one value: "guid 0x...", "ca \"x\" port 1", "first InfiniBand port". */
 static void policy_diff_sm_port(char *buf, size_t len, const struct policy_sm *sm)
 {
@@ -216,6 +231,10 @@ static void policy_diff_sm(struct policy_out *o, const struct policy_sm *a,
 	policy_diff_value(o, "sm.guid2lid", x, y);
 	policy_diff_value(o, "sm.log_level", policy_log_level_name(a->log_level),
 			  policy_log_level_name(b->log_level));
+	policy_diff_secret(o, "sm.m_key", a->m_key, b->m_key);
+	policy_diff_uint(o, "sm.m_key_protect", a->m_key_protect, b->m_key_protect);
+	policy_diff_uint(o, "sm.m_key_lease", a->m_key_lease, b->m_key_lease);
+	policy_diff_secret(o, "sm.sm_key", a->sm_key, b->sm_key);
 }
 
 /* A list whose items are told apart by a key: what was added, removed or

@@ -1,7 +1,8 @@
 /*
  * configure.c - LID assignment and PortInfo programming for a discovered
  * fabric: LIDs, SM LID, subnet prefix, neighbor MTU and operational VLs,
- * then the INIT -> ARMED -> ACTIVE walk.  Works on sm->next only, and only
+ * M_Key with its protection and lease, then the INIT -> ARMED -> ACTIVE
+ * walk.  Works on sm->next only (and its own M_Key port sets), and only
  * sends a Set where the port differs from what the SM wants.
  */
 #include <errno.h>
@@ -146,6 +147,156 @@ static uint8_t configure_min(uint8_t a, uint8_t b)
 	return a < b ? a : b;
 }
 
+/* ---- M_Key ----------------------------------------------------------- */
+
+static size_t configure_set_find(const struct sm_guid_set *s, uint64_t guid)
+{
+	size_t i = 0;
+
+	while (i < s->n && s->guid[i] != guid)
+		i++;
+	return i;
+}
+
+/* 1 when guid is new to s (the caller logs); 0 when it was there, or
+ * when there is no memory (the caller then logs again next time). */
+static int configure_set_add(struct sm_guid_set *s, uint64_t guid)
+{
+	if (configure_set_find(s, guid) < s->n)
+		return 0;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 8;
+		uint64_t *grown = realloc(s->guid, cap * sizeof(*grown));
+
+		if (!grown)
+			return 0;
+		s->guid = grown;
+		s->cap = cap;
+	}
+	s->guid[s->n++] = guid;
+	return 1;
+}
+
+static void configure_set_del(struct sm_guid_set *s, uint64_t guid)
+{
+	size_t i = configure_set_find(s, guid);
+
+	if (i < s->n)
+		s->guid[i] = s->guid[--s->n];
+}
+
+void configure_fini(struct sm *sm)
+{
+	free(sm->mkey_foreign.guid);
+	free(sm->mkey_unkept.guid);
+	memset(&sm->mkey_foreign, 0, sizeof(sm->mkey_foreign));
+	memset(&sm->mkey_unkept, 0, sizeof(sm->mkey_unkept));
+}
+
+/* The port number whose M_Key guards `port` of n: a CA port guards itself,
+ * port 0 guards a whole switch. */
+static unsigned configure_guard(const struct fabric_node *n, unsigned port)
+{
+	return fabric_is_switch(n) ? 0 : port;
+}
+
+static uint64_t configure_port_guid(const struct fabric_node *n, unsigned port)
+{
+	return n->ports[port].guid ? n->ports[port].guid : n->guid;
+}
+
+enum configure_mkey_seen {
+	CONFIGURE_MKEY_USABLE,	/* no key, or ours: our SMPs pass */
+	CONFIGURE_MKEY_FOREIGN, /* a key that is not ours, shown (protect 0) */
+	CONFIGURE_MKEY_HIDDEN,	/* reads 0 under protection: none, or one hidden (protect 1) */
+};
+
+/* What a PortInfo read with our M_Key says of the port's key.  With protect
+ * 0 a Get shows any key; with 1 a wrong key reads as 0; with 2-3 the Get
+ * is dropped, so the port never got here. */
+static enum configure_mkey_seen configure_mkey_seen(const struct sm *sm, const uint8_t *pi_raw)
+{
+	struct smp_port_info pi;
+
+	smp_port_info_decode(pi_raw, &pi);
+	if (pi.mkey)
+		return pi.mkey == sm->opts.m_key ? CONFIGURE_MKEY_USABLE : CONFIGURE_MKEY_FOREIGN;
+	return pi.mkey_prot ? CONFIGURE_MKEY_HIDDEN : CONFIGURE_MKEY_USABLE;
+}
+
+/* A port whose guard shows another M_Key refuses every Set: leave it alone
+ * (logged once, until it shows a key nanosm can use again). */
+static int configure_mkey_blocked(struct sm *sm, const struct fabric_node *n, unsigned port)
+{
+	unsigned g = configure_guard(n, port);
+	uint64_t guid = configure_port_guid(n, g);
+	enum configure_mkey_seen seen;
+
+	if (!n->ports[g].present)
+		return 0;
+	seen = configure_mkey_seen(sm, n->ports[g].pi_raw);
+	if (seen == CONFIGURE_MKEY_USABLE)
+		configure_set_del(&sm->mkey_foreign, guid);
+	if (seen != CONFIGURE_MKEY_FOREIGN)
+		return 0;
+	if (configure_set_add(&sm->mkey_foreign, guid))
+		log_warnx("NSM-W311 port 0x%016llx/%u (%s): holds an M_Key that is not nanosm's, "
+			  "so it refuses nanosm's Sets; its PortInfo is left alone",
+			  (unsigned long long)guid, g, n->desc);
+	return 1;
+}
+
+/* Our M_Key, protection and lease, on a port that guards itself or a
+ * switch (not one that showed it keeps no M_Key). */
+static void configure_want_mkey(const struct sm *sm, const struct fabric_node *n, unsigned port,
+				struct smp_port_info *pi)
+{
+	if (!sm->opts.m_key || !configure_owns_lid(n, port) ||
+	    configure_set_find(&sm->mkey_unkept, configure_port_guid(n, port)) <
+		sm->mkey_unkept.n)
+		return;
+	pi->mkey = sm->opts.m_key;
+	pi->mkey_prot = sm->opts.m_key_protect;
+	pi->mkey_lease = sm->opts.m_key_lease;
+}
+
+static int configure_same_mkey(const struct smp_port_info *a, const struct smp_port_info *b)
+{
+	return a->mkey == b->mkey && a->mkey_prot == b->mkey_prot && a->mkey_lease == b->mkey_lease;
+}
+
+/* A Set carrying our M_Key was answered: a port that reads back without
+ * it (ibsim's ports keep none) is not protected.  Logged once; from then
+ * on its M_Key fields are not wanted, so sweeps do not repeat the Set. */
+static void configure_mkey_kept(struct sm *sm, const struct fabric_node *n, unsigned port,
+				const struct smp_port_info *got)
+{
+	struct smp_port_info want = *got;
+
+	configure_want_mkey(sm, n, port, &want);
+	if (configure_same_mkey(&want, got) ||
+	    !configure_set_add(&sm->mkey_unkept, configure_port_guid(n, port)))
+		return;
+	log_warnx("NSM-W313 port 0x%016llx/%u (%s): took the PortInfo Set but reads back "
+		  "without nanosm's M_Key, protect %u and lease %u: the port keeps no M_Key and is "
+		  "not protected",
+		  (unsigned long long)configure_port_guid(n, port), port, n->desc, want.mkey_prot,
+		  want.mkey_lease);
+}
+
+/* The fields configure_want programs are the same in both. */
+static int configure_same(const struct sm *sm, const struct smp_port_info *pi,
+			  const struct smp_port_info *cur)
+{
+	/* SubnetTimeOut alone triggers a Set only on the first sweep: some
+	 * ports (ibsim's among them) accept it but do not keep it. */
+	return pi->lid == cur->lid && pi->sm_lid == cur->sm_lid &&
+	       pi->gid_prefix == cur->gid_prefix && pi->lmc == cur->lmc &&
+	       (pi->subnet_timeout == cur->subnet_timeout || sm->st.number > 1) &&
+	       pi->neighbor_mtu == cur->neighbor_mtu && pi->oper_vls == cur->oper_vls &&
+	       configure_same_mkey(pi, cur);
+}
+
 /* What the SM wants this port's PortInfo to be; returns 1 if it differs. */
 static int configure_want(const struct sm *sm, const struct fabric_node *n, unsigned port,
 			  struct smp_port_info *pi)
@@ -167,18 +318,37 @@ static int configure_want(const struct sm *sm, const struct fabric_node *n, unsi
 		pi->neighbor_mtu = configure_min(p->mtu_cap, rp->mtu_cap);
 		pi->oper_vls = configure_min(p->vl_cap, rp->vl_cap);
 	}
-	/* SubnetTimeOut alone triggers a Set only on the first sweep: some
-	 * ports (ibsim's among them) accept it but do not keep it. */
-	if (pi->lid == cur.lid && pi->sm_lid == cur.sm_lid && pi->gid_prefix == cur.gid_prefix &&
-	    pi->lmc == cur.lmc && (pi->subnet_timeout == cur.subnet_timeout || sm->st.number > 1) &&
-	    pi->neighbor_mtu == cur.neighbor_mtu && pi->oper_vls == cur.oper_vls)
+	configure_want_mkey(sm, n, port, pi);
+	if (configure_same(sm, pi, &cur))
 		return 0;
 	log_debug("port 0x%016llx/%u: lid %u->%u smlid %u->%u lmc %u->%u timeout %u->%u "
-		  "mtu %u->%u vls %u->%u prefix %s",
+		  "mtu %u->%u vls %u->%u prefix %s mkey %s protect %u->%u lease %u->%u",
 		  (unsigned long long)(p->guid ? p->guid : n->guid), port, cur.lid, pi->lid,
 		  cur.sm_lid, pi->sm_lid, cur.lmc, pi->lmc, cur.subnet_timeout, pi->subnet_timeout,
 		  cur.neighbor_mtu, pi->neighbor_mtu, cur.oper_vls, pi->oper_vls,
-		  pi->gid_prefix == cur.gid_prefix ? "same" : "changes");
+		  pi->gid_prefix == cur.gid_prefix ? "same" : "changes",
+		  pi->mkey == cur.mkey ? "same" : "changes", cur.mkey_prot, pi->mkey_prot,
+		  cur.mkey_lease, pi->mkey_lease);
+	return 1;
+}
+
+/* A Set that got no answer from a port whose guard reads M_Key 0 under
+ * protection: most likely it holds a key that is not ours and dropped the
+ * Set.  Logged once per port (NSM-W312); returns 1 when that is the case. */
+static int configure_set_hidden_key(struct sm *sm, const struct fabric_node *n, unsigned port,
+				    int status)
+{
+	unsigned g = configure_guard(n, port);
+	uint64_t guid = configure_port_guid(n, g);
+
+	if (status != -ETIMEDOUT || !n->ports[g].present ||
+	    configure_mkey_seen(sm, n->ports[g].pi_raw) != CONFIGURE_MKEY_HIDDEN)
+		return 0;
+	if (configure_set_add(&sm->mkey_foreign, guid))
+		log_warnx("NSM-W312 port 0x%016llx/%u (%s): dropped nanosm's PortInfo Set and "
+			  "hides its M_Key (protection on): it probably holds an M_Key that is "
+			  "not nanosm's",
+			  (unsigned long long)guid, g, n->desc);
 	return 1;
 }
 
@@ -191,6 +361,8 @@ static void configure_set_done(struct sm_req *r, int status, const struct smp *r
 
 	if (status < 0) {
 		sm->st.set_errors++;
+		if (configure_set_hidden_key(sm, n, r->port, status))
+			return;
 		log_warnx("NSM-W310 port 0x%016llx/%u (%s): PortInfo Set%s failed: %s%s",
 			  (unsigned long long)(p->guid ? p->guid : n->guid), r->port, n->desc,
 			  r->extra ? " (state)" : "", strerror(-status),
@@ -200,6 +372,7 @@ static void configure_set_done(struct sm_req *r, int status, const struct smp *r
 	smp_port_info_decode(resp->data, &pi);
 	memcpy(p->pi_raw, resp->data, sizeof(p->pi_raw));
 	p->state = pi.state;
+	configure_mkey_kept(sm, n, r->port, &pi);
 }
 
 /* Send PortInfo Set; state 0 leaves the port state alone. */
@@ -233,7 +406,7 @@ void configure_ports(struct sm *sm, sm_phase_fn then)
 
 			if (!n->ports[p].present || (!fabric_is_switch(n) && p == 0))
 				continue;
-			if (!configure_want(sm, n, p, &pi))
+			if (configure_mkey_blocked(sm, n, p) || !configure_want(sm, n, p, &pi))
 				continue;
 			sm->st.port_sets++;
 			configure_send(sm, (int)i, p, &pi, PORT_STATE_NOP);
@@ -255,6 +428,9 @@ void configure_states(struct sm *sm, uint8_t from_state, uint8_t to_state, sm_ph
 				continue;
 			if (!fabric_is_switch(n) && !pt->lid)
 				continue; /* a CA port without a LID stays in INIT */
+			if (configure_mkey_seen(sm, n->ports[configure_guard(n, p)].pi_raw) ==
+			    CONFIGURE_MKEY_FOREIGN)
+				continue; /* refuses our Sets (NSM-W311) */
 			smp_port_info_decode(pt->pi_raw, &pi);
 			sm->st.state_sets++;
 			configure_send(sm, (int)i, p, &pi, to_state);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "log.h"
 #include "loop.h"
@@ -283,6 +284,20 @@ static int main_check(const struct policy *p)
 	return 0;
 }
 
+/* Keys are secrets: say so when the file holding them is readable by
+ * anyone but its owner. */
+static void main_check_secret(const struct loop_opts *o, const struct policy *p)
+{
+	struct stat st;
+
+	if (!o->policy_path || (!p->sm.m_key && !p->sm.sm_key))
+		return;
+	if (stat(o->policy_path, &st) == 0 && (st.st_mode & 077))
+		log_warnx("NSM-W603 %s holds M_Key/SM_Key secrets but is open to "
+			  "group or others (mode %03o): chmod 600 it",
+			  o->policy_path, (unsigned)(st.st_mode & 0777));
+}
+
 int main(int argc, char **argv)
 {
 	struct loop_opts o = {
@@ -303,5 +318,6 @@ int main(int argc, char **argv)
 	log_init(o.verbosity, "nanosm");
 	if (o.policy_path)
 		log_info("policy %s", o.policy_path);
+	main_check_secret(&o, p);
 	return loop_run(&o);
 }

@@ -23,6 +23,17 @@ static void opts_apply_mad(struct loop_opts *o, const struct policy_sm *s)
 		o->sm.mad.retries = s->mad_retries;
 }
 
+/* Keys come from the policy only (no flag: they stay out of `ps`).  The
+ * SM copies them when it starts, so a reload changes them in o but not on
+ * the running SM. */
+static void opts_apply_keys(struct loop_opts *o, const struct policy_sm *s)
+{
+	o->sm.m_key = s->m_key;
+	o->sm.m_key_protect = (uint8_t)s->m_key_protect;
+	o->sm.m_key_lease = (uint16_t)s->m_key_lease;
+	o->sm.sm_key = s->sm_key;
+}
+
 void opts_apply_policy(struct loop_opts *o, const struct policy *p)
 {
 	if (!(o->cli_set & OPTS_CLI_PORT))
@@ -44,5 +55,6 @@ void opts_apply_policy(struct loop_opts *o, const struct policy *p)
 	if (!(o->cli_set & OPTS_CLI_VERBOSE))
 		o->verbosity = (int)p->sm.log_level;
 	opts_apply_mad(o, &p->sm);
+	opts_apply_keys(o, &p->sm);
 	o->policy = p;
 }

@@ -100,6 +100,7 @@ void sm_free(struct sm *sm)
 	fabric_fini(&sm->next);
 	lft_set_fini(&sm->lfts);
 	lft_cache_fini(&sm->cache);
+	configure_fini(sm);
 	free(sm->roots);
 	free(sm->names);
 	free(sm);
@@ -242,6 +243,7 @@ int sm_submit(struct sm *sm, const struct sm_req *req, uint8_t method, uint16_t 
 	c->req.sm = sm;
 	c->done = done;
 	smp_init_dr(&smp, method, attr, mod, req->path, req->hops);
+	smp.mkey = sm->opts.m_key; /* every SMP: ports check it against theirs */
 	if (data)
 		memcpy(smp.data, data, SMP_DATA_SIZE);
 	sm->pending++;
@@ -324,7 +326,7 @@ static void sm_update_sa(struct sm *sm)
 		.subnet_prefix = sm->opts.subnet_prefix,
 		.sm_lid = sm->my_lid,
 		.sm_guid = sm->opts.port_guid,
-		.sm_key = 0,
+		.sm_key = sm->opts.sm_key,
 		.sm_priority = sm->opts.priority,
 		.sm_state = SM_STATE_MASTER,
 		.sm_act_count = sm->act_count,
@@ -648,12 +650,22 @@ uint16_t sm_lid(const struct sm *sm)
 
 /* ---- unsolicited MADs ------------------------------------------------ */
 
+/* IBA 14.4.1: SMInfo carries the SM_Key only to a requester that proved it
+ * knows it, by the SM_Key in its own SMInfo Get; anyone else reads 0. */
+static uint64_t sm_sminfo_key(const struct sm *sm, const struct smp *req)
+{
+	struct smp_sm_info asked;
+
+	smp_sm_info_decode(req->data, &asked);
+	return sm->opts.sm_key && asked.sm_key == sm->opts.sm_key ? sm->opts.sm_key : 0;
+}
+
 static void sm_answer_sminfo(struct sm *sm, const struct mad_addr *from, const struct smp *req)
 {
 	struct smp resp = *req;
 	struct smp_sm_info info = {
 		.guid = sm->opts.port_guid,
-		.sm_key = 0,
+		.sm_key = sm_sminfo_key(sm, req),
 		.act_count = ++sm->act_count,
 		.priority = sm->opts.priority,
 		.state = SM_STATE_MASTER,

@@ -32,6 +32,16 @@ struct sm_opts {
 	const uint64_t *roots;   /* root switch GUIDs for updn/ftree (borrowed) */
 	size_t n_roots;
 	struct mad_queue_opts mad;
+	/* Keys (policy sm.m_key etc.; fixed for the life of the struct sm:
+	 * a change needs a restart).  Every SMP carries m_key; with m_key
+	 * != 0 every CA port and switch port 0 is programmed with it, its
+	 * protection bits and lease.  m_key 0 = ports' M_Key fields are left
+	 * as they are.  sm_key: returned in SMInfo to requesters that present
+	 * it, and what makes an SA request trusted. */
+	uint64_t m_key;
+	uint8_t m_key_protect; /* M_KeyProtectBits 0..3 */
+	uint16_t m_key_lease;  /* M_KeyLeasePeriod, seconds, 0 = never expires */
+	uint64_t sm_key;
 };
 
 struct sm_clock {

@@ -27,6 +27,12 @@ struct lft_cache {
 
 typedef void (*sm_phase_fn)(struct sm *sm);
 
+/* A small set of port GUIDs (configure.c): ports nanosm warned about. */
+struct sm_guid_set {
+	uint64_t *guid;
+	size_t n, cap;
+};
+
 struct sm {
 	struct sm_opts opts;
 	struct sm_clock clock;
@@ -72,6 +78,9 @@ struct sm {
 	struct sm_sa_pending *sa_q; /* ring of SM_SA_BACKLOG, allocated on first use */
 	size_t sa_q_head, sa_q_n;
 	size_t mft_blocks_at;	  /* st.mft_blocks_sent when that push started */
+	/* M_Key trouble, each port logged once (configure.c) */
+	struct sm_guid_set mkey_foreign; /* ports holding an M_Key that is not ours */
+	struct sm_guid_set mkey_unkept;	 /* ports that answer a Set but keep no M_Key */
 };
 
 #define SM_SA_BACKLOG 1024 /* SA requests held during a sweep; more are dropped */
@@ -121,6 +130,8 @@ void discover_start(struct sm *sm, sm_phase_fn then);
 int configure_lids(struct sm *sm);
 void configure_ports(struct sm *sm, sm_phase_fn then);
 void configure_states(struct sm *sm, uint8_t from_state, uint8_t to_state, sm_phase_fn then);
+/* Free what configure.c keeps in sm (the M_Key port sets). */
+void configure_fini(struct sm *sm);
 /* lft_push.c */
 int lft_push_compute(struct sm *sm);
 void lft_push_start(struct sm *sm, sm_phase_fn then);

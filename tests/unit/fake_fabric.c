@@ -23,6 +23,7 @@ struct fake_port {
 	uint16_t sm_lid;
 	uint8_t subnet_timeout;
 	uint8_t neighbor_mtu, oper_vls; /* per physical port */
+	struct fake_mkey mkey;		/* on guard ports: a CA port, switch port 0 */
 };
 
 /* What the fake keeps per node beyond struct fabric. */
@@ -40,6 +41,7 @@ struct fake_fabric {
 	uint8_t (*resp)[SMP_MAD_SIZE]; /* FIFO of encoded responses */
 	size_t resp_head, resp_len, resp_cap;
 	unsigned drop_every, requests;
+	int forget_mkeys; /* PortInfo Sets store no M_Key fields */
 	struct fake_counters counters;
 	struct fake_mft *mft; /* MulticastForwardingTables, made on first use */
 };
@@ -49,6 +51,7 @@ struct fake_fabric {
 struct fake_hit {
 	int node;
 	uint8_t in_port;
+	uint8_t hide_mkey; /* a Get with a wrong M_Key under protect 1 */
 };
 
 static void fake_mft_free(struct fake_fabric *ff);
@@ -361,6 +364,9 @@ static void fake_port_info_fill(const struct fake_fabric *ff, const struct fake_
 	pi->neighbor_mtu = fp->neighbor_mtu;
 	pi->vl_cap = fake_or(p->vl_cap, FAKE_DEFAULT_VL_CAP);
 	pi->oper_vls = fp->oper_vls;
+	pi->mkey = hit->hide_mkey ? 0 : fb->mkey.key;
+	pi->mkey_prot = fb->mkey.protect;
+	pi->mkey_lease = fb->mkey.lease;
 }
 
 /* The state a PortState write leads to (IBA 14.2.5.6, Table 148 and the
@@ -422,6 +428,8 @@ static void fake_port_apply(struct fake_fabric *ff, const struct fake_hit *hit, 
 		fb->sm_lid = req->sm_lid;
 		fb->gid_prefix = req->gid_prefix;
 		fb->subnet_timeout = req->subnet_timeout;
+		if (!ff->forget_mkeys)
+			fb->mkey = (struct fake_mkey){req->mkey, req->mkey_prot, req->mkey_lease};
 	}
 	if (req->neighbor_mtu)
 		fp->neighbor_mtu = req->neighbor_mtu;
@@ -588,6 +596,31 @@ static int fake_queue_push(struct fake_fabric *ff, const uint8_t *mad)
 	return 0;
 }
 
+/* The port whose M_Key guards what an SMP arriving at hit may touch. */
+static struct fake_mkey *fake_guard(struct fake_fabric *ff, const struct fake_hit *hit)
+{
+	const struct fabric_node *n = &ff->topo.nodes[hit->node];
+
+	return &ff->nodes[hit->node].ports[fabric_is_switch(n) ? 0 : hit->in_port].mkey;
+}
+
+/* IBA 14.2.4.1: 0 when the SMP may be answered (hit->hide_mkey set for a
+ * Get under protect 1 with a wrong key), -EACCES when it must vanish. */
+static int fake_mkey_check(struct fake_fabric *ff, const struct smp *req, struct fake_hit *hit)
+{
+	const struct fake_mkey *g = fake_guard(ff, hit);
+
+	hit->hide_mkey = 0;
+	if (!g->key || req->mkey == g->key)
+		return 0;
+	if (req->method == SMP_METHOD_GET && g->protect < 2) {
+		hit->hide_mkey = g->protect == 1;
+		return 0;
+	}
+	ff->counters.mkey_violations++;
+	return -EACCES;
+}
+
 /* Decode, route and check the request; 0 if a live node should answer. */
 static int fake_accept(struct fake_fabric *ff, const uint8_t *mad, size_t len, struct smp *req,
 		       struct fake_hit *hit)
@@ -605,7 +638,7 @@ static int fake_accept(struct fake_fabric *ff, const uint8_t *mad, size_t len, s
 		return -EHOSTUNREACH;
 	if (ff->nodes[hit->node].muted)
 		return -EHOSTDOWN;
-	return 0;
+	return fake_mkey_check(ff, req, hit);
 }
 
 static int fake_send(void *ctx, const struct mad_addr *to, const uint8_t *mad, size_t len)
@@ -715,4 +748,46 @@ const uint16_t *fake_fabric_pkeys(const struct fake_fabric *ff, uint64_t node_gu
 const struct fake_counters *fake_fabric_counters(const struct fake_fabric *ff)
 {
 	return &ff->counters;
+}
+
+/* The guard of node_guid's port: port 0 on a switch. */
+static struct fake_mkey *fake_find_guard(const struct fake_fabric *ff, uint64_t node_guid,
+					 uint8_t port)
+{
+	int i = fabric_find(&ff->topo, node_guid);
+	const struct fabric_node *n;
+
+	if (i == FABRIC_NONE)
+		return NULL;
+	n = &ff->topo.nodes[i];
+	if (port > n->num_ports || (!fabric_is_switch(n) && port == 0))
+		return NULL;
+	return &ff->nodes[i].ports[fabric_is_switch(n) ? 0 : port].mkey;
+}
+
+int fake_fabric_get_mkey(const struct fake_fabric *ff, uint64_t node_guid, uint8_t port,
+			 struct fake_mkey *out)
+{
+	const struct fake_mkey *g = fake_find_guard(ff, node_guid, port);
+
+	if (!g)
+		return -ENOENT;
+	*out = *g;
+	return 0;
+}
+
+int fake_fabric_set_mkey(struct fake_fabric *ff, uint64_t node_guid, uint8_t port,
+			 const struct fake_mkey *k)
+{
+	struct fake_mkey *g = fake_find_guard(ff, node_guid, port);
+
+	if (!g)
+		return -ENOENT;
+	*g = *k;
+	return 0;
+}
+
+void fake_fabric_keep_mkeys(struct fake_fabric *ff, int keep)
+{
+	ff->forget_mkeys = !keep;
 }

@@ -43,6 +43,17 @@
  *                    index 0, rest 0; a Set stores the 32 entries.
  * Set on NodeInfo / NodeDescription (read-only): status 0x0c.
  *
+ * M_Key (IBA 14.2.4): PortInfo Set on a guard port (a CA port; a switch's
+ * port 0, which guards the whole switch) stores M_Key, M_KeyProtectBits
+ * and M_KeyLeasePeriod; every port starts with all three 0.  Before any
+ * attribute is answered, the SMP's M_Key is checked against the guard of
+ * the port it arrives at: the guard's M_Key 0, or the same key, passes.
+ * A wrong key makes a Set vanish (any protection level) and a Get vanish
+ * under protect 2 or 3; under protect 1 a Get is answered with
+ * PortInfo.M_Key 0, under protect 0 with the key.  Each refusal counts in
+ * mkey_violations (and dropped).  The lease is stored, not timed: the
+ * fake has no clock, so protection never lapses.
+ *
  * Counters count MADs that reached a live responder: gets, sets (any
  * attribute), lft_block_sets, port_info_sets and pkey_block_sets (Sets
  * that were applied).
@@ -67,6 +78,14 @@ struct fake_fabric;
 struct fake_counters {
 	unsigned gets, sets, lft_block_sets, port_info_sets, dropped;
 	unsigned pkey_block_sets;
+	unsigned mkey_violations; /* SMPs refused for a wrong M_Key */
+};
+
+/* A guard port's M_Key fields. */
+struct fake_mkey {
+	uint64_t key;
+	uint8_t protect; /* 0..3 */
+	uint16_t lease;	 /* seconds; stored only */
 };
 
 /* Deep-copies topo (fabric_copy).  The SM sits on topo->sm_node, port
@@ -104,6 +123,17 @@ const uint8_t *fake_fabric_lft(const struct fake_fabric *ff, uint64_t switch_gui
  * unknown or the port out of range. */
 const uint16_t *fake_fabric_pkeys(const struct fake_fabric *ff, uint64_t node_guid, uint8_t port);
 const struct fake_counters *fake_fabric_counters(const struct fake_fabric *ff);
+
+/* The M_Key fields guarding a port (a switch: port 0's, whatever port is
+ * named), read or written directly - e.g. to leave another SM's key behind.
+ * 0, or -ENOENT for an unknown GUID or a port out of range. */
+int fake_fabric_get_mkey(const struct fake_fabric *ff, uint64_t node_guid, uint8_t port,
+			 struct fake_mkey *out);
+int fake_fabric_set_mkey(struct fake_fabric *ff, uint64_t node_guid, uint8_t port,
+			 const struct fake_mkey *k);
+/* keep = 0: PortInfo Sets pass the M_Key check but store no M_Key fields
+ * (as ibsim's ports do); 1 (the default): they are stored. */
+void fake_fabric_keep_mkeys(struct fake_fabric *ff, int keep);
 
 /* MulticastForwardingTable (attribute 0x1B, IBA 14.2.5.12), Get/Set on
  * switches: attr_mod bits 0..8 = block of 32 MLIDs from 0xC000, bits

@@ -26,6 +26,13 @@ static void rig_done(void *arg, const struct sm_sweep_stats *st)
 void rig_start_sm(struct rig *r, const char *guid2lid, const char *engines)
 {
 	struct sm_opts o = {.port_guid = 1, .guid2lid = guid2lid, .engine = engines};
+
+	rig_start_sm_opts(r, &o);
+}
+
+void rig_start_sm_opts(struct rig *r, const struct sm_opts *opts)
+{
+	struct sm_opts o = *opts;
 	struct mad_xmit x = fake_fabric_xmit(r->ff);
 	struct sm_clock c = {.now_ms = rig_now, .ctx = r};
 

@@ -23,6 +23,9 @@ struct rig {
 void rig_init(struct rig *r, const char *text, const char *guid2lid, const char *engines);
 /* Start (another) SM on r->ff. */
 void rig_start_sm(struct rig *r, const char *guid2lid, const char *engines);
+/* The same with every option given (the MAD window/timeout/retries are the
+ * rig's own); opts is copied. */
+void rig_start_sm_opts(struct rig *r, const struct sm_opts *opts);
 void rig_fini(struct rig *r);
 /* Run one sweep to its end (asserts that it ends). */
 void rig_sweep(struct rig *r);

@@ -276,6 +276,10 @@ static void test_policy_defaults(void)
 	CU_ASSERT_EQUAL(p.sm.guid, 0);
 	CU_ASSERT_STRING_EQUAL(p.sm.ca, "");
 	CU_ASSERT_EQUAL(p.sm.port, 0);
+	CU_ASSERT_EQUAL(p.sm.m_key, 0); /* no M_Key, no protection, no SM_Key */
+	CU_ASSERT_EQUAL(p.sm.m_key_protect, 0);
+	CU_ASSERT_EQUAL(p.sm.m_key_lease, 0);
+	CU_ASSERT_EQUAL(p.sm.sm_key, 0);
 	CU_ASSERT_EQUAL(policy_engine_list(&p, list, sizeof(list)), strlen(POLICY_DEFAULT_ENGINES));
 	CU_ASSERT_STRING_EQUAL(list, POLICY_DEFAULT_ENGINES);
 	CU_ASSERT_EQUAL(policy_engine_list(&p, list, 5), strlen(POLICY_DEFAULT_ENGINES));
@@ -308,6 +312,10 @@ static void build_full(struct policy *p)
 	p->sm.mad_retries = 0;
 	snprintf(p->sm.guid2lid, sizeof(p->sm.guid2lid), "/tmp/a \"quoted\" \\ path");
 	p->sm.log_level = POLICY_LOG_ERROR;
+	p->sm.m_key = 0xffffffffffffffffULL;
+	p->sm.m_key_protect = 3;
+	p->sm.m_key_lease = 0; /* never expires: fine with any sweep interval */
+	p->sm.sm_key = 1;
 	p->routing.n_engine = 0;
 	p->routing.engine[p->routing.n_engine++] = route_engine_find("minhop");
 	p->routing.engine[p->routing.n_engine++] = route_engine_find("ftree");
@@ -421,7 +429,8 @@ static void test_policy_diff(void)
 	    "  - {name: s, pkey: 2, members: [{guid: 0x10, membership: full}, {group: ALL}]}\n"
 	    "  - {name: gone, pkey: 3}\n";
 	static const char b_text[] =
-	    "sm: {priority: 2, guid: 0x99, log_level: debug}\n"
+	    "sm: {priority: 2, guid: 0x99, log_level: debug, m_key: 0x77, m_key_protect: 2,\n"
+	    "     sm_key: 0x5}\n"
 	    "routing: {engine: updn, roots: [0x2, 0x1]}\n"
 	    "lids: {static: [{guid: 0x11, lid: 3}, {guid: 0x12, lid: 4}]}\n"
 	    "node_names: {0x10: a, 0x11: c}\n"
@@ -431,6 +440,9 @@ static void test_policy_diff(void)
 	    "sm.port: ca \"mlx5_0\" -> guid 0x0000000000000099\n"
 	    "sm.priority: 1 -> 2\n"
 	    "sm.log_level: info -> debug\n"
+	    "sm.m_key: none -> set (value not shown)\n"
+	    "sm.m_key_protect: 0 -> 2\n"
+	    "sm.sm_key: none -> set (value not shown)\n"
 	    "routing.engine: [ftree, updn, minhop] -> [updn]\n"
 	    "routing.roots: reordered\n"
 	    "lids.static: - 0x0000000000000010 0x0001\n"
@@ -456,8 +468,22 @@ static void test_policy_diff(void)
 	d = diff_alloc(&a, &a);
 	CU_ASSERT_STRING_EQUAL(d, "");
 	free(d);
+	/* a key that changes is named, never shown */
 	policy_fini(&a);
-	policy_fini(&b);
+	a = b;
+	a.sm.m_key = 0x1234abcd;
+	a.sm.m_key_lease = 60;
+	d = diff_alloc(&a, &b);
+	CU_ASSERT_STRING_EQUAL(d, "sm.m_key: changed (values not shown)\n"
+				  "sm.m_key_lease: 60 -> 0\n");
+	CU_ASSERT_PTR_NULL(strstr(d, "1234abcd"));
+	CU_ASSERT_PTR_NULL(strstr(d, "77"));
+	free(d);
+	a.sm.sm_key = 0;
+	d = diff_alloc(&b, &a);
+	CU_ASSERT_PTR_NOT_NULL(strstr(d, "sm.sm_key: set -> none (value not shown)\n"));
+	free(d);
+	policy_fini(&b); /* a shares b's lists */
 }
 
 /* ---- the loader ---- */
@@ -543,6 +569,18 @@ static void test_policy_edges(void)
 	    {"sm: {port: 0}", "t:1:12: port: 0 is out of range (1..254)"},
 	    {"sm: {sweep_interval: 86401}",
 	     "t:1:22: sweep_interval: 86401 is out of range (1..86400)"},
+	    {"sm: {m_key: 0x1, sm_key: 0x2, m_key_protect: 1, m_key_lease: 5, sweep_interval: 5}",
+	     "t:1:62: m_key_lease: 5 s is not longer than sweep_interval (5 s): a port's "
+	     "protection could lapse between two sweeps; make it longer, or 0 (never expires)"},
+	    {"sm: {m_key_lease: 9, m_key_protect: 1, m_key: 0x1, sm_key: 0x2}",
+	     "t:1:19: m_key_lease: 9 s is not longer than sweep_interval (10 s): a port's "
+	     "protection could lapse between two sweeps; make it longer, or 0 (never expires)"},
+	    {"sm: {m_key: 0x1, m_key_protect: 0x2}",
+	     "t:1:13: m_key: an M_Key needs an sm_key too: the SA shows M_Keys to requests "
+	     "that carry nanosm's SM_Key, and with sm_key 0 that is every request"},
+	    {"sm: {m_key_protect: 1.5}", "t:1:21: m_key_protect: expected a whole number, got '1.5'"},
+	    {"sm: {sm_key: 0x1ffffffffffffffff}",
+	     "t:1:14: sm_key: 0x1ffffffffffffffff is out of range (0x0000..0xffffffffffffffff)"},
 	    {"sm: {guid: 0x1, port: 1}",
 	     "t:1:17: sm: 'guid' and 'port' both choose the SM port: give guid alone, or ca "
 	     "and/or port"},

@@ -31,5 +31,6 @@ void test_sa_svc_register(void);
 void test_sa_path_register(void);
 void test_sa_topo_register(void);
 void test_mcast_register(void);
+void test_mkey_register(void);
 
 #endif
