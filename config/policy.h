@@ -126,8 +126,8 @@ struct policy_member {
 	enum policy_membership membership;
 };
 
-/* Partitions are parsed and validated only; nanosm does not program P_Key
- * tables yet. */
+/* A partition: the SM programs it as P_Key tables (sm/pkey.c) and an
+ * IPoIB broadcast group when ipoib is set (sm/mcast.c). */
 struct policy_partition {
 	char name[POLICY_NAME_MAX + 1]; /* [A-Za-z0-9_.-], unique */
 	uint16_t pkey;			/* 0x0001..0x7fff, unique */

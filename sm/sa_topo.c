@@ -459,7 +459,8 @@ static void sa_topo_q_init(struct sa_topo_q *q, const struct sa *sa, const struc
 	q->d = d;
 	q->mask = req->mad->comp_mask;
 	memcpy(q->want, req->mad->data, n);
-	q->trusted = req->mad->sm_key == sa->v.sm_key;
+	/* no SM_Key configured: no one is trusted (keys stay hidden) */
+	q->trusted = sa->v.sm_key && req->mad->sm_key == sa->v.sm_key;
 	q->out = out;
 }
 
