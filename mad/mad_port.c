@@ -489,3 +489,13 @@ int mad_port_listen_reports(struct mad_port *p, int issm)
 	p->agent_sa = umad_register(p->fd, SA_CLASS, SA_CLASS_VERSION, 1, mask);
 	return p->agent_sa < 0 ? -EBUSY : 0;
 }
+
+uint64_t mad_port_rx_dropped(struct mad_port *p)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&p->lock);
+	n = p->rx_dropped;
+	pthread_mutex_unlock(&p->lock);
+	return n;
+}

@@ -69,6 +69,8 @@ void mad_port_set_timeout(struct mad_port *p, unsigned timeout_ms);
  * a negative errno once the receiver thread failed.  For callers without
  * an event loop (notify = NULL). */
 int mad_port_wait(struct mad_port *p, unsigned timeout_ms);
+/* MADs dropped because the receive ring was full (the loop fell behind). */
+uint64_t mad_port_rx_dropped(struct mad_port *p);
 /* Non-zero (a negative errno) once the receiver thread stopped on an error. */
 int mad_port_failed(const struct mad_port *p);
 

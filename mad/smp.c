@@ -290,6 +290,10 @@ static void smp_port_info_decode_vl(uint8_t *d, struct smp_port_info *pi)
 	pi->vl_stall_count = mad_get_field(d, 0, IB_PORT_VL_STALL_COUNT_F);
 	pi->hoq_life = mad_get_field(d, 0, IB_PORT_HOQ_LIFE_F);
 	pi->oper_vls = mad_get_field(d, 0, IB_PORT_OPER_VLS_F);
+	pi->part_enf_inb = mad_get_field(d, 0, IB_PORT_PART_EN_INB_F);
+	pi->part_enf_outb = mad_get_field(d, 0, IB_PORT_PART_EN_OUTB_F);
+	pi->filter_raw_inb = mad_get_field(d, 0, IB_PORT_FILTER_RAW_INB_F);
+	pi->filter_raw_outb = mad_get_field(d, 0, IB_PORT_FILTER_RAW_OUTB_F);
 	pi->client_rereg = mad_get_field(d, 0, IB_PORT_CLIENT_REREG_F);
 	pi->subnet_timeout = mad_get_field(d, 0, IB_PORT_SUBN_TIMEOUT_F);
 	pi->resp_time = mad_get_field(d, 0, IB_PORT_RESP_TIME_VAL_F);
@@ -349,6 +353,10 @@ static void smp_port_info_encode_vl(const struct smp_port_info *pi, uint8_t *d)
 	mad_set_field(d, 0, IB_PORT_VL_STALL_COUNT_F, pi->vl_stall_count);
 	mad_set_field(d, 0, IB_PORT_HOQ_LIFE_F, pi->hoq_life);
 	mad_set_field(d, 0, IB_PORT_OPER_VLS_F, pi->oper_vls);
+	mad_set_field(d, 0, IB_PORT_PART_EN_INB_F, pi->part_enf_inb & 1);
+	mad_set_field(d, 0, IB_PORT_PART_EN_OUTB_F, pi->part_enf_outb & 1);
+	mad_set_field(d, 0, IB_PORT_FILTER_RAW_INB_F, pi->filter_raw_inb & 1);
+	mad_set_field(d, 0, IB_PORT_FILTER_RAW_OUTB_F, pi->filter_raw_outb & 1);
 	mad_set_field(d, 0, IB_PORT_CLIENT_REREG_F, pi->client_rereg);
 	mad_set_field(d, 0, IB_PORT_SUBN_TIMEOUT_F, pi->subnet_timeout);
 	mad_set_field(d, 0, IB_PORT_RESP_TIME_VAL_F, pi->resp_time);

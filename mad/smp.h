@@ -128,6 +128,8 @@ struct smp_port_info {
 	uint8_t init_type_reply, mtu_cap, vl_stall_count, hoq_life, oper_vls;
 	uint8_t client_rereg, subnet_timeout, resp_time;
 	uint8_t local_phys_err, overrun_err;
+	/* switch external ports: P_Key enforcement and raw packet filters */
+	uint8_t part_enf_inb, part_enf_outb, filter_raw_inb, filter_raw_outb;
 };
 
 #define PORT_CAP_IS_SM (1u << 1)

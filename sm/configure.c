@@ -189,8 +189,10 @@ void configure_fini(struct sm *sm)
 {
 	free(sm->mkey_foreign.guid);
 	free(sm->mkey_unkept.guid);
+	free(sm->enforce_unkept.guid);
 	memset(&sm->mkey_foreign, 0, sizeof(sm->mkey_foreign));
 	memset(&sm->mkey_unkept, 0, sizeof(sm->mkey_unkept));
+	memset(&sm->enforce_unkept, 0, sizeof(sm->enforce_unkept));
 }
 
 /* The port number whose M_Key guards `port` of n: a CA port guards itself,
@@ -294,7 +296,45 @@ static int configure_same(const struct sm *sm, const struct smp_port_info *pi,
 	       pi->gid_prefix == cur->gid_prefix && pi->lmc == cur->lmc &&
 	       (pi->subnet_timeout == cur->subnet_timeout || sm->st.number > 1) &&
 	       pi->neighbor_mtu == cur->neighbor_mtu && pi->oper_vls == cur->oper_vls &&
+	       pi->part_enf_inb == cur->part_enf_inb && pi->part_enf_outb == cur->part_enf_outb &&
 	       configure_same_mkey(pi, cur);
+}
+
+/* A switch port facing a CA checks P_Keys both ways (the CA's table is
+ * pushed to it, pkey_push.c) when the switch can (PartitionEnforcementCap
+ * in SwitchInfo) and the partition plan covers the port. */
+static void configure_want_enforce(const struct sm *sm, const struct fabric_node *n,
+				   unsigned port, struct smp_port_info *pi)
+{
+	struct smp_switch_info si;
+
+	if (!fabric_is_switch(n) || port == 0 ||
+	    configure_set_find(&sm->enforce_unkept, n->guid) < sm->enforce_unkept.n)
+		return;
+	smp_switch_info_decode(n->si_raw, &si);
+	if (!si.partition_enforce_cap ||
+	    !pkey_plan_port(&sm->pk_next, (int)(n - sm->next.nodes), (uint8_t)port))
+		return;
+	pi->part_enf_inb = 1;
+	pi->part_enf_outb = 1;
+}
+
+/* A switch port that took a Set asking for P_Key enforcement but reads
+ * back without it (ibsim's switches keep none): the switch does not
+ * enforce.  Logged once per switch; no later sweep asks it again. */
+static void configure_enforce_kept(struct sm *sm, const struct fabric_node *n, unsigned port,
+				   const struct smp_port_info *got)
+{
+	struct smp_port_info want = *got;
+
+	configure_want_enforce(sm, n, port, &want);
+	if ((want.part_enf_inb == got->part_enf_inb && want.part_enf_outb == got->part_enf_outb) ||
+	    !configure_set_add(&sm->enforce_unkept, n->guid))
+		return;
+	log_warnx("NSM-W314 switch 0x%016llx (%s) port %u: took the PortInfo Set but reads back "
+		  "without P_Key enforcement: its ports do not check partitions (hosts' own P_Key "
+		  "tables still apply)",
+		  (unsigned long long)n->guid, n->desc, port);
 }
 
 /* What the SM wants this port's PortInfo to be; returns 1 if it differs. */
@@ -319,16 +359,19 @@ static int configure_want(const struct sm *sm, const struct fabric_node *n, unsi
 		pi->oper_vls = configure_min(p->vl_cap, rp->vl_cap);
 	}
 	configure_want_mkey(sm, n, port, pi);
+	configure_want_enforce(sm, n, port, pi);
 	if (configure_same(sm, pi, &cur))
 		return 0;
 	log_debug("port 0x%016llx/%u: lid %u->%u smlid %u->%u lmc %u->%u timeout %u->%u "
-		  "mtu %u->%u vls %u->%u prefix %s mkey %s protect %u->%u lease %u->%u",
+		  "mtu %u->%u vls %u->%u prefix %s mkey %s protect %u->%u lease %u->%u "
+		  "enforce %u%u->%u%u",
 		  (unsigned long long)(p->guid ? p->guid : n->guid), port, cur.lid, pi->lid,
 		  cur.sm_lid, pi->sm_lid, cur.lmc, pi->lmc, cur.subnet_timeout, pi->subnet_timeout,
 		  cur.neighbor_mtu, pi->neighbor_mtu, cur.oper_vls, pi->oper_vls,
 		  pi->gid_prefix == cur.gid_prefix ? "same" : "changes",
 		  pi->mkey == cur.mkey ? "same" : "changes", cur.mkey_prot, pi->mkey_prot,
-		  cur.mkey_lease, pi->mkey_lease);
+		  cur.mkey_lease, pi->mkey_lease, cur.part_enf_inb, cur.part_enf_outb,
+		  pi->part_enf_inb, pi->part_enf_outb);
 	return 1;
 }
 
@@ -373,6 +416,7 @@ static void configure_set_done(struct sm_req *r, int status, const struct smp *r
 	memcpy(p->pi_raw, resp->data, sizeof(p->pi_raw));
 	p->state = pi.state;
 	configure_mkey_kept(sm, n, r->port, &pi);
+	configure_enforce_kept(sm, n, r->port, &pi);
 }
 
 /* Send PortInfo Set; state 0 leaves the port state alone. */

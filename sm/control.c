@@ -144,14 +144,16 @@ static void control_status_counts(struct verify_buf *b, const struct fabric *f)
 			  c.ports, c.lids);
 }
 
-static void control_status_mads(struct verify_buf *b, const struct mad_counters *m)
+static void control_status_mads(struct verify_buf *b, const struct control_status *st)
 {
+	const struct mad_counters *m = &st->mad;
+
 	verify_buf_printf(b,
 			  "mads: sent=%" PRIu64 " received=%" PRIu64 " timeouts=%" PRIu64
 			  " retries=%" PRIu64 " unmatched=%" PRIu64 " malformed=%" PRIu64
-			  " requests=%" PRIu64 " send_errors=%" PRIu64 "\n",
+			  " requests=%" PRIu64 " send_errors=%" PRIu64 " rx_dropped=%" PRIu64 "\n",
 			  m->sent, m->received, m->timeouts, m->retries, m->unmatched, m->malformed,
-			  m->requests, m->send_errors);
+			  m->requests, m->send_errors, st->rx_dropped);
 }
 
 static void control_status_sa(struct verify_buf *b, const struct control_status *st)
@@ -161,9 +163,11 @@ static void control_status_sa(struct verify_buf *b, const struct control_status 
 	verify_buf_printf(b,
 			  "sa: requests=%" PRIu64 " answered=%" PRIu64 " errors=%" PRIu64
 			  " malformed=%" PRIu64 " reports=%" PRIu64 " path_queries=%" PRIu64
-			  " path_cache_hits=%" PRIu64 " mcast_groups=%zu\n",
+			  " path_cache_hits=%" PRIu64 " deferred=%" PRIu64 " backlog_dropped=%" PRIu64
+			  " mcast_groups=%zu\n",
 			  c->requests, c->answered, c->errors, c->malformed, c->reports,
-			  c->path_queries, c->path_cache_hits, st->mcast_groups);
+			  c->path_queries, c->path_cache_hits, c->deferred, c->backlog_dropped,
+			  st->mcast_groups);
 }
 
 static void control_cmd_status(const struct control_ops *ops, char *const *args,
@@ -187,7 +191,7 @@ static void control_cmd_status(const struct control_ops *ops, char *const *args,
 	control_status_sweep(b, &st);
 	verify_buf_printf(b, "routing engines: %s\n", st.engines ? st.engines : "-");
 	control_status_counts(b, ops->fabric ? ops->fabric(ops->ctx) : NULL);
-	control_status_mads(b, &st.mad);
+	control_status_mads(b, &st);
 	control_status_sa(b, &st);
 }
 

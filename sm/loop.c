@@ -281,6 +281,7 @@ static void loop_ctl_status(void *ctx, struct control_status *out)
 	out->last_good = l->last_good;
 	out->mad = *sm_mad_counters(l->sm);
 	out->sa = sm_sa(l->sm)->counters;
+	out->rx_dropped = mad_port_rx_dropped(l->port);
 	out->mcast_groups = mcast_db_count(sm_sa(l->sm)->mcast);
 }
 

@@ -460,16 +460,23 @@ static void sm_after_pkeys(struct sm *sm)
 	configure_states(sm, PORT_STATE_INIT, PORT_STATE_ARMED, sm_after_arm);
 }
 
-/* Partitions: the plan for next, then the P_Key tables that differ. */
-static void sm_after_lfts(struct sm *sm)
+/* Partitions: the plan for next (built before the ports are configured,
+ * which enforce it on switch ports), then the P_Key tables that differ. */
+static int sm_plan_pkeys(struct sm *sm)
 {
 	char err[256];
-	int rc = pkey_plan_build(&sm->pk_next, sm->parts, sm->n_parts, &sm->next,
-				 sm->next.sm_node, sm->next.sm_port, err, sizeof(err));
 
-	if (rc < 0) {
-		log_warnx("NSM-E421 partitions not programmed this sweep: %s", err);
-		pkey_plan_fini(&sm->pk_next);
+	if (pkey_plan_build(&sm->pk_next, sm->parts, sm->n_parts, &sm->next, sm->next.sm_node,
+			    sm->next.sm_port, err, sizeof(err)) == 0)
+		return 0;
+	log_warnx("NSM-E421 partitions not programmed this sweep: %s", err);
+	pkey_plan_fini(&sm->pk_next);
+	return -1;
+}
+
+static void sm_after_lfts(struct sm *sm)
+{
+	if (!sm->pk_next.n) { /* the plan failed: leave the tables as they are */
 		sm_after_pkeys(sm);
 		return;
 	}
@@ -495,6 +502,7 @@ static void sm_after_discover(struct sm *sm)
 		sm_sweep_fail(sm, -ENOMEM, "LID assignment failed");
 		return;
 	}
+	sm_plan_pkeys(sm);
 	configure_ports(sm, sm_after_ports);
 }
 

@@ -81,6 +81,7 @@ struct sm {
 	/* M_Key trouble, each port logged once (configure.c) */
 	struct sm_guid_set mkey_foreign; /* ports holding an M_Key that is not ours */
 	struct sm_guid_set mkey_unkept;	 /* ports that answer a Set but keep no M_Key */
+	struct sm_guid_set enforce_unkept; /* switches that keep no P_Key enforcement bits */
 };
 
 #define SM_SA_BACKLOG 1024 /* SA requests held during a sweep; more are dropped */

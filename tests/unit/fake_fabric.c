@@ -23,6 +23,7 @@ struct fake_port {
 	uint16_t sm_lid;
 	uint8_t subnet_timeout;
 	uint8_t neighbor_mtu, oper_vls; /* per physical port */
+	uint8_t part_enf;		/* switch external ports: P_Key enforcement in|out bits */
 	struct fake_mkey mkey;		/* on guard ports: a CA port, switch port 0 */
 };
 
@@ -42,6 +43,7 @@ struct fake_fabric {
 	size_t resp_head, resp_len, resp_cap;
 	unsigned drop_every, requests;
 	int forget_mkeys; /* PortInfo Sets store no M_Key fields */
+	int forget_enforcement; /* PortInfo Sets store no P_Key enforcement bits */
 	struct fake_counters counters;
 	struct fake_mft *mft; /* MulticastForwardingTables, made on first use */
 };
@@ -364,6 +366,8 @@ static void fake_port_info_fill(const struct fake_fabric *ff, const struct fake_
 	pi->neighbor_mtu = fp->neighbor_mtu;
 	pi->vl_cap = fake_or(p->vl_cap, FAKE_DEFAULT_VL_CAP);
 	pi->oper_vls = fp->oper_vls;
+	pi->part_enf_inb = fp->part_enf & 1;
+	pi->part_enf_outb = (fp->part_enf >> 1) & 1;
 	pi->mkey = hit->hide_mkey ? 0 : fb->mkey.key;
 	pi->mkey_prot = fb->mkey.protect;
 	pi->mkey_lease = fb->mkey.lease;
@@ -435,6 +439,8 @@ static void fake_port_apply(struct fake_fabric *ff, const struct fake_hit *hit, 
 		fp->neighbor_mtu = req->neighbor_mtu;
 	if (req->oper_vls)
 		fp->oper_vls = req->oper_vls;
+	if (fabric_is_switch(n) && port != 0 && !ff->forget_enforcement)
+		fp->part_enf = (uint8_t)((req->part_enf_inb & 1) | (req->part_enf_outb & 1) << 1);
 }
 
 static uint16_t fake_port_info_set(struct fake_fabric *ff, const struct fake_hit *hit,
@@ -499,6 +505,7 @@ static uint16_t fake_switch_info(struct fake_fabric *ff, const struct smp *req,
 	si.linear_fdb_top = n->lft_top;
 	si.default_port = 0;
 	si.life_time = 0x12;
+	si.partition_enforce_cap = PKEY_BLOCK_SIZE; /* one P_Key block per port */
 	smp_switch_info_encode(&si, data);
 	return status;
 }
@@ -790,4 +797,18 @@ int fake_fabric_set_mkey(struct fake_fabric *ff, uint64_t node_guid, uint8_t por
 void fake_fabric_keep_mkeys(struct fake_fabric *ff, int keep)
 {
 	ff->forget_mkeys = !keep;
+}
+
+void fake_fabric_forget_enforcement(struct fake_fabric *ff, int forget)
+{
+	ff->forget_enforcement = forget;
+}
+
+int fake_fabric_enforcing(const struct fake_fabric *ff, uint64_t switch_guid, uint8_t port)
+{
+	int i = fabric_find(&ff->topo, switch_guid);
+
+	if (i == FABRIC_NONE || port > ff->topo.nodes[i].num_ports)
+		return -1;
+	return ff->nodes[i].ports[port].part_enf;
 }

@@ -129,6 +129,13 @@ const struct fake_counters *fake_fabric_counters(const struct fake_fabric *ff);
  * 0, or -ENOENT for an unknown GUID or a port out of range. */
 int fake_fabric_get_mkey(const struct fake_fabric *ff, uint64_t node_guid, uint8_t port,
 			 struct fake_mkey *out);
+/* Switch external ports keep the P_Key enforcement bits a PortInfo Set
+ * asks for (SwitchInfo.PartitionEnforcementCap is 32); forget = 1 makes
+ * them keep none, as ibsim's do. */
+void fake_fabric_forget_enforcement(struct fake_fabric *ff, int forget);
+/* A switch port's enforcement bits (bit 0 inbound, bit 1 outbound), -1 if
+ * there is no such port. */
+int fake_fabric_enforcing(const struct fake_fabric *ff, uint64_t switch_guid, uint8_t port);
 int fake_fabric_set_mkey(struct fake_fabric *ff, uint64_t node_guid, uint8_t port,
 			 const struct fake_mkey *k);
 /* keep = 0: PortInfo Sets pass the M_Key check but store no M_Key fields

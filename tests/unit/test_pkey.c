@@ -597,6 +597,32 @@ static int pkey_suite_init(void)
 	return 0;
 }
 
+/* Switch ports facing a CA are told to enforce P_Keys (the switch reports
+ * PartitionEnforcementCap); switch port 8 (unlinked) is not; the next
+ * sweep sends no PortInfo Set.  A switch that does not keep the bits (as
+ * ibsim's) is asked once, then left alone. */
+static void test_enforcement(void)
+{
+	struct rig r;
+	uint64_t sw;
+
+	for (int forget = 0; forget <= 1; forget++) {
+		rig_init(&r, pkey_lab, NULL, "minhop");
+		fake_fabric_forget_enforcement(r.ff, forget);
+		rig_sweep(&r);
+		CU_ASSERT_EQUAL(r.last.status, 0);
+		sw = r.topo.nodes[rig_node(&r.topo, "sw")].guid;
+		for (uint8_t p = 1; p <= 3; p++)
+			CU_ASSERT_EQUAL(fake_fabric_enforcing(r.ff, sw, p), forget ? 0 : 3);
+		CU_ASSERT_EQUAL(fake_fabric_enforcing(r.ff, sw, 8), 0);
+		rig_sweep(&r);
+		CU_ASSERT_EQUAL(r.last.port_sets, 0);
+		rig_sweep(&r);
+		CU_ASSERT_EQUAL(r.last.port_sets, 0);
+		rig_fini(&r);
+	}
+}
+
 void test_pkey_register(void)
 {
 	CU_pSuite s = CU_add_suite("pkey", pkey_suite_init, NULL);
@@ -619,4 +645,5 @@ void test_pkey_register(void)
 	CU_add_test(s, "push: a silent port is reported and retried",
 		    test_push_silent_port_is_retried);
 	CU_add_test(s, "push: freeing the SM mid-push cancels it", test_push_cancelled_by_sm_free);
+	CU_add_test(s, "switch ports facing CAs enforce P_Keys", test_enforcement);
 }

@@ -416,6 +416,8 @@ static void test_smp_port_info_sample(struct smp_port_info *pi)
 	pi->vl_stall_count = 5;
 	pi->hoq_life = 0x1d;
 	pi->oper_vls = 13;
+	pi->part_enf_inb = 1;
+	pi->filter_raw_inb = 1;
 	pi->client_rereg = 1;
 	pi->subnet_timeout = 0x1e;
 	pi->resp_time = 0x13;
@@ -458,7 +460,7 @@ static void test_smp_port_info(void)
 	CU_ASSERT_EQUAL(d[40], 0x23);
 	CU_ASSERT_EQUAL(d[41], 0xbc); /* InitTypeReply | MTUCap */
 	CU_ASSERT_EQUAL(d[42], 0xbd); /* VLStallCount(3) | HOQLife(5) */
-	CU_ASSERT_EQUAL(d[43], 0xd0); /* OperationalVLs | enforcement bits */
+	CU_ASSERT_EQUAL(d[43], 0xda); /* OperationalVLs | PartEnfIn/Out | FilterRawIn/Out */
 	CU_ASSERT_EQUAL(d[51], 0x9e); /* ClientRereg | rsvd(2) | SubnetTimeOut */
 	CU_ASSERT_EQUAL(d[52], 0x13); /* rsvd(3) | RespTimeValue */
 	CU_ASSERT_EQUAL(d[53], 0xe6); /* LocalPhyErrors | OverrunErrors */
