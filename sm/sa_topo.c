@@ -473,6 +473,10 @@ static uint16_t sa_topo_records(struct sa *sa, const struct sa_req *req, struct 
 	if (!sa->v.f)
 		return SA_STATUS_OK;
 	sa_topo_q_init(&q, sa, req, k->d, out);
+	/* P_Key tables say who may talk to whom: only a trusted requester
+	 * (one that knows the SM_Key) may read them */
+	if (k->d == &sa_topo_pkey_desc && !q.trusted)
+		return SA_STATUS_REQ_INVALID;
 	if (k->d == &sa_topo_sminfo_desc)
 		sa_topo_sminfo_rec(&q);
 	else if (k->d == &sa_topo_link_desc)

@@ -573,9 +573,13 @@ static void test_sa_topo_misc_records(void)
 	CU_ASSERT_EQUAL(mad_get_field64((void *)test_sa_topo_rec(&e, 2), 0, IB_SA_GIR_GUID0_F),
 			e.f.nodes[e.h2].ports[1].guid);
 
+	/* P_Key tables only for a requester that knows the SM_Key */
+	CU_ASSERT_EQUAL(test_sa_topo_ask(&e, SA_METHOD_GET_TABLE, 0x33, 0, NULL, 0, 0),
+			SA_STATUS_REQ_INVALID);
+	CU_ASSERT_EQUAL(e.out.n, 0);
 	/* no partition plan: the default partition on LID ports and on the
 	 * switch ports facing CAs */
-	test_sa_topo_ask(&e, SA_METHOD_GET_TABLE, 0x33, 0, NULL, 0, 0);
+	test_sa_topo_ask(&e, SA_METHOD_GET_TABLE, 0x33, 0, NULL, 0, 0x5eced);
 	CU_ASSERT_EQUAL_FATAL(e.out.n, 5);
 	r = test_sa_topo_rec(&e, 1);
 	CU_ASSERT(r[1] == 1 && r[4] == 1 && r[8] == 0xff && r[9] == 0xff && r[10] == 0);
@@ -612,7 +616,7 @@ static void test_sa_topo_pkey_plan(void)
 	CU_ASSERT_EQUAL_FATAL(sa_update(e.sa, &v), 0);
 
 	sa_put(t, &d->comp[SA_TOPO_PKR_LID], 5); /* h2, by its second LID */
-	test_sa_topo_ask(&e, SA_METHOD_GET, 0x33, TEST_BIT(SA_TOPO_PKR_LID), t, sizeof(t), 0);
+	test_sa_topo_ask(&e, SA_METHOD_GET, 0x33, TEST_BIT(SA_TOPO_PKR_LID), t, sizeof(t), 0x5eced);
 	CU_ASSERT_EQUAL_FATAL(e.out.n, 1);
 	r = test_sa_topo_rec(&e, 0);
 	CU_ASSERT(r[1] == 4 && r[4] == 1);
@@ -624,12 +628,14 @@ static void test_sa_topo_pkey_plan(void)
 	sa_put(t, &d->comp[SA_TOPO_PKR_LID], 1);
 	sa_put(t, &d->comp[SA_TOPO_PKR_PORT_NUM], 2);
 	test_sa_topo_ask(&e, SA_METHOD_GET, 0x33,
-			 TEST_BIT(SA_TOPO_PKR_LID) | TEST_BIT(SA_TOPO_PKR_PORT_NUM), t, sizeof(t), 0);
+			 TEST_BIT(SA_TOPO_PKR_LID) | TEST_BIT(SA_TOPO_PKR_PORT_NUM), t, sizeof(t),
+			 0x5eced);
 	CU_ASSERT_EQUAL_FATAL(e.out.n, 1);
 	CU_ASSERT_EQUAL(memcmp(test_sa_topo_rec(&e, 0) + 8, h2_table, 64), 0);
 	sa_put(t, &d->comp[SA_TOPO_PKR_PORT_NUM], 0);
 	test_sa_topo_ask(&e, SA_METHOD_GET, 0x33,
-			 TEST_BIT(SA_TOPO_PKR_LID) | TEST_BIT(SA_TOPO_PKR_PORT_NUM), t, sizeof(t), 0);
+			 TEST_BIT(SA_TOPO_PKR_LID) | TEST_BIT(SA_TOPO_PKR_PORT_NUM), t, sizeof(t),
+			 0x5eced);
 	CU_ASSERT_EQUAL_FATAL(e.out.n, 1);
 	r = test_sa_topo_rec(&e, 0);
 	CU_ASSERT(r[8] == 0x7f && r[9] == 0xff && r[10] == 0 && r[11] == 0);
@@ -668,7 +674,7 @@ static void test_sa_topo_methods(void)
 		for (size_t a = 0; a < sizeof(attrs) / sizeof(attrs[0]); a++)
 			CU_ASSERT_EQUAL(test_sa_topo_ask(&e, SA_METHOD_GET_TABLE, attrs[a],
 							 round ? (uint64_t)rand() << 20 ^ (uint64_t)rand() : ~0ull,
-							 junk, sizeof(junk), 0),
+							 junk, sizeof(junk), 0x5eced),
 					0);
 	}
 	test_sa_topo_teardown(&e);
