@@ -28,6 +28,7 @@
 #include "routing/fabric.h"
 
 struct pkey_plan;
+struct mft_set;
 struct sa_paths;
 struct mcast_db;
 struct sa_svc;
@@ -38,6 +39,7 @@ struct sa_view {
 	const struct fabric *f;	    /* last good model; NULL before the first sweep */
 	const struct lft_set *lfts; /* programmed LFTs of f's switches, NULL = none */
 	const struct pkey_plan *pk; /* partitions; NULL = every port a full member of 0x7fff */
+	const struct mft_set *mfts; /* multicast tables being programmed, NULL = none */
 	uint64_t subnet_prefix;	    /* GID prefix, e.g. 0xfe80000000000000 */
 	uint16_t sm_lid;
 	uint64_t sm_guid; /* SM port GUID */

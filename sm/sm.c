@@ -323,6 +323,7 @@ static void sm_update_sa(struct sm *sm)
 		.f = &sm->cur,
 		.lfts = sm_lfts(sm),
 		.pk = &sm->pk,
+		.mfts = &sm->mft_want,
 		.subnet_prefix = sm->opts.subnet_prefix,
 		.sm_lid = sm->my_lid,
 		.sm_guid = sm->opts.port_guid,
