@@ -58,7 +58,14 @@ heading "7. Who is the master SM? (sminfo)"
 sim_client sminfo 2>/dev/null | indent
 check_sminfo
 
-heading "8. Stop the SM (SIGTERM) and the simulator"
+heading "8. Ask the Subnet Administrator, as IPoIB and rdma_cm do (saquery from host3)"
+echo "A PathRecord host3 -> host1 (what rdma_cm resolves before connecting):"
+sim_client --host host3 saquery -p --src-to-dst "$h3:$h1" 2>/dev/null |
+	grep -E 'dlid|slid|pkey|mtu|rate' | indent
+echo "Multicast groups (the IPoIB broadcast group of the default partition):"
+sim_client --host host3 saquery -g 2>/dev/null | grep -E 'MGID|Mlid|Mtu|pkey' | indent
+
+heading "9. Stop the SM (SIGTERM) and the simulator"
 sm_stop
 sim_stop
 echo "Done - everything started by this demo has been stopped and its scratch dir removed."

@@ -76,6 +76,12 @@ IT_LAST_OUT=$d/mft.txt
 echo "$row" | awk -v m="$mlid" '{ n = 0; for (i = 2; i <= NF; i++) if ($i == "x") n++; exit !(n == 2) }' ||
 	it_fail "MLID $mlid row should mark exactly two ports: $row"
 it_log "MFT row: $row"
+# the SA lists both members of the group (saquery -m MLID: member GIDs)
+run_tool "$d/members.txt" saquery -m "$mlid"
+IT_LAST_OUT=$d/members.txt
+grep -qi 'c903:a0:21' "$d/members.txt" && grep -qi 'c903:a0:31' "$d/members.txt" ||
+	it_fail "saquery -m $mlid does not list host2 and host3"
+it_log "saquery -m $mlid: $(grep -ci 'PortGid' "$d/members.txt") member records"
 run_tool "$d/leave2" "$NSA" leave $mgid fe80::2:c903:a0:21
 sim_client --host host3 "$NSA" leave $mgid fe80::2:c903:a0:31 >"$d/leave3" 2>&1 ||
 	{ IT_LAST_OUT=$d/leave3; it_fail "leave from host3 failed"; }
