@@ -1,6 +1,6 @@
 /*
  * sa_topo.c - component tables and encoders of the SA topology records
- * (Node, PortInfo, SwitchInfo, LFT, SMInfo, Link, GUIDInfo, P_KeyTable)
+ * (Node, PortInfo, SwitchInfo, LFT, MFT, SMInfo, Link, GUIDInfo, P_KeyTable)
  * and the SA ClassPortInfo.  Owns their wire layout only: which records
  * exist and what goes in them is sm/sa_topo.c's business.
  */
@@ -150,6 +150,23 @@ const struct sa_rec_desc sa_topo_lft_desc = {
 	SA_ATTR_LFT_RECORD, SA_TOPO_LFT_SIZE, "LFTRecord", sa_topo_lft_comp, SA_TOPO_LFTR_N,
 };
 
+/* ---- MulticastForwardingTableRecord: LID, Position (4), 3 reserved bits,
+ * BlockNum (9), 32 reserved bits, one block of 32 16-bit port masks at
+ * bit 64 (IBA 15.2.5, MulticastForwardingTableRecord); 72 bytes, no
+ * padding.  libibmad has no fields for it. ------------------------------- */
+static const struct sa_field sa_topo_mft_comp[SA_TOPO_MFTR_N] = {
+	[SA_TOPO_MFTR_LID] = { 0, 16 },
+	[SA_TOPO_MFTR_POSITION] = { 16, 4 },
+	[SA_TOPO_MFTR_RESV1] = SA_TOPO_RESERVED(20),
+	[SA_TOPO_MFTR_BLOCK] = { 23, 9 },
+	[SA_TOPO_MFTR_RESV2] = SA_TOPO_RESERVED(32),
+	[SA_TOPO_MFTR_TABLE] = { 64, 512 },
+};
+
+const struct sa_rec_desc sa_topo_mft_desc = {
+	SA_ATTR_MFT_RECORD, SA_TOPO_MFT_SIZE, "MFTRecord", sa_topo_mft_comp, SA_TOPO_MFTR_N,
+};
+
 /* ---- SMInfoRecord: LID, reserved, SMInfo at bit 32 (IBA 15.2.5.8,
  * SMInfo layout 14.2.5.13); 25 bytes padded to 32 ---------------------- */
 static const struct sa_field sa_topo_sminfo_comp[SA_TOPO_SMR_N] = {
@@ -216,8 +233,8 @@ const struct sa_rec_desc *sa_topo_desc(uint16_t attr_id)
 {
 	static const struct sa_rec_desc *const all[] = {
 		&sa_topo_node_desc, &sa_topo_portinfo_desc, &sa_topo_swinfo_desc,
-		&sa_topo_lft_desc,  &sa_topo_sminfo_desc,   &sa_topo_link_desc,
-		&sa_topo_guidinfo_desc, &sa_topo_pkey_desc,
+		&sa_topo_lft_desc,  &sa_topo_mft_desc,	    &sa_topo_sminfo_desc,
+		&sa_topo_link_desc, &sa_topo_guidinfo_desc, &sa_topo_pkey_desc,
 	};
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
@@ -287,6 +304,23 @@ void sa_topo_lft_encode(uint8_t *rec, uint16_t lid, uint16_t block,
 	sa_put(rec, &d->comp[SA_TOPO_LFTR_LID], lid);
 	sa_put(rec, &d->comp[SA_TOPO_LFTR_BLOCK], block);
 	memcpy(rec + sa_topo_byte(d, SA_TOPO_LFTR_TABLE), port, SA_TOPO_LIDS_PER_BLOCK);
+}
+
+void sa_topo_mft_encode(uint8_t *rec, uint16_t lid, uint8_t position, uint16_t block,
+			const uint16_t masks[SA_TOPO_MLIDS_PER_BLOCK])
+{
+	const struct sa_rec_desc *d = &sa_topo_mft_desc;
+	const struct sa_field *table = &d->comp[SA_TOPO_MFTR_TABLE];
+
+	memset(rec, 0, d->size);
+	sa_put(rec, &d->comp[SA_TOPO_MFTR_LID], lid);
+	sa_put(rec, &d->comp[SA_TOPO_MFTR_POSITION], position & 0xfu);
+	sa_put(rec, &d->comp[SA_TOPO_MFTR_BLOCK], block & 0x1ffu);
+	for (unsigned i = 0; i < SA_TOPO_MLIDS_PER_BLOCK; i++) {
+		struct sa_field entry = { (uint16_t)(table->bit + 16 * i), 16 };
+
+		sa_put(rec, &entry, masks[i]);
+	}
 }
 
 /* SMInfo through libibmad's IB_SMINFO_* table, at the record's bit 32. */

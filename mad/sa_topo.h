@@ -24,6 +24,7 @@
 #define SA_TOPO_PORTINFO_SIZE 72 /* 68 */
 #define SA_TOPO_SWINFO_SIZE 72	 /* 68 */
 #define SA_TOPO_LFT_SIZE 72
+#define SA_TOPO_MFT_SIZE 72
 #define SA_TOPO_SMINFO_SIZE 32	 /* 25 */
 #define SA_TOPO_LINK_SIZE 8
 #define SA_TOPO_GUIDINFO_SIZE 72
@@ -33,6 +34,7 @@
 #define SA_TOPO_GUIDS_PER_BLOCK 8
 #define SA_TOPO_PKEYS_PER_BLOCK 32
 #define SA_TOPO_LIDS_PER_BLOCK 64
+#define SA_TOPO_MLIDS_PER_BLOCK 32
 
 /* NodeRecord components (IBA 15.2.5.2; NodeInfo 14.2.5.3). */
 enum sa_topo_nr_comp {
@@ -152,6 +154,19 @@ enum sa_topo_lftr_comp {
 	SA_TOPO_LFTR_N
 };
 
+/* MulticastForwardingTableRecord components (IBA 15.2.5, its own table;
+ * MulticastForwardingTable 14.2.5.12): Position says which 16 ports the
+ * masks cover, BlockNum which 32 MLIDs from 0xC000. */
+enum sa_topo_mftr_comp {
+	SA_TOPO_MFTR_LID,
+	SA_TOPO_MFTR_POSITION,
+	SA_TOPO_MFTR_RESV1,
+	SA_TOPO_MFTR_BLOCK,
+	SA_TOPO_MFTR_RESV2,
+	SA_TOPO_MFTR_TABLE,
+	SA_TOPO_MFTR_N
+};
+
 /* SMInfoRecord components (IBA 15.2.5.8; SMInfo 14.2.5.13). */
 enum sa_topo_smr_comp {
 	SA_TOPO_SMR_LID,
@@ -198,6 +213,7 @@ extern const struct sa_rec_desc sa_topo_node_desc;
 extern const struct sa_rec_desc sa_topo_portinfo_desc;
 extern const struct sa_rec_desc sa_topo_swinfo_desc;
 extern const struct sa_rec_desc sa_topo_lft_desc;
+extern const struct sa_rec_desc sa_topo_mft_desc;
 extern const struct sa_rec_desc sa_topo_sminfo_desc;
 extern const struct sa_rec_desc sa_topo_link_desc;
 extern const struct sa_rec_desc sa_topo_guidinfo_desc;
@@ -216,6 +232,10 @@ void sa_topo_portinfo_encode(uint8_t *rec, uint16_t endport_lid, uint8_t port_nu
 void sa_topo_swinfo_encode(uint8_t *rec, uint16_t lid, const uint8_t si[SMP_DATA_SIZE]);
 void sa_topo_lft_encode(uint8_t *rec, uint16_t lid, uint16_t block,
 			const uint8_t port[SA_TOPO_LIDS_PER_BLOCK]);
+/* masks: the block's 32 port masks (MLID 0xC000 + 32 * block + i), host
+ * order; written big-endian.  position 4 bits, block 9 bits. */
+void sa_topo_mft_encode(uint8_t *rec, uint16_t lid, uint8_t position, uint16_t block,
+			const uint16_t masks[SA_TOPO_MLIDS_PER_BLOCK]);
 void sa_topo_sminfo_encode(uint8_t *rec, uint16_t lid, const struct smp_sm_info *si);
 
 struct sa_topo_link {

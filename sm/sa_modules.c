@@ -23,6 +23,7 @@ static const struct sa_route sa_routes[] = {
 	{ SA_ATTR_PORTINFO_RECORD, sa_topo_handle },
 	{ SA_ATTR_SWITCHINFO_RECORD, sa_topo_handle },
 	{ SA_ATTR_LFT_RECORD, sa_topo_handle },
+	{ SA_ATTR_MFT_RECORD, sa_topo_handle },
 	{ SA_ATTR_SMINFO_RECORD, sa_topo_handle },
 	{ SA_ATTR_LINK_RECORD, sa_topo_handle },
 	{ SA_ATTR_GUIDINFO_RECORD, sa_topo_handle },

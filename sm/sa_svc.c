@@ -316,7 +316,10 @@ static uint16_t sa_svc_inform(struct sa *sa, const struct sa_req *req, struct sa
 	if (req->requester.node == FABRIC_NONE)
 		return SA_STATUS_REQ_INVALID;
 	sa_svc_inform_decode(req->mad->data, &ii);
-	if (ii.is_generic != 1 || ii.subscribe > 1)
+	/* A vendor (IsGeneric 0) subscription is kept like a generic one for
+	 * a trap nanosm never sends: listed in InformInfoRecords, removed by
+	 * its unsubscribe, never reported (sa_svc_sub_wants). */
+	if (ii.subscribe > 1)
 		return SA_STATUS_REQ_INVALID;
 	sa_port_gid(sa, req->requester, gid);
 	st = ii.subscribe ? sa_svc_subscribe(sa->svc, req, gid, &ii)

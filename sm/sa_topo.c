@@ -1,6 +1,6 @@
 /*
  * sa_topo.c - the SA's topology records: decides which Node, PortInfo,
- * SwitchInfo, LFT, SMInfo, Link, GUIDInfo and P_KeyTable records the view
+ * SwitchInfo, LFT, MFT, SMInfo, Link, GUIDInfo and P_KeyTable records the view
  * holds and what they say, and answers ClassPortInfo.  Wire layout is
  * mad/sa_topo.c's; dispatch and the Get/GetTable answer rules are sa.c's.
  */
@@ -10,6 +10,7 @@
 
 #include "mad/sa_topo.h"
 #include "mad/smp.h"
+#include "routing/mft.h"
 #include "sm/pkey.h"
 
 /* One query being answered: the template, its mask, where matches go. */
@@ -285,6 +286,56 @@ static void sa_topo_lft_rec(struct sa_topo_q *q, int node)
 		sa_topo_lft_block(q, l, n->ports[0].lid, b);
 }
 
+/* ---- MulticastForwardingTableRecord -------------------------------------------- */
+
+/* The multicast table of a switch, NULL when the view has none for it (a
+ * table of another model of the fabric is not taken: its GUID differs). */
+static const struct mft_table *sa_topo_mft(const struct sa_topo_q *q, int node)
+{
+	const struct mft_table *t = mft_set_find(q->sa->v.mfts, node);
+
+	return t && t->guid == q->f->nodes[node].guid ? t : NULL;
+}
+
+/* The blocks or positions to look at: the one the template names when the
+ * mask selects comp, else all n.  0 when the named one is past n. */
+static int sa_topo_mft_range(const struct sa_topo_q *q, int comp, unsigned n, unsigned *first,
+			     unsigned *last)
+{
+	*first = 0;
+	*last = n - 1;
+	if (!sa_topo_selected(q, comp))
+		return 1;
+	*first = *last = (unsigned)sa_get(q->want, &sa_topo_mft_desc.comp[comp]);
+	return *first < n;
+}
+
+/* One record per (block, position) that holds a port in some MLID's mask:
+ * an all-zero block is what a switch's table starts as, so it is not
+ * listed (as LFTRecord lists no block past LinearFDBTop). */
+static void sa_topo_mft_rec(struct sa_topo_q *q, int node)
+{
+	const struct fabric_node *n = &q->f->nodes[node];
+	const struct mft_table *t = sa_topo_mft(q, node);
+	unsigned b0, b1, p0, p1;
+	uint8_t rec[SA_TOPO_MFT_SIZE];
+
+	if (!fabric_is_switch(n) || !t || !t->n_blocks || !t->n_pos)
+		return;
+	if (!sa_topo_mft_range(q, SA_TOPO_MFTR_BLOCK, t->n_blocks, &b0, &b1) ||
+	    !sa_topo_mft_range(q, SA_TOPO_MFTR_POSITION, t->n_pos, &p0, &p1))
+		return;
+	for (unsigned b = b0; b <= b1 && !q->err; b++)
+		for (unsigned p = p0; p <= p1 && !q->err; p++) {
+			const uint16_t *masks = mft_table_block(t, b, p);
+
+			if (!masks || mft_block_is_zero(masks))
+				continue;
+			sa_topo_mft_encode(rec, n->ports[0].lid, (uint8_t)p, (uint16_t)b, masks);
+			sa_topo_offer(q, rec);
+		}
+}
+
 /* ---- SMInfoRecord ---------------------------------------------------------------- */
 
 /* Only our own SM for now: the view knows no other. */
@@ -434,6 +485,7 @@ static const struct sa_topo_kind sa_topo_kinds[] = {
 	{ &sa_topo_portinfo_desc, SA_TOPO_PIR_ENDPORT_LID, sa_topo_portinfo_rec },
 	{ &sa_topo_swinfo_desc, SA_TOPO_SWR_LID, sa_topo_swinfo_rec },
 	{ &sa_topo_lft_desc, SA_TOPO_LFTR_LID, sa_topo_lft_rec },
+	{ &sa_topo_mft_desc, SA_TOPO_MFTR_LID, sa_topo_mft_rec },
 	{ &sa_topo_sminfo_desc, -1, NULL },
 	{ &sa_topo_link_desc, SA_TOPO_LR_FROM_LID, NULL },
 	{ &sa_topo_guidinfo_desc, SA_TOPO_GIR_LID, sa_topo_guidinfo_rec },

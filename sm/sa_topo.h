@@ -3,8 +3,9 @@
  *
  * DOC: sa_topo_handle answers Get and GetTable of NodeRecord,
  * PortInfoRecord, SwitchInfoRecord, LinearForwardingTableRecord,
- * SMInfoRecord, LinkRecord, GUIDInfoRecord and P_KeyTableRecord from the
- * SA's view of the last good sweep, and the SA's ClassPortInfo.  Each
+ * MulticastForwardingTableRecord, SMInfoRecord, LinkRecord,
+ * GUIDInfoRecord and P_KeyTableRecord from the SA's view of the last good
+ * sweep, and the SA's ClassPortInfo.  Each
  * candidate record is built (mad/sa_topo.c encodes) and kept when it
  * matches the request's template under its ComponentMask.  A LID in the
  * mask (LID, EndportLID, FromLID, ToLID) is looked up instead of scanning
@@ -18,6 +19,9 @@
  *  - LinkRecord: both directions of every link between listed ports;
  *  - SwitchInfoRecord, LFTRecord: each switch, LFT blocks 0..top/64 of
  *    the programmed tables (none when the view has no LFTs);
+ *  - MFTRecord: each switch, every (block, position) of the view's
+ *    multicast tables with a port set in some MLID's mask (an all-zero
+ *    block is not listed), block then position order;
  *  - SMInfoRecord: our own SM;
  *  - P_KeyTableRecord: block 0 of each port the partition plan gives a
  *    table (default partition 0xffff when the view has no plan).

@@ -615,6 +615,45 @@ static void test_sa_svc_filters(void)
 	tsv_rig_fini(&r);
 }
 
+/* osmtest's InformInfo: all zero but Subscribe (IsGeneric 0: vendor
+ * traps of VendorID 0 / DeviceID 0).  Kept and listed, never reported,
+ * removed by an unsubscribe naming the same filter (any QPN). */
+static void test_sa_svc_vendor_subscription(void)
+{
+	struct tsv_rig r;
+	struct sa_out out = { 0 };
+	struct sa_svc_inform ii = { 0 };
+	struct sa_svc_stats st;
+	uint8_t rec[SA_SVC_INFORM_SIZE], gid3[16], q[SA_SVC_IIR_SIZE] = { 0 };
+
+	tsv_rig_init(&r);
+	ii.subscribe = 1;
+	sa_svc_inform_encode(&ii, rec);
+	CU_ASSERT_EQUAL(tsv_call(&r, 2, SA_METHOD_SET, SA_ATTR_INFORM_INFO, 1ull << 8, rec,
+				 SA_SVC_INFORM_LEN, 0, &out),
+			SA_STATUS_OK);
+	CU_ASSERT_EQUAL_FATAL(out.n, 1);
+	sa_svc_inform_decode(out.recs, &ii);
+	CU_ASSERT(ii.subscribe == 1 && ii.is_generic == 0);
+	CU_ASSERT_EQUAL(tsv_call(&r, 2, SA_METHOD_GET_TABLE, SA_ATTR_INFORM_INFO_RECORD, 0, q,
+				 sizeof(q), 0, &out),
+			SA_STATUS_OK);
+	CU_ASSERT_EQUAL(out.n, 1);
+	tsv_port_gid(&r, 3, gid3);
+	sa_svc_port_event(r.sa, gid3, SA_SVC_TRAP_GID_IN, 0);
+	CU_ASSERT_EQUAL(r.sent.n, 0);
+	ii.subscribe = 0;
+	ii.qpn = 1;
+	sa_svc_inform_encode(&ii, rec);
+	CU_ASSERT_EQUAL(tsv_call(&r, 2, SA_METHOD_SET, SA_ATTR_INFORM_INFO, 1ull << 8, rec,
+				 SA_SVC_INFORM_LEN, 0, &out),
+			SA_STATUS_OK);
+	sa_svc_get_stats(r.sa->svc, &st);
+	CU_ASSERT_EQUAL(st.subscriptions, 0);
+	free(out.recs);
+	tsv_rig_fini(&r);
+}
+
 /* ---- bad requests ------------------------------------------------------------ */
 
 static void test_sa_svc_bad_requests(void)
@@ -645,12 +684,12 @@ static void test_sa_svc_bad_requests(void)
 	CU_ASSERT_EQUAL(tsv_call(&r, 2, SA_METHOD_SET, SA_ATTR_SERVICE_RECORD, TSV_SR_KEY, a,
 				 sizeof(a), 0, &out),
 			SA_STATUS_INVALID_GID);
-	/* InformInfo: only Set; a requester outside the view; vendor traps */
+	/* InformInfo: only Set; a requester outside the view; Subscribe > 1 */
 	CU_ASSERT_EQUAL(tsv_call(&r, 2, SA_METHOD_GET, SA_ATTR_INFORM_INFO, 0, NULL, 0, 0, &out),
 			SA_STATUS_BAD_METHOD_ATTR);
 	CU_ASSERT_EQUAL(tsv_inform(&r, 99, 1, 64, &out), SA_STATUS_REQ_INVALID);
 	memset(junk, 0, sizeof(junk));
-	junk[23] = 1; /* Subscribe 1, IsGeneric 0 */
+	junk[23] = 2;
 	CU_ASSERT_EQUAL(tsv_call(&r, 2, SA_METHOD_SET, SA_ATTR_INFORM_INFO, 0, junk, sizeof(junk),
 				 0, &out),
 			SA_STATUS_REQ_INVALID);
@@ -693,5 +732,6 @@ void test_sa_svc_register(void)
 	CU_add_test(s, "ports that leave", test_sa_svc_prune);
 	CU_add_test(s, "subscribe, report, ReportResp, unsubscribe", test_sa_svc_report);
 	CU_add_test(s, "trap, LID filters and InformInfoRecord", test_sa_svc_filters);
+	CU_add_test(s, "vendor (IsGeneric 0) subscription", test_sa_svc_vendor_subscription);
 	CU_add_test(s, "bad and random requests", test_sa_svc_bad_requests);
 }

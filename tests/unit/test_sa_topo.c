@@ -13,6 +13,7 @@
 
 #include "mad/sa_topo.h"
 #include "config/policy.h"
+#include "routing/mft.h"
 #include "routing/topo_file.h"
 #include "sm/pkey.h"
 #include "sm/sa.h"
@@ -24,9 +25,9 @@
 /* Sizes padded to 8, components in bit order, none past the record. */
 static void test_sa_topo_tables_sane(void)
 {
-	static const uint16_t attrs[] = { 0x11, 0x12, 0x14, 0x15, 0x18, 0x20, 0x30, 0x33 };
-	static const uint8_t n_comp[] = { 15, 3 + 55, 21, 4, 7, 5, 12, 5 };
-	static const uint16_t size[] = { 112, 72, 72, 72, 32, 8, 72, 72 };
+	static const uint16_t attrs[] = { 0x11, 0x12, 0x14, 0x15, 0x17, 0x18, 0x20, 0x30, 0x33 };
+	static const uint8_t n_comp[] = { 15, 3 + 55, 21, 4, 6, 7, 5, 12, 5 };
+	static const uint16_t size[] = { 112, 72, 72, 72, 72, 32, 8, 72, 72 };
 
 	for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
 		const struct sa_rec_desc *d = sa_topo_desc(attrs[i]);
@@ -282,6 +283,29 @@ static void test_sa_topo_record_bytes(void)
 	CU_ASSERT(rec[12] == 0 && rec[71] == 0);
 }
 
+/* MFTRecord: LID 0-15, Position 16-19, reserved 20-22, BlockNum 23-31,
+ * 32 reserved bits, then 32 big-endian masks from byte 8. */
+static void test_sa_topo_mft_bytes(void)
+{
+	uint16_t masks[SA_TOPO_MLIDS_PER_BLOCK] = { 0x8001 };
+	uint8_t rec[SA_TOPO_MFT_SIZE + 8];
+	const struct sa_field *c = sa_topo_mft_desc.comp;
+
+	masks[31] = 0x0203;
+	memset(rec, 0xee, sizeof(rec));
+	sa_topo_mft_encode(rec, 0x0042, 0xa, 0x1f3, masks);
+	CU_ASSERT(rec[0] == 0x00 && rec[1] == 0x42);
+	CU_ASSERT(rec[2] == 0xa1 && rec[3] == 0xf3); /* 1010 000 1 1111 0011 */
+	CU_ASSERT(rec[4] == 0 && rec[5] == 0 && rec[6] == 0 && rec[7] == 0);
+	CU_ASSERT(rec[8] == 0x80 && rec[9] == 0x01 && rec[10] == 0 && rec[69] == 0);
+	CU_ASSERT(rec[70] == 0x02 && rec[71] == 0x03);
+	CU_ASSERT(rec[72] == 0xee); /* nothing past the 72 bytes */
+	CU_ASSERT_EQUAL(sa_get(rec, &c[SA_TOPO_MFTR_POSITION]), 0xa);
+	CU_ASSERT_EQUAL(sa_get(rec, &c[SA_TOPO_MFTR_BLOCK]), 0x1f3);
+	CU_ASSERT_EQUAL(c[SA_TOPO_MFTR_RESV1].bits, 0);
+	CU_ASSERT_EQUAL(c[SA_TOPO_MFTR_RESV2].bits, 0);
+}
+
 static void test_sa_topo_cpi_bytes(void)
 {
 	struct sa_topo_cpi c = { SA_CAP_UD_MCAST, 0, 16 };
@@ -317,6 +341,7 @@ static const char test_sa_topo_net[] = "Switch 4 \"sw\"\n"
 struct test_sa_topo_env {
 	struct fabric f;
 	struct lft_set lfts;
+	struct mft_set mfts; /* in the view from setup on; empty until filled */
 	struct sa *sa;
 	int sw, h1, h2;
 	struct sa_out out;
@@ -345,6 +370,7 @@ static void test_sa_topo_setup(struct test_sa_topo_env *e, int with_lfts)
 	memset(e, 0, sizeof(*e));
 	fabric_init(&e->f);
 	lft_set_init(&e->lfts);
+	mft_set_init(&e->mfts);
 	CU_ASSERT_EQUAL_FATAL(topo_parse(test_sa_topo_net, strlen(test_sa_topo_net), "t", &e->f, err,
 					 sizeof(err)), 0);
 	e->sw = test_sa_topo_node(&e->f, "sw");
@@ -362,6 +388,7 @@ static void test_sa_topo_setup(struct test_sa_topo_env *e, int with_lfts)
 		e->lfts.tables[0].port[4] = 2;
 		v.lfts = &e->lfts;
 	}
+	v.mfts = &e->mfts;
 	v.subnet_prefix = 0xfe80000000000000ull;
 	v.sm_lid = 2;
 	v.sm_guid = e->f.nodes[e->h1].ports[1].guid;
@@ -378,6 +405,7 @@ static void test_sa_topo_teardown(struct test_sa_topo_env *e)
 	free(e->out.recs);
 	sa_free(e->sa);
 	lft_set_fini(&e->lfts);
+	mft_set_fini(&e->mfts);
 	fabric_fini(&e->f);
 }
 
@@ -551,6 +579,95 @@ static void test_sa_topo_switch_records(void)
 	test_sa_topo_teardown(&e);
 }
 
+/* Groups as the multicast module hands them to mft_compute: MLID 0xC001
+ * with h1 and h2 (block 0), unless with_c001 is 0, and MLID 0xC045
+ * (block 2) with h1 only. */
+static void test_sa_topo_mft_groups(struct test_sa_topo_env *e, int with_c001)
+{
+	const struct mft_member both[] = { { e->h1, 1, 0 }, { e->h2, 1, 0 } };
+	const struct mft_member one[] = { { e->h1, 1, 0 } };
+	const struct mft_group g[] = { { 0xc001, both, 2 }, { 0xc045, one, 1 } };
+
+	CU_ASSERT_EQUAL_FATAL(mft_compute(&e->f, with_c001 ? g : g + 1, with_c001 ? 2 : 1,
+					  &e->mfts, NULL),
+			      0);
+}
+
+static uint16_t test_sa_topo_mft_ask(struct test_sa_topo_env *e, uint64_t mask, uint16_t lid,
+				     unsigned pos, unsigned block)
+{
+	const struct sa_field *c = sa_topo_mft_desc.comp;
+	uint8_t t[SA_TOPO_MFT_SIZE] = { 0 };
+
+	sa_put(t, &c[SA_TOPO_MFTR_LID], lid);
+	sa_put(t, &c[SA_TOPO_MFTR_POSITION], pos);
+	sa_put(t, &c[SA_TOPO_MFTR_BLOCK], block);
+	return test_sa_topo_ask(e, SA_METHOD_GET_TABLE, 0x17, mask, t, sizeof(t), 0);
+}
+
+static void test_sa_topo_mft_records(void)
+{
+	const struct sa_rec_desc *d = &sa_topo_mft_desc;
+	struct test_sa_topo_env e;
+	const uint8_t *r;
+
+	test_sa_topo_setup(&e, 1);
+	CU_ASSERT_EQUAL(test_sa_topo_mft_ask(&e, 0, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(e.out.n, 0); /* no group: no table */
+	CU_ASSERT_EQUAL(e.out.rec_size, 72);
+
+	test_sa_topo_mft_groups(&e, 1);
+	CU_ASSERT_EQUAL(test_sa_topo_mft_ask(&e, 0, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(e.out.n, 2); /* blocks 0 and 2; block 1 is empty */
+	r = test_sa_topo_rec(&e, 0);
+	CU_ASSERT(r[0] == 0 && r[1] == 1 && r[2] == 0 && r[3] == 0);
+	CU_ASSERT(r[8 + 2] == 0x00 && r[8 + 3] == 0x06); /* 0xC001: sw ports 1, 2 */
+	CU_ASSERT(r[8 + 0] == 0 && r[8 + 1] == 0 && r[8 + 5] == 0);
+	r = test_sa_topo_rec(&e, 1);
+	CU_ASSERT(r[1] == 1 && r[3] == 2);
+	CU_ASSERT(r[8 + 2 * 5 + 1] == 0x02); /* 0xC045 = block 2 entry 5: port 1 */
+
+	/* by LID: the switch's, not a CA's or an unknown one */
+	test_sa_topo_mft_ask(&e, TEST_BIT(SA_TOPO_MFTR_LID), 1, 0, 0);
+	CU_ASSERT_EQUAL(e.out.n, 2);
+	test_sa_topo_mft_ask(&e, TEST_BIT(SA_TOPO_MFTR_LID), 2, 0, 0);
+	CU_ASSERT_EQUAL(e.out.n, 0);
+	test_sa_topo_mft_ask(&e, TEST_BIT(SA_TOPO_MFTR_LID), 0x99, 0, 0);
+	CU_ASSERT_EQUAL(e.out.n, 0);
+	/* by block */
+	test_sa_topo_mft_ask(&e, TEST_BIT(SA_TOPO_MFTR_BLOCK), 0, 0, 2);
+	CU_ASSERT_EQUAL_FATAL(e.out.n, 1);
+	CU_ASSERT_EQUAL(test_sa_topo_get(&e, 0, d, SA_TOPO_MFTR_BLOCK), 2);
+	test_sa_topo_mft_ask(&e, TEST_BIT(SA_TOPO_MFTR_BLOCK), 0, 0, 1);
+	CU_ASSERT_EQUAL(e.out.n, 0);
+	test_sa_topo_mft_ask(&e, TEST_BIT(SA_TOPO_MFTR_BLOCK), 0, 0, 511);
+	CU_ASSERT_EQUAL(e.out.n, 0);
+	/* by position: a 4-port switch has position 0 only */
+	test_sa_topo_mft_ask(&e, TEST_BIT(SA_TOPO_MFTR_POSITION) | TEST_BIT(SA_TOPO_MFTR_LID), 1, 0,
+			     0);
+	CU_ASSERT_EQUAL(e.out.n, 2);
+	test_sa_topo_mft_ask(&e, TEST_BIT(SA_TOPO_MFTR_POSITION), 0, 1, 0);
+	CU_ASSERT_EQUAL(e.out.n, 0);
+	/* the three together name one record */
+	test_sa_topo_mft_ask(&e,
+			     TEST_BIT(SA_TOPO_MFTR_LID) | TEST_BIT(SA_TOPO_MFTR_POSITION) |
+				     TEST_BIT(SA_TOPO_MFTR_BLOCK),
+			     1, 0, 0);
+	CU_ASSERT_EQUAL_FATAL(e.out.n, 1);
+	CU_ASSERT_EQUAL(test_sa_topo_get(&e, 0, d, SA_TOPO_MFTR_BLOCK), 0);
+
+	/* the group of block 0 is gone: its block is all zero, not listed */
+	test_sa_topo_mft_groups(&e, 0);
+	test_sa_topo_mft_ask(&e, 0, 0, 0, 0);
+	CU_ASSERT_EQUAL_FATAL(e.out.n, 1);
+	CU_ASSERT_EQUAL(test_sa_topo_get(&e, 0, d, SA_TOPO_MFTR_BLOCK), 2);
+	/* a table of another switch (GUID) at that node index is not taken */
+	e.mfts.tables[0].guid ^= 1;
+	test_sa_topo_mft_ask(&e, 0, 0, 0, 0);
+	CU_ASSERT_EQUAL(e.out.n, 0);
+	test_sa_topo_teardown(&e);
+}
+
 static void test_sa_topo_misc_records(void)
 {
 	struct test_sa_topo_env e;
@@ -648,9 +765,10 @@ static void test_sa_topo_methods(void)
 {
 	struct test_sa_topo_env e;
 	uint8_t junk[SA_DATA_SIZE];
-	const uint16_t attrs[] = { 0x11, 0x12, 0x14, 0x15, 0x18, 0x20, 0x30, 0x33 };
+	const uint16_t attrs[] = { 0x11, 0x12, 0x14, 0x15, 0x17, 0x18, 0x20, 0x30, 0x33 };
 
 	test_sa_topo_setup(&e, 1);
+	test_sa_topo_mft_groups(&e, 1);
 	CU_ASSERT_EQUAL(test_sa_topo_ask(&e, SA_METHOD_SET, 0x11, 0, NULL, 0, 0),
 			SA_STATUS_BAD_METHOD_ATTR);
 	CU_ASSERT_EQUAL(test_sa_topo_ask(&e, SA_METHOD_DELETE, 0x20, 0, NULL, 0, 0),
@@ -692,11 +810,14 @@ void test_sa_topo_register(void)
 		    test_sa_topo_others_vs_libibmad);
 	CU_add_test(s, "NodeRecord bytes", test_sa_topo_node_bytes);
 	CU_add_test(s, "other record bytes", test_sa_topo_record_bytes);
+	CU_add_test(s, "MFTRecord bytes", test_sa_topo_mft_bytes);
 	CU_add_test(s, "ClassPortInfo bytes", test_sa_topo_cpi_bytes);
 	CU_add_test(s, "NodeRecord queries", test_sa_topo_node_records);
 	CU_add_test(s, "PortInfoRecord queries", test_sa_topo_portinfo_records);
 	CU_add_test(s, "LinkRecord queries", test_sa_topo_link_records);
 	CU_add_test(s, "SwitchInfo and LFT records", test_sa_topo_switch_records);
+	CU_add_test(s, "MFTRecord: a group's blocks, by LID/position/block",
+		    test_sa_topo_mft_records);
 	CU_add_test(s, "SMInfo, GUIDInfo, P_KeyTable records", test_sa_topo_misc_records);
 	CU_add_test(s, "P_KeyTableRecord from a partition plan", test_sa_topo_pkey_plan);
 	CU_add_test(s, "methods, ClassPortInfo, hostile templates", test_sa_topo_methods);
