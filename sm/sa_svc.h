@@ -18,8 +18,9 @@
  * sa_svc_tick).
  *
  * Not done yet: partition filtering of answers (a requester sees every
- * service and subscription), ServiceKey / owner checks on Set and Delete,
- * vendor (IsGeneric 0) subscriptions (refused with REQ_INVALID).
+ * service and subscription), ServiceKey / owner checks on Set and Delete.
+ * Vendor (IsGeneric 0) subscriptions are stored and listed but never
+ * reported (nanosm produces no vendor traps).
  *
  * Hooks sa_modules.c wires: handler sa_svc_handle for attributes 0x31,
  * 0x03 and 0xF3; sa_svc_new/sa_svc_free into sa->svc; sa_svc_prune after
