@@ -169,7 +169,7 @@ static void mcast_group_reap(struct mcast_db *db, struct mcast_group *g)
 		mcast_group_delete(db, g);
 }
 
-static struct mcast_member *mcast_member_find(struct mcast_group *g, const uint8_t *gid)
+static struct mcast_member *mcast_member_find(const struct mcast_group *g, const uint8_t *gid)
 {
 	for (size_t i = 0; i < g->n; i++)
 		if (!memcmp(g->m[i].gid, gid, 16))
@@ -648,27 +648,50 @@ static uint16_t mcast_add_match(struct sa_out *out, uint64_t comp, const uint8_t
 	return sa_out_add(out, rec) < 0 ? SA_STATUS_NO_RESOURCES : SA_STATUS_OK;
 }
 
-/* Every membership matching the template; a group without members shows
- * as one record with a zero PortGID and JoinState. */
+/* An untrusted requester (no SM_Key, or not ours) sees who else is in a
+ * group no more than OpenSM shows it: its own membership in full, else one
+ * record per group with a zero PortGID and JoinState. */
+static int mcast_trusted(const struct sa *sa, const struct sa_req *req)
+{
+	return sa->v.sm_key && req->mad->sm_key == sa->v.sm_key;
+}
+
+static uint16_t mcast_query_group(struct sa *sa, const struct sa_req *req, uint64_t comp,
+				  const struct mcast_group *g, struct sa_out *out)
+{
+	uint8_t rec[SA_MCM_SIZE], own[16];
+	const struct mcast_member *m;
+	uint16_t st = SA_STATUS_OK;
+
+	if (!mcast_trusted(sa, req)) {
+		sa_port_gid(sa, req->requester, own);
+		m = req->requester.node == FABRIC_NONE ? NULL : mcast_member_find(g, own);
+		mcast_record(g, m ? m->gid : NULL, m ? m->join : 0, m ? m->proxy : 0, rec);
+		return mcast_add_match(out, comp, req->mad->data, rec);
+	}
+	if (g->n == 0) {
+		mcast_record(g, NULL, 0, 0, rec);
+		return mcast_add_match(out, comp, req->mad->data, rec);
+	}
+	for (size_t j = 0; j < g->n && st == SA_STATUS_OK; j++) {
+		mcast_record(g, g->m[j].gid, g->m[j].join, g->m[j].proxy, rec);
+		st = mcast_add_match(out, comp, req->mad->data, rec);
+	}
+	return st;
+}
+
+/* Every membership matching the template (trusted requesters); a group
+ * without members shows as one record with a zero PortGID and JoinState. */
 static uint16_t mcast_query(struct sa *sa, const struct sa_req *req, uint64_t comp,
 			    struct sa_out *out)
 {
-	uint8_t rec[SA_MCM_SIZE];
 	uint16_t st = SA_STATUS_OK;
 
 	for (size_t i = 0; i < sa->mcast->n && st == SA_STATUS_OK; i++) {
 		const struct mcast_group *g = sa->mcast->g[i];
 
-		if (!mcast_visible(sa, req, g))
-			continue;
-		if (g->n == 0) {
-			mcast_record(g, NULL, 0, 0, rec);
-			st = mcast_add_match(out, comp, req->mad->data, rec);
-		}
-		for (size_t j = 0; j < g->n && st == SA_STATUS_OK; j++) {
-			mcast_record(g, g->m[j].gid, g->m[j].join, g->m[j].proxy, rec);
-			st = mcast_add_match(out, comp, req->mad->data, rec);
-		}
+		if (mcast_visible(sa, req, g))
+			st = mcast_query_group(sa, req, comp, g, out);
 	}
 	return st;
 }

@@ -15,6 +15,12 @@ it_init sa
 fabric_file lab.topo
 NSA=$REPO/build/bin/nanosm-sa
 [ -x "$NSA" ] || it_fail "nanosm-sa not built: $NSA"
+# SM_Key 1, OpenSM's default: queries carrying it are trusted (they see
+# every member of a multicast group); a key belongs in a mode-600 file
+pol=$IT_SCRATCH/nanosm.yaml
+printf 'sm:\n  sm_key: 0x1\n' >"$pol"
+chmod 600 "$pol"
+export NANOSM_ARGS="-f $pol"
 sim_start "$IT_FABRIC"
 sm_start --sweep-interval 300
 sm_wait_up
@@ -76,12 +82,17 @@ IT_LAST_OUT=$d/mft.txt
 echo "$row" | awk -v m="$mlid" '{ n = 0; for (i = 2; i <= NF; i++) if ($i == "x") n++; exit !(n == 2) }' ||
 	it_fail "MLID $mlid row should mark exactly two ports: $row"
 it_log "MFT row: $row"
-# the SA lists both members of the group (saquery -m MLID: member GIDs)
-run_tool "$d/members.txt" saquery -m "$mlid"
+# a trusted query (the SM_Key) lists both members of the group; without
+# the key the members are hidden (PortGID 0), as the IBA and OpenSM have it
+run_tool "$d/members.txt" saquery --smkey 1 -m "$mlid"
 IT_LAST_OUT=$d/members.txt
 grep -qi 'c903:a0:21' "$d/members.txt" && grep -qi 'c903:a0:31' "$d/members.txt" ||
-	it_fail "saquery -m $mlid does not list host2 and host3"
-it_log "saquery -m $mlid: $(grep -ci 'PortGid' "$d/members.txt") member records"
+	it_fail "saquery --smkey 1 -m $mlid does not list host2 and host3"
+it_log "saquery --smkey 1 -m $mlid: $(grep -ci 'PortGid' "$d/members.txt") member records"
+run_tool "$d/members0.txt" saquery -m "$mlid"
+IT_LAST_OUT=$d/members0.txt
+grep -qi 'c903:a0:[23]1' "$d/members0.txt" && it_fail "an untrusted saquery -m saw the members"
+it_log "saquery -m $mlid (no key): members hidden"
 run_tool "$d/leave2" "$NSA" leave $mgid fe80::2:c903:a0:21
 sim_client --host host3 "$NSA" leave $mgid fe80::2:c903:a0:31 >"$d/leave3" 2>&1 ||
 	{ IT_LAST_OUT=$d/leave3; it_fail "leave from host3 failed"; }

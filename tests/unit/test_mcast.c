@@ -98,7 +98,10 @@ struct mc_rig {
 	struct pkey_port_table tables[4];
 	struct sa_out out;
 	struct sa_mcm ans;
+	uint64_t sm_key; /* what requests carry: MC_SM_KEY = trusted */
 };
+
+#define MC_SM_KEY 0x5aull /* the view's SM_Key */
 
 static int mc_send(void *ctx, const struct mad_addr *to, const uint8_t *mad, size_t len)
 {
@@ -115,6 +118,7 @@ static void mc_update(struct mc_rig *r, int with_pk)
 	v.subnet_prefix = 0xfe80000000000000ull;
 	v.sm_guid = r->f.nodes[rig_node(&r->f, "h1")].ports[1].guid;
 	v.route_gen = 1;
+	v.sm_key = MC_SM_KEY;
 	CU_ASSERT_EQUAL(sa_update(r->sa, &v), 0);
 }
 
@@ -125,6 +129,7 @@ static void mc_init(struct mc_rig *r)
 	uint16_t lid = 1;
 
 	memset(r, 0, sizeof(*r));
+	r->sm_key = MC_SM_KEY;
 	fabric_init(&r->f);
 	CU_ASSERT_EQUAL_FATAL(topo_parse(mc_topo, strlen(mc_topo), "t", &r->f, err, sizeof(err)), 0);
 	for (size_t n = 0; n < r->f.n_nodes; n++)
@@ -168,6 +173,7 @@ static uint16_t mc_req(struct mc_rig *r, const char *from, uint8_t method, uint6
 	mad.method = method;
 	mad.attr_id = SA_ATTR_MCMEMBER_RECORD;
 	mad.comp_mask = comp;
+	mad.sm_key = r->sm_key;
 	sa_mcm_encode(t, mad.data);
 	req.requester = mc_port(r, from);
 	r->out.n = 0;
@@ -344,6 +350,37 @@ static void test_mcast_port_mtu(void)
 	CU_ASSERT_EQUAL(mc_join(&r, "h2", mc_mgid_a, SA_MCM_JOIN_FULL), SA_STATUS_REQ_INVALID);
 	r.f.nodes[rig_node(&r.f, "h2")].ports[1].mtu_cap = 5;
 	CU_ASSERT_EQUAL(mc_join(&r, "h2", mc_mgid_a, SA_MCM_JOIN_FULL), SA_STATUS_OK);
+	mc_fini(&r);
+}
+
+/* Without the SM_Key a requester learns only its own membership: other
+ * groups show as one record with a zero PortGID and JoinState. */
+static void test_mcast_untrusted(void)
+{
+	struct mc_rig r;
+	struct sa_mcm t;
+	static const uint8_t zero[16];
+
+	mc_init(&r);
+	CU_ASSERT_EQUAL(mc_join(&r, "h1", mc_mgid_a, SA_MCM_JOIN_FULL), SA_STATUS_OK);
+	CU_ASSERT_EQUAL(mc_join(&r, "h2", mc_mgid_a, SA_MCM_JOIN_FULL), SA_STATUS_OK);
+	memset(&t, 0, sizeof(t));
+	CU_ASSERT_EQUAL(mc_req(&r, "h3", SA_METHOD_GET_TABLE, 0, &t), SA_STATUS_OK);
+	CU_ASSERT_EQUAL(r.out.n, 2); /* trusted: both members */
+	r.sm_key = 0;
+	CU_ASSERT_EQUAL(mc_req(&r, "h3", SA_METHOD_GET_TABLE, 0, &t), SA_STATUS_OK);
+	CU_ASSERT_EQUAL_FATAL(r.out.n, 1); /* h3 is no member: the group only */
+	CU_ASSERT_EQUAL(memcmp(r.ans.port_gid, zero, 16), 0);
+	CU_ASSERT_EQUAL(r.ans.join_state, 0);
+	CU_ASSERT_EQUAL(r.ans.mlid, 0xC000);
+	CU_ASSERT_EQUAL(mc_req(&r, "h2", SA_METHOD_GET_TABLE, 0, &t), SA_STATUS_OK);
+	CU_ASSERT_EQUAL_FATAL(r.out.n, 1); /* h2 sees its own membership */
+	mc_tmpl(&r, "h2", NULL, 0, &t);
+	CU_ASSERT_EQUAL(memcmp(r.ans.port_gid, t.port_gid, 16), 0);
+	CU_ASSERT_EQUAL(r.ans.join_state, SA_MCM_JOIN_FULL);
+	r.sm_key = MC_SM_KEY ^ 1; /* a wrong key is no key */
+	CU_ASSERT_EQUAL(mc_req(&r, "h3", SA_METHOD_GET_TABLE, 0, &t), SA_STATUS_OK);
+	CU_ASSERT_EQUAL(r.out.n, 1);
 	mc_fini(&r);
 }
 
@@ -826,6 +863,7 @@ void test_mcast_register(void)
 	CU_add_test(s, "send-only member frees the MLID", test_mcast_send_only_frees_mlid);
 	CU_add_test(s, "compatibility and request checks", test_mcast_compat);
 	CU_add_test(s, "MGIDs a client may choose", test_mcast_mgid_rules);
+	CU_add_test(s, "untrusted requesters see groups, not members", test_mcast_untrusted);
 	CU_add_test(s, "a port that cannot carry the group's MTU", test_mcast_port_mtu);
 	CU_add_test(s, "JoinState steps of join and leave", test_mcast_join_state_steps);
 	CU_add_test(s, "partitions", test_mcast_partitions);
