@@ -412,6 +412,69 @@ static void test_sa_held_during_sweep(void)
 	rig_fini(&r);
 }
 
+/* Hostile SA MADs through the whole SM (a swept fabric: LFTs, P_Keys,
+ * groups in the view): random lengths, methods, attributes, masks and
+ * records, plus some that are valid but for one field.  Nothing may crash
+ * (the ASan build runs this too), every request is counted, and the SA
+ * still answers a good query afterwards. */
+static void test_sa_hostile(void)
+{
+	static const char topo[] = "Hca 1 \"h1\"\n[1] \"s1\"[1]\n\n"
+				   "Hca 1 \"h2\"\n[1] \"s2\"[1]\n\n"
+				   "Switch 4 \"s1\"\n[1] \"h1\"[1]\n[2] \"s2\"[2]\n\n"
+				   "Switch 4 \"s2\"\n[1] \"h2\"[1]\n[2] \"s1\"[2]\n";
+	static const uint16_t attrs[] = { 0x01, 0x02, 0x03, 0x11, 0x12, 0x14, 0x15, 0x17, 0x18,
+					  0x20, 0x30, 0x31, 0x33, 0x35, 0x38, 0x3a, 0xf3, 0x7777 };
+	static const uint8_t methods[] = { 0x01, 0x02, 0x06, 0x12, 0x13, 0x14, 0x15, 0x81, 0x86,
+					   0x92, 0x33 };
+	struct rig r;
+	struct mad_addr from = { 0, 0, 1 };
+	uint8_t buf[SA_MAD_SIZE + 64];
+	const struct sa_counters *c;
+	struct sa_mad h = { 0 };
+	uint64_t answered, sa_mads = 0;
+
+	rig_init(&r, topo, NULL, "minhop");
+	rig_sweep(&r);
+	c = &sm_sa(r.sm)->counters;
+	srand(12345);
+	for (int i = 0; i < 20000; i++) {
+		size_t len = (size_t)(rand() % (int)sizeof(buf));
+
+		for (size_t k = 0; k < sizeof(buf); k++)
+			buf[k] = (uint8_t)rand();
+		if (i % 4) { /* mostly well-formed headers, hostile bodies */
+			buf[0] = 1;
+			buf[1] = SA_CLASS;
+			buf[2] = i % 7 ? SA_CLASS_VERSION : (uint8_t)rand();
+			buf[3] = methods[rand() % (int)(sizeof(methods) / sizeof(methods[0]))];
+			buf[16] = 0;
+			buf[17] = (uint8_t)attrs[rand() % (int)(sizeof(attrs) / sizeof(attrs[0]))];
+			if (buf[17] == 0x77)
+				buf[16] = 0x77;
+			len = i % 3 ? SA_MAD_SIZE : len;
+		}
+		from.lid = (uint16_t)(rand() % 8);
+		sa_mads += len >= 2 && buf[1] == SA_CLASS; /* the rest go to the SMP queue */
+		sm_recv(r.sm, &from, buf, len);
+	}
+	CU_ASSERT_EQUAL(c->requests, sa_mads);
+	CU_ASSERT(sa_mads > 14000);
+	CU_ASSERT(c->malformed > 0);
+	/* still answering */
+	answered = c->answered;
+	h.class_version = SA_CLASS_VERSION;
+	h.method = SA_METHOD_GET;
+	h.attr_id = SA_ATTR_CLASS_PORT_INFO;
+	sa_encode(&h, NULL, 0, 0, buf, SA_MAD_SIZE);
+	from.lid = 1;
+	sm_recv(r.sm, &from, buf, SA_MAD_SIZE);
+	CU_ASSERT_EQUAL(c->answered, answered + 1);
+	rig_sweep(&r);
+	CU_ASSERT_EQUAL(r.last.status, 0);
+	rig_fini(&r);
+}
+
 void test_sa_register(void)
 {
 	CU_pSuite s = CU_add_suite("sa", NULL, NULL);
@@ -424,4 +487,5 @@ void test_sa_register(void)
 	CU_add_test(s, "long GetTable answer: one RMPP transfer", test_sa_long_answer);
 	CU_add_test(s, "GetMulti and MultiPathRecord", test_sa_get_multi);
 	CU_add_test(s, "SA requests held while a sweep runs", test_sa_held_during_sweep);
+	CU_add_test(s, "hostile SA MADs through the SM", test_sa_hostile);
 }
