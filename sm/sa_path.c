@@ -1,7 +1,7 @@
 /*
  * sa_path.c - PathRecord answers: walks the programmed LFTs of the SA's
- * view, caches the facts per (SLID, DLID), applies partitions and the
- * request's components.  MultiPathRecord GetMulti is answered as one
+ * view, caches the facts per (SLID, DLID), applies partitions (the ends'
+ * and the requester's) and the request's components.  MultiPathRecord GetMulti is answered as one
  * PathRecord Get per SGID x DGID pair, through the same code.  Reads
  * the view only; never changes the fabric, the LFTs or the partition
  * plan, and does no I/O.
@@ -216,6 +216,8 @@ struct path_query {
 	const uint8_t *tmpl; /* the request's record bytes */
 	struct sa_path_rec want;
 	struct sa_out *out;
+	struct sa_port_ref requester; /* who asks (node FABRIC_NONE: unknown) */
+	int trusted;		      /* the request carries the subnet's SM_Key */
 };
 
 /* Components matched as plain values (the rest are ends, P_Key,
@@ -258,17 +260,63 @@ static uint16_t path_end_resolve(const struct path_query *q, int gid_comp, int l
 	return SA_STATUS_OK;
 }
 
-/* The P_Key the ends share (and the request allows), 0 when none. */
-static uint16_t path_pkey(const struct path_query *q, const struct path_end *s,
-			  const struct path_end *d)
+/* Trusted: the request's SM_Key is the subnet's (IBA 15.2.1: the SA
+ * header's SM_Key marks a privileged request; 0 configured = nobody). */
+static int path_trusted(const struct sa *sa, const struct sa_req *req)
 {
-	uint16_t want = path_has(q, SA_PR_PKEY) ? q->want.pkey : 0;
+	return sa->v.sm_key && req->mad->sm_key == sa->v.sm_key;
+}
+
+/* May the requester see a path in partition pkey?  A path is usable only
+ * inside its partition (IBA 10.9: a port sends and receives only with
+ * P_Keys in its table), so a host learns only paths of partitions it is a
+ * member of, full or limited; a trusted requester (the SM's tools) sees
+ * every path.  OpenSM is looser here: it wants the requester to share some
+ * P_Key with each end, not necessarily the path's.  With no partition plan
+ * everyone is a full member of the default partition, the only P_Key a
+ * path then has.  An unknown requester is a member of nothing. */
+static int path_requester_in(const struct path_query *q, uint16_t pkey)
+{
+	if (q->trusted)
+		return 1;
+	return pkey_plan_member(q->sa->v.pk, q->requester.node, q->requester.port,
+				PKEY_BASE(pkey)) > 0;
+}
+
+/* The P_Key the ends share in base want (0: any, the default partition
+ * first) that the requester may see; 0 when none. */
+static uint16_t path_pkey_seen(const struct path_query *q, const struct path_end *s,
+			       const struct path_end *d, uint16_t want)
+{
 	uint16_t k = pkey_plan_shared(q->sa->v.pk, s->ref.node, s->ref.port, d->ref.node,
 				      d->ref.port, want);
 
-	if (k && path_has(q, SA_PR_PKEY) && PKEY_BASE(k) != PKEY_BASE(want))
-		return 0;
-	return k;
+	return k && path_requester_in(q, k) ? k : 0;
+}
+
+/* The P_Key of the path (the ends share it, the request allows it, the
+ * requester may see it), 0 when none.  Without a P_Key in the request the
+ * default partition is preferred, then the lowest base the requester is in. */
+static uint16_t path_pkey(const struct path_query *q, const struct path_end *s,
+			  const struct path_end *d)
+{
+	const struct pkey_port_table *t;
+	uint16_t k, best = 0;
+
+	if (path_has(q, SA_PR_PKEY)) {
+		k = path_pkey_seen(q, s, d, q->want.pkey);
+		return k && PKEY_BASE(k) == PKEY_BASE(q->want.pkey) ? k : 0;
+	}
+	k = pkey_plan_shared(q->sa->v.pk, s->ref.node, s->ref.port, d->ref.node, d->ref.port, 0);
+	if (!k || path_requester_in(q, k))
+		return k;
+	t = pkey_plan_port(q->sa->v.pk, s->ref.node, s->ref.port);
+	for (unsigned i = 0; t && i < t->n; i++) {
+		k = path_pkey_seen(q, s, d, t->pkey[i]);
+		if (k && (!best || PKEY_BASE(k) < PKEY_BASE(best)))
+			best = k;
+	}
+	return best;
 }
 
 /* One selector-governed component: MTU, Rate or PacketLifeTime. */
@@ -444,7 +492,8 @@ uint16_t sa_path_handle(struct sa *sa, const struct sa_req *req, struct sa_out *
 {
 	const struct sa_mad *m = req->mad;
 	int is_get = m->method == SA_METHOD_GET, none;
-	struct path_query q = { sa, m->comp_mask, m->data, { 0 }, out };
+	struct path_query q = { sa, m->comp_mask, m->data, { 0 }, out,
+				req->requester, path_trusted(sa, req) };
 	struct path_end s, d;
 	uint16_t st;
 
@@ -539,6 +588,6 @@ uint16_t sa_mpath_handle(struct sa *sa, const struct sa_req *req, struct sa_out 
 		return st;
 	sa_path_encode(&mp.want, tmpl);
 	q = (struct path_query){ sa, mp.pr_mask | SA_PR_CM(SA_PR_SGID) | SA_PR_CM(SA_PR_DGID),
-				 tmpl, mp.want, out };
+				 tmpl, mp.want, out, req->requester, path_trusted(sa, req) };
 	return mpath_pairs(&q, &mp);
 }

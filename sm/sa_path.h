@@ -21,10 +21,24 @@
  * reverse path exists.  One path per port pair (LMC paths are not
  * enumerated; NumbPath only bounds that one).
  *
+ * Partitions and the requester: a path is answered only in a partition
+ * the requester (req->requester) is a member of, full or limited, so a
+ * host learns no path inside a partition it is not in (a path is usable
+ * only within its P_Key, IBA 10.9; when the requester is an end this
+ * already holds).  Without a P_Key in the request the default partition
+ * is preferred, then the lowest one the ends share and the requester is
+ * in; a requested P_Key outside the requester's partitions gives no
+ * record.  Trusted requesters (the request's SM_Key is sa->v.sm_key, not
+ * 0) see every path.  An unknown requester (FABRIC_NONE) is a member of
+ * nothing when there is a partition plan; without one everyone, unknown
+ * requesters included, is in the default partition.  OpenSM checks less:
+ * that the requester shares some P_Key with each end.
+ *
  * sa_mpath_handle answers MultiPathRecord GetMulti (IBA 15.2.5.20) with
  * PathRecords: for each SGID in list order, each DGID in list order, the
  * record a PathRecord Get with those two GIDs and the template's
- * constraints would give (so pairs that share no partition, or that a
+ * constraints would give, from the same requester (so pairs that share no
+ * partition, whose partition the requester is not in, or that a
  * selector, SL or Reversible rules out, give none).  NumbPath, when
  * selected and not 0, caps the records of the whole answer.
  * IndependenceSelector is accepted and ignored: there is one path per

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mad/sa_svc.h"
+#include "sm/pkey.h"
 
 #define SA_SVC_NEVER UINT64_MAX
 #define SA_SVC_TID_TAG 0x53560000ull /* "SV": the TID's high word */
@@ -81,6 +82,21 @@ static int sa_svc_gid_zero(const uint8_t gid[16])
 	return memcmp(gid, zero, 16) == 0;
 }
 
+/* Trusted: the request's SM_Key is the subnet's (IBA 15.2.1: the SA
+ * header's SM_Key marks a privileged request; none configured = nobody). */
+static int sa_svc_trusted(const struct sa *sa, const struct sa_req *req)
+{
+	return sa->v.sm_key && req->mad->sm_key == sa->v.sm_key;
+}
+
+/* Is port r a member, full or limited, of the partition of pkey?  No
+ * partition plan: every port is a full member of the default partition
+ * and of nothing else. */
+static int sa_svc_member(const struct sa *sa, struct sa_port_ref r, uint16_t pkey)
+{
+	return pkey_plan_member(sa->v.pk, r.node, r.port, PKEY_BASE(pkey)) > 0;
+}
+
 /* ---- services ------------------------------------------------------------ */
 
 static const struct sa_field *sa_svc_comp(int c)
@@ -91,6 +107,36 @@ static const struct sa_field *sa_svc_comp(int c)
 static const uint8_t *sa_svc_rec_gid(const uint8_t *raw)
 {
 	return raw + sa_svc_comp(SA_SVC_REC_C_GID)->bit / 8;
+}
+
+static uint16_t sa_svc_rec_pkey(const uint8_t *raw)
+{
+	return (uint16_t)sa_get(raw, sa_svc_comp(SA_SVC_REC_C_PKEY));
+}
+
+/* May the requester see (Get/GetTable) a service of partition pkey?  A
+ * ServiceRecord tells where a service is offered (IBA 15.2.5.14
+ * ServiceP_Key); outside that partition the service cannot be reached,
+ * and a host must not learn what runs in partitions it is not in.
+ * Trusted requesters see every service.  OpenSM filters the same way. */
+static int sa_svc_visible(const struct sa *sa, const struct sa_req *req, uint16_t pkey)
+{
+	return sa_svc_trusted(sa, req) || sa_svc_member(sa, req->requester, pkey);
+}
+
+/* May the requester register (Set) or remove (Delete) services of
+ * partition pkey?  Only inside its own partitions (trusted requesters
+ * anywhere): else a host could advertise into, or take services out of,
+ * a partition it does not belong to.  A refusal is ERR_REQ_INVALID
+ * (0x0200): what nanosm answers for every request its partition and
+ * trust rules forbid (multicast joins, P_KeyTableRecords), and what
+ * OpenSM answers for this very case.  ERR_REQ_DENIED (0x0700) would name
+ * the cause more precisely, but clients written against OpenSM have not
+ * met it there.  Asked before anything is looked up, so the answer tells
+ * nothing about what is registered. */
+static uint16_t sa_svc_may_change(const struct sa *sa, const struct sa_req *req, uint16_t pkey)
+{
+	return sa_svc_visible(sa, req, pkey) ? SA_STATUS_OK : SA_STATUS_REQ_INVALID;
 }
 
 static void sa_svc_remove_at(struct sa_svc *svc, size_t i)
@@ -155,6 +201,24 @@ static uint16_t sa_svc_key_template(const struct sa_mad *m, uint8_t *tmpl, uint6
 	return SA_STATUS_OK;
 }
 
+/* A Set's rules, checked before the registry is touched: the ServiceGID
+ * names a port here, the requester may register in the ServiceP_Key's
+ * partition, and so is the service's own port (OpenSM checks it too:
+ * elsewhere nobody in the partition could reach the service). */
+static uint16_t sa_svc_set_check(const struct sa *sa, const struct sa_req *req,
+				 const uint8_t *tmpl)
+{
+	struct sa_port_ref port = sa_by_gid(sa, sa_svc_rec_gid(tmpl));
+	uint16_t pkey = sa_svc_rec_pkey(tmpl), st;
+
+	if (port.node == FABRIC_NONE)
+		return SA_STATUS_INVALID_GID;
+	st = sa_svc_may_change(sa, req, pkey);
+	if (st)
+		return st;
+	return sa_svc_member(sa, port, pkey) ? SA_STATUS_OK : SA_STATUS_REQ_INVALID;
+}
+
 static uint16_t sa_svc_service_set(struct sa *sa, const struct sa_req *req, struct sa_out *out)
 {
 	struct sa_svc *svc = sa->svc;
@@ -163,10 +227,10 @@ static uint16_t sa_svc_service_set(struct sa *sa, const struct sa_req *req, stru
 	uint16_t st = sa_svc_key_template(req->mad, tmpl, &mask);
 	long i;
 
+	if (st == SA_STATUS_OK)
+		st = sa_svc_set_check(sa, req, tmpl);
 	if (st)
 		return st;
-	if (sa_by_gid(sa, sa_svc_rec_gid(tmpl)).node == FABRIC_NONE)
-		return SA_STATUS_INVALID_GID;
 	i = sa_svc_find(svc, tmpl);
 	if (i < 0) {
 		if (svc->n_svcs >= SA_SVC_MAX_SERVICES ||
@@ -189,6 +253,10 @@ static uint16_t sa_svc_service_delete(struct sa *sa, const struct sa_req *req, s
 
 	if (st)
 		return st;
+	/* the template's ServiceP_Key is part of the key: every match is in it */
+	st = sa_svc_may_change(sa, req, sa_svc_rec_pkey(tmpl));
+	if (st)
+		return st;
 	for (size_t i = 0; i < svc->n_svcs;) {
 		if (!sa_rec_match(&sa_svc_rec_desc, mask, tmpl, svc->svcs[i].raw)) {
 			i++;
@@ -208,6 +276,8 @@ static uint16_t sa_svc_service_get(struct sa *sa, const struct sa_req *req, stru
 	for (size_t i = 0; i < sa->svc->n_svcs; i++) {
 		const uint8_t *raw = sa->svc->svcs[i].raw;
 
+		if (!sa_svc_visible(sa, req, sa_svc_rec_pkey(raw)))
+			continue;
 		if (sa_rec_match(&sa_svc_rec_desc, m->comp_mask, m->data, raw) &&
 		    sa_out_add(out, raw) < 0)
 			return SA_STATUS_NO_RESOURCES;
@@ -331,6 +401,24 @@ static uint16_t sa_svc_inform(struct sa *sa, const struct sa_req *req, struct sa
 	return sa_out_add(out, rec) < 0 ? SA_STATUS_NO_RESOURCES : SA_STATUS_OK;
 }
 
+/* May the requester see subscription s?  Its own, always; another
+ * port's only when trusted: who listens for which events (and at which
+ * QPN) is the subscriber's business, like multicast membership.  An
+ * unknown requester owns none.  (OpenSM shows every subscriber that
+ * shares a P_Key with the requester; nanosm is stricter.) */
+static int sa_svc_iir_visible(const struct sa *sa, const struct sa_req *req,
+			      const struct sa_svc_sub *s)
+{
+	uint8_t own[16];
+
+	if (sa_svc_trusted(sa, req))
+		return 1;
+	if (req->requester.node == FABRIC_NONE)
+		return 0;
+	sa_port_gid(sa, req->requester, own);
+	return memcmp(own, s->gid, 16) == 0;
+}
+
 static uint16_t sa_svc_iir(struct sa *sa, const struct sa_req *req, struct sa_out *out)
 {
 	const struct sa_mad *m = req->mad;
@@ -344,6 +432,13 @@ static uint16_t sa_svc_iir(struct sa *sa, const struct sa_req *req, struct sa_ou
 	for (size_t i = 0; i < sa->svc->n_subs; i++) {
 		const struct sa_svc_sub *s = &sa->svc->subs[i];
 		struct sa_svc_iir r = { .enum_id = s->enum_id, .ii = s->ii };
+
+		if (!sa_svc_iir_visible(sa, req, s))
+			continue;
+		/* C15-0.2-1.16 (as OpenSM's sources cite it): the QPN only to
+		 * trusted requesters, 0 to everyone else */
+		if (!sa_svc_trusted(sa, req))
+			r.ii.qpn = 0;
 
 		memcpy(r.subscriber_gid, s->gid, 16);
 		sa_svc_iir_encode(&r, rec);

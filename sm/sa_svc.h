@@ -17,10 +17,26 @@
  * there is no retry (a later version may resend unanswered ones from
  * sa_svc_tick).
  *
- * Not done yet: partition filtering of answers (a requester sees every
- * service and subscription), ServiceKey / owner checks on Set and Delete.
- * Vendor (IsGeneric 0) subscriptions are stored and listed but never
- * reported (nanosm produces no vendor traps).
+ * Partitions and trust (a request is trusted when its SM_Key is
+ * sa->v.sm_key, not 0): Get/GetTable ServiceRecord list only services
+ * whose ServiceP_Key partition the requester is a member of, full or
+ * limited (trusted: all).  A Set is refused with SA_STATUS_REQ_INVALID
+ * unless the requester is a member of the ServiceP_Key's partition (or
+ * trusted) and the ServiceGID's port is a member too (trusted or not: a
+ * service elsewhere cannot be reached); a Delete likewise unless the
+ * requester is a member of the template's ServiceP_Key partition (or
+ * trusted); a Set or Delete without ServiceP_Key means the default
+ * partition.
+ * InformInfoRecord Get/GetTable show an untrusted requester its own
+ * subscriptions only, with QPN 0; a trusted one everyone's, with QPNs.  Without a partition
+ * plan every port is a member of the default partition and of nothing
+ * else; an unknown requester (FABRIC_NONE) is a member of nothing when
+ * there is a plan and owns no subscription.
+ *
+ * Not done yet: ServiceKey / owner checks on Set and Delete (any member
+ * of a service's partition may refresh or delete it).  Vendor
+ * (IsGeneric 0) subscriptions are stored and listed but never reported
+ * (nanosm produces no vendor traps).
  *
  * Hooks sa_modules.c wires: handler sa_svc_handle for attributes 0x31,
  * 0x03 and 0xF3; sa_svc_new/sa_svc_free into sa->svc; sa_svc_prune after

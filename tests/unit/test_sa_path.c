@@ -200,6 +200,9 @@ static const char test_sa_path_topo[] = "Switch 8 \"s1\"\n"
 					"Hca 1 \"h3\"\n"
 					"[1] \"s2\"[1]\n";
 
+/* The subnet's SM_Key in every view of the rig. */
+#define TEST_SA_PATH_SM_KEY 0x1ull
+
 struct test_sa_path_rig {
 	struct fabric f;
 	struct lft_set lfts;
@@ -208,6 +211,10 @@ struct test_sa_path_rig {
 	int s1, s2, h1, h2, h3;
 	uint16_t l_s1, l_s2, l_h1, l_h2, l_h3;
 	struct sa_out out;
+	/* who asks: the requester port (node FABRIC_NONE: unknown, the
+	 * default) and the SM_Key its requests carry (0: untrusted) */
+	struct sa_port_ref asker;
+	uint64_t key;
 };
 
 static int test_sa_path_send(void *ctx, const struct mad_addr *to, const uint8_t *mad, size_t len)
@@ -228,6 +235,7 @@ static void test_sa_path_view_pk(struct test_sa_path_rig *r, uint64_t gen,
 	v.f = &r->f;
 	v.lfts = &r->lfts;
 	v.subnet_prefix = 0xfe80000000000000ull;
+	v.sm_key = TEST_SA_PATH_SM_KEY;
 	v.route_gen = gen;
 	CU_ASSERT_EQUAL(sa_update(r->sa, &v), 0);
 }
@@ -244,6 +252,7 @@ static void test_sa_path_rig_init(struct test_sa_path_rig *r)
 	uint16_t max;
 
 	memset(r, 0, sizeof(*r));
+	r->asker = (struct sa_port_ref){ FABRIC_NONE, 0 };
 	route_test_parse(test_sa_path_topo, &r->f);
 	max = route_test_assign_lids(&r->f, ROUTE_TEST_SWITCH_GUID);
 	CU_ASSERT_EQUAL_FATAL(route_test_run(&route_engine_minhop, &r->f, max, NULL, 0, &r->lfts,
@@ -284,12 +293,13 @@ static uint16_t test_sa_path_ask(struct test_sa_path_rig *r, uint8_t method, uin
 				 const struct sa_path_rec *want)
 {
 	struct sa_mad m = { 0 };
-	struct sa_req req = { &m, { 1, 0, 1 }, { FABRIC_NONE, 0 }, 0 };
+	struct sa_req req = { &m, { 1, 0, 1 }, r->asker, 0 };
 
 	m.base_version = 1;
 	m.mgmt_class = SA_CLASS;
 	m.class_version = SA_CLASS_VERSION;
 	m.method = method;
+	m.sm_key = r->key;
 	m.attr_id = SA_ATTR_PATH_RECORD;
 	m.comp_mask = mask;
 	sa_path_encode(want, m.data);
@@ -584,6 +594,9 @@ static void test_sa_path_partitions(void)
 	pkey_plan_init(&pp);
 	CU_ASSERT_EQUAL_FATAL(pkey_plan_build(&pp, &part, 1, &r.f, r.h1, 1, err, sizeof(err)), 0);
 	test_sa_path_view_pk(&r, 2, &pp);
+	/* what the ends share, asked by a trusted requester (the requester's
+	 * own partitions: test_sa_path_requester) */
+	r.key = TEST_SA_PATH_SM_KEY;
 	/* h2 - h3: limited + limited in 0x7fff, nothing else shared */
 	CU_ASSERT_EQUAL(test_sa_path_get(&r, r.l_h2, r.l_h3, 0, NULL, &d), 0);
 	/* h1 - h3: the default partition, h1 full */
@@ -601,6 +614,142 @@ static void test_sa_path_partitions(void)
 	CU_ASSERT_EQUAL(test_sa_path_ask(&r, SA_METHOD_GET_TABLE, SA_PR_CM(SA_PR_SLID), &w),
 			SA_STATUS_OK);
 	CU_ASSERT_EQUAL(r.out.n, 2);
+	test_sa_path_view(&r, 3);
+	pkey_plan_fini(&pp);
+	test_sa_path_rig_fini(&r);
+}
+
+/* Partition 0x0010: h2 and h3 full members, the switches limited ones; no
+ * rule for 0x7fff, so h1 (the SM's port) is its only full member and
+ * everyone else a limited one.  pp is built and put in r's view. */
+static void test_sa_path_plan_p10(struct test_sa_path_rig *r, struct pkey_plan *pp)
+{
+	struct policy_member m[3];
+	struct policy_partition part;
+	char err[256];
+
+	memset(&part, 0, sizeof(part));
+	m[0] = (struct policy_member){ POLICY_MEMBER_GUID, r->f.nodes[r->h2].ports[1].guid,
+				       POLICY_FULL };
+	m[1] = (struct policy_member){ POLICY_MEMBER_GUID, r->f.nodes[r->h3].ports[1].guid,
+				       POLICY_FULL };
+	m[2] = (struct policy_member){ POLICY_MEMBER_ALL_SWITCHES, 0, POLICY_LIMITED };
+	strcpy(part.name, "p");
+	part.pkey = 0x0010;
+	part.members = m;
+	part.n_members = 3;
+	pkey_plan_init(pp);
+	CU_ASSERT_EQUAL_FATAL(pkey_plan_build(pp, &part, 1, &r->f, r->h1, 1, err, sizeof(err)), 0);
+	test_sa_path_view_pk(r, 2, pp);
+}
+
+/* The requester must be a member of the path's partition (full or
+ * limited) unless trusted: h1 asks for h2 -> h3, a path in 0x0010, which
+ * h1 is not in. */
+static void test_sa_path_requester(void)
+{
+	struct test_sa_path_rig r;
+	struct pkey_plan pp;
+	struct sa_path_rec w, d;
+
+	test_sa_path_rig_init(&r);
+	test_sa_path_plan_p10(&r, &pp);
+	memset(&w, 0, sizeof(w));
+	r.asker = (struct sa_port_ref){ r.h1, 1 };
+	CU_ASSERT_EQUAL(test_sa_path_get(&r, r.l_h2, r.l_h3, 0, NULL, &d), 0);
+	w.pkey = 0x8010;
+	CU_ASSERT_EQUAL(test_sa_path_get(&r, r.l_h2, r.l_h3, SA_PR_CM(SA_PR_PKEY), &w, &d), 0);
+	/* h1 sees the paths of the default partition it is in */
+	CU_ASSERT_EQUAL_FATAL(test_sa_path_get(&r, r.l_h2, r.l_h1, 0, NULL, &d), 1);
+	CU_ASSERT_EQUAL(d.pkey, 0xffff);
+	/* a wrong SM_Key is no SM_Key */
+	r.key = TEST_SA_PATH_SM_KEY + 1;
+	CU_ASSERT_EQUAL(test_sa_path_get(&r, r.l_h2, r.l_h3, 0, NULL, &d), 0);
+	/* trusted: the record */
+	r.key = TEST_SA_PATH_SM_KEY;
+	CU_ASSERT_EQUAL_FATAL(test_sa_path_get(&r, r.l_h2, r.l_h3, 0, NULL, &d), 1);
+	CU_ASSERT_EQUAL(d.pkey, 0x8010);
+	/* untrusted again: either end may ask, and a limited member (s1) */
+	r.key = 0;
+	r.asker = (struct sa_port_ref){ r.h2, 1 };
+	CU_ASSERT_EQUAL(test_sa_path_get(&r, r.l_h2, r.l_h3, 0, NULL, &d), 1);
+	r.asker = (struct sa_port_ref){ r.h3, 1 };
+	CU_ASSERT_EQUAL(test_sa_path_get(&r, r.l_h2, r.l_h3, 0, NULL, &d), 1);
+	r.asker = (struct sa_port_ref){ r.s1, 0 };
+	CU_ASSERT_EQUAL(test_sa_path_get(&r, r.l_h2, r.l_h3, 0, NULL, &d), 1);
+	/* a requester the SA does not know is a member of nothing */
+	r.asker = (struct sa_port_ref){ FABRIC_NONE, 0 };
+	CU_ASSERT_EQUAL(test_sa_path_get(&r, r.l_h2, r.l_h1, 0, NULL, &d), 0);
+	/* all pairs: 9 through h1 in 0xffff, 12 in 0x0010 (h2, h3 with each
+	 * other, themselves and the switches) */
+	CU_ASSERT_EQUAL(test_sa_path_ask(&r, SA_METHOD_GET_TABLE, 0, &w), SA_STATUS_OK);
+	CU_ASSERT_EQUAL(r.out.n, 0);
+	r.asker = (struct sa_port_ref){ r.h1, 1 };
+	CU_ASSERT_EQUAL(test_sa_path_ask(&r, SA_METHOD_GET_TABLE, 0, &w), SA_STATUS_OK);
+	CU_ASSERT_EQUAL(r.out.n, 9);
+	for (size_t i = 0; i < r.out.n; i++) {
+		sa_path_decode(r.out.recs + i * SA_PATH_REC_SIZE, &d);
+		CU_ASSERT_EQUAL(d.pkey, 0xffff);
+	}
+	r.asker = (struct sa_port_ref){ r.s1, 0 };
+	CU_ASSERT_EQUAL(test_sa_path_ask(&r, SA_METHOD_GET_TABLE, 0, &w), SA_STATUS_OK);
+	CU_ASSERT_EQUAL(r.out.n, 21);
+	r.asker = (struct sa_port_ref){ r.h1, 1 };
+	r.key = TEST_SA_PATH_SM_KEY;
+	CU_ASSERT_EQUAL(test_sa_path_ask(&r, SA_METHOD_GET_TABLE, 0, &w), SA_STATUS_OK);
+	CU_ASSERT_EQUAL(r.out.n, 21);
+	test_sa_path_view(&r, 3);
+	pkey_plan_fini(&pp);
+	test_sa_path_rig_fini(&r);
+}
+
+/* The ends share two partitions, the requester is in one: the path is
+ * answered in that one.  0x7fff holds h2 and h3 only (a rule for it:
+ * nobody else is in the default partition), 0x0010 holds h1, h2, h3. */
+static void test_sa_path_requester_pkey(void)
+{
+	struct test_sa_path_rig r;
+	struct policy_member m[3];
+	struct policy_partition parts[2];
+	struct pkey_plan pp;
+	struct sa_path_rec w, d;
+	char err[256];
+
+	test_sa_path_rig_init(&r);
+	memset(parts, 0, sizeof(parts));
+	m[0] = (struct policy_member){ POLICY_MEMBER_GUID, r.f.nodes[r.h2].ports[1].guid,
+				       POLICY_FULL };
+	m[1] = (struct policy_member){ POLICY_MEMBER_GUID, r.f.nodes[r.h3].ports[1].guid,
+				       POLICY_FULL };
+	m[2] = (struct policy_member){ POLICY_MEMBER_GUID, r.f.nodes[r.h1].ports[1].guid,
+				       POLICY_FULL };
+	strcpy(parts[0].name, "default");
+	parts[0].pkey = 0x7fff;
+	parts[0].members = m;
+	parts[0].n_members = 2;
+	strcpy(parts[1].name, "p");
+	parts[1].pkey = 0x0010;
+	parts[1].members = m;
+	parts[1].n_members = 3;
+	pkey_plan_init(&pp);
+	CU_ASSERT_EQUAL_FATAL(pkey_plan_build(&pp, parts, 2, &r.f, r.h1, 1, err, sizeof(err)), 0);
+	test_sa_path_view_pk(&r, 2, &pp);
+	CU_ASSERT_EQUAL(pkey_plan_member(&pp, r.h1, 1, 0x7fff), 0);
+	/* an end asks: the default partition, preferred */
+	r.asker = (struct sa_port_ref){ r.h2, 1 };
+	CU_ASSERT_EQUAL_FATAL(test_sa_path_get(&r, r.l_h2, r.l_h3, 0, NULL, &d), 1);
+	CU_ASSERT_EQUAL(d.pkey, 0xffff);
+	/* h1 asks: 0x0010, the one it is in */
+	r.asker = (struct sa_port_ref){ r.h1, 1 };
+	CU_ASSERT_EQUAL_FATAL(test_sa_path_get(&r, r.l_h2, r.l_h3, 0, NULL, &d), 1);
+	CU_ASSERT_EQUAL(d.pkey, 0x8010);
+	memset(&w, 0, sizeof(w));
+	w.pkey = 0xffff;
+	CU_ASSERT_EQUAL(test_sa_path_get(&r, r.l_h2, r.l_h3, SA_PR_CM(SA_PR_PKEY), &w, &d), 0);
+	/* trusted: the ends' own choice */
+	r.key = TEST_SA_PATH_SM_KEY;
+	CU_ASSERT_EQUAL_FATAL(test_sa_path_get(&r, r.l_h2, r.l_h3, 0, NULL, &d), 1);
+	CU_ASSERT_EQUAL(d.pkey, 0xffff);
 	test_sa_path_view(&r, 3);
 	pkey_plan_fini(&pp);
 	test_sa_path_rig_fini(&r);
@@ -719,12 +868,13 @@ static uint16_t test_sa_mpath_ask(struct test_sa_path_rig *r, uint8_t method, ui
 				  const int *dsts, int n_dst)
 {
 	struct sa_mad m = { 0 };
-	struct sa_req req = { &m, { 1, 0, 1 }, { FABRIC_NONE, 0 }, 0 };
+	struct sa_req req = { &m, { 1, 0, 1 }, r->asker, 0 };
 
 	m.base_version = 1;
 	m.mgmt_class = SA_CLASS;
 	m.class_version = SA_CLASS_VERSION;
 	m.method = method;
+	m.sm_key = r->key;
 	m.attr_id = SA_ATTR_MULTIPATH_RECORD;
 	m.comp_mask = mask | SA_MPR_CM(SA_MPR_SGID_COUNT) | SA_MPR_CM(SA_MPR_DGID_COUNT);
 	mp->sgid_count = (uint8_t)n_src;
@@ -892,6 +1042,7 @@ static void test_sa_mpath_partitions(void)
 	pkey_plan_init(&pp);
 	CU_ASSERT_EQUAL_FATAL(pkey_plan_build(&pp, &part, 1, &r.f, r.h1, 1, err, sizeof(err)), 0);
 	test_sa_path_view_pk(&r, 2, &pp);
+	r.key = TEST_SA_PATH_SM_KEY; /* what the ends share, whoever asks */
 	h2[0] = r.h2;
 	h13[0] = r.h3;
 	h13[1] = r.h1;
@@ -911,6 +1062,42 @@ static void test_sa_mpath_partitions(void)
 	CU_ASSERT_EQUAL(test_sa_mpath_ask(&r, SA_METHOD_GET_MULTI, SA_MPR_CM(SA_MPR_PKEY), &mp, h2,
 					  1, h13, 2), 0);
 	CU_ASSERT_EQUAL(r.out.n, 0);
+	test_sa_path_view(&r, 3);
+	pkey_plan_fini(&pp);
+	test_sa_path_rig_fini(&r);
+}
+
+/* GetMulti follows the requester's partitions like PathRecord: h1 asks
+ * for h2 -> {h3, h1}; h2 -> h3 is in 0x0010, which h1 is not in. */
+static void test_sa_mpath_requester(void)
+{
+	struct test_sa_path_rig r;
+	struct pkey_plan pp;
+	struct sa_mpath_req mp;
+	struct sa_path_rec d;
+	int h2[1], h31[2];
+
+	test_sa_path_rig_init(&r);
+	test_sa_path_plan_p10(&r, &pp);
+	h2[0] = r.h2;
+	h31[0] = r.h3;
+	h31[1] = r.h1;
+	memset(&mp, 0, sizeof(mp));
+	r.asker = (struct sa_port_ref){ r.h1, 1 };
+	CU_ASSERT_EQUAL(test_sa_mpath_ask(&r, SA_METHOD_GET_MULTI, 0, &mp, h2, 1, h31, 2), 0);
+	CU_ASSERT_EQUAL_FATAL(r.out.n, 1);
+	test_sa_mpath_rec(&r, 0, &d);
+	CU_ASSERT_EQUAL(d.dlid, r.l_h1);
+	r.key = TEST_SA_PATH_SM_KEY;
+	CU_ASSERT_EQUAL(test_sa_mpath_ask(&r, SA_METHOD_GET_MULTI, 0, &mp, h2, 1, h31, 2), 0);
+	CU_ASSERT_EQUAL_FATAL(r.out.n, 2);
+	test_sa_mpath_rec(&r, 0, &d);
+	CU_ASSERT_EQUAL(d.dlid, r.l_h3);
+	CU_ASSERT_EQUAL(d.pkey, 0x8010);
+	r.key = 0;
+	r.asker = (struct sa_port_ref){ r.h2, 1 };
+	CU_ASSERT_EQUAL(test_sa_mpath_ask(&r, SA_METHOD_GET_MULTI, 0, &mp, h2, 1, h31, 2), 0);
+	CU_ASSERT_EQUAL(r.out.n, 2);
 	test_sa_path_view(&r, 3);
 	pkey_plan_fini(&pp);
 	test_sa_path_rig_fini(&r);
@@ -993,10 +1180,13 @@ void test_sa_path_register(void)
 	CU_add_test(s, "GetTable one source and all", test_sa_path_tables);
 	CU_add_test(s, "cache hits and flush", test_sa_path_cache);
 	CU_add_test(s, "partitions", test_sa_path_partitions);
+	CU_add_test(s, "requester in the path's partition or trusted", test_sa_path_requester);
+	CU_add_test(s, "P_Key chosen among the requester's", test_sa_path_requester_pkey);
 	CU_add_test(s, "random requests", test_sa_path_hostile);
 	CU_add_test(s, "MultiPathRecord bytes and counts", test_sa_mpath_codec);
 	CU_add_test(s, "GetMulti: SGID x DGID pairs, NumbPath", test_sa_mpath_pairs);
 	CU_add_test(s, "GetMulti: selectors, SL, Reversible", test_sa_mpath_constraints);
 	CU_add_test(s, "GetMulti: pairs without a partition", test_sa_mpath_partitions);
+	CU_add_test(s, "GetMulti: requester's partitions", test_sa_mpath_requester);
 	CU_add_test(s, "GetMulti: counts, GIDs, methods", test_sa_mpath_errors);
 }

@@ -15,6 +15,7 @@
 #include "mad/sa.h"
 #include "mad/sa_svc.h"
 #include "routing/topo_file.h"
+#include "sm/pkey.h"
 #include "sm/sa.h"
 #include "sm/sa_svc.h"
 #include "tests/unit/unit.h"
@@ -37,6 +38,7 @@ static const char tsv_topo_small[] = "Switch 4 \"sw\"\n"
 				     "[1] \"sw\"[1]\n";
 
 #define TSV_SENT_MAX 8
+#define TSV_SM_KEY 0x1ull /* the subnet's SM_Key in every view of the rig */
 
 struct tsv_sent {
 	int n;
@@ -50,6 +52,8 @@ struct tsv_rig {
 	struct tsv_sent sent;
 	struct sa *sa;
 	int own_svc; /* the test created sa->svc (sa_modules did not) */
+	const struct pkey_plan *pk; /* partitions of the next view; NULL: none */
+	uint64_t key;		    /* SM_Key the requests carry (0: untrusted) */
 };
 
 static int tsv_send(void *ctx, const struct mad_addr *to, const uint8_t *mad, size_t len)
@@ -96,6 +100,8 @@ static void tsv_view(struct tsv_rig *r, const struct fabric *f)
 	struct sa_view v = { 0 };
 
 	v.f = f;
+	v.pk = r->pk;
+	v.sm_key = TSV_SM_KEY;
 	v.subnet_prefix = 0xfe80000000000000ull;
 	v.sm_lid = 1;
 	v.sm_guid = 0x0011223344556677ull;
@@ -153,6 +159,7 @@ static uint16_t tsv_call(struct tsv_rig *r, uint16_t lid, uint8_t method, uint16
 	m.method = method;
 	m.attr_id = attr;
 	m.comp_mask = mask;
+	m.sm_key = r->key;
 	m.tid = 0x77;
 	if (rec)
 		memcpy(m.data, rec, rec_len);
@@ -474,6 +481,140 @@ static void test_sa_svc_prune(void)
 	tsv_rig_fini(&r);
 }
 
+/* Partition 0x0010 holds h1 (LID 2, full); no rule for 0x7fff, so the
+ * switch (the SM's port here) is its full member, h1 and h2 limited ones.
+ * The plan goes into a new view of r. */
+static void tsv_plan(struct tsv_rig *r, struct pkey_plan *pp)
+{
+	struct sa_port_ref h1 = sa_by_lid(r->sa, 2), sw = sa_by_lid(r->sa, 1);
+	struct policy_member m = { POLICY_MEMBER_GUID, 0, POLICY_FULL };
+	struct policy_partition part;
+	char err[256];
+
+	CU_ASSERT_FATAL(h1.node != FABRIC_NONE && sw.node != FABRIC_NONE);
+	m.guid = r->f.nodes[h1.node].ports[1].guid;
+	memset(&part, 0, sizeof(part));
+	strcpy(part.name, "p");
+	part.pkey = 0x0010;
+	part.members = &m;
+	part.n_members = 1;
+	pkey_plan_init(pp);
+	CU_ASSERT_EQUAL_FATAL(pkey_plan_build(pp, &part, 1, &r->f, sw.node, 0, err, sizeof(err)),
+			      0);
+	r->pk = pp;
+	tsv_view(r, &r->f);
+}
+
+/* A service of port `lid` in partition pkey. */
+static void tsv_service_in(struct tsv_rig *r, uint16_t lid, uint64_t id, uint16_t pkey,
+			   uint8_t rec[SA_SVC_REC_SIZE])
+{
+	struct sa_svc_rec s;
+
+	tsv_service(r, lid, id, SA_SVC_LEASE_FOREVER, "in-partition", rec);
+	sa_svc_rec_decode(rec, &s);
+	s.pkey = pkey;
+	sa_svc_rec_encode(&s, rec);
+}
+
+static size_t tsv_services_now(const struct tsv_rig *r)
+{
+	struct sa_svc_stats st;
+
+	sa_svc_get_stats(r->sa->svc, &st);
+	return st.services;
+}
+
+/* ServiceRecords follow the requester's partitions: Set and Delete only
+ * inside them (else ERR_REQ_INVALID), Get/GetTable show only theirs;
+ * a trusted requester sees and changes every partition's. */
+static void test_sa_svc_partitions(void)
+{
+	struct tsv_rig r;
+	struct sa_out out = { 0 };
+	struct sa_svc_rec got;
+	struct pkey_plan pp;
+	uint8_t a[SA_SVC_REC_SIZE], b[SA_SVC_REC_SIZE], c[SA_SVC_REC_SIZE];
+	uint8_t q[SA_SVC_REC_SIZE] = { 0 };
+	const uint64_t key = TSV_SR_KEY | 1ull << SA_SVC_REC_C_PKEY;
+	const uint16_t sr = SA_ATTR_SERVICE_RECORD;
+
+	tsv_rig_init(&r);
+	tsv_plan(&r, &pp);
+	/* h1 registers in 0x0010, its partition; h2 may not */
+	tsv_service_in(&r, 2, 0x10, 0x8010, a);
+	CU_ASSERT_EQUAL(tsv_call(&r, 2, SA_METHOD_SET, sr, key, a, sizeof(a), 0, &out),
+			SA_STATUS_OK);
+	tsv_service_in(&r, 3, 0x20, 0x8010, b);
+	CU_ASSERT_EQUAL(tsv_call(&r, 3, SA_METHOD_SET, sr, key, b, sizeof(b), 0, &out),
+			SA_STATUS_REQ_INVALID);
+	CU_ASSERT_EQUAL(out.n, 0);
+	/* nor may anyone, trusted or not, offer h2's port in 0x0010 */
+	CU_ASSERT_EQUAL(tsv_call(&r, 2, SA_METHOD_SET, sr, key, b, sizeof(b), 0, &out),
+			SA_STATUS_REQ_INVALID);
+	r.key = TSV_SM_KEY;
+	CU_ASSERT_EQUAL(tsv_call(&r, 2, SA_METHOD_SET, sr, key, b, sizeof(b), 0, &out),
+			SA_STATUS_REQ_INVALID);
+	r.key = 0;
+	/* h2 registers in the default partition (P_Key omitted), a limited member */
+	tsv_service(&r, 3, 0x30, SA_SVC_LEASE_FOREVER, "default", c);
+	CU_ASSERT_EQUAL(tsv_call(&r, 3, SA_METHOD_SET, sr, TSV_SR_KEY, c, sizeof(c), 0, &out),
+			SA_STATUS_OK);
+	CU_ASSERT_EQUAL(tsv_services_now(&r), 2);
+	/* GetTable: h1 sees both, h2 its partition's only */
+	CU_ASSERT_EQUAL(tsv_call(&r, 2, SA_METHOD_GET_TABLE, sr, 0, q, sizeof(q), 0, &out),
+			SA_STATUS_OK);
+	CU_ASSERT_EQUAL(out.n, 2);
+	CU_ASSERT_EQUAL(tsv_call(&r, 3, SA_METHOD_GET_TABLE, sr, 0, q, sizeof(q), 0, &out),
+			SA_STATUS_OK);
+	CU_ASSERT_EQUAL_FATAL(out.n, 1);
+	sa_svc_rec_decode(out.recs, &got);
+	CU_ASSERT_EQUAL(got.id, 0x30);
+	/* h2 asking for h1's service by ServiceID: no record */
+	CU_ASSERT_EQUAL(tsv_call(&r, 3, SA_METHOD_GET, sr, 1ull << SA_SVC_REC_C_ID, a, sizeof(a),
+				 0, &out),
+			SA_STATUS_OK);
+	CU_ASSERT_EQUAL(out.n, 0);
+	/* a requester the SA does not know sees nothing; trusted ones everything */
+	CU_ASSERT_EQUAL(tsv_call(&r, 99, SA_METHOD_GET_TABLE, sr, 0, q, sizeof(q), 0, &out),
+			SA_STATUS_OK);
+	CU_ASSERT_EQUAL(out.n, 0);
+	r.key = TSV_SM_KEY + 1; /* not the subnet's */
+	CU_ASSERT_EQUAL(tsv_call(&r, 3, SA_METHOD_GET_TABLE, sr, 0, q, sizeof(q), 0, &out),
+			SA_STATUS_OK);
+	CU_ASSERT_EQUAL(out.n, 1);
+	r.key = TSV_SM_KEY;
+	CU_ASSERT_EQUAL(tsv_call(&r, 3, SA_METHOD_GET_TABLE, sr, 0, q, sizeof(q), 0, &out),
+			SA_STATUS_OK);
+	CU_ASSERT_EQUAL(out.n, 2);
+	/* Delete: h2 may not remove h1's service in 0x0010; trusted, it may */
+	r.key = 0;
+	CU_ASSERT_EQUAL(tsv_call(&r, 3, SA_METHOD_DELETE, sr, key, a, sizeof(a), 0, &out),
+			SA_STATUS_REQ_INVALID);
+	CU_ASSERT_EQUAL(tsv_services_now(&r), 2);
+	r.key = TSV_SM_KEY;
+	CU_ASSERT_EQUAL(tsv_call(&r, 3, SA_METHOD_DELETE, sr, key, a, sizeof(a), 0, &out),
+			SA_STATUS_OK);
+	CU_ASSERT_EQUAL(out.n, 1);
+	CU_ASSERT_EQUAL(tsv_services_now(&r), 1);
+	/* and registers for h1 in 0x0010 from h2's port */
+	CU_ASSERT_EQUAL(tsv_call(&r, 3, SA_METHOD_SET, sr, key, a, sizeof(a), 0, &out),
+			SA_STATUS_OK);
+	CU_ASSERT_EQUAL(tsv_services_now(&r), 2);
+	/* no partitions: the default partition is the only one */
+	r.key = 0;
+	r.pk = NULL;
+	tsv_view(&r, &r.f);
+	CU_ASSERT_EQUAL(tsv_call(&r, 2, SA_METHOD_SET, sr, key, a, sizeof(a), 0, &out),
+			SA_STATUS_REQ_INVALID);
+	CU_ASSERT_EQUAL(tsv_call(&r, 2, SA_METHOD_GET_TABLE, sr, 0, q, sizeof(q), 0, &out),
+			SA_STATUS_OK);
+	CU_ASSERT_EQUAL(out.n, 1);
+	free(out.recs);
+	tsv_rig_fini(&r);
+	pkey_plan_fini(&pp);
+}
+
 /* ---- subscriptions and reports --------------------------------------------- */
 
 static uint16_t tsv_inform(struct tsv_rig *r, uint16_t lid, uint8_t subscribe, uint16_t trap,
@@ -590,7 +731,9 @@ static void test_sa_svc_filters(void)
 	CU_ASSERT_EQUAL(r.sent.n, 3);
 	sa_svc_port_event(r.sa, gid3, 128, 0); /* not a GID trap: ignored */
 	CU_ASSERT_EQUAL(r.sent.n, 3);
-	/* InformInfoRecord: all, then h2's only */
+	/* InformInfoRecord: all, then h2's only (asked by h1: trusted, to see
+	 * another port's; test_sa_svc_iir_trust has the untrusted view) */
+	r.key = TSV_SM_KEY;
 	CU_ASSERT_EQUAL(tsv_call(&r, 2, SA_METHOD_GET_TABLE, SA_ATTR_INFORM_INFO_RECORD, 0, q,
 				 sizeof(q), 0, &out),
 			SA_STATUS_OK);
@@ -611,6 +754,64 @@ static void test_sa_svc_filters(void)
 			SA_STATUS_OK);
 	CU_ASSERT_EQUAL_FATAL(out.n, 2);
 	CU_ASSERT_NOT_EQUAL(tsv_be(out.recs + 16, 2), tsv_be(out.recs + SA_SVC_IIR_SIZE + 16, 2));
+	free(out.recs);
+	tsv_rig_fini(&r);
+}
+
+/* InformInfoRecord: an untrusted requester sees its own subscriptions
+ * only, with QPN 0; a trusted one every port's, with their QPNs. */
+static void test_sa_svc_iir_trust(void)
+{
+	struct tsv_rig r;
+	struct sa_out out = { 0 };
+	struct sa_svc_iir ir;
+	uint8_t gid2[16], gid3[16], q[SA_SVC_IIR_SIZE] = { 0 };
+	const uint16_t iir = SA_ATTR_INFORM_INFO_RECORD;
+
+	tsv_rig_init(&r);
+	tsv_port_gid(&r, 2, gid2);
+	tsv_port_gid(&r, 3, gid3);
+	CU_ASSERT_EQUAL(tsv_inform(&r, 2, 1, SA_SVC_TRAP_GID_IN, &out), SA_STATUS_OK);
+	CU_ASSERT_EQUAL(tsv_inform(&r, 3, 1, SA_SVC_TRAP_GID_OUT, &out), SA_STATUS_OK);
+	/* h1: its own */
+	CU_ASSERT_EQUAL(tsv_call(&r, 2, SA_METHOD_GET_TABLE, iir, 0, q, sizeof(q), 0, &out),
+			SA_STATUS_OK);
+	CU_ASSERT_EQUAL_FATAL(out.n, 1);
+	sa_svc_iir_decode(out.recs, &ir);
+	CU_ASSERT(memcmp(ir.subscriber_gid, gid2, 16) == 0);
+	CU_ASSERT_EQUAL(ir.ii.qpn, 0); /* the subscriber's QPN: trusted requesters only */
+	/* h1 asking for h2's by SubscriberGID: nothing; h2 itself: its own */
+	memcpy(q, gid3, 16);
+	CU_ASSERT_EQUAL(tsv_call(&r, 2, SA_METHOD_GET, iir, 1ull << SA_SVC_IIR_C_SUBSCRIBER_GID, q,
+				 sizeof(q), 0, &out),
+			SA_STATUS_OK);
+	CU_ASSERT_EQUAL(out.n, 0);
+	CU_ASSERT_EQUAL(tsv_call(&r, 3, SA_METHOD_GET, iir, 1ull << SA_SVC_IIR_C_SUBSCRIBER_GID, q,
+				 sizeof(q), 0, &out),
+			SA_STATUS_OK);
+	CU_ASSERT_EQUAL_FATAL(out.n, 1);
+	sa_svc_iir_decode(out.recs, &ir);
+	CU_ASSERT_EQUAL(ir.ii.trap_num, SA_SVC_TRAP_GID_OUT);
+	/* a wrong SM_Key is no SM_Key; an unknown requester owns nothing */
+	memset(q, 0, sizeof(q));
+	r.key = TSV_SM_KEY + 1;
+	CU_ASSERT_EQUAL(tsv_call(&r, 2, SA_METHOD_GET_TABLE, iir, 0, q, sizeof(q), 0, &out),
+			SA_STATUS_OK);
+	CU_ASSERT_EQUAL(out.n, 1);
+	r.key = 0;
+	CU_ASSERT_EQUAL(tsv_call(&r, 99, SA_METHOD_GET_TABLE, iir, 0, q, sizeof(q), 0, &out),
+			SA_STATUS_OK);
+	CU_ASSERT_EQUAL(out.n, 0);
+	/* trusted: everyone's with their QPNs, known requester or not */
+	r.key = TSV_SM_KEY;
+	CU_ASSERT_EQUAL(tsv_call(&r, 2, SA_METHOD_GET_TABLE, iir, 0, q, sizeof(q), 0, &out),
+			SA_STATUS_OK);
+	CU_ASSERT_EQUAL_FATAL(out.n, 2);
+	sa_svc_iir_decode(out.recs, &ir);
+	CU_ASSERT_EQUAL(ir.ii.qpn, 1);
+	CU_ASSERT_EQUAL(tsv_call(&r, 99, SA_METHOD_GET_TABLE, iir, 0, q, sizeof(q), 0, &out),
+			SA_STATUS_OK);
+	CU_ASSERT_EQUAL(out.n, 2);
 	free(out.recs);
 	tsv_rig_fini(&r);
 }
@@ -729,9 +930,11 @@ void test_sa_svc_register(void)
 	CU_add_test(s, "Notice bytes", test_sa_svc_notice_bytes);
 	CU_add_test(s, "register, query, refresh, delete", test_sa_svc_services);
 	CU_add_test(s, "lease expiry", test_sa_svc_lease);
+	CU_add_test(s, "services follow the requester's partitions", test_sa_svc_partitions);
 	CU_add_test(s, "ports that leave", test_sa_svc_prune);
 	CU_add_test(s, "subscribe, report, ReportResp, unsubscribe", test_sa_svc_report);
 	CU_add_test(s, "trap, LID filters and InformInfoRecord", test_sa_svc_filters);
+	CU_add_test(s, "InformInfoRecord: own, or all when trusted", test_sa_svc_iir_trust);
 	CU_add_test(s, "vendor (IsGeneric 0) subscription", test_sa_svc_vendor_subscription);
 	CU_add_test(s, "bad and random requests", test_sa_svc_bad_requests);
 }
