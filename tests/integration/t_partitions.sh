@@ -7,7 +7,8 @@
 # IPoIB broadcast group; host1 (the SM) is a full member of the default and
 # reaches both.  A reload that adds host3 to blue as a limited member is
 # programmed by the next sweep: host3's table gains 0x0002 and the path
-# host2 -> host3 exists in P_Key 0x8002.  With no partitions at all (the
+# host2 -> host3 exists in P_Key 0x8002, but host1 (not in blue) is not
+# told about it.  With no partitions at all (the
 # sa test) every port holds 0xffff.
 . "$(dirname "$0")/lib.sh"
 
@@ -100,6 +101,12 @@ sim_client --host host2 "$NSA" path "$h2" "$h3" >"$d/path23b" 2>&1 ||
 	{ IT_LAST_OUT=$d/path23b; it_fail "host2 -> host3 still refused after the reload"; }
 grep -q 'pkey 0x8002' "$d/path23b" || { IT_LAST_OUT=$d/path23b; it_fail "host2 -> host3 not in 0x8002"; }
 it_log "$(tail -n 1 "$d/path23b")"
+# a third party outside blue (host1: only the default partition) is not told
+# about a path inside blue
+sim_client --host host1 "$NSA" path "$h2" "$h3" >"$d/path23c" 2>&1
+IT_LAST_OUT=$d/path23c
+grep -q 'status 0x0300' "$d/path23c" || it_fail "host1 learned a path inside a partition it is not in"
+it_log "host1 asking for host2 -> host3: $(head -n 1 "$d/path23c")"
 grep -q 'pkey_blocks_sent=[1-9]' "$SM_LOG" || it_fail "no P_Key blocks reported on the sweep lines"
 sm_stop
 it_pass
