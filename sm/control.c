@@ -193,6 +193,11 @@ static void control_cmd_status(const struct control_ops *ops, char *const *args,
 	control_status_counts(b, ops->fabric ? ops->fabric(ops->ctx) : NULL);
 	control_status_mads(b, &st);
 	control_status_sa(b, &st);
+	verify_buf_printf(b,
+			  "light sweeps: runs=%" PRIu64 " escalations=%" PRIu64 " last_mads=%" PRIu64
+			  " last_ms=%" PRIu64 " traps_suppressed=%" PRIu64 "\n",
+			  st.light.runs, st.light.escalations, st.light.last_mads, st.light.last_ms,
+			  st.light.traps_suppressed);
 }
 
 /* ---- sweep, reload, plan ------------------------------------------------ */

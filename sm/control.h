@@ -53,6 +53,7 @@ struct control_status {
 	struct sm_sweep_stats last_good; /* the last successful sweep; number 0: none */
 	struct mad_counters mad;	 /* since start */
 	uint64_t rx_dropped;		 /* MADs the receive ring had no room for */
+	struct sm_light_stats light;	 /* light sweeps and traps since start */
 	struct sa_counters sa;		 /* SA queries since start */
 	size_t mcast_groups;		 /* multicast groups the SA holds */
 };

@@ -91,6 +91,24 @@ static void discover_desc_done(struct sm_req *r, int status, const struct smp *r
 	snprintf(n->desc, sizeof(nd.desc), "%s", nd.desc);
 }
 
+static void discover_psc_done(struct sm_req *r, int status, const struct smp *resp)
+{
+	(void)resp;
+	if (status < 0)
+		log_debug("switch at %s: PortStateChange not cleared (%s)",
+			  sm_path_str(r->path, r->hops, (char[200]){ 0 }, 200), strerror(-status));
+}
+
+/* This sweep sees what changed, so clear the switch's PortStateChange
+ * (write 1 to clear, IBA 14.2.5.4): the light sweep watches it.  The Set
+ * echoes what the switch reported, so nothing else changes. */
+static void discover_clear_psc(struct sm_req *r, const uint8_t *si_raw)
+{
+	if (sm_submit(r->sm, r, SMP_METHOD_SET, SMP_ATTR_SWITCH_INFO, 0, si_raw,
+		      discover_psc_done) < 0)
+		log_debug("PortStateChange: no memory to clear it");
+}
+
 static void discover_switch_info_done(struct sm_req *r, int status, const struct smp *resp)
 {
 	struct fabric_node *n = &r->sm->next.nodes[r->node];
@@ -106,6 +124,8 @@ static void discover_switch_info_done(struct sm_req *r, int status, const struct
 	n->lft_cap = si.linear_fdb_cap;
 	n->lft_top = si.linear_fdb_top;
 	memcpy(n->si_raw, resp->data, sizeof(n->si_raw));
+	if (si.port_state_change)
+		discover_clear_psc(r, resp->data);
 }
 
 /* A node seen for the first time: record it and ask for its details. */

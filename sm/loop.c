@@ -112,11 +112,18 @@ static void loop_request_sweep(struct loop *l)
 	ev_idle_start(l->ev, &l->sweep_idle);
 }
 
+/* Every sweep interval: a light sweep (SwitchInfo of each switch), which
+ * asks for a heavy sweep itself when something changed; a heavy one when
+ * there is no good model yet. */
 static void loop_on_sweep_timer(struct ev_loop *ev, ev_timer *w, int revents)
 {
+	struct loop *l = w->data;
+
 	(void)ev;
 	(void)revents;
-	loop_request_sweep(w->data);
+	if (sm_light_sweep(l->sm) == -EAGAIN)
+		loop_request_sweep(l);
+	loop_rearm(l);
 }
 
 /* What a reload cannot change on a running SM. */
@@ -282,6 +289,7 @@ static void loop_ctl_status(void *ctx, struct control_status *out)
 	out->mad = *sm_mad_counters(l->sm);
 	out->sa = sm_sa(l->sm)->counters;
 	out->rx_dropped = mad_port_rx_dropped(l->port);
+	out->light = *sm_light_stats(l->sm);
 	out->mcast_groups = mcast_db_count(sm_sa(l->sm)->mcast);
 }
 

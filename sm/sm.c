@@ -4,6 +4,7 @@
  * discover.c, configure.c and lft_push.c.  No fds, no event loop here.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -688,15 +689,136 @@ static void sm_answer_sminfo(struct sm *sm, const struct mad_addr *from, const s
 		log_warnx("NSM-W120 cannot answer SMInfo from LID %u", from->lid);
 }
 
+/* The slot of (lid, trap): the one that holds it, else the stalest. */
+static struct sm_trap_seen *sm_trap_slot(struct sm *sm, uint16_t lid, uint16_t trap)
+{
+	struct sm_trap_seen *old = &sm->traps[0];
+
+	for (size_t i = 0; i < SM_TRAP_SLOTS; i++) {
+		struct sm_trap_seen *t = &sm->traps[i];
+
+		if (t->used && t->lid == lid && t->trap == trap)
+			return t;
+		if (!t->used || (old->used && t->last_ms < old->last_ms))
+			old = t;
+	}
+	*old = (struct sm_trap_seen){ .lid = lid, .trap = trap };
+	return old;
+}
+
+/* Every trap is repressed (the sender stops repeating it); the same trap
+ * from the same LID within SM_TRAP_QUIET_MS asks for no new sweep and is
+ * not logged again, so a babbling port cannot keep the SM sweeping. */
 static void sm_answer_trap(struct sm *sm, const struct mad_addr *from, const struct smp *req)
 {
 	struct smp repress = *req;
+	/* Notice (IBA 13.4.8.2): IsGeneric|Type, ProducerType (3 bytes),
+	 * then TrapNumber at bytes 4-5 */
+	uint16_t trap = (uint16_t)(req->data[4] << 8 | req->data[5]);
+	struct sm_trap_seen *t = sm_trap_slot(sm, from->lid, trap);
+	uint64_t now = sm_now(sm);
 
 	repress.method = SMP_METHOD_TRAP_REPRESS;
 	if (mad_queue_send_oneway(sm->q, from, &repress) < 0)
 		log_warnx("NSM-W121 cannot repress trap from LID %u", from->lid);
-	log_info("trap from LID %u: sweep requested", from->lid);
+	if (t->used && now >= t->last_ms && now - t->last_ms < SM_TRAP_QUIET_MS) {
+		t->suppressed++;
+		sm->light_st.traps_suppressed++;
+		return;
+	}
+	if (t->suppressed)
+		log_info("trap %u from LID %u: sweep requested (%" PRIu64
+			 " repeats in the last second were repressed only)",
+			 trap, from->lid, t->suppressed);
+	else
+		log_info("trap %u from LID %u: sweep requested", trap, from->lid);
+	t->used = 1;
+	t->last_ms = now;
+	t->suppressed = 0;
 	sm_sweep_request(sm);
+}
+
+/* ---- light sweep ------------------------------------------------------ */
+
+static void sm_light_changed(struct sm *sm, const char *why)
+{
+	if (!sm->light_changed)
+		snprintf(sm->light_why, sizeof(sm->light_why), "%s", why);
+	sm->light_changed = 1;
+}
+
+static void sm_light_done(struct sm_req *r, int status, const struct smp *resp)
+{
+	struct sm *sm = r->sm;
+	const struct fabric_node *n = &sm->cur.nodes[r->node];
+	struct smp_switch_info si;
+	char why[160];
+
+	if (status < 0) {
+		snprintf(why, sizeof(why), "switch 0x%016llx (%s) did not answer SwitchInfo",
+			 (unsigned long long)n->guid, n->desc);
+		sm_light_changed(sm, why);
+		return;
+	}
+	smp_switch_info_decode(resp->data, &si);
+	if (!si.port_state_change)
+		return;
+	snprintf(why, sizeof(why), "switch 0x%016llx (%s) reports a port state change",
+		 (unsigned long long)n->guid, n->desc);
+	sm_light_changed(sm, why);
+}
+
+static void sm_after_light(struct sm *sm)
+{
+	sm->light = 0;
+	sm->running = 0;
+	sm->light_st.last_mads = mad_queue_counters(sm->q)->sent - sm->mads_at_start;
+	sm->light_st.last_ms = sm_now(sm) - sm->sweep_start_ms;
+	log_debug("light sweep: %zu switches, %" PRIu64 " MADs, %" PRIu64 " ms: %s",
+		  fabric_count_switches(&sm->cur), sm->light_st.last_mads, sm->light_st.last_ms,
+		  sm->light_changed ? sm->light_why : "no change");
+	sm_sa_release(sm, 0);
+	if (sm->light_changed) {
+		sm->light_st.escalations++;
+		log_info("light sweep: %s: heavy sweep", sm->light_why);
+		sm->sweep_pending = 1;
+	}
+	if (sm->sweep_pending && !sm->running) {
+		sm->sweep_pending = 0;
+		sm_sweep_request(sm);
+	}
+}
+
+int sm_light_sweep(struct sm *sm)
+{
+	if (sm->running)
+		return -EBUSY;
+	if (!sm_lfts(sm))
+		return -EAGAIN;
+	sm->running = 1;
+	sm->light = 1;
+	sm->light_changed = 0;
+	sm->light_st.runs++;
+	sm->sweep_start_ms = sm_now(sm);
+	sm->mads_at_start = mad_queue_counters(sm->q)->sent;
+	for (size_t i = 0; i < sm->cur.n_nodes; i++) {
+		const struct fabric_node *n = &sm->cur.nodes[i];
+		struct sm_req q = { .node = (int)i, .hops = n->dr_hops };
+
+		if (!fabric_is_switch(n))
+			continue;
+		memcpy(q.path, n->dr_path, sizeof(q.path));
+		if (sm_submit(sm, &q, SMP_METHOD_GET, SMP_ATTR_SWITCH_INFO, 0, NULL,
+			      sm_light_done) < 0)
+			sm_light_changed(sm, "out of memory queuing SwitchInfo");
+	}
+	sm_phase_wait(sm, sm_after_light);
+	return 0;
+}
+
+const struct sm_light_stats *sm_light_stats(const struct sm *sm)
+{
+	return &sm->light_st;
 }
 
 static void sm_on_request(void *arg, const struct mad_addr *from, const struct smp *req)

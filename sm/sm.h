@@ -102,6 +102,23 @@ int sm_reserve_lid(struct sm *sm, uint64_t guid, uint16_t lid);
 int sm_load_lids(struct sm *sm);
 
 void sm_set_sweep_done(struct sm *sm, sm_sweep_done_fn fn, void *arg);
+/* Light sweeps: the periodic check between heavy sweeps. */
+struct sm_light_stats {
+	uint64_t runs;	      /* light sweeps started */
+	uint64_t escalations; /* those that found a change and asked for a heavy sweep */
+	uint64_t last_mads;   /* MADs the last one sent */
+	uint64_t last_ms;     /* how long it took */
+	uint64_t traps_suppressed; /* repeated traps repressed without a sweep */
+};
+
+/* A light sweep: SwitchInfo of every switch of the last good model; a
+ * switch whose PortStateChange is set, or that does not answer, turns it
+ * into a heavy sweep (requested when it ends).  -EBUSY while a sweep runs,
+ * -EAGAIN before the first good sweep (then the caller wants a heavy
+ * one). */
+int sm_light_sweep(struct sm *sm);
+const struct sm_light_stats *sm_light_stats(const struct sm *sm);
+
 /* Start a heavy sweep now; -EBUSY if one is running (then it is remembered
  * and run once the current one ends: requests coalesce). */
 int sm_sweep_request(struct sm *sm);

@@ -33,6 +33,16 @@ struct sm_guid_set {
 	size_t n, cap;
 };
 
+#define SM_TRAP_SLOTS 64	/* distinct (LID, trap) pairs remembered */
+#define SM_TRAP_QUIET_MS 1000	/* the same trap again within this: repressed only */
+
+struct sm_trap_seen {
+	uint16_t lid, trap;
+	uint8_t used;
+	uint64_t last_ms;
+	uint64_t suppressed;
+};
+
 struct sm {
 	struct sm_opts opts;
 	struct sm_clock clock;
@@ -77,6 +87,13 @@ struct sm {
 	 * SMPs do not queue behind a flood of SA answers (sm.c) */
 	struct sm_sa_pending *sa_q; /* ring of SM_SA_BACKLOG, allocated on first use */
 	size_t sa_q_head, sa_q_n;
+	/* light sweep (sm.c): running with light set; what it found */
+	int light;
+	int light_changed;
+	char light_why[160];
+	struct sm_light_stats light_st;
+	/* trap rate limit (sm.c): recent (source LID, trap number) pairs */
+	struct sm_trap_seen traps[SM_TRAP_SLOTS];
 	size_t mft_blocks_at;	  /* st.mft_blocks_sent when that push started */
 	/* M_Key trouble, each port logged once (configure.c) */
 	struct sm_guid_set mkey_foreign; /* ports holding an M_Key that is not ours */

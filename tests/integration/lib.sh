@@ -351,6 +351,21 @@ sm_wait() {
 	done
 }
 
+# sm_sweep_to N: (nanosm) ask for heavy sweeps through the control socket
+# until the 'sweep N:' line shows (bounded).  The sweep interval only runs
+# light sweeps, which turn into heavy ones when something changed.
+sm_sweep_to() {
+	local n=$1 i
+	for i in $(seq 30); do
+		grep -qE "(^|[^0-9A-Za-z_])sweep $n:" "$SM_LOG" && return 0
+		timeout -k 5 "$CLIENT_TIMEOUT" "$REPO/build/bin/nanosmctl" \
+			-s "$IT_SCRATCH/nanosm.$SM_GEN.sock" sweep >/dev/null 2>&1
+		sm_wait "(^|[^0-9A-Za-z_])sweep [0-9]+:" 5 >/dev/null
+		sleep 0.3
+	done
+	grep -qE "(^|[^0-9A-Za-z_])sweep $n:" "$SM_LOG" || it_fail "no 'sweep $n:' line after asking for heavy sweeps"
+}
+
 # shellcheck disable=SC2120
 # sm_wait_up [TIMEOUT]: wait for SUBNET UP; fail the test otherwise.
 sm_wait_up() {

@@ -24,7 +24,7 @@ export NANOSM_ARGS="-f $pol"
 sim_start "$IT_FABRIC"
 sm_start --sweep-interval 1
 sm_wait_up
-sm_wait '(^|[^0-9A-Za-z_])sweep 3:' 30 || it_fail "no 'sweep 3:' line within 30s of SUBNET UP"
+sm_sweep_to 3
 
 it_step "a key file open to others is warned about"
 grep -q "NSM-W603 $pol holds M_Key/SM_Key secrets" "$SM_LOG" || it_fail "no NSM-W603 for mode 644"

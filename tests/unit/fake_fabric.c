@@ -30,6 +30,7 @@ struct fake_port {
 /* What the fake keeps per node beyond struct fabric. */
 struct fake_node {
 	uint8_t muted;
+	uint8_t port_change;	  /* switches: SwitchInfo PortStateChange */
 	uint16_t lft_cap;         /* LinearFDBCap (switches) */
 	uint8_t *lft;             /* switches: lft_cap rounded up to a block */
 	struct fake_port *ports;  /* num_ports + 1 */
@@ -495,6 +496,8 @@ static uint16_t fake_switch_info(struct fake_fabric *ff, const struct smp *req,
 		return FAKE_STATUS_UNSUP_ATTR;
 	if (req->method == SMP_METHOD_SET) {
 		smp_switch_info_decode(req->data, &si);
+		if (si.port_state_change) /* write 1 to clear */
+			ff->nodes[hit->node].port_change = 0;
 		if (si.linear_fdb_top >= fn->lft_cap)
 			status = FAKE_STATUS_INVALID_VALUE;
 		else
@@ -506,6 +509,7 @@ static uint16_t fake_switch_info(struct fake_fabric *ff, const struct smp *req,
 	si.default_port = 0;
 	si.life_time = 0x12;
 	si.partition_enforce_cap = PKEY_BLOCK_SIZE; /* one P_Key block per port */
+	si.port_state_change = fn->port_change;
 	smp_switch_info_encode(&si, data);
 	return status;
 }
@@ -811,4 +815,21 @@ int fake_fabric_enforcing(const struct fake_fabric *ff, uint64_t switch_guid, ui
 	if (i == FABRIC_NONE || port > ff->topo.nodes[i].num_ports)
 		return -1;
 	return ff->nodes[i].ports[port].part_enf;
+}
+
+int fake_fabric_port_change(struct fake_fabric *ff, uint64_t switch_guid)
+{
+	int i = fabric_find(&ff->topo, switch_guid);
+
+	if (i == FABRIC_NONE || !fabric_is_switch(&ff->topo.nodes[i]))
+		return -1;
+	ff->nodes[i].port_change = 1;
+	return 0;
+}
+
+int fake_fabric_port_change_pending(const struct fake_fabric *ff, uint64_t switch_guid)
+{
+	int i = fabric_find(&ff->topo, switch_guid);
+
+	return i == FABRIC_NONE ? -1 : ff->nodes[i].port_change;
 }

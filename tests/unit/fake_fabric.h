@@ -129,6 +129,11 @@ const struct fake_counters *fake_fabric_counters(const struct fake_fabric *ff);
  * 0, or -ENOENT for an unknown GUID or a port out of range. */
 int fake_fabric_get_mkey(const struct fake_fabric *ff, uint64_t node_guid, uint8_t port,
 			 struct fake_mkey *out);
+/* Set a switch's SwitchInfo PortStateChange, as a port state change
+ * does; a SwitchInfo Set with the bit set clears it (write 1 to clear).
+ * 0, or -1 when there is no such switch; _pending reads it. */
+int fake_fabric_port_change(struct fake_fabric *ff, uint64_t switch_guid);
+int fake_fabric_port_change_pending(const struct fake_fabric *ff, uint64_t switch_guid);
 /* Switch external ports keep the P_Key enforcement bits a PortInfo Set
  * asks for (SwitchInfo.PartitionEnforcementCap is 32); forget = 1 makes
  * them keep none, as ibsim's do. */

@@ -24,6 +24,7 @@ const unit_register_fn unit_suites[] = {
 	test_topo_write_register,
 	test_control_register,
 	test_sa_register,
+	test_light_register,
 	test_pkey_register,
 	test_sa_svc_register,
 	test_sa_path_register,

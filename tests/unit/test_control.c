@@ -100,6 +100,10 @@ static void tc_status(void *ctx, struct control_status *st)
 	st->mcast_groups = 3;
 	st->sa.deferred = 4;
 	st->rx_dropped = 7;
+	st->light.runs = 9;
+	st->light.escalations = 1;
+	st->light.last_mads = 2;
+	st->light.last_ms = 1;
 }
 
 static int tc_sweep(void *ctx)
@@ -297,7 +301,8 @@ static void test_control_status(void)
 		  "mads: sent=39 received=38 timeouts=1 retries=2 unmatched=0 malformed=0 "
 		  "requests=0 send_errors=0 rx_dropped=7\n"
 		  "sa: requests=12 answered=11 errors=2 malformed=1 reports=0 path_queries=8 "
-		  "path_cache_hits=5 deferred=4 backlog_dropped=0 mcast_groups=3\n");
+		  "path_cache_hits=5 deferred=4 backlog_dropped=0 mcast_groups=3\n"
+		  "light sweeps: runs=9 escalations=1 last_mads=2 last_ms=1 traps_suppressed=0\n");
 	tc_expect_has("  status  ", "ok", "state: MASTER\n");
 	tc_expect_has("status\r", "error request contains a control character (0x0d)", NULL);
 }

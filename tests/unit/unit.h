@@ -26,6 +26,7 @@ void test_policy_register(void);
 void test_topo_write_register(void);
 void test_control_register(void);
 void test_sa_register(void);
+void test_light_register(void);
 void test_pkey_register(void);
 void test_sa_svc_register(void);
 void test_sa_path_register(void);

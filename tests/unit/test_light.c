@@ -1,0 +1,142 @@
+/*
+ * test_light.c - light sweeps and trap handling (sm/sm.c) against the fake
+ * fabric: one SwitchInfo Get per switch when nothing changed; a switch
+ * with PortStateChange set, or a silent one, turns it into a heavy sweep,
+ * which clears the bit; a babbling trap source gets one sweep, not one per
+ * trap.
+ */
+#include <CUnit/CUnit.h>
+#include <errno.h>
+#include <string.h>
+
+#include "mad/smp.h"
+#include "sm/sm.h"
+#include "tests/unit/sm_rig.h"
+#include "tests/unit/unit.h"
+
+static const char light_topo[] = "Hca 1 \"h1\"\n[1] \"s1\"[1]\n\n"
+				 "Hca 1 \"h2\"\n[1] \"s2\"[1]\n\n"
+				 "Switch 4 \"s1\"\n[1] \"h1\"[1]\n[2] \"s2\"[2]\n\n"
+				 "Switch 4 \"s2\"\n[1] \"h2\"[1]\n[2] \"s1\"[2]\n";
+
+/* Run whatever the SM has on the wire until it is idle. */
+static void light_run(struct rig *r)
+{
+	uint8_t mad[SMP_MAD_SIZE];
+	struct mad_addr from = { .lid = 0xffff };
+
+	for (int guard = 0; guard < 100000 && sm_busy(r->sm); guard++) {
+		if (fake_fabric_pop(r->ff, mad) == 1) {
+			sm_recv(r->sm, &from, mad, sizeof(mad));
+			continue;
+		}
+		r->now += 10;
+		sm_tick(r->sm);
+	}
+	CU_ASSERT_FALSE(sm_busy(r->sm));
+}
+
+static uint64_t light_guid(const struct rig *r, const char *desc)
+{
+	return r->topo.nodes[rig_node(&r->topo, desc)].guid;
+}
+
+static void test_light_quiet_and_change(void)
+{
+	struct rig r;
+	const struct sm_light_stats *ls;
+	unsigned gets;
+	int sweeps;
+
+	rig_init(&r, light_topo, NULL, "minhop");
+	CU_ASSERT_EQUAL(sm_light_sweep(r.sm), -EAGAIN); /* nothing swept yet */
+	rig_sweep(&r);
+	ls = sm_light_stats(r.sm);
+	sweeps = r.sweeps_done;
+	/* nothing changed: one SwitchInfo Get per switch, no heavy sweep */
+	gets = fake_fabric_counters(r.ff)->gets;
+	CU_ASSERT_EQUAL(sm_light_sweep(r.sm), 0);
+	CU_ASSERT_EQUAL(sm_light_sweep(r.sm), -EBUSY);
+	light_run(&r);
+	CU_ASSERT_EQUAL(fake_fabric_counters(r.ff)->gets - gets, 2);
+	CU_ASSERT_EQUAL(ls->last_mads, 2);
+	CU_ASSERT_EQUAL(ls->escalations, 0);
+	CU_ASSERT_EQUAL(r.sweeps_done, sweeps);
+	/* a port state change on s2: the light sweep asks for a heavy one,
+	 * which clears the bit */
+	CU_ASSERT_EQUAL(fake_fabric_port_change(r.ff, light_guid(&r, "s2")), 0);
+	CU_ASSERT_EQUAL(sm_light_sweep(r.sm), 0);
+	light_run(&r);
+	CU_ASSERT_EQUAL(ls->escalations, 1);
+	CU_ASSERT_EQUAL(r.sweeps_done, sweeps + 1);
+	CU_ASSERT_EQUAL(r.last.status, 0);
+	CU_ASSERT_EQUAL(fake_fabric_port_change_pending(r.ff, light_guid(&r, "s2")), 0);
+	/* and the next light sweep is quiet again */
+	CU_ASSERT_EQUAL(sm_light_sweep(r.sm), 0);
+	light_run(&r);
+	CU_ASSERT_EQUAL(ls->escalations, 1);
+	CU_ASSERT_EQUAL(r.sweeps_done, sweeps + 1);
+	/* a switch that does not answer: heavy sweep too */
+	fake_fabric_mute_node(r.ff, light_guid(&r, "s2"), 1);
+	CU_ASSERT_EQUAL(sm_light_sweep(r.sm), 0);
+	light_run(&r);
+	CU_ASSERT_EQUAL(ls->escalations, 2);
+	CU_ASSERT_EQUAL(r.sweeps_done, sweeps + 2);
+	CU_ASSERT_EQUAL(ls->runs, 4);
+	rig_fini(&r);
+}
+
+/* A trap (LID-routed SMP, method Trap, attribute Notice) from lid with
+ * trap number trap. */
+static void light_trap(struct rig *r, uint16_t lid, uint16_t trap, uint64_t tid)
+{
+	struct smp t;
+	uint8_t mad[SMP_MAD_SIZE];
+	struct mad_addr from = { .lid = lid };
+
+	smp_init_lid(&t, SMP_METHOD_TRAP, SMP_ATTR_NOTICE, 0);
+	t.tid = tid;
+	t.data[0] = 0x81; /* IsGeneric, Type 1 (urgent) */
+	t.data[4] = (uint8_t)(trap >> 8);
+	t.data[5] = (uint8_t)trap;
+	CU_ASSERT_EQUAL_FATAL(smp_encode(&t, mad, sizeof(mad)), 0);
+	sm_recv(r->sm, &from, mad, sizeof(mad));
+}
+
+static void test_light_trap_storm(void)
+{
+	struct rig r;
+	const struct sm_light_stats *ls;
+	int sweeps;
+
+	rig_init(&r, light_topo, NULL, "minhop");
+	rig_sweep(&r);
+	ls = sm_light_stats(r.sm);
+	sweeps = r.sweeps_done;
+	/* 50 identical traps at once: one heavy sweep, 49 only repressed */
+	for (uint64_t i = 0; i < 50; i++)
+		light_trap(&r, 3, 128, 100 + i);
+	light_run(&r);
+	CU_ASSERT_EQUAL(r.sweeps_done, sweeps + 1);
+	CU_ASSERT_EQUAL(ls->traps_suppressed, 49);
+	/* another trap number from the same port is news */
+	light_trap(&r, 3, 144, 200);
+	light_run(&r);
+	CU_ASSERT_EQUAL(r.sweeps_done, sweeps + 2);
+	/* the same trap after the quiet time asks again */
+	r.now += 2000;
+	light_trap(&r, 3, 128, 300);
+	light_run(&r);
+	CU_ASSERT_EQUAL(r.sweeps_done, sweeps + 3);
+	CU_ASSERT_EQUAL(ls->traps_suppressed, 49);
+	rig_fini(&r);
+}
+
+void test_light_register(void)
+{
+	CU_pSuite s = CU_add_suite("light", NULL, NULL);
+
+	CU_add_test(s, "light sweeps: quiet, port change, silent switch",
+		    test_light_quiet_and_change);
+	CU_add_test(s, "a trap storm gets one sweep", test_light_trap_storm);
+}
