@@ -589,8 +589,18 @@ void sm_recv(struct sm *sm, const struct mad_addr *from, const uint8_t *mad, siz
 
 uint64_t sm_tick(struct sm *sm)
 {
-	sa_tick(sm->sa, sm_now(sm));
-	return mad_queue_tick(sm->q, sm_now(sm));
+	uint64_t now = sm_now(sm), next;
+
+	sa_tick(sm->sa, now);
+	if (sm->trap_due_ms && now >= sm->trap_due_ms) {
+		sm->trap_due_ms = 0;
+		log_info("repeated traps: sweep requested");
+		sm_sweep_request(sm);
+	}
+	next = mad_queue_tick(sm->q, now);
+	if (sm->trap_due_ms && (!next || sm->trap_due_ms < next))
+		next = sm->trap_due_ms;
+	return next;
 }
 
 const struct sa *sm_sa(const struct sm *sm)
@@ -722,8 +732,12 @@ static void sm_answer_trap(struct sm *sm, const struct mad_addr *from, const str
 	if (mad_queue_send_oneway(sm->q, from, &repress) < 0)
 		log_warnx("NSM-W121 cannot repress trap from LID %u", from->lid);
 	if (t->used && now >= t->last_ms && now - t->last_ms < SM_TRAP_QUIET_MS) {
+		/* news may hide in a repeat (a second link of the same switch):
+		 * one sweep when the quiet time is over covers it */
 		t->suppressed++;
 		sm->light_st.traps_suppressed++;
+		if (!sm->trap_due_ms)
+			sm->trap_due_ms = t->last_ms + SM_TRAP_QUIET_MS;
 		return;
 	}
 	if (t->suppressed)
