@@ -297,6 +297,7 @@ static int configure_same(const struct sm *sm, const struct smp_port_info *pi,
 	       (pi->subnet_timeout == cur->subnet_timeout || sm->st.number > 1) &&
 	       pi->neighbor_mtu == cur->neighbor_mtu && pi->oper_vls == cur->oper_vls &&
 	       pi->part_enf_inb == cur->part_enf_inb && pi->part_enf_outb == cur->part_enf_outb &&
+	       !pi->client_rereg &&
 	       configure_same_mkey(pi, cur);
 }
 
@@ -360,6 +361,11 @@ static int configure_want(const struct sm *sm, const struct fabric_node *n, unsi
 	}
 	configure_want_mkey(sm, n, port, pi);
 	configure_want_enforce(sm, n, port, pi);
+	/* A new master SM asks every end port to reregister (IBA 14.4.11):
+	 * hosts then re-join their multicast groups and re-subscribe, so
+	 * state kept by a previous SM's SA is rebuilt in ours.  Only in our
+	 * first sweep; never echoed back in later Sets. */
+	pi->client_rereg = sm->st.number == 1 && !fabric_is_switch(n) && p->lid;
 	if (configure_same(sm, pi, &cur))
 		return 0;
 	log_debug("port 0x%016llx/%u: lid %u->%u smlid %u->%u lmc %u->%u timeout %u->%u "

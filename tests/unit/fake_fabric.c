@@ -465,6 +465,7 @@ static uint16_t fake_port_info_set(struct fake_fabric *ff, const struct fake_hit
 	else
 		n->ports[port].state = next;
 	ff->counters.port_info_sets++;
+	ff->counters.client_rereg_sets += req.client_rereg;
 	return 0;
 }
 

@@ -79,6 +79,7 @@ struct fake_counters {
 	unsigned gets, sets, lft_block_sets, port_info_sets, dropped;
 	unsigned pkey_block_sets;
 	unsigned mkey_violations; /* SMPs refused for a wrong M_Key */
+	unsigned client_rereg_sets; /* applied PortInfo Sets with ClientReregister */
 };
 
 /* A guard port's M_Key fields. */

@@ -141,6 +141,33 @@ static void test_light_trap_storm(void)
 	rig_fini(&r);
 }
 
+/* A new master asks every end port to reregister once: its first sweep
+ * sets ClientReregister on each CA port (also when the ports were already
+ * configured by an earlier SM), later sweeps never. */
+static void test_light_client_rereg(void)
+{
+	struct rig r;
+	const struct fake_counters *fc;
+
+	rig_init(&r, light_topo, NULL, "minhop");
+	fc = fake_fabric_counters(r.ff);
+	rig_sweep(&r);
+	CU_ASSERT_EQUAL(fc->client_rereg_sets, 2);
+	rig_sweep(&r);
+	CU_ASSERT_EQUAL(fc->client_rereg_sets, 2);
+	CU_ASSERT_EQUAL(r.last.port_sets, 0);
+	/* another SM takes over the configured fabric */
+	sm_free(r.sm);
+	r.sm = NULL;
+	rig_start_sm(&r, NULL, "minhop");
+	rig_sweep(&r);
+	CU_ASSERT_EQUAL(fc->client_rereg_sets, 4);
+	CU_ASSERT_EQUAL(r.last.port_sets, 2);
+	rig_sweep(&r);
+	CU_ASSERT_EQUAL(fc->client_rereg_sets, 4);
+	rig_fini(&r);
+}
+
 void test_light_register(void)
 {
 	CU_pSuite s = CU_add_suite("light", NULL, NULL);
@@ -148,4 +175,5 @@ void test_light_register(void)
 	CU_add_test(s, "light sweeps: quiet, port change, silent switch",
 		    test_light_quiet_and_change);
 	CU_add_test(s, "a trap storm gets one sweep", test_light_trap_storm);
+	CU_add_test(s, "a new master asks clients to reregister", test_light_client_rereg);
 }
