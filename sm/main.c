@@ -28,7 +28,7 @@ static void main_usage(FILE *to)
 		"  -d, --ca CA             run on this CA (e.g. mlx5_0)\n"
 		"  -p, --port N            port number on the CA (default: first InfiniBand port)\n"
 		"      --once              exit after the first successful sweep\n"
-		"      --sweep-interval S  seconds between heavy sweeps (default 10)\n"
+		"      --sweep-interval S  seconds between light sweeps (default 10)\n"
 		"      --guid2lid PATH     persisted LIDs (default %s)\n"
 		"  -R, --routing LIST      routing engines in fallback order, e.g. ftree,updn,minhop\n"
 		"                          (the first whose tables pass the gate wins). Engines: ",
