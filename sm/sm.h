@@ -47,10 +47,10 @@ struct sm_opts {
 
 struct sm_clock {
 	uint64_t (*now_ms)(void *ctx); /* monotonic milliseconds */
+	void *ctx;
 	/* Unix seconds, for the last-seen times kept in guid2lid; NULL = none
 	 * (nothing is stamped, so nothing is ever reclaimed) */
 	uint64_t (*wall_s)(void *ctx);
-	void *ctx;
 };
 
 /* Figures of one sweep (printed on the "sweep N:" line). */
