@@ -187,7 +187,7 @@ static int policy_routing_equal(const struct policy_routing *a, const struct pol
 
 static int policy_lids_equal(const struct policy_lids *a, const struct policy_lids *b)
 {
-	if (a->lmc != b->lmc || a->n_statics != b->n_statics)
+	if (a->lmc != b->lmc || a->reclaim_age != b->reclaim_age || a->n_statics != b->n_statics)
 		return 0;
 	for (size_t i = 0; i < a->n_statics; i++)
 		if (a->statics[i].guid != b->statics[i].guid ||

@@ -42,6 +42,7 @@
 #define POLICY_TIMEOUT_MAX 60000
 #define POLICY_RETRIES_MAX 100
 #define POLICY_LMC_MAX 7 /* the range of the field; only 0 is accepted today */
+#define POLICY_RECLAIM_AGE_MAX 315360000u /* lids.reclaim_age: ten years, seconds */
 #define POLICY_PKEY_MIN 0x0001
 #define POLICY_PKEY_MAX 0x7fff /* 15-bit P_Key; bit 15 (full member) is per member */
 #define POLICY_PKEY_DEFAULT 0x7fff
@@ -98,6 +99,9 @@ struct policy_static_lid {
 
 struct policy_lids {
 	unsigned lmc; /* 0 (the parser refuses 1..7 until nanosm programs LMC) */
+	/* seconds a port must be absent before its guid2lid LID may be given
+	 * to another port, and only when the LID space is full; 0 = never */
+	unsigned reclaim_age;
 	struct policy_static_lid *statics; /* owned, file order */
 	size_t n_statics;
 };

@@ -1002,6 +1002,8 @@ static int policy_build_static(struct policy_build *b, const struct policy_key *
 
 static const struct policy_key policy_lids_keys[] = {
     {"lmc", policy_build_lmc, 0, POLICY_LMC_MAX, 0},
+    {"reclaim_age", policy_build_set_uint, 0, POLICY_RECLAIM_AGE_MAX,
+     offsetof(struct policy_lids, reclaim_age)},
     {"static", policy_build_static, 0, 0, 0},
     {NULL, NULL, 0, 0, 0},
 };

@@ -111,7 +111,8 @@ static void policy_print_routing(struct policy_out *o, const struct policy_routi
 
 static void policy_print_lids(struct policy_out *o, const struct policy_lids *l)
 {
-	policy_out(o, "lids:\n  lmc: %u\n  static:%s\n", l->lmc, l->n_statics ? "" : " []");
+	policy_out(o, "lids:\n  lmc: %u\n  reclaim_age: %u\n  static:%s\n", l->lmc, l->reclaim_age,
+		   l->n_statics ? "" : " []");
 	for (size_t i = 0; i < l->n_statics; i++)
 		policy_out(o, "    - {guid: 0x%016" PRIx64 ", lid: 0x%04x}\n", l->statics[i].guid,
 			   l->statics[i].lid);
@@ -433,6 +434,7 @@ size_t policy_diff(const struct policy *a, const struct policy *b, char *buf, si
 	policy_diff_sm(&o, &a->sm, &b->sm);
 	policy_diff_routing(&o, &a->routing, &b->routing);
 	policy_diff_uint(&o, "lids.lmc", a->lids.lmc, b->lids.lmc);
+	policy_diff_uint(&o, "lids.reclaim_age", a->lids.reclaim_age, b->lids.reclaim_age);
 	policy_diff_keyed(&o, &statics, a->lids.statics, a->lids.n_statics, b->lids.statics,
 			  b->lids.n_statics);
 	policy_diff_keyed(&o, &names, a->node_names, a->n_node_names, b->node_names,

@@ -6,6 +6,7 @@
  * sends a Set where the port differs from what the SM wants.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,17 +58,58 @@ static size_t configure_collect(const struct fabric *f, struct lid_req *reqs)
 	return n;
 }
 
-static int configure_persist(struct sm *sm)
+/* guid2lid's last-seen times are rewritten at least this often (seconds)
+ * while no LID changes: every reclaim_age / 10, at most once a minute; a
+ * day when aging is off. */
+#define CONFIGURE_STAMP_MIN_S 60u
+#define CONFIGURE_STAMP_IDLE_S 86400u
+
+static uint64_t configure_wall_s(const struct sm *sm)
+{
+	return sm->clock.wall_s ? sm->clock.wall_s(sm->clock.ctx) : 0;
+}
+
+/* Are the last-seen times in the file due for a rewrite? */
+static int configure_stamps_due(const struct sm *sm, uint64_t now)
+{
+	uint64_t every = sm->opts.lid_reclaim_age ? sm->opts.lid_reclaim_age / 10u
+						  : CONFIGURE_STAMP_IDLE_S;
+
+	if (every < CONFIGURE_STAMP_MIN_S)
+		every = CONFIGURE_STAMP_MIN_S;
+	return now != 0 && (now < sm->lids.saved_s || now - sm->lids.saved_s >= every);
+}
+
+static int configure_persist(struct sm *sm, uint64_t now)
 {
 	char err[512];
+	int rc;
 
 	if (!sm->opts.guid2lid)
 		return 0;
-	if (guid2lid_save(sm->opts.guid2lid, &sm->lids, err, sizeof(err)) < 0) {
+	rc = guid2lid_save(sm->opts.guid2lid, &sm->lids, err, sizeof(err));
+	if (rc < 0) {
 		log_warnx("NSM-E302 %s", err);
 		return -EIO;
 	}
+	if (rc == 1)
+		log_warnx("NSM-W116 %s", err);
+	sm->lids.saved_s = now;
 	return 0;
+}
+
+/* One line per LID taken back from an absent port. */
+static void configure_log_reclaims(const struct sm *sm, const struct lid_aging *ag)
+{
+	for (size_t i = 0; i < ag->n_reclaimed; i++) {
+		const struct lid_reclaim *rc = &ag->reclaimed[i];
+		uint64_t to = lid_alloc_owner(&sm->lids, rc->lid);
+
+		log_warnx("NSM-W303 LID 0x%04x reclaimed from port 0x%016" PRIx64
+			  " (absent %" PRIu64 " s, lids.reclaim_age %u s; LID space full): "
+			  "now port 0x%016" PRIx64,
+			  rc->lid, rc->guid, ag->now - rc->seen, sm->opts.lid_reclaim_age, to);
+	}
 }
 
 /* Write assigned LIDs back into the model; report ports left without. */
@@ -105,6 +147,7 @@ int configure_lids(struct sm *sm)
 	size_t n = configure_collect(&sm->next, NULL), changed = 0;
 	struct lid_req *reqs = calloc(n ? n : 1, sizeof(*reqs));
 	uint16_t *prev = calloc(n ? n : 1, sizeof(*prev));
+	struct lid_aging ag = {.now = configure_wall_s(sm), .age = sm->opts.lid_reclaim_age};
 	struct fabric_node *smn;
 
 	if (!reqs || !prev) {
@@ -116,7 +159,10 @@ int configure_lids(struct sm *sm)
 	lid_alloc_set_max(&sm->lids, configure_max_lid(&sm->next));
 	for (size_t i = 0; i < n; i++)
 		prev[i] = lid_alloc_lookup(&sm->lids, reqs[i].guid);
-	lid_alloc_assign(&sm->lids, reqs, n);
+	lid_alloc_assign_aged(&sm->lids, reqs, n, &ag);
+	configure_log_reclaims(sm, &ag);
+	changed += ag.n_reclaimed;
+	free(ag.reclaimed);
 	for (size_t i = 0; i < n; i++)
 		changed += reqs[i].lid != prev[i];
 	sm->max_lid = 0;
@@ -125,8 +171,8 @@ int configure_lids(struct sm *sm)
 	free(prev);
 	smn = &sm->next.nodes[sm->next.sm_node];
 	sm->my_lid = smn->ports[fabric_is_switch(smn) ? 0 : sm->next.sm_port].lid;
-	if (changed || sm->st.number == 1)
-		configure_persist(sm);
+	if (changed || sm->st.number == 1 || configure_stamps_due(sm, ag.now))
+		configure_persist(sm, ag.now);
 	return 0;
 }
 

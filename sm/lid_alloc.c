@@ -1,6 +1,7 @@
 /*
- * lid_alloc.c - owns the GUID -> unicast LID map: the owner[] table and the
- * GUID hash.  Pure: no I/O, no clock, no globals; never touches the fabric.
+ * lid_alloc.c - owns the GUID -> unicast LID map: the owner[] and seen[]
+ * tables, the GUID hash, and the aging of absent ports' LIDs.  Pure: no
+ * I/O, no clock (the caller passes now), no globals; never touches the fabric.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -102,6 +103,7 @@ static void lid_alloc_map(struct lid_alloc *a, uint64_t guid, uint16_t lid)
 	a->vals[s] = lid;
 	a->used++;
 	a->owner[lid] = guid;
+	a->seen[lid] = 0;
 }
 
 /* Backward-shift deletion: no tombstones, probe chains stay short. */
@@ -111,6 +113,7 @@ static void lid_alloc_unmap_slot(struct lid_alloc *a, size_t hole)
 	size_t j = hole;
 
 	a->owner[a->vals[hole]] = 0;
+	a->seen[a->vals[hole]] = 0;
 	a->keys[hole] = 0;
 	a->vals[hole] = 0;
 	a->used--;
@@ -135,10 +138,11 @@ int lid_alloc_init(struct lid_alloc *a, uint16_t max_lid)
 	memset(a, 0, sizeof(*a));
 	a->max_lid = lid_alloc_clamp(max_lid);
 	a->owner = calloc((size_t)LID_UNICAST_MAX + 1, sizeof(*a->owner));
+	a->seen = calloc((size_t)LID_UNICAST_MAX + 1, sizeof(*a->seen));
 	a->keys = calloc(LID_ALLOC_MIN_CAP, sizeof(*a->keys));
 	a->vals = calloc(LID_ALLOC_MIN_CAP, sizeof(*a->vals));
 	a->cap = LID_ALLOC_MIN_CAP;
-	if (!a->owner || !a->keys || !a->vals) {
+	if (!a->owner || !a->seen || !a->keys || !a->vals) {
 		lid_alloc_fini(a);
 		return -ENOMEM;
 	}
@@ -148,6 +152,7 @@ int lid_alloc_init(struct lid_alloc *a, uint16_t max_lid)
 void lid_alloc_fini(struct lid_alloc *a)
 {
 	free(a->owner);
+	free(a->seen);
 	free(a->keys);
 	free(a->vals);
 	memset(a, 0, sizeof(*a));
@@ -317,6 +322,148 @@ size_t lid_alloc_assign(struct lid_alloc *a, struct lid_req *reqs, size_t n)
 	free(p);
 	lid_alloc_fail_pending(reqs, n, -ENOSPC);
 	return lid_alloc_count_missing(reqs, n);
+}
+
+uint64_t lid_alloc_seen(const struct lid_alloc *a, uint64_t guid)
+{
+	uint16_t lid = lid_alloc_lookup(a, guid);
+
+	return lid ? a->seen[lid] : 0;
+}
+
+void lid_alloc_set_seen(struct lid_alloc *a, uint64_t guid, uint64_t when)
+{
+	uint16_t lid = lid_alloc_lookup(a, guid);
+
+	if (lid)
+		a->seen[lid] = when;
+}
+
+/* ---- aging ---- */
+
+static int lid_alloc_guid_cmp(const void *pa, const void *pb)
+{
+	uint64_t x = *(const uint64_t *)pa, y = *(const uint64_t *)pb;
+
+	return (x > y) - (x < y);
+}
+
+static int lid_alloc_reclaim_cmp(const void *pa, const void *pb)
+{
+	const struct lid_reclaim *x = pa, *y = pb;
+
+	if (x->seen != y->seen)
+		return x->seen < y->seen ? -1 : 1;
+	return (x->lid > y->lid) - (x->lid < y->lid);
+}
+
+/* The GUIDs of reqs, sorted (for "is this mapping's port present?"). */
+static uint64_t *lid_alloc_present(const struct lid_req *reqs, size_t n)
+{
+	uint64_t *g = malloc((n ? n : 1) * sizeof(*g));
+
+	if (!g)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		g[i] = reqs[i].guid;
+	qsort(g, n, sizeof(*g), lid_alloc_guid_cmp);
+	return g;
+}
+
+static int lid_alloc_is_stale(const struct lid_alloc *a, uint16_t lid, const struct lid_aging *ag)
+{
+	uint64_t seen = a->seen[lid];
+
+	return seen != 0 && seen < ag->now && ag->now - seen > ag->age;
+}
+
+/* Append one candidate; 0 or -ENOMEM. */
+static int lid_alloc_push(struct lid_reclaim **c, size_t *nc, size_t *cap, struct lid_reclaim r)
+{
+	if (*nc == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 64;
+		struct lid_reclaim *nb = realloc(*c, ncap * sizeof(**c));
+
+		if (!nb)
+			return -ENOMEM;
+		*c = nb;
+		*cap = ncap;
+	}
+	(*c)[(*nc)++] = r;
+	return 0;
+}
+
+/* Mappings of absent ports last seen more than ag->age ago, oldest first,
+ * in *out (malloc'd).  Returns how many, or -ENOMEM. */
+static long lid_alloc_stale(const struct lid_alloc *a, const struct lid_req *reqs, size_t n,
+			    const struct lid_aging *ag, struct lid_reclaim **out)
+{
+	uint64_t *present = lid_alloc_present(reqs, n);
+	struct lid_reclaim *c = NULL;
+	size_t nc = 0, cap = 0;
+	int rc = present ? 0 : -ENOMEM;
+
+	for (uint32_t lid = LID_UNICAST_MIN; rc == 0 && lid <= a->max_lid; lid++) {
+		uint64_t g = a->owner[lid];
+
+		if (g == 0 || !lid_alloc_is_stale(a, (uint16_t)lid, ag) ||
+		    bsearch(&g, present, n, sizeof(*present), lid_alloc_guid_cmp))
+			continue;
+		rc = lid_alloc_push(&c, &nc, &cap, (struct lid_reclaim){g, (uint16_t)lid, a->seen[lid]});
+	}
+	free(present);
+	if (rc < 0) {
+		free(c);
+		return rc;
+	}
+	qsort(c, nc, sizeof(*c), lid_alloc_reclaim_cmp);
+	*out = c;
+	return (long)nc;
+}
+
+static void lid_alloc_stamp(struct lid_alloc *a, const struct lid_req *reqs, size_t n,
+			    uint64_t now)
+{
+	for (size_t i = 0; now && i < n; i++) {
+		if (reqs[i].lid)
+			a->seen[reqs[i].lid] = now;
+	}
+}
+
+/* Release up to want stale mappings into ag->reclaimed.  Returns how many. */
+static size_t lid_alloc_reclaim(struct lid_alloc *a, const struct lid_req *reqs, size_t n,
+				size_t want, struct lid_aging *ag)
+{
+	struct lid_reclaim *c = NULL;
+	long nc = lid_alloc_stale(a, reqs, n, ag, &c);
+
+	if (nc <= 0) {
+		free(c);
+		return 0;
+	}
+	if ((size_t)nc > want)
+		nc = (long)want;
+	for (long i = 0; i < nc; i++)
+		lid_alloc_release(a, c[i].guid);
+	ag->reclaimed = c;
+	ag->n_reclaimed = (size_t)nc;
+	return (size_t)nc;
+}
+
+size_t lid_alloc_assign_aged(struct lid_alloc *a, struct lid_req *reqs, size_t n,
+			     struct lid_aging *ag)
+{
+	size_t missing = lid_alloc_assign(a, reqs, n);
+	size_t full = 0;
+
+	ag->reclaimed = NULL;
+	ag->n_reclaimed = 0;
+	for (size_t i = 0; i < n; i++)
+		full += reqs[i].err == -ENOSPC;
+	if (full && ag->age && ag->now && lid_alloc_reclaim(a, reqs, n, full, ag))
+		missing = lid_alloc_assign(a, reqs, n);
+	lid_alloc_stamp(a, reqs, n, ag->now);
+	return missing;
 }
 
 int lid_alloc_foreach(const struct lid_alloc *a, int (*fn)(void *ctx, uint64_t guid, uint16_t lid),

@@ -6,6 +6,11 @@
  * earlier sweep); a new port keeps the valid LID it already carries when
  * that LID is free; otherwise it gets the lowest free LID.  Never hands out
  * 0, nor anything above max_lid (<= 0xBFFF, the top of the unicast space).
+ *
+ * Each mapping carries a last-seen time (Unix seconds, given by the caller,
+ * 0 = unknown).  lid_alloc_assign_aged reclaims the LIDs of mappings whose
+ * port has been absent longer than an age, and only when the LID space is
+ * full and a port present now would otherwise get no LID.
  */
 #ifndef NANOSM_SM_LID_ALLOC_H
 #define NANOSM_SM_LID_ALLOC_H
@@ -16,6 +21,10 @@
 struct lid_alloc {
 	uint16_t max_lid; /* highest LID it may hand out */
 	uint64_t *owner;  /* owner[lid] = port GUID or 0 (LID_UNICAST_MAX+1 entries) */
+	uint64_t *seen;   /* seen[lid] = owner last seen, Unix seconds, 0 = unknown */
+	uint64_t saved_s; /* the caller's (read-write): when the map was last
+			   * persisted (configure.c), 0 = never; lid_alloc never
+			   * reads it */
 	/* GUID -> LID hash, open addressing, internal */
 	uint64_t *keys;
 	uint16_t *vals;
@@ -55,6 +64,38 @@ size_t lid_alloc_count(const struct lid_alloc *a);
  * the same GUID twice gets one LID).  Returns the number of requests left
  * without a LID (err = -ENOSPC; also -EINVAL for GUID 0, -ENOMEM). */
 size_t lid_alloc_assign(struct lid_alloc *a, struct lid_req *reqs, size_t n);
+
+/* Last-seen time of guid's mapping (0: unknown or no mapping); set it
+ * (ignored when guid has no LID). */
+uint64_t lid_alloc_seen(const struct lid_alloc *a, uint64_t guid);
+void lid_alloc_set_seen(struct lid_alloc *a, uint64_t guid, uint64_t when);
+
+/* One LID taken back from an absent port (lid_alloc_assign_aged). */
+struct lid_reclaim {
+	uint64_t guid; /* the absent port that held it */
+	uint16_t lid;
+	uint64_t seen; /* when that port was last seen */
+};
+
+/* Aging for lid_alloc_assign_aged: in now and age, out the reclaims. */
+struct lid_aging {
+	uint64_t now;	/* Unix seconds; 0 = no clock: nothing stamped or reclaimed */
+	uint64_t age;	/* seconds absent before a LID may be reclaimed; 0 = never */
+	struct lid_reclaim *reclaimed; /* out: malloc'd (caller frees), oldest first */
+	size_t n_reclaimed;	       /* out */
+};
+
+/* lid_alloc_assign, then: if ports are left without a LID because the
+ * space is full, and ag->age > 0, the mappings of GUIDs not among reqs whose
+ * last-seen time is known and more than ag->age before ag->now are released,
+ * longest absent first (ties: lower LID), one per port left over, and
+ * those ports are assigned again (their current LID first, else the lowest
+ * free).  Every request that ends with a LID is stamped seen = ag->now.
+ * Never reclaims while a free LID remains.  Returns as lid_alloc_assign;
+ * ag->reclaimed is NULL when nothing was reclaimed (or out of memory: then
+ * nothing is reclaimed either). */
+size_t lid_alloc_assign_aged(struct lid_alloc *a, struct lid_req *reqs, size_t n,
+			     struct lid_aging *ag);
 
 /* Iterate mappings in LID order: calls fn for each; stops if fn returns
  * non-zero and returns that value. */

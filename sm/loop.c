@@ -54,6 +54,12 @@ static uint64_t loop_now_ms(void *ctx)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+static uint64_t loop_wall_s(void *ctx)
+{
+	(void)ctx;
+	return (uint64_t)time(NULL);
+}
+
 /* After anything that may have queued or completed MADs: aim the timer at
  * the next MAD deadline. */
 static void loop_rearm(struct loop *l)
@@ -502,7 +508,7 @@ static int loop_open(struct loop *l)
 	char err[256];
 	const struct mad_port_info *pi;
 	struct mad_xmit xmit;
-	struct sm_clock clock = {.now_ms = loop_now_ms};
+	struct sm_clock clock = {.now_ms = loop_now_ms, .wall_s = loop_wall_s};
 	struct sm_opts so = l->opts->sm;
 
 	l->port = mad_port_open(l->opts->ca, l->opts->port, l->opts->port_guid, loop_notify, l, err,

@@ -184,21 +184,23 @@ int sm_reserve_lid(struct sm *sm, uint64_t guid, uint16_t lid)
 
 int sm_load_lids(struct sm *sm)
 {
-	char err[512] = "";
-	size_t loaded = 0, bad = 0;
+	uint64_t now = sm->clock.wall_s ? sm->clock.wall_s(sm->clock.ctx) : 0;
+	struct guid2lid_report r;
 	int rc;
 
 	if (!sm->opts.guid2lid)
 		return 0;
-	rc = guid2lid_load(sm->opts.guid2lid, &sm->lids, &loaded, &bad, err, sizeof(err));
-	if (rc < 0) {
-		log_warnx("NSM-E110 %s", err);
-		return rc;
+	rc = guid2lid_load(sm->opts.guid2lid, &sm->lids, now, &r);
+	for (size_t i = 0; i < r.n_msg; i++) {
+		if (r.msg[i].warn)
+			log_warnx("%s", r.msg[i].text);
+		else
+			log_info("%s", r.msg[i].text);
 	}
-	if (bad)
-		log_warnx("NSM-W111 %s (%zu bad line(s) skipped)", err, bad);
-	log_info("loaded %zu LID(s) from %s", loaded, sm->opts.guid2lid);
-	return 0;
+	guid2lid_report_fini(&r);
+	if (rc < 0)
+		log_warnx("NSM-E110 %s: %s", sm->opts.guid2lid, strerror(-rc));
+	return rc;
 }
 
 void sm_set_sweep_done(struct sm *sm, sm_sweep_done_fn fn, void *arg)

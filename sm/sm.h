@@ -26,6 +26,7 @@ struct sm_opts {
 	uint64_t subnet_prefix;  /* default 0xfe80000000000000 */
 	uint8_t subnet_timeout;  /* PortInfo SubnetTimeOut, default 18 */
 	const char *guid2lid;    /* path of the persisted LID map, NULL = none */
+	unsigned lid_reclaim_age; /* policy lids.reclaim_age: seconds, 0 = never */
 	const char *engine;      /* routing engines in fallback order, comma-separated
 				  * ("ftree,updn,minhop"): the first that routes and
 				  * passes the gate wins */
@@ -47,6 +48,9 @@ struct sm_opts {
 struct sm_clock {
 	uint64_t (*now_ms)(void *ctx); /* monotonic milliseconds */
 	void *ctx;
+	/* Unix seconds, for the last-seen times kept in guid2lid; NULL = none
+	 * (nothing is stamped, so nothing is ever reclaimed) */
+	uint64_t (*wall_s)(void *ctx);
 };
 
 /* Figures of one sweep (printed on the "sweep N:" line). */

@@ -1,6 +1,7 @@
 /*
  * test_lid_alloc.c - unit tests for sm/lid_alloc.c: stability, reservations,
- * tie-breaking, the 0xBFFF ceiling, max_lid changes, release and the hash.
+ * tie-breaking, the 0xBFFF ceiling, max_lid changes, release and the hash,
+ * last-seen times and the reclaiming of absent ports' LIDs.
  */
 #include <CUnit/CUnit.h>
 #include <errno.h>
@@ -349,6 +350,146 @@ static void test_lid_alloc_foreach(void)
 	lid_alloc_fini(&a);
 }
 
+static void test_lid_alloc_seen(void)
+{
+	struct lid_alloc a;
+	struct lid_req r[2];
+	struct lid_aging ag = {.now = 1000, .age = 0};
+
+	CU_ASSERT_EQUAL_FATAL(lid_alloc_init(&a, LID_TOP), 0);
+	CU_ASSERT_EQUAL(lid_alloc_reserve(&a, G(1), 5), 0);
+	CU_ASSERT_EQUAL(lid_alloc_seen(&a, G(1)), 0); /* unknown */
+	lid_alloc_set_seen(&a, G(1), 77);
+	CU_ASSERT_EQUAL(lid_alloc_seen(&a, G(1)), 77);
+	lid_alloc_set_seen(&a, G(2), 99); /* no mapping: ignored */
+	CU_ASSERT_EQUAL(lid_alloc_seen(&a, G(2)), 0);
+	/* a sweep stamps every port present, and only those */
+	CU_ASSERT_EQUAL(lid_alloc_reserve(&a, G(3), 6), 0);
+	req_set(&r[0], G(1), 0);
+	req_set(&r[1], G(2), 0);
+	CU_ASSERT_EQUAL(lid_alloc_assign_aged(&a, r, 2, &ag), 0);
+	CU_ASSERT_EQUAL(lid_alloc_seen(&a, G(1)), 1000);
+	CU_ASSERT_EQUAL(lid_alloc_seen(&a, G(2)), 1000);
+	CU_ASSERT_EQUAL(lid_alloc_seen(&a, G(3)), 0);
+	CU_ASSERT_PTR_NULL(ag.reclaimed);
+	/* release forgets the time; the LID's next owner starts unknown */
+	lid_alloc_release(&a, G(1));
+	CU_ASSERT_EQUAL(lid_alloc_reserve(&a, G(4), 5), 0);
+	CU_ASSERT_EQUAL(lid_alloc_seen(&a, G(4)), 0);
+	lid_alloc_fini(&a);
+}
+
+/* max LID 4, all four held by absent ports last seen at 100, 200, 300, 0. */
+static void aged_full(struct lid_alloc *a)
+{
+	CU_ASSERT_EQUAL_FATAL(lid_alloc_init(a, 4), 0);
+	CU_ASSERT_EQUAL(lid_alloc_reserve(a, G(1), 1), 0);
+	CU_ASSERT_EQUAL(lid_alloc_reserve(a, G(2), 2), 0);
+	CU_ASSERT_EQUAL(lid_alloc_reserve(a, G(3), 3), 0);
+	CU_ASSERT_EQUAL(lid_alloc_reserve(a, G(4), 4), 0);
+	lid_alloc_set_seen(a, G(1), 300);
+	lid_alloc_set_seen(a, G(2), 100);
+	lid_alloc_set_seen(a, G(3), 200);
+	/* G(4): never stamped (0 = unknown): never reclaimed */
+}
+
+static void test_lid_alloc_reclaim(void)
+{
+	struct lid_alloc a;
+	struct lid_req r[3];
+	struct lid_aging ag = {.now = 1000, .age = 750};
+
+	/* two new ports, space full: the two absent longest beyond the age go
+	 * (G(2), 900 s; G(3), 800 s), not G(1) (700 s) nor G(4) (unknown) */
+	aged_full(&a);
+	req_set(&r[0], G(10), 0);
+	req_set(&r[1], G(11), 3); /* carries LID 3: keeps it once free */
+	CU_ASSERT_EQUAL(lid_alloc_assign_aged(&a, r, 2, &ag), 0);
+	CU_ASSERT_EQUAL_FATAL(ag.n_reclaimed, 2);
+	CU_ASSERT_EQUAL(ag.reclaimed[0].guid, G(2));
+	CU_ASSERT_EQUAL(ag.reclaimed[0].lid, 2);
+	CU_ASSERT_EQUAL(ag.reclaimed[0].seen, 100);
+	CU_ASSERT_EQUAL(ag.reclaimed[1].guid, G(3));
+	CU_ASSERT_EQUAL(r[1].lid, 3);
+	CU_ASSERT_EQUAL(r[0].lid, 2);
+	CU_ASSERT_EQUAL(lid_alloc_lookup(&a, G(1)), 1);
+	CU_ASSERT_EQUAL(lid_alloc_lookup(&a, G(4)), 4);
+	CU_ASSERT_EQUAL(lid_alloc_seen(&a, G(10)), 1000);
+	free(ag.reclaimed);
+	lid_alloc_fini(&a);
+
+	/* only as many as needed: one new port, one reclaim (the oldest) */
+	aged_full(&a);
+	req_set(&r[0], G(10), 0);
+	CU_ASSERT_EQUAL(lid_alloc_assign_aged(&a, r, 1, &ag), 0);
+	CU_ASSERT_EQUAL_FATAL(ag.n_reclaimed, 1);
+	CU_ASSERT_EQUAL(ag.reclaimed[0].guid, G(2));
+	CU_ASSERT_EQUAL(lid_alloc_lookup(&a, G(3)), 3);
+	free(ag.reclaimed);
+	lid_alloc_fini(&a);
+
+	/* more ports than stale LIDs: the rest still get ENOSPC */
+	aged_full(&a);
+	req_set(&r[0], G(10), 0);
+	req_set(&r[1], G(11), 0);
+	req_set(&r[2], G(12), 0);
+	CU_ASSERT_EQUAL(lid_alloc_assign_aged(&a, r, 3, &ag), 1);
+	CU_ASSERT_EQUAL(ag.n_reclaimed, 2);
+	CU_ASSERT_EQUAL(r[2].err, -ENOSPC);
+	free(ag.reclaimed);
+	lid_alloc_fini(&a);
+}
+
+static void test_lid_alloc_reclaim_never(void)
+{
+	struct lid_alloc a;
+	struct lid_req r[4];
+	struct lid_aging ag = {.now = 1000, .age = 10};
+
+	/* while the space has room: nothing reclaimed, however old */
+	CU_ASSERT_EQUAL_FATAL(lid_alloc_init(&a, 4), 0);
+	CU_ASSERT_EQUAL(lid_alloc_reserve(&a, G(1), 1), 0);
+	lid_alloc_set_seen(&a, G(1), 1);
+	req_set(&r[0], G(10), 0);
+	CU_ASSERT_EQUAL(lid_alloc_assign_aged(&a, r, 1, &ag), 0);
+	CU_ASSERT_EQUAL(ag.n_reclaimed, 0);
+	CU_ASSERT_EQUAL(lid_alloc_lookup(&a, G(1)), 1);
+	lid_alloc_fini(&a);
+	/* age 0 (the default): never */
+	aged_full(&a);
+	ag.age = 0;
+	req_set(&r[0], G(10), 0);
+	CU_ASSERT_EQUAL(lid_alloc_assign_aged(&a, r, 1, &ag), 1);
+	CU_ASSERT_EQUAL(ag.n_reclaimed, 0);
+	lid_alloc_fini(&a);
+	/* no clock (now 0): never, and nothing stamped */
+	aged_full(&a);
+	ag = (struct lid_aging){.now = 0, .age = 10};
+	CU_ASSERT_EQUAL(lid_alloc_assign_aged(&a, r, 1, &ag), 1);
+	CU_ASSERT_EQUAL(ag.n_reclaimed, 0);
+	lid_alloc_fini(&a);
+	/* ports present now are never reclaimed, even with old stamps */
+	aged_full(&a);
+	ag = (struct lid_aging){.now = 1000, .age = 10};
+	req_set(&r[0], G(1), 0);
+	req_set(&r[1], G(2), 0);
+	req_set(&r[2], G(3), 0);
+	req_set(&r[3], G(10), 0);
+	CU_ASSERT_EQUAL(lid_alloc_assign_aged(&a, r, 4, &ag), 1);
+	CU_ASSERT_EQUAL(ag.n_reclaimed, 0); /* G(4) is absent but unknown */
+	CU_ASSERT_EQUAL(r[3].err, -ENOSPC);
+	lid_alloc_fini(&a);
+	/* a stamp in the future (clock stepped back) is not stale */
+	aged_full(&a);
+	lid_alloc_set_seen(&a, G(2), 5000);
+	lid_alloc_set_seen(&a, G(1), 5000);
+	lid_alloc_set_seen(&a, G(3), 5000);
+	req_set(&r[0], G(10), 0);
+	CU_ASSERT_EQUAL(lid_alloc_assign_aged(&a, r, 1, &ag), 1);
+	CU_ASSERT_EQUAL(ag.n_reclaimed, 0);
+	lid_alloc_fini(&a);
+}
+
 void test_lid_alloc_register(void)
 {
 	CU_pSuite s = CU_add_suite("lid_alloc", NULL, NULL);
@@ -368,4 +509,9 @@ void test_lid_alloc_register(void)
 	CU_add_test(s, "release", test_lid_alloc_release);
 	CU_add_test(s, "hash insert/delete churn", test_lid_alloc_hash_churn);
 	CU_add_test(s, "foreach in LID order", test_lid_alloc_foreach);
+	CU_add_test(s, "last-seen times", test_lid_alloc_seen);
+	CU_add_test(s, "full space: absent ports' LIDs reclaimed, oldest first",
+		    test_lid_alloc_reclaim);
+	CU_add_test(s, "never reclaimed: room left, age 0, no clock, present, unknown",
+		    test_lid_alloc_reclaim_never);
 }

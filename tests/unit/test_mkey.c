@@ -394,7 +394,7 @@ static void test_mkey_sminfo_sm_key(void)
 {
 	struct mkey_capture cap = {{0}, 0};
 	struct mad_xmit x = {mkey_capture_send, &cap};
-	struct sm_clock c = {mkey_now, NULL};
+	struct sm_clock c = {.now_ms = mkey_now};
 	struct sm_opts o = {.port_guid = 1, .engine = "minhop", .sm_key = MKEY_SMKEY};
 	struct sm *sm;
 
