@@ -1,8 +1,9 @@
 /*
  * lft_push.c - compute routes with the chosen engine and program them:
  * SwitchInfo.LinearFDBTop, then only the LFT blocks that differ from what
- * the SM last wrote to each switch (a cache keyed by switch GUID; empty
- * after a restart, so everything is written once).
+ * each switch holds: a cache keyed by switch GUID, filled from what the
+ * SM wrote and, for a switch it does not know yet (after a restart), from
+ * LinearForwardingTable Gets.  Reads sm->next and sm->lfts; owns sm->cache.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -250,7 +251,89 @@ static void lft_push_top(struct sm *sm, int node)
 		sm->st.set_errors++;
 }
 
-static void lft_push_switch(struct sm *sm, const struct lft *t)
+/* The 64 entries switch t should hold in block b. */
+static void lft_push_want(const struct lft *t, unsigned b, struct smp_lft_block *blk)
+{
+	for (unsigned i = 0; i < LFT_BLOCK_SIZE; i++) {
+		unsigned lid = b * LFT_BLOCK_SIZE + i;
+
+		blk->port[i] = lid <= t->top ? t->port[lid] : LFT_DROP;
+	}
+}
+
+/* The directed route to switch t, for an SMP about block b. */
+static void lft_push_req(const struct sm *sm, const struct lft *t, unsigned b, struct sm_req *r)
+{
+	const struct fabric_node *n = &sm->next.nodes[t->node];
+
+	memset(r, 0, sizeof(*r));
+	r->node = t->node;
+	r->hops = n->dr_hops;
+	memcpy(r->path, n->dr_path, sizeof(r->path));
+	r->extra = b;
+	r->ctx = (void *)t; /* sm->lfts: the sweep does not change it while it pushes */
+}
+
+static void lft_push_write(struct sm *sm, const struct lft *t, unsigned b,
+			   const struct smp_lft_block *blk)
+{
+	uint8_t data[SMP_DATA_SIZE] = {0};
+	struct sm_req r;
+
+	lft_push_req(sm, t, b, &r);
+	smp_lft_encode(blk, data);
+	sm->st.lft_blocks_sent++;
+	if (sm_submit(sm, &r, SMP_METHOD_SET, SMP_ATTR_LFT, b, data, lft_push_block_done) < 0)
+		sm->st.set_errors++;
+}
+
+/* A block read from a switch the cache did not know: remember what it
+ * holds, and write it only if that is not what the routes want.  A failed
+ * Get is not an error of its own: the block is written unread (and a
+ * switch that answers nothing then logs NSM-W410 for the Set). */
+static void lft_push_read_done(struct sm_req *r, int status, const struct smp *resp)
+{
+	struct sm *sm = r->sm;
+	const struct lft *t = r->ctx;
+	const struct fabric_node *n = &sm->next.nodes[r->node];
+	struct smp_lft_block held, want;
+
+	lft_push_want(t, r->extra, &want);
+	if (status < 0) {
+		log_debug("switch 0x%016llx (%s): LFT block %u Get failed: %s; writing it unread",
+			  (unsigned long long)n->guid, n->desc, r->extra, strerror(-status));
+		lft_push_write(sm, t, r->extra, &want);
+		return;
+	}
+	smp_lft_decode(resp->data, &held);
+	lft_cache_store(&sm->cache, n->guid, r->extra, held.port);
+	if (memcmp(held.port, want.port, LFT_BLOCK_SIZE) != 0)
+		lft_push_write(sm, t, r->extra, &want);
+}
+
+static void lft_push_read(struct sm *sm, const struct lft *t, unsigned b)
+{
+	struct smp_lft_block want;
+	struct sm_req r;
+
+	lft_push_req(sm, t, b, &r);
+	if (sm_submit(sm, &r, SMP_METHOD_GET, SMP_ATTR_LFT, b, NULL, lft_push_read_done) == 0) {
+		sm->st.lft_blocks_read++;
+		return;
+	}
+	lft_push_want(t, b, &want); /* no memory to read: write it, as before */
+	lft_push_write(sm, t, b, &want);
+}
+
+/* One switch's blocks 0..max_lid/64.  A switch the cache knows: write the
+ * blocks that differ from the cache.  A switch it does not know (the
+ * first sweep after a start, or a switch new to nanosm): read every block
+ * first (lft_push_read_done writes those that differ), so a restarted
+ * nanosm rewrites nothing that is already right - unless the switch's
+ * LinearFDBTop was 0 when discovered: such a switch forwards no unicast
+ * LID at all (a fresh one), nothing in it is worth keeping, and it is
+ * written without reading. */
+static void lft_push_switch(struct sm *sm, const struct lft *t, uint16_t found_top)
 {
 	const struct fabric_node *n = &sm->next.nodes[t->node];
 	const struct lft_cache_entry *e = NULL;
@@ -261,31 +344,38 @@ static void lft_push_switch(struct sm *sm, const struct lft *t)
 			e = &sm->cache.e[i];
 	for (unsigned b = 0; b < blocks; b++) {
 		struct smp_lft_block blk;
-		struct sm_req r = {.node = t->node, .hops = n->dr_hops, .extra = b};
-		uint8_t data[SMP_DATA_SIZE] = {0};
 
-		for (unsigned i = 0; i < LFT_BLOCK_SIZE; i++) {
-			unsigned lid = b * LFT_BLOCK_SIZE + i;
-
-			blk.port[i] = lid <= t->top ? t->port[lid] : LFT_DROP;
-		}
-		if (lft_cache_has(e, b, blk.port))
+		if (!e && found_top) {
+			lft_push_read(sm, t, b);
 			continue;
-		smp_lft_encode(&blk, data);
-		memcpy(r.path, n->dr_path, sizeof(r.path));
-		sm->st.lft_blocks_sent++;
-		if (sm_submit(sm, &r, SMP_METHOD_SET, SMP_ATTR_LFT, b, data, lft_push_block_done) < 0)
-			sm->st.set_errors++;
+		}
+		lft_push_want(t, b, &blk);
+		if (!lft_cache_has(e, b, blk.port))
+			lft_push_write(sm, t, b, &blk);
 	}
 }
 
+/* Write order: switch by switch in the order of sm->lfts (fabric node
+ * order: the order discovery found them, roughly breadth-first from the
+ * SM), for each one SwitchInfo.LinearFDBTop first, then its blocks in
+ * ascending order; at most --window SMPs are on the wire, so several
+ * switches are in flight at once and their Sets land in no guaranteed
+ * order.  A block read first is written when its Get is answered.  This
+ * order does not rule out transient loops while routes move: a loop-free
+ * order exists per destination (switches nearer the destination in the
+ * new tree first), but one block carries 64 destinations whose trees
+ * differ, so no block order honours all of them.  What is guaranteed:
+ * only tables that passed the gate are written, the final state is
+ * loop-free, and a restart or an unchanged re-sweep moves no route, so it
+ * writes nothing (docs/design.md, docs/operations.md "Restarts"). */
 void lft_push_start(struct sm *sm, sm_phase_fn then)
 {
 	for (size_t i = 0; i < sm->lfts.n; i++) {
 		const struct lft *t = &sm->lfts.tables[i];
+		uint16_t found_top = sm->next.nodes[t->node].lft_top;
 
 		lft_push_top(sm, t->node);
-		lft_push_switch(sm, t);
+		lft_push_switch(sm, t, found_top);
 	}
 	sm_phase_wait(sm, then);
 }

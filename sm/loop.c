@@ -228,11 +228,11 @@ static void loop_print(const struct loop *l, const struct sm_sweep_stats *st)
 {
 	log_info("sweep %u: %s switches=%zu cas=%zu ports=%zu lids=%zu unreachable=%zu "
 		 "lid_failures=%zu port_sets=%zu state_sets=%zu switchinfo_sets=%zu "
-		 "lft_blocks_sent=%zu pkey_blocks_sent=%zu mft_blocks_sent=%zu set_errors=%zu "
-		 "mads_sent=%" PRIu64 " sweep_ms=%" PRIu64 " engine=%s",
+		 "lft_blocks_sent=%zu lft_blocks_read=%zu pkey_blocks_sent=%zu mft_blocks_sent=%zu "
+		 "set_errors=%zu mads_sent=%" PRIu64 " sweep_ms=%" PRIu64 " engine=%s",
 		 st->number, st->status ? "failed" : "ok", st->switches, st->cas, st->ports,
 		 st->lids, st->unreachable, st->lid_failures, st->port_sets, st->state_sets,
-		 st->switchinfo_sets, st->lft_blocks_sent, st->pkey_blocks_sent,
+		 st->switchinfo_sets, st->lft_blocks_sent, st->lft_blocks_read, st->pkey_blocks_sent,
 		 st->mft_blocks_sent, st->set_errors, st->mads_sent, st->sweep_ms, st->engine);
 	if (st->status || l->subnet_up)
 		return;

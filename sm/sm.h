@@ -64,6 +64,7 @@ struct sm_sweep_stats {
 	size_t state_sets;    /* PortInfo Sets moving ports to ARMED/ACTIVE */
 	size_t switchinfo_sets;
 	size_t lft_blocks_sent;
+	size_t lft_blocks_read;  /* LFT block Gets (switches the LFT cache did not know) */
 	size_t pkey_blocks_sent; /* P_KeyTable Sets (partitions) */
 	size_t mft_blocks_sent;  /* MulticastForwardingTable Sets */
 	size_t set_errors;    /* Sets that failed or were refused */

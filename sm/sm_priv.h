@@ -13,7 +13,8 @@
 #include "routing/mft.h"
 #include "config/policy.h"
 
-/* What the SM last wrote into one switch's LFT. */
+/* What one switch's LFT holds as far as the SM knows: blocks it wrote or
+ * read (lft_push.c). */
 struct lft_cache_entry {
 	uint64_t guid;
 	uint16_t top;

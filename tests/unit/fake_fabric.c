@@ -748,6 +748,16 @@ const uint8_t *fake_fabric_lft(const struct fake_fabric *ff, uint64_t switch_gui
 	return ff->nodes[i].lft;
 }
 
+int fake_fabric_set_lft(struct fake_fabric *ff, uint64_t switch_guid, uint16_t lid, uint8_t port)
+{
+	int i = fabric_find(&ff->topo, switch_guid);
+
+	if (i == FABRIC_NONE || !ff->nodes[i].lft || lid >= ff->nodes[i].lft_cap)
+		return -ENOENT;
+	ff->nodes[i].lft[lid] = port;
+	return 0;
+}
+
 const uint16_t *fake_fabric_pkeys(const struct fake_fabric *ff, uint64_t node_guid, uint8_t port)
 {
 	int i = fabric_find(&ff->topo, node_guid);

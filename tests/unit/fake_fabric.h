@@ -119,6 +119,9 @@ const struct fabric *fake_fabric_state(const struct fake_fabric *ff);
  * LinearFDBTop.  NULL if the GUID is unknown or not a switch. */
 const uint8_t *fake_fabric_lft(const struct fake_fabric *ff, uint64_t switch_guid,
 			       uint16_t *top);
+/* Change one LFT entry of a switch behind the SM's back (counted as no
+ * Set).  0, or -ENOENT for an unknown switch or a LID past its cap. */
+int fake_fabric_set_lft(struct fake_fabric *ff, uint64_t switch_guid, uint16_t lid, uint8_t port);
 /* Current P_KeyTable block 0 of a port (32 entries; switch port 0 = the
  * management port), borrowed like fake_fabric_state; NULL if the GUID is
  * unknown or the port out of range. */
