@@ -41,6 +41,18 @@ static struct lft_cache_entry *lft_cache_get(struct lft_cache *c, uint64_t guid)
 	return &c->e[c->n++];
 }
 
+/* The switch lost its table: the cache no longer knows any of it. */
+static void lft_cache_forget(struct lft_cache *c, uint64_t guid)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->e[i].guid != guid)
+			continue;
+		free(c->e[i].port);
+		c->e[i].port = NULL;
+		c->e[i].top = 0;
+	}
+}
+
 /* Does the cache say the switch holds exactly these 64 entries? */
 static int lft_cache_has(const struct lft_cache_entry *e, unsigned block, const uint8_t *want)
 {
@@ -342,6 +354,15 @@ static void lft_push_switch(struct sm *sm, const struct lft *t, uint16_t found_t
 	for (size_t i = 0; i < sm->cache.n; i++)
 		if (sm->cache.e[i].guid == n->guid)
 			e = &sm->cache.e[i];
+	if (e && !found_top && e->top) {
+		/* it had a table and now forwards nothing: rebooted (or reset
+		 * behind our back); what the cache says it holds is gone */
+		log_info("switch 0x%016llx (%s): LinearFDBTop is 0, its table was lost "
+			 "(rebooted?): writing all of it",
+			 (unsigned long long)n->guid, n->desc);
+		lft_cache_forget(&sm->cache, n->guid);
+		e = NULL;
+	}
 	for (unsigned b = 0; b < blocks; b++) {
 		struct smp_lft_block blk;
 

@@ -758,6 +758,17 @@ int fake_fabric_set_lft(struct fake_fabric *ff, uint64_t switch_guid, uint16_t l
 	return 0;
 }
 
+int fake_fabric_reboot_switch(struct fake_fabric *ff, uint64_t switch_guid)
+{
+	int i = fabric_find(&ff->topo, switch_guid);
+
+	if (i == FABRIC_NONE || !ff->nodes[i].lft)
+		return -ENOENT;
+	memset(ff->nodes[i].lft, LFT_DROP, ff->nodes[i].lft_cap);
+	ff->topo.nodes[i].lft_top = 0;
+	return 0;
+}
+
 const uint16_t *fake_fabric_pkeys(const struct fake_fabric *ff, uint64_t node_guid, uint8_t port)
 {
 	int i = fabric_find(&ff->topo, node_guid);

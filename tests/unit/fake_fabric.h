@@ -125,6 +125,9 @@ int fake_fabric_set_lft(struct fake_fabric *ff, uint64_t switch_guid, uint16_t l
 /* Current P_KeyTable block 0 of a port (32 entries; switch port 0 = the
  * management port), borrowed like fake_fabric_state; NULL if the GUID is
  * unknown or the port out of range. */
+/* A switch that rebooted: its LFT emptied (every entry LFT_DROP) and
+ * LinearFDBTop 0; ports, LIDs and the rest as they were.  0 or -ENOENT. */
+int fake_fabric_reboot_switch(struct fake_fabric *ff, uint64_t switch_guid);
 const uint16_t *fake_fabric_pkeys(const struct fake_fabric *ff, uint64_t node_guid, uint8_t port);
 const struct fake_counters *fake_fabric_counters(const struct fake_fabric *ff);
 

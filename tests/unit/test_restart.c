@@ -191,6 +191,37 @@ static void test_restart_rewrites_one_changed_block(void)
 	free(topo);
 }
 
+/* A switch that reboots while nanosm runs loses its table (LinearFDBTop
+ * 0): the next heavy sweep writes all of it, though the cache said it was
+ * right; the other switches get nothing. */
+static void test_restart_switch_reboot(void)
+{
+	struct restart_dir d;
+	struct rig r;
+	char *topo = restart_topo();
+	uint64_t s2;
+	unsigned sets;
+
+	restart_dir_init(&d);
+	rig_init(&r, topo, d.guid2lid, "minhop");
+	rig_sweep(&r);
+	rig_sweep(&r);
+	CU_ASSERT_EQUAL(r.last.lft_blocks_sent, 0);
+	s2 = fake_fabric_state(r.ff)->nodes[rig_node(fake_fabric_state(r.ff), "s2")].guid;
+	CU_ASSERT_EQUAL_FATAL(fake_fabric_reboot_switch(r.ff, s2), 0);
+	sets = restart_lft_sets(&r);
+	rig_sweep(&r);
+	CU_ASSERT_EQUAL(r.last.status, 0);
+	CU_ASSERT_EQUAL(r.last.lft_blocks_sent, 2); /* s2's two blocks only */
+	CU_ASSERT_EQUAL(restart_lft_sets(&r), sets + 2);
+	rig_check_up(&r);
+	rig_sweep(&r);
+	CU_ASSERT_EQUAL(r.last.lft_blocks_sent, 0);
+	rig_fini(&r);
+	restart_dir_fini(&d);
+	free(topo);
+}
+
 /* Run the first sweep until at least `sets` LFT blocks were applied (or
  * the sweep ended), answering one SMP at a time: the kill -9 point. */
 static void restart_sweep_until(struct rig *r, unsigned sets)
@@ -295,4 +326,6 @@ void test_restart_register(void)
 	CU_add_test(s, "restart after a kill in the middle of the LFT push",
 		    test_restart_after_kill_mid_push);
 	CU_add_test(s, "restart with dropped MADs still rewrites nothing", test_restart_with_drops);
+	CU_add_test(s, "a switch that reboots gets its whole table again",
+		    test_restart_switch_reboot);
 }
