@@ -274,6 +274,12 @@ static void sm_sweep_end(struct sm *sm)
 	if (!sm->st.engine)
 		sm->st.engine = "none";
 	sm->running = 0;
+	/* a sweep that failed or left work undone (nodes that did not
+	 * answer, Sets that failed, ports without a LID) is followed by a
+	 * heavy sweep at the next interval, not a light one: a light sweep
+	 * would see no change and leave the fabric half programmed */
+	sm->heavy_due = sm->st.status || sm->st.unreachable || sm->st.set_errors ||
+			sm->st.lid_failures;
 	if (sm->done_fn)
 		sm->done_fn(sm->done_arg, &sm->st);
 	sm_sa_release(sm, 0);
@@ -809,7 +815,7 @@ int sm_light_sweep(struct sm *sm)
 {
 	if (sm->running)
 		return -EBUSY;
-	if (!sm_lfts(sm))
+	if (!sm_lfts(sm) || sm->heavy_due)
 		return -EAGAIN;
 	sm->running = 1;
 	sm->light = 1;

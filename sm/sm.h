@@ -119,8 +119,8 @@ struct sm_light_stats {
 /* A light sweep: SwitchInfo of every switch of the last good model; a
  * switch whose PortStateChange is set, or that does not answer, turns it
  * into a heavy sweep (requested when it ends).  -EBUSY while a sweep runs,
- * -EAGAIN before the first good sweep (then the caller wants a heavy
- * one). */
+ * -EAGAIN before the first good sweep or when the last heavy sweep failed
+ * or left work undone (then the caller wants a heavy one). */
 int sm_light_sweep(struct sm *sm);
 const struct sm_light_stats *sm_light_stats(const struct sm *sm);
 

@@ -89,6 +89,7 @@ struct sm {
 	struct sm_sa_pending *sa_q; /* ring of SM_SA_BACKLOG, allocated on first use */
 	size_t sa_q_head, sa_q_n;
 	/* light sweep (sm.c): running with light set; what it found */
+	int heavy_due; /* the last heavy sweep failed or left work: next one heavy too */
 	int light;
 	int light_changed;
 	char light_why[160];

@@ -83,6 +83,15 @@ static void test_light_quiet_and_change(void)
 	CU_ASSERT_EQUAL(ls->escalations, 2);
 	CU_ASSERT_EQUAL(r.sweeps_done, sweeps + 2);
 	CU_ASSERT_EQUAL(ls->runs, 4);
+	/* that heavy sweep could not reach s2: the next periodic sweep must
+	 * be heavy again, not a light one that sees nothing */
+	CU_ASSERT(r.last.unreachable > 0);
+	CU_ASSERT_EQUAL(sm_light_sweep(r.sm), -EAGAIN);
+	fake_fabric_mute_node(r.ff, light_guid(&r, "s2"), 0);
+	rig_sweep(&r);
+	CU_ASSERT_EQUAL(r.last.unreachable, 0);
+	CU_ASSERT_EQUAL(sm_light_sweep(r.sm), 0);
+	light_run(&r);
 	rig_fini(&r);
 }
 
