@@ -447,6 +447,41 @@ static int configure_set_hidden_key(struct sm *sm, const struct fabric_node *n, 
 	return 1;
 }
 
+static void configure_set_failed(struct sm_req *r, int status, const struct smp *resp)
+{
+	struct sm *sm = r->sm;
+	struct fabric_node *n = &sm->next.nodes[r->node];
+	struct fabric_port *p = &n->ports[r->port];
+
+	sm->st.set_errors++;
+	if (configure_set_hidden_key(sm, n, r->port, status))
+		return;
+	log_warnx("NSM-W310 port 0x%016llx/%u (%s): PortInfo Set%s failed: %s%s",
+		  (unsigned long long)(p->guid ? p->guid : n->guid), r->port, n->desc,
+		  r->extra ? " (state)" : "", strerror(-status),
+		  resp ? " (refused by the port)" : "");
+}
+
+/* The read-back of a port whose state Set failed: when its answer was the
+ * one lost, a retry asks for a step the port already took and is refused,
+ * yet the port is where we wanted it (or further).  Only a port that is
+ * not there counts as a failed Set. */
+static void configure_state_readback_done(struct sm_req *r, int status, const struct smp *resp)
+{
+	struct fabric_port *p = &r->sm->next.nodes[r->node].ports[r->port];
+	struct smp_port_info pi;
+
+	if (status == 0) {
+		smp_port_info_decode(resp->data, &pi);
+		if (pi.state >= r->extra) {
+			memcpy(p->pi_raw, resp->data, sizeof(p->pi_raw));
+			p->state = pi.state;
+			return;
+		}
+	}
+	configure_set_failed(r, -EREMOTEIO, NULL);
+}
+
 static void configure_set_done(struct sm_req *r, int status, const struct smp *resp)
 {
 	struct sm *sm = r->sm;
@@ -454,14 +489,12 @@ static void configure_set_done(struct sm_req *r, int status, const struct smp *r
 	struct fabric_port *p = &n->ports[r->port];
 	struct smp_port_info pi;
 
+	if (status < 0 && r->extra && status != -ECANCELED &&
+	    sm_submit(sm, r, SMP_METHOD_GET, SMP_ATTR_PORT_INFO, r->port, NULL,
+		      configure_state_readback_done) == 0)
+		return;
 	if (status < 0) {
-		sm->st.set_errors++;
-		if (configure_set_hidden_key(sm, n, r->port, status))
-			return;
-		log_warnx("NSM-W310 port 0x%016llx/%u (%s): PortInfo Set%s failed: %s%s",
-			  (unsigned long long)(p->guid ? p->guid : n->guid), r->port, n->desc,
-			  r->extra ? " (state)" : "", strerror(-status),
-			  resp ? " (refused by the port)" : "");
+		configure_set_failed(r, status, resp);
 		return;
 	}
 	smp_port_info_decode(resp->data, &pi);

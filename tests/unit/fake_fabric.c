@@ -43,6 +43,8 @@ struct fake_fabric {
 	uint8_t (*resp)[SMP_MAD_SIZE]; /* FIFO of encoded responses */
 	size_t resp_head, resp_len, resp_cap;
 	unsigned drop_every, requests;
+	unsigned drop_state_replies; /* lose the answer of this many state Sets (applied) */
+	int strict_states; /* refuse a state Set to the state the port is in (as ibsim) */
 	int forget_mkeys; /* PortInfo Sets store no M_Key fields */
 	int forget_enforcement; /* PortInfo Sets store no P_Key enforcement bits */
 	struct fake_counters counters;
@@ -456,6 +458,7 @@ static uint16_t fake_port_info_set(struct fake_fabric *ff, const struct fake_hit
 		return FAKE_STATUS_INVALID_VALUE; /* a CA port is set through itself */
 	smp_port_info_decode(data, &req);
 	if (fake_next_state(p->state, req.state, &next) ||
+	    (ff->strict_states && req.state >= PORT_STATE_ARMED && req.state == p->state) ||
 	    fake_cap_check(req.neighbor_mtu, p->mtu_cap, FAKE_DEFAULT_MTU) ||
 	    fake_cap_check(req.oper_vls, p->vl_cap, FAKE_DEFAULT_VL_CAP))
 		return FAKE_STATUS_INVALID_VALUE;
@@ -653,6 +656,23 @@ static int fake_accept(struct fake_fabric *ff, const uint8_t *mad, size_t len, s
 	return fake_mkey_check(ff, req, hit);
 }
 
+/* A PortInfo Set that changed the port state took effect, but its answer
+ * is lost on the way back (drop_state_replies times). */
+static int fake_lose_state_reply(struct fake_fabric *ff, const struct smp *req)
+{
+	struct smp_port_info pi;
+
+	if (!ff->drop_state_replies || req->method != SMP_METHOD_SET ||
+	    req->attr_id != SMP_ATTR_PORT_INFO || req->status)
+		return 0;
+	smp_port_info_decode(req->data, &pi);
+	if (pi.state != PORT_STATE_ARMED && pi.state != PORT_STATE_ACTIVE)
+		return 0;
+	ff->drop_state_replies--;
+	ff->counters.dropped++;
+	return 1;
+}
+
 static int fake_send(void *ctx, const struct mad_addr *to, const uint8_t *mad, size_t len)
 {
 	struct fake_fabric *ff = ctx;
@@ -671,6 +691,8 @@ static int fake_send(void *ctx, const struct mad_addr *to, const uint8_t *mad, s
 	else
 		ff->counters.gets++;
 	req.status = fake_answer(ff, &req, &hit, answer);
+	if (fake_lose_state_reply(ff, &req))
+		return 0;
 	memcpy(req.data, answer, SMP_DATA_SIZE);
 	smp_make_response(&req);
 	rc = smp_encode(&req, out, sizeof(out));
@@ -854,4 +876,10 @@ int fake_fabric_port_change_pending(const struct fake_fabric *ff, uint64_t switc
 	int i = fabric_find(&ff->topo, switch_guid);
 
 	return i == FABRIC_NONE ? -1 : ff->nodes[i].port_change;
+}
+
+void fake_fabric_lose_state_replies(struct fake_fabric *ff, unsigned n)
+{
+	ff->drop_state_replies = n;
+	ff->strict_states = 1;
 }

@@ -136,6 +136,11 @@ const struct fake_counters *fake_fabric_counters(const struct fake_fabric *ff);
  * 0, or -ENOENT for an unknown GUID or a port out of range. */
 int fake_fabric_get_mkey(const struct fake_fabric *ff, uint64_t node_guid, uint8_t port,
 			 struct fake_mkey *out);
+/* The next n PortInfo Sets that move a port to ARMED or ACTIVE are applied
+ * but their answers lost; from then on, as ibsim does, a Set asking for
+ * the state a port is already in is refused (0x1c), so a retry of such a
+ * Set fails. */
+void fake_fabric_lose_state_replies(struct fake_fabric *ff, unsigned n);
 /* Set a switch's SwitchInfo PortStateChange, as a port state change
  * does; a SwitchInfo Set with the bit set clears it (write 1 to clear).
  * 0, or -1 when there is no such switch; _pending reads it. */
