@@ -40,23 +40,52 @@ static void discover_probe(struct sm *sm, int from, uint8_t port, const uint8_t 
 	discover_submit(sm, &r, SMP_ATTR_NODE_INFO, 0, discover_node_info_done);
 }
 
+static const uint8_t *discover_last_port_info(const struct sm *sm, uint64_t guid, uint8_t port);
+static void discover_port_apply(struct sm_req *r, const uint8_t *raw);
+
 static void discover_port_info_done(struct sm_req *r, int status, const struct smp *resp)
+{
+	struct sm *sm = r->sm;
+	struct fabric_node *n = &sm->next.nodes[r->node];
+	char buf[200];
+
+	if (status < 0) {
+		const uint8_t *last = discover_last_port_info(sm, n->guid, r->port);
+
+		sm->st.unreachable++;
+		log_warnx("NSM-W202 node 0x%016llx port %u: PortInfo failed (%s) via %s%s",
+			  (unsigned long long)n->guid, r->port, strerror(-status),
+			  sm_path_str(r->path, r->hops, buf, sizeof(buf)),
+			  last ? "; using what the last sweep read" : "");
+		if (last)
+			discover_port_apply(r, last);
+		return;
+	}
+	discover_port_apply(r, resp->data);
+}
+
+/* What the last good sweep read of this port (a MAD lost now must not
+ * make a healthy port vanish: its routes would go with it), or NULL. */
+static const uint8_t *discover_last_port_info(const struct sm *sm, uint64_t guid, uint8_t port)
+{
+	int i = fabric_find(&sm->cur, guid);
+
+	if (i == FABRIC_NONE || port > sm->cur.nodes[i].num_ports ||
+	    !sm->cur.nodes[i].ports[port].present)
+		return NULL;
+	return sm->cur.nodes[i].ports[port].pi_raw;
+}
+
+/* A port's PortInfo (raw) into the model; LinkUp ports lead on. */
+static void discover_port_apply(struct sm_req *r, const uint8_t *raw)
 {
 	struct sm *sm = r->sm;
 	struct fabric_node *n = &sm->next.nodes[r->node];
 	struct fabric_port *p = &n->ports[r->port];
 	struct smp_port_info pi;
-	char buf[200];
 
-	if (status < 0) {
-		sm->st.unreachable++;
-		log_warnx("NSM-W202 node 0x%016llx port %u: PortInfo failed (%s) via %s",
-			  (unsigned long long)n->guid, r->port, strerror(-status),
-			  sm_path_str(r->path, r->hops, buf, sizeof(buf)));
-		return;
-	}
-	smp_port_info_decode(resp->data, &pi);
-	memcpy(p->pi_raw, resp->data, sizeof(p->pi_raw));
+	smp_port_info_decode(raw, &pi);
+	memcpy(p->pi_raw, raw, sizeof(p->pi_raw));
 	p->present = 1;
 	p->state = pi.state;
 	p->phys_state = pi.phys_state;

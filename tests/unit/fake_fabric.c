@@ -45,6 +45,8 @@ struct fake_fabric {
 	unsigned drop_every, requests;
 	unsigned drop_state_replies; /* lose the answer of this many state Sets (applied) */
 	int strict_states; /* refuse a state Set to the state the port is in (as ibsim) */
+	uint64_t lose_guid;  /* every MAD of attribute lose_attr to this node is lost */
+	uint16_t lose_attr;
 	int forget_mkeys; /* PortInfo Sets store no M_Key fields */
 	int forget_enforcement; /* PortInfo Sets store no P_Key enforcement bits */
 	struct fake_counters counters;
@@ -653,6 +655,9 @@ static int fake_accept(struct fake_fabric *ff, const uint8_t *mad, size_t len, s
 		return -EHOSTUNREACH;
 	if (ff->nodes[hit->node].muted)
 		return -EHOSTDOWN;
+	if (ff->lose_attr && req->attr_id == ff->lose_attr &&
+	    ff->topo.nodes[hit->node].guid == ff->lose_guid)
+		return -EAGAIN;
 	return fake_mkey_check(ff, req, hit);
 }
 
@@ -882,4 +887,10 @@ void fake_fabric_lose_state_replies(struct fake_fabric *ff, unsigned n)
 {
 	ff->drop_state_replies = n;
 	ff->strict_states = 1;
+}
+
+void fake_fabric_lose_attr(struct fake_fabric *ff, uint64_t node_guid, uint16_t attr)
+{
+	ff->lose_guid = node_guid;
+	ff->lose_attr = attr;
 }

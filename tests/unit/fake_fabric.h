@@ -136,6 +136,8 @@ const struct fake_counters *fake_fabric_counters(const struct fake_fabric *ff);
  * 0, or -ENOENT for an unknown GUID or a port out of range. */
 int fake_fabric_get_mkey(const struct fake_fabric *ff, uint64_t node_guid, uint8_t port,
 			 struct fake_mkey *out);
+/* Every MAD of attribute attr to node node_guid is lost (attr 0: none). */
+void fake_fabric_lose_attr(struct fake_fabric *ff, uint64_t node_guid, uint16_t attr);
 /* The next n PortInfo Sets that move a port to ARMED or ACTIVE are applied
  * but their answers lost; from then on, as ibsim does, a Set asking for
  * the state a port is already in is refused (0x1c), so a retry of such a

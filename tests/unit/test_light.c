@@ -194,6 +194,29 @@ static void test_light_lost_state_reply(void)
 	rig_fini(&r);
 }
 
+/* A switch whose PortInfo answers are all lost in one sweep keeps its
+ * ports (what the last sweep read): no route moves, the sweep ends ok,
+ * and the next periodic sweep is heavy to check again. */
+static void test_light_lost_port_info(void)
+{
+	struct rig r;
+
+	rig_init(&r, light_topo, NULL, "minhop");
+	rig_sweep(&r);
+	fake_fabric_lose_attr(r.ff, light_guid(&r, "s2"), SMP_ATTR_PORT_INFO);
+	rig_sweep(&r);
+	CU_ASSERT_EQUAL(r.last.status, 0);
+	CU_ASSERT(r.last.unreachable > 0);
+	CU_ASSERT_EQUAL(r.last.lft_blocks_sent, 0);
+	CU_ASSERT_EQUAL(r.last.cas, 2);
+	CU_ASSERT_EQUAL(sm_light_sweep(r.sm), -EAGAIN);
+	fake_fabric_lose_attr(r.ff, 0, 0);
+	rig_sweep(&r);
+	CU_ASSERT_EQUAL(r.last.unreachable, 0);
+	rig_check_up(&r);
+	rig_fini(&r);
+}
+
 void test_light_register(void)
 {
 	CU_pSuite s = CU_add_suite("light", NULL, NULL);
@@ -203,4 +226,5 @@ void test_light_register(void)
 	CU_add_test(s, "a trap storm gets one sweep", test_light_trap_storm);
 	CU_add_test(s, "a new master asks clients to reregister", test_light_client_rereg);
 	CU_add_test(s, "a state Set whose answer was lost", test_light_lost_state_reply);
+	CU_add_test(s, "PortInfo answers lost: the last sweep's are used", test_light_lost_port_info);
 }
