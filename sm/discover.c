@@ -290,9 +290,52 @@ static void discover_node_info_done(struct sm_req *r, int status, const struct s
 		discover_end_port(sm, r, idx, &ni);
 }
 
+/* A cable found from one end whose other end could not be read (its
+ * PortInfo answers lost, nothing from an earlier sweep to fall back on)
+ * carries no route this sweep: routing over a port the SM knows nothing
+ * of would make the gate refuse every engine and fail the whole sweep.
+ * The next sweep (heavy: this one counted the port unreachable) looks
+ * again. */
+static void discover_cut_unread(struct sm *sm)
+{
+	struct fabric *f = &sm->next;
+
+	for (size_t i = 0; i < f->n_nodes; i++) {
+		struct fabric_node *n = &f->nodes[i];
+
+		for (unsigned p = 1; p <= n->num_ports; p++) {
+			struct fabric_port *a = &n->ports[p];
+			struct fabric_port *b;
+
+			if (a->remote_node == FABRIC_NONE)
+				continue;
+			b = &f->nodes[a->remote_node].ports[a->remote_port];
+			if (a->present && b->present)
+				continue;
+			log_warnx("NSM-W209 link 0x%016llx/%u - 0x%016llx/%u: an end could not be "
+				  "read; not routed over this sweep",
+				  (unsigned long long)n->guid, p,
+				  (unsigned long long)f->nodes[a->remote_node].guid, a->remote_port);
+			b->remote_node = FABRIC_NONE;
+			b->remote_port = 0;
+			a->remote_node = FABRIC_NONE;
+			a->remote_port = 0;
+		}
+	}
+}
+
+static void discover_done(struct sm *sm)
+{
+	sm_phase_fn then = sm->discover_then;
+
+	discover_cut_unread(sm);
+	then(sm);
+}
+
 void discover_start(struct sm *sm, sm_phase_fn then)
 {
 	sm->next.sm_node = FABRIC_NONE;
+	sm->discover_then = then;
 	discover_probe(sm, FABRIC_NONE, 0, NULL, 0);
-	sm_phase_wait(sm, then);
+	sm_phase_wait(sm, discover_done);
 }

@@ -58,6 +58,7 @@ struct sm {
 	int sweep_pending; /* requested while running */
 	size_t pending;    /* SMPs outstanding in the current phase */
 	sm_phase_fn phase_done;
+	sm_phase_fn discover_then; /* what runs after discovery (discover.c) */
 	uint16_t my_lid;
 	uint16_t max_lid;
 	uint32_t act_count;

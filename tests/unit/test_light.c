@@ -217,6 +217,26 @@ static void test_light_lost_port_info(void)
 	rig_fini(&r);
 }
 
+/* On a first sweep (nothing to fall back on) a switch whose PortInfo
+ * answers are all lost: the cables to it carry no route, the rest of the
+ * fabric comes up, and the sweep does not fail on the gate. */
+static void test_light_unread_link(void)
+{
+	struct rig r;
+
+	rig_init(&r, light_topo, NULL, "minhop");
+	fake_fabric_lose_attr(r.ff, light_guid(&r, "s2"), SMP_ATTR_PORT_INFO);
+	rig_sweep(&r);
+	CU_ASSERT_EQUAL(r.last.status, 0);
+	CU_ASSERT(r.last.unreachable > 0);
+	fake_fabric_lose_attr(r.ff, 0, 0);
+	rig_sweep(&r);
+	CU_ASSERT_EQUAL(r.last.status, 0);
+	CU_ASSERT_EQUAL(r.last.unreachable, 0);
+	rig_check_up(&r);
+	rig_fini(&r);
+}
+
 void test_light_register(void)
 {
 	CU_pSuite s = CU_add_suite("light", NULL, NULL);
@@ -227,4 +247,5 @@ void test_light_register(void)
 	CU_add_test(s, "a new master asks clients to reregister", test_light_client_rereg);
 	CU_add_test(s, "a state Set whose answer was lost", test_light_lost_state_reply);
 	CU_add_test(s, "PortInfo answers lost: the last sweep's are used", test_light_lost_port_info);
+	CU_add_test(s, "a cable whose end cannot be read is not routed", test_light_unread_link);
 }
