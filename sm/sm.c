@@ -280,6 +280,18 @@ static void sm_sweep_end(struct sm *sm)
 	 * would see no change and leave the fabric half programmed */
 	sm->heavy_due = sm->st.status || sm->st.unreachable || sm->st.set_errors ||
 			sm->st.lid_failures;
+	/* and soon: 0.5 s, doubling per sweep that is still incomplete, at
+	 * most SM_RETRY_MAX_MS (a node that never answers is retried at that
+	 * pace without holding anything else up) */
+	if (!sm->heavy_due) {
+		sm->retry_ms = 0;
+		sm->retry_due_ms = 0;
+	} else {
+		sm->retry_ms = sm->retry_ms ? sm->retry_ms * 2 : SM_RETRY_FIRST_MS;
+		if (sm->retry_ms > SM_RETRY_MAX_MS)
+			sm->retry_ms = SM_RETRY_MAX_MS;
+		sm->retry_due_ms = sm_now(sm) + sm->retry_ms;
+	}
 	if (sm->done_fn)
 		sm->done_fn(sm->done_arg, &sm->st);
 	sm_sa_release(sm, 0);
@@ -605,9 +617,16 @@ uint64_t sm_tick(struct sm *sm)
 		log_info("repeated traps: sweep requested");
 		sm_sweep_request(sm);
 	}
+	if (sm->retry_due_ms && now >= sm->retry_due_ms && !sm->running) {
+		sm->retry_due_ms = 0;
+		log_info("the last sweep was incomplete: sweeping again");
+		sm_sweep_request(sm);
+	}
 	next = mad_queue_tick(sm->q, now);
 	if (sm->trap_due_ms && (!next || sm->trap_due_ms < next))
 		next = sm->trap_due_ms;
+	if (sm->retry_due_ms && (!next || sm->retry_due_ms < next))
+		next = sm->retry_due_ms;
 	return next;
 }
 

@@ -34,6 +34,8 @@ struct sm_guid_set {
 	size_t n, cap;
 };
 
+#define SM_RETRY_FIRST_MS 500	 /* an incomplete sweep is retried after this */
+#define SM_RETRY_MAX_MS 30000	 /* ... doubling up to this */
 #define SM_TRAP_SLOTS 64	/* distinct (LID, trap) pairs remembered */
 #define SM_TRAP_QUIET_MS 1000	/* the same trap again within this: repressed only */
 
@@ -91,6 +93,8 @@ struct sm {
 	size_t sa_q_head, sa_q_n;
 	/* light sweep (sm.c): running with light set; what it found */
 	int heavy_due; /* the last heavy sweep failed or left work: next one heavy too */
+	uint64_t retry_ms;     /* current back-off of those retries */
+	uint64_t retry_due_ms; /* when the retry sweep is due (0: none) */
 	int light;
 	int light_changed;
 	char light_why[160];

@@ -210,6 +210,15 @@ static void test_light_lost_port_info(void)
 	CU_ASSERT_EQUAL(r.last.lft_blocks_sent, 0);
 	CU_ASSERT_EQUAL(r.last.cas, 2);
 	CU_ASSERT_EQUAL(sm_light_sweep(r.sm), -EAGAIN);
+	/* and a retry comes by itself, half a second later */
+	CU_ASSERT_FALSE(sm_busy(r.sm));
+	r.now += 100;
+	sm_tick(r.sm);
+	CU_ASSERT_FALSE(sm_busy(r.sm));
+	r.now += 500;
+	sm_tick(r.sm);
+	CU_ASSERT_TRUE(sm_busy(r.sm));
+	light_run(&r);
 	fake_fabric_lose_attr(r.ff, 0, 0);
 	rig_sweep(&r);
 	CU_ASSERT_EQUAL(r.last.unreachable, 0);
