@@ -512,6 +512,14 @@ const char *smp_sm_state_name(uint8_t state)
 	return state < sizeof(names) / sizeof(names[0]) ? names[state] : "UNKNOWN";
 }
 
+const char *smp_sm_info_mod_name(uint32_t mod)
+{
+	static const char *const names[] = { "NONE", "HANDOVER", "ACKNOWLEDGE", "DISABLE",
+					     "STANDBY", "DISCOVER" };
+
+	return mod < sizeof(names) / sizeof(names[0]) ? names[mod] : "UNKNOWN";
+}
+
 unsigned smp_mtu_bytes(uint8_t mtu)
 {
 	if (mtu < 1 || mtu > 5)

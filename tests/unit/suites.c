@@ -31,5 +31,6 @@ const unit_register_fn unit_suites[] = {
 	test_sa_topo_register,
 	test_mcast_register,
 	test_mkey_register,
+	test_standby_register,
 	NULL,
 };
