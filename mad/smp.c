@@ -180,6 +180,13 @@ void smp_make_response(struct smp *smp)
 	smp->hop_ptr = smp->hop_cnt;
 }
 
+void smp_make_reply(struct smp *smp)
+{
+	smp->method = SMP_METHOD_GET_RESP;
+	if (smp->mgmt_class == SMP_CLASS_DR)
+		smp->direction = 1;
+}
+
 /* ---- Attributes ------------------------------------------------------ */
 
 /* Attribute fields are relative to the payload: base offset 0 into a

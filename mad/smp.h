@@ -78,6 +78,10 @@ void smp_init_lid(struct smp *smp, uint8_t method, uint16_t attr_id, uint32_t at
 /* Turn a received request into its GetResp (method, D bit, hop_ptr as a
  * responder at the end of the path sets them). Payload left as is. */
 void smp_make_response(struct smp *smp);
+/* The same for an SM agent answering through umad a request it received:
+ * the hop pointer stays as it arrived (hop_cnt + 1 from the kernel's SMI,
+ * which then walks the return path; 0 under ibsim, which does the same). */
+void smp_make_reply(struct smp *smp);
 
 /* ---- Attributes (IBA 14.2.5) ---------------------------------------- */
 

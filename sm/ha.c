@@ -347,7 +347,7 @@ static void ha_respond(struct sm *sm, const struct mad_addr *from, const struct 
 	struct smp_sm_info me;
 
 	sm_sminfo_fill(sm, sm->opts.sm_key, &me);
-	smp_make_response(&resp);
+	smp_make_reply(&resp);
 	resp.status = 0;
 	memset(resp.data, 0, sizeof(resp.data));
 	smp_sm_info_encode(&me, resp.data);

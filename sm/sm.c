@@ -740,7 +740,7 @@ static void sm_answer_sminfo(struct sm *sm, const struct mad_addr *from, const s
 	struct smp_sm_info info;
 
 	sm_sminfo_fill(sm, sm_sminfo_key(sm, req), &info);
-	smp_make_response(&resp);
+	smp_make_reply(&resp);
 	resp.status = 0;
 	memset(resp.data, 0, sizeof(resp.data));
 	smp_sm_info_encode(&info, resp.data);
