@@ -10,6 +10,11 @@
 #  3. C (priority 15) starts at the first CA: it finds B MASTER and goes
 #     STANDBY; B hears C's polls, hands over (SMInfo HANDOVER), goes
 #     STANDBY under C; C programs the fabric with the same LIDs.
+#  4. (when opensm is installed) a fresh fabric with OpenSM (-p 10) master
+#     and nanosm (priority 1) standby; kill -9 OpenSM: nanosm takes over
+#     with the LIDs OpenSM gave out.  (The other way round needs the same
+#     SM_Key on both: OpenSM ignores SMs that do not show its key, default
+#     1, and nanosm shows its key only to who presents it.)
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -88,4 +93,22 @@ st=$(ctl_state "$IT_SCRATCH/nanosm.$SM_GEN.sock" "$d/statusC.txt")
 fresh_checks three
 same_lids one three
 sm_stop
+it_kill_pid "$SM_PID2"
+it_forget_pid "$SM_PID2"
+
+command -v opensm >/dev/null || { it_log "opensm not installed: part 4 skipped"; it_pass; }
+it_step "4: OpenSM (-p 10) master at \"$first\", nanosm (priority 1) standby at \"$last\"; kill -9 OpenSM"
+sim_stop
+sim_start "$IT_FABRIC" "$first"
+SM=opensm sm_start --host "$first" --sweep-interval 1 --priority 10
+sm_wait_up
+sm_start2 --host "$last" --sweep-interval 1 --priority 1
+wait_log "$SM_LOG2" 'STANDBY under SM 0x' "$SM_PID2" "nanosm did not go STANDBY under OpenSM"
+fresh_checks osm
+kill -KILL "$SM_PID"
+wait "$SM_PID" 2>/dev/null
+it_forget_pid "$SM_PID"
+wait_log "$SM_LOG2" 'SUBNET UP' "$SM_PID2" "nanosm did not take over from OpenSM"
+fresh_checks osm_after
+same_lids osm osm_after
 it_pass
