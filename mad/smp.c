@@ -180,6 +180,13 @@ void smp_make_response(struct smp *smp)
 	smp->hop_ptr = smp->hop_cnt;
 }
 
+void smp_make_reply(struct smp *smp)
+{
+	smp->method = SMP_METHOD_GET_RESP;
+	if (smp->mgmt_class == SMP_CLASS_DR)
+		smp->direction = 1;
+}
+
 /* ---- Attributes ------------------------------------------------------ */
 
 /* Attribute fields are relative to the payload: base offset 0 into a
@@ -510,6 +517,14 @@ const char *smp_sm_state_name(uint8_t state)
 	static const char *const names[] = { "NOTACTIVE", "DISCOVERING", "STANDBY", "MASTER" };
 
 	return state < sizeof(names) / sizeof(names[0]) ? names[state] : "UNKNOWN";
+}
+
+const char *smp_sm_info_mod_name(uint32_t mod)
+{
+	static const char *const names[] = { "NONE", "HANDOVER", "ACKNOWLEDGE", "DISABLE",
+					     "STANDBY", "DISCOVER" };
+
+	return mod < sizeof(names) / sizeof(names[0]) ? names[mod] : "UNKNOWN";
 }
 
 unsigned smp_mtu_bytes(uint8_t mtu)

@@ -78,6 +78,10 @@ void smp_init_lid(struct smp *smp, uint8_t method, uint16_t attr_id, uint32_t at
 /* Turn a received request into its GetResp (method, D bit, hop_ptr as a
  * responder at the end of the path sets them). Payload left as is. */
 void smp_make_response(struct smp *smp);
+/* The same for an SM agent answering through umad a request it received:
+ * the hop pointer stays as it arrived (hop_cnt + 1 from the kernel's SMI,
+ * which then walks the return path; 0 under ibsim, which does the same). */
+void smp_make_reply(struct smp *smp);
 
 /* ---- Attributes (IBA 14.2.5) ---------------------------------------- */
 
@@ -161,6 +165,17 @@ struct smp_sm_info {
 	uint8_t priority, state;
 };
 
+/* SMInfo Set attribute modifiers (IBA 14.4.1, the SMInfo control
+ * packets).  OpenSM checks the sender's state in the payload: MASTER for
+ * HANDOVER, DISABLE, STANDBY and DISCOVER; STANDBY for ACKNOWLEDGE. */
+enum sm_info_mod {
+	SMINFO_MOD_HANDOVER = 1,    /* master -> standby: take over */
+	SMINFO_MOD_ACKNOWLEDGE = 2, /* new master -> old one: handover received */
+	SMINFO_MOD_DISABLE = 3,	    /* master -> SM: go NOTACTIVE */
+	SMINFO_MOD_STANDBY = 4,	    /* master -> NOTACTIVE SM: go STANDBY */
+	SMINFO_MOD_DISCOVER = 5,    /* master -> NOTACTIVE SM: go DISCOVERING */
+};
+
 #define PKEY_BLOCK_SIZE 32
 struct smp_pkey_block {
 	uint16_t pkey[PKEY_BLOCK_SIZE];
@@ -186,6 +201,7 @@ void smp_pkey_encode(const struct smp_pkey_block *b, uint8_t *data);
 const char *smp_attr_name(uint16_t attr_id);
 const char *smp_port_state_name(uint8_t state);
 const char *smp_sm_state_name(uint8_t state);
+const char *smp_sm_info_mod_name(uint32_t mod); /* "HANDOVER", ... */
 
 /* MTU enum (1=256 .. 5=4096) helpers. */
 unsigned smp_mtu_bytes(uint8_t mtu);

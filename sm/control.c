@@ -183,8 +183,11 @@ static void control_cmd_status(const struct control_ops *ops, char *const *args,
 	}
 	memset(&st, 0, sizeof(st));
 	ops->status(ops->ctx, &st);
-	verify_buf_printf(b, "state: %s\nsweeping: %s\n", st.state ? st.state : "unknown",
-			  st.sweeping ? "yes" : "no");
+	verify_buf_printf(b, "state: %s\n", st.state ? st.state : "unknown");
+	if (st.master_guid)
+		verify_buf_printf(b, "master: 0x%016" PRIx64 " lid %u\n", st.master_guid,
+				  st.master_lid);
+	verify_buf_printf(b, "sweeping: %s\n", st.sweeping ? "yes" : "no");
 	verify_buf_printf(b, "sm port: 0x%016" PRIx64 " lid %u\n", st.port_guid, st.sm_lid);
 	verify_buf_printf(b, "uptime: %" PRIu64 " s\n",
 			  control_secs_between(st.started_ms, st.now_ms));

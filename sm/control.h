@@ -42,6 +42,8 @@
  * monotonic clock, in milliseconds). */
 struct control_status {
 	const char *state;  /* the SM state SMInfo answers, e.g. "MASTER" */
+	uint64_t master_guid; /* STANDBY: the master's port GUID (0: none known) */
+	uint16_t master_lid;  /* and its LID */
 	int sweeping;	    /* 1 while a sweep runs */
 	uint64_t port_guid; /* the SM's own port */
 	uint16_t sm_lid;

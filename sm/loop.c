@@ -224,8 +224,19 @@ static void loop_on_signal(struct ev_loop *ev, ev_signal *w, int revents)
 	ev_break(ev, EVBREAK_ALL);
 }
 
-static void loop_print(const struct loop *l, const struct sm_sweep_stats *st)
+static void loop_print(struct loop *l, const struct sm_sweep_stats *st)
 {
+	uint64_t mguid;
+	uint16_t mlid;
+
+	if (st->sm_state == SM_STATE_STANDBY) {
+		if (sm_master(l->sm, &mguid, &mlid) == 0)
+			log_info("sweep %u: STANDBY under SM 0x%016" PRIx64 " (LID %u); "
+				 "nothing programmed, polling it every sweep interval",
+				 st->number, mguid, mlid);
+		l->subnet_up = 0; /* SUBNET UP again once we take over */
+		return;
+	}
 	log_info("sweep %u: %s switches=%zu cas=%zu ports=%zu lids=%zu unreachable=%zu "
 		 "lid_failures=%zu port_sets=%zu state_sets=%zu switchinfo_sets=%zu "
 		 "lft_blocks_sent=%zu lft_blocks_read=%zu pkey_blocks_sent=%zu mft_blocks_sent=%zu "
@@ -258,7 +269,7 @@ static void loop_on_sweep_done(void *arg, const struct sm_sweep_stats *st)
 	loop_print(l, st);
 	l->last = *st;
 	l->last_end_ms = loop_now_ms(NULL);
-	if (st->status == 0) {
+	if (st->status == 0 && st->sm_state == SM_STATE_MASTER) {
 		l->subnet_up = 1;
 		l->last_good = *st;
 	}
@@ -282,7 +293,9 @@ static void loop_ctl_status(void *ctx, struct control_status *out)
 	struct loop *l = ctx;
 
 	memset(out, 0, sizeof(*out));
-	out->state = "MASTER";
+	out->state = smp_sm_state_name(sm_state(l->sm));
+	if (sm_master(l->sm, &out->master_guid, &out->master_lid) < 0)
+		out->master_guid = 0;
 	out->sweeping = sm_busy(l->sm);
 	out->port_guid = mad_port_info(l->port)->port_guid;
 	out->sm_lid = sm_lid(l->sm);

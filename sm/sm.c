@@ -60,6 +60,7 @@ struct sm *sm_new(const struct sm_opts *opts, const struct mad_xmit *xmit,
 	if (!sm->opts.subnet_timeout)
 		sm->opts.subnet_timeout = 18;
 	sm->clock = *clock;
+	sm->ha.state = SM_STATE_DISCOVERING;
 	fabric_init(&sm->cur);
 	fabric_init(&sm->next);
 	lft_set_init(&sm->lfts);
@@ -267,8 +268,9 @@ void sm_phase_wait(struct sm *sm, sm_phase_fn next_phase)
 	sm->phase_done = next_phase;
 }
 
-static void sm_sweep_end(struct sm *sm)
+void sm_sweep_end(struct sm *sm)
 {
+	sm->st.sm_state = sm->ha.state;
 	sm->st.mads_sent = mad_queue_counters(sm->q)->sent - sm->mads_at_start;
 	sm->st.sweep_ms = sm_now(sm) - sm->sweep_start_ms;
 	if (!sm->st.engine)
@@ -514,12 +516,9 @@ static void sm_after_ports(struct sm *sm)
 	lft_push_start(sm, sm_after_lfts);
 }
 
-static void sm_after_discover(struct sm *sm)
+/* Master (or staying master) after the SMInfo check: program the subnet. */
+static void sm_after_ha(struct sm *sm)
 {
-	if (sm->next.sm_node == FABRIC_NONE) {
-		sm_sweep_fail(sm, -EHOSTUNREACH, "the SM's own port did not answer NodeInfo");
-		return;
-	}
 	if (configure_lids(sm) < 0) {
 		sm_sweep_fail(sm, -ENOMEM, "LID assignment failed");
 		return;
@@ -528,8 +527,22 @@ static void sm_after_discover(struct sm *sm)
 	configure_ports(sm, sm_after_ports);
 }
 
+static void sm_after_discover(struct sm *sm)
+{
+	if (sm->next.sm_node == FABRIC_NONE) {
+		sm_sweep_fail(sm, -EHOSTUNREACH, "the SM's own port did not answer NodeInfo");
+		return;
+	}
+	ha_check_start(sm, sm_after_ha);
+}
+
 int sm_sweep_request(struct sm *sm)
 {
+	if (sm->ha.state == SM_STATE_STANDBY || sm->ha.state == SM_STATE_NOT_ACTIVE) {
+		log_debug("%s: no sweep (another SM programs the subnet)",
+			  smp_sm_state_name(sm->ha.state));
+		return -EPERM;
+	}
 	if (sm->running) {
 		sm->sweep_pending = 1;
 		return -EBUSY;
@@ -547,9 +560,15 @@ int sm_sweep_request(struct sm *sm)
 
 /* ---- SA requests during a sweep ------------------------------------------ */
 
+/* Only the master's SA serves (IBA 15.1): anywhere else the request is
+ * dropped, and the client's retries find the master. */
 static void sm_sa_answer(struct sm *sm, const struct mad_addr *from, const uint8_t *mad,
 			 size_t len)
 {
+	if (sm->ha.state != SM_STATE_MASTER) {
+		sm->ha.sa_dropped++;
+		return;
+	}
 	sa_recv(sm->sa, from, mad, len, sm_now(sm));
 	sm_mcast_check(sm);
 }
@@ -592,6 +611,11 @@ static void sm_sa_release(struct sm *sm, size_t max)
 	}
 }
 
+void sm_sa_release_all(struct sm *sm)
+{
+	sm_sa_release(sm, 0);
+}
+
 void sm_recv(struct sm *sm, const struct mad_addr *from, const uint8_t *mad, size_t len)
 {
 	if (len >= 2 && mad[1] == SA_CLASS) {
@@ -617,6 +641,9 @@ uint64_t sm_tick(struct sm *sm)
 		log_info("repeated traps: sweep requested");
 		sm_sweep_request(sm);
 	}
+	if (sm->retry_due_ms && (sm->ha.state == SM_STATE_STANDBY ||
+				 sm->ha.state == SM_STATE_NOT_ACTIVE))
+		sm->retry_due_ms = 0; /* not ours to sweep */
 	if (sm->retry_due_ms && now >= sm->retry_due_ms && !sm->running) {
 		sm->retry_due_ms = 0;
 		log_info("the last sweep was incomplete: sweeping again");
@@ -695,6 +722,25 @@ uint16_t sm_lid(const struct sm *sm)
 	return sm->my_lid;
 }
 
+uint8_t sm_state(const struct sm *sm)
+{
+	return sm->ha.state;
+}
+
+int sm_master(const struct sm *sm, uint64_t *guid, uint16_t *lid)
+{
+	if (sm->ha.state != SM_STATE_STANDBY || !sm->ha.has_master)
+		return -ENOENT;
+	*guid = sm->ha.master.sm.guid;
+	*lid = sm->ha.master.lid;
+	return 0;
+}
+
+uint64_t sm_sa_dropped(const struct sm *sm)
+{
+	return sm->ha.sa_dropped;
+}
+
 /* ---- unsolicited MADs ------------------------------------------------ */
 
 /* IBA 14.4.1: SMInfo carries the SM_Key only to a requester that proved it
@@ -707,23 +753,30 @@ static uint64_t sm_sminfo_key(const struct sm *sm, const struct smp *req)
 	return sm->opts.sm_key && asked.sm_key == sm->opts.sm_key ? sm->opts.sm_key : 0;
 }
 
+void sm_sminfo_fill(struct sm *sm, uint64_t sm_key, struct smp_sm_info *out)
+{
+	*out = (struct smp_sm_info){
+		.guid = sm->opts.port_guid,
+		.sm_key = sm_key,
+		.act_count = ++sm->act_count,
+		.priority = sm->opts.priority,
+		.state = sm->ha.state,
+	};
+}
+
 static void sm_answer_sminfo(struct sm *sm, const struct mad_addr *from, const struct smp *req)
 {
 	struct smp resp = *req;
-	struct smp_sm_info info = {
-		.guid = sm->opts.port_guid,
-		.sm_key = sm_sminfo_key(sm, req),
-		.act_count = ++sm->act_count,
-		.priority = sm->opts.priority,
-		.state = SM_STATE_MASTER,
-	};
+	struct smp_sm_info info;
 
-	smp_make_response(&resp);
+	sm_sminfo_fill(sm, sm_sminfo_key(sm, req), &info);
+	smp_make_reply(&resp);
 	resp.status = 0;
 	memset(resp.data, 0, sizeof(resp.data));
 	smp_sm_info_encode(&info, resp.data);
 	if (mad_queue_send_oneway(sm->q, from, &resp) < 0)
 		log_warnx("NSM-W120 cannot answer SMInfo from LID %u", from->lid);
+	ha_on_get(sm, req);
 }
 
 /* The slot of (lid, trap): the one that holds it, else the stalest. */
@@ -832,6 +885,10 @@ static void sm_after_light(struct sm *sm)
 
 int sm_light_sweep(struct sm *sm)
 {
+	if (sm->ha.state == SM_STATE_STANDBY)
+		return ha_poll(sm);
+	if (sm->ha.state == SM_STATE_NOT_ACTIVE)
+		return -EPERM;
 	if (sm->running)
 		return -EBUSY;
 	if (!sm_lfts(sm) || sm->heavy_due)
@@ -868,6 +925,10 @@ static void sm_on_request(void *arg, const struct mad_addr *from, const struct s
 
 	if (req->attr_id == SMP_ATTR_SM_INFO && req->method == SMP_METHOD_GET) {
 		sm_answer_sminfo(sm, from, req);
+		return;
+	}
+	if (req->attr_id == SMP_ATTR_SM_INFO && req->method == SMP_METHOD_SET) {
+		ha_on_set(sm, from, req);
 		return;
 	}
 	if (req->method == SMP_METHOD_TRAP && req->mgmt_class == SMP_CLASS_LID) {

@@ -72,6 +72,8 @@ struct sm_sweep_stats {
 	uint64_t sweep_ms;
 	const char *engine;   /* the engine whose tables were used ("none") */
 	size_t gate_refusals; /* engines whose tables failed the gate */
+	uint8_t sm_state;     /* enum sm_state when it ended: STANDBY = another SM
+			       * is master, nothing was programmed */
 };
 
 typedef void (*sm_sweep_done_fn)(void *arg, const struct sm_sweep_stats *st);
@@ -120,12 +122,15 @@ struct sm_light_stats {
  * switch whose PortStateChange is set, or that does not answer, turns it
  * into a heavy sweep (requested when it ends).  -EBUSY while a sweep runs,
  * -EAGAIN before the first good sweep or when the last heavy sweep failed
- * or left work undone (then the caller wants a heavy one). */
+ * or left work undone (then the caller wants a heavy one).  In STANDBY it
+ * polls the master instead (SMInfo Get; after STANDBY_MISSES failed polls
+ * a heavy sweep decides again); -EPERM in NOTACTIVE. */
 int sm_light_sweep(struct sm *sm);
 const struct sm_light_stats *sm_light_stats(const struct sm *sm);
 
 /* Start a heavy sweep now; -EBUSY if one is running (then it is remembered
- * and run once the current one ends: requests coalesce). */
+ * and run once the current one ends: requests coalesce); -EPERM in
+ * STANDBY or NOTACTIVE (another SM programs the subnet). */
 int sm_sweep_request(struct sm *sm);
 int sm_busy(const struct sm *sm);
 
@@ -142,6 +147,13 @@ const struct lft_set *sm_lfts(const struct sm *sm);
 const struct lid_alloc *sm_lids(const struct sm *sm);
 const struct mad_counters *sm_mad_counters(const struct sm *sm);
 uint16_t sm_lid(const struct sm *sm);
+/* The SM state SMInfo answers (enum sm_state: DISCOVERING at start). */
+uint8_t sm_state(const struct sm *sm);
+/* The SM a standby follows: 0 with its port GUID and LID, -ENOENT when
+ * not standby. */
+int sm_master(const struct sm *sm, uint64_t *guid, uint16_t *lid);
+/* SA requests dropped because this SM was not master. */
+uint64_t sm_sa_dropped(const struct sm *sm);
 
 struct sa;
 struct policy_partition;

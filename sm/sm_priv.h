@@ -12,6 +12,7 @@
 #include "pkey.h"
 #include "routing/mft.h"
 #include "config/policy.h"
+#include "standby.h"
 
 /* What one switch's LFT holds as far as the SM knows: blocks it wrote or
  * read (lft_push.c). */
@@ -44,6 +45,37 @@ struct sm_trap_seen {
 	uint8_t used;
 	uint64_t last_ms;
 	uint64_t suppressed;
+};
+
+#define SM_HA_PEERS 16 /* other SMs a sweep keeps track of */
+
+/* Another SM and the way to it (ha.c). */
+struct sm_ha_peer {
+	struct standby_sm sm; /* as its SMInfo said */
+	uint16_t lid;	      /* its port's LID */
+	int node;	      /* in the sweep's model */
+	uint8_t port;
+	uint8_t hops;
+	uint8_t path[FABRIC_MAX_HOPS + 1];
+};
+
+/* The SM state machine (ha.c, decisions in standby.c). */
+struct sm_ha {
+	uint8_t state;			       /* enum sm_state, what SMInfo answers */
+	struct sm_ha_peer peers[SM_HA_PEERS];  /* SMs the running sweep found */
+	size_t n_peers;
+	struct sm_ha_peer master; /* the SM a standby follows (has_master) */
+	int has_master;
+	struct standby_poll poll;
+	int takeover;		   /* becoming master after a standby: keep the ports' LIDs */
+	uint64_t handover_refused; /* a standby that did not take our HANDOVER */
+	uint64_t sa_dropped;	   /* SA requests dropped while not master */
+	uint64_t polls;		   /* SMInfo polls of the master sent */
+	sm_phase_fn then;	   /* the sweep's next phase when we are master */
+	int handover_done;	   /* the HANDOVER Set was answered */
+	size_t handover_to;	   /* peers[] index it went to */
+	int poll_answered;	   /* the running poll got the master's SMInfo */
+	uint8_t poll_state;	   /* and the state it said */
 };
 
 struct sm {
@@ -107,6 +139,7 @@ struct sm {
 	struct sm_guid_set mkey_foreign; /* ports holding an M_Key that is not ours */
 	struct sm_guid_set mkey_unkept;	 /* ports that answer a Set but keep no M_Key */
 	struct sm_guid_set enforce_unkept; /* switches that keep no P_Key enforcement bits */
+	struct sm_ha ha;
 };
 
 #define SM_SA_BACKLOG 1024 /* SA requests held during a sweep; more are dropped */
@@ -147,8 +180,25 @@ int sm_submit(struct sm *sm, const struct sm_req *req, uint8_t method, uint16_t 
 /* Run next_phase once every SMP of the current phase has completed. */
 void sm_phase_wait(struct sm *sm, sm_phase_fn next_phase);
 void sm_sweep_fail(struct sm *sm, int status, const char *why);
+/* End the running sweep: figures to the done hook, held SA requests out,
+ * a pending sweep started. */
+void sm_sweep_end(struct sm *sm);
+/* Answer (or, when not master, drop) every SA request held back. */
+void sm_sa_release_all(struct sm *sm);
+/* Our SMInfo as we answer it (sm_key as given). */
+void sm_sminfo_fill(struct sm *sm, uint64_t sm_key, struct smp_sm_info *out);
 /* Text of a DR path, e.g. "0,1,3" ("local" for 0 hops). */
 const char *sm_path_str(const uint8_t *path, uint8_t hops, char *buf, size_t len);
+
+/* ha.c: the SM state machine's MADs.  ha_check_start runs after
+ * discovery: SMInfo of every other IsSM port, then the decision; `then`
+ * runs when we are (or stay) master, else the sweep ends in STANDBY. */
+void ha_check_start(struct sm *sm, sm_phase_fn then);
+/* Standby: one SMInfo poll of the master (a light sweep's work). */
+int ha_poll(struct sm *sm);
+/* SMInfo Set (HANDOVER, ACKNOWLEDGE, ...) and Get from another SM. */
+void ha_on_set(struct sm *sm, const struct mad_addr *from, const struct smp *req);
+void ha_on_get(struct sm *sm, const struct smp *req);
 
 /* discover.c */
 void discover_start(struct sm *sm, sm_phase_fn then);

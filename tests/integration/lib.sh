@@ -48,6 +48,10 @@ SIM_FABRIC=
 SIM_HOST_DEFAULT=
 SM_PID=
 SM_LOG=
+SM_PID2=             # a second SM (sm_start2)
+SM_LOG2=
+SM_OSMLOG2=
+SM_SOCK2=
 SM_OSMLOG=
 SM_RC=
 SM_GEN=0
@@ -263,15 +267,19 @@ EOF
 
 # shellcheck disable=SC2120 # options are optional
 # sm_start [--host NODEID] [--once] [--sweep-interval N] [--guid2lid PATH]
+#          [--priority N]
 # Start the SM under test in the background (stdout+stderr -> $SM_LOG).
 # The generic options are mapped onto nanosm or OpenSM:
-#   nanosm:  --once / --sweep-interval N / --guid2lid PATH (+ $NANOSM_ARGS)
-#   opensm:  -o / -s N / OSM_CACHE_DIR=dirname(PATH) (file must be named guid2lid)
+#   nanosm:  --once / --sweep-interval N / --guid2lid PATH / --priority N
+#            (+ $NANOSM_ARGS)
+#   opensm:  -o / -s N / OSM_CACHE_DIR=dirname(PATH) (file must be named
+#            guid2lid) / -p N
 sm_start() {
-	local host=$SIM_HOST_DEFAULT once=0 interval='' g2l='' cmd=() envs=() cache
+	local host=$SIM_HOST_DEFAULT once=0 interval='' g2l='' prio='' cmd=() envs=() cache
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--host) host=$2; shift ;;
+		--priority) prio=$2; shift ;;
 		--once) once=1 ;;
 		--sweep-interval) interval=$2; shift ;;
 		--guid2lid) g2l=$2; shift ;;
@@ -289,6 +297,7 @@ sm_start() {
 		cmd=("$NANOSM" -v)
 		[ $once = 1 ] && cmd+=(--once)
 		[ -n "$interval" ] && cmd+=(--sweep-interval "$interval")
+		[ -n "$prio" ] && cmd+=(--priority "$prio")
 		# always a private guid2lid: the default (/var/lib/nanosm/guid2lid) is
 		# machine-wide state that would leak LIDs between tests and runs
 		if [ -z "$g2l" ]; then
@@ -308,6 +317,7 @@ sm_start() {
 		cmd=(opensm -d2 -f "$SM_OSMLOG")
 		[ $once = 1 ] && cmd+=(-o)
 		[ -n "$interval" ] && cmd+=(-s "$interval")
+		[ -n "$prio" ] && cmd+=(-p "$prio")
 		if [ -n "$g2l" ]; then
 			[ "${g2l##*/}" = guid2lid ] || it_fail "with opensm the guid2lid path must end in /guid2lid"
 			cache=${g2l%/*}
@@ -326,6 +336,18 @@ sm_start() {
 	SM_PID=$!
 	IT_PIDS+=("$SM_PID")
 	it_log "SM ($SM) pid $SM_PID at \"$host\": ${cmd[*]}"
+}
+
+# sm_start2 ARGS...: a second SM next to the first (sm_start's options;
+# SM=opensm sm_start2 ... picks its kind).  Its PID, log and control socket
+# land in SM_PID2, SM_LOG2 (SM_OSMLOG2) and SM_SOCK2; SM_PID/SM_LOG keep
+# naming the first.  Both are killed by PID on exit like everything else.
+sm_start2() {
+	local pid=$SM_PID log=$SM_LOG osm=$SM_OSMLOG
+	sm_start "$@"
+	SM_PID2=$SM_PID SM_LOG2=$SM_LOG SM_OSMLOG2=$SM_OSMLOG
+	SM_SOCK2=$IT_SCRATCH/nanosm.$SM_GEN.sock
+	SM_PID=$pid SM_LOG=$log SM_OSMLOG=$osm
 }
 
 # The files the SM writes its progress to.

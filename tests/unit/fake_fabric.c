@@ -51,6 +51,9 @@ struct fake_fabric {
 	int forget_enforcement; /* PortInfo Sets store no P_Key enforcement bits */
 	struct fake_counters counters;
 	struct fake_mft *mft; /* MulticastForwardingTables, made on first use */
+	struct fake_sm sm;    /* a second SM (fake_fabric_add_sm), when sm_node >= 0 */
+	int sm_node;
+	uint8_t sm_port;
 };
 
 /* Where a request ended up: the node at the end of the path and the port
@@ -142,6 +145,7 @@ struct fake_fabric *fake_fabric_new(const struct fabric *topo)
 	ff = calloc(1, sizeof(*ff));
 	if (!ff)
 		return NULL;
+	ff->sm_node = FABRIC_NONE;
 	if (fabric_copy(&ff->topo, topo)) {
 		free(ff);
 		return NULL;
@@ -359,6 +363,8 @@ static void fake_port_info_fill(const struct fake_fabric *ff, const struct fake_
 	pi->subnet_timeout = fb->subnet_timeout;
 	if (hit->node == ff->topo.sm_node && port == ff->topo.sm_port)
 		pi->cap_mask = PORT_CAP_IS_SM;
+	if (hit->node == ff->sm_node && port == ff->sm_port && !ff->sm.silent)
+		pi->cap_mask = PORT_CAP_IS_SM;
 	pi->local_port = hit->in_port;
 	pi->link_width_enabled = pi->link_width_supported = 3; /* 1x, 4x */
 	pi->link_width_active = fake_or(p->width_active, FAKE_DEFAULT_WIDTH);
@@ -563,6 +569,75 @@ static uint16_t fake_pkey(struct fake_fabric *ff, const struct smp *req,
 	return 0;
 }
 
+/* ---- A second SM ------------------------------------------------------ */
+
+static int fake_at_sm(const struct fake_fabric *ff, const struct fake_hit *hit)
+{
+	return ff->sm_node != FABRIC_NONE && hit->node == ff->sm_node && hit->in_port == ff->sm_port;
+}
+
+static void fake_sm_set(struct fake_sm *sm, uint32_t mod)
+{
+	sm->sets++;
+	sm->last_set_mod = mod;
+	switch (mod) {
+	case SMINFO_MOD_HANDOVER:
+		sm->handovers++;
+		if (sm->state == SM_STATE_STANDBY)
+			sm->state = SM_STATE_MASTER;
+		break;
+	case SMINFO_MOD_ACKNOWLEDGE:
+		sm->acks++;
+		break;
+	case SMINFO_MOD_DISABLE:
+		sm->state = SM_STATE_NOT_ACTIVE;
+		break;
+	case SMINFO_MOD_STANDBY:
+		sm->state = SM_STATE_STANDBY;
+		break;
+	case SMINFO_MOD_DISCOVER:
+		sm->state = SM_STATE_DISCOVERING;
+		break;
+	default:
+		break;
+	}
+}
+
+static uint16_t fake_sm_info(struct fake_fabric *ff, const struct smp *req,
+			     const struct fake_hit *hit, uint8_t *data)
+{
+	struct fake_sm *sm = &ff->sm;
+	struct smp_sm_info si;
+
+	if (!fake_at_sm(ff, hit))
+		return FAKE_STATUS_UNSUP_ATTR;
+	if (req->method == SMP_METHOD_SET)
+		fake_sm_set(sm, req->attr_mod);
+	else
+		sm->gets++;
+	si = (struct smp_sm_info){ .guid = sm->guid, .sm_key = sm->sm_key,
+				   .act_count = sm->gets + sm->sets,
+				   .priority = sm->priority, .state = sm->state };
+	smp_sm_info_encode(&si, data);
+	return 0;
+}
+
+struct fake_sm *fake_fabric_add_sm(struct fake_fabric *ff, uint64_t node_guid, uint8_t port)
+{
+	int i = fabric_find(&ff->topo, node_guid);
+
+	if (i == FABRIC_NONE || fabric_is_switch(&ff->topo.nodes[i]) || port == 0 ||
+	    port > ff->topo.nodes[i].num_ports)
+		return NULL;
+	ff->sm_node = i;
+	ff->sm_port = port;
+	memset(&ff->sm, 0, sizeof(ff->sm));
+	ff->sm.guid = ff->topo.nodes[i].ports[port].guid ? ff->topo.nodes[i].ports[port].guid
+							  : node_guid;
+	ff->sm.state = SM_STATE_MASTER;
+	return &ff->sm;
+}
+
 /* Fill data (not req->data) with the (new) attribute; returns the MAD
  * status. */
 static uint16_t fake_answer(struct fake_fabric *ff, const struct smp *req,
@@ -585,6 +660,8 @@ static uint16_t fake_answer(struct fake_fabric *ff, const struct smp *req,
 		return fake_lft(ff, req, hit, data);
 	case SMP_ATTR_PKEY_TABLE:
 		return fake_pkey(ff, req, hit, data);
+	case SMP_ATTR_SM_INFO:
+		return fake_sm_info(ff, req, hit, data);
 	default:
 		return FAKE_STATUS_UNSUP_ATTR;
 	}
@@ -658,6 +735,8 @@ static int fake_accept(struct fake_fabric *ff, const uint8_t *mad, size_t len, s
 	if (ff->lose_attr && req->attr_id == ff->lose_attr &&
 	    ff->topo.nodes[hit->node].guid == ff->lose_guid)
 		return -EAGAIN;
+	if (req->attr_id == SMP_ATTR_SM_INFO && fake_at_sm(ff, hit) && ff->sm.silent)
+		return -EHOSTDOWN;
 	return fake_mkey_check(ff, req, hit);
 }
 

@@ -161,6 +161,28 @@ int fake_fabric_set_mkey(struct fake_fabric *ff, uint64_t node_guid, uint8_t por
  * (as ibsim's ports do); 1 (the default): they are stored. */
 void fake_fabric_keep_mkeys(struct fake_fabric *ff, int keep);
 
+/* A second SM (IBA 14.4) on a CA port, played from a small script: the
+ * port's PortInfo shows IsSM, and SMInfo arriving at that port is answered
+ * with {guid, priority, state, sm_key}.  A Set (any SM_Key) acts on the
+ * script before the answer: HANDOVER turns STANDBY into MASTER, DISABLE
+ * -> NOTACTIVE, STANDBY and DISCOVER -> that state, ACKNOWLEDGE only
+ * counts.  silent = the SM is gone: IsSM clears and SMInfo vanishes.
+ * SMInfo at a port without an SM answers status 0x0c.  The fields are the
+ * test's to change at any time. */
+struct fake_sm {
+	uint64_t guid; /* its port GUID (SMInfo.GUID) */
+	uint8_t priority, state;
+	uint64_t sm_key;
+	int silent;
+	unsigned gets, sets;	  /* SMInfo answered */
+	uint32_t last_set_mod;	  /* the last Set's attribute modifier */
+	unsigned handovers, acks; /* HANDOVER / ACKNOWLEDGE Sets received */
+};
+/* Put the (one) scripted SM on node_guid's port, replacing any earlier
+ * one; returns the script, borrowed until fake_fabric_free, or NULL when
+ * there is no such CA port. */
+struct fake_sm *fake_fabric_add_sm(struct fake_fabric *ff, uint64_t node_guid, uint8_t port);
+
 /* MulticastForwardingTable (attribute 0x1B, IBA 14.2.5.12), Get/Set on
  * switches: attr_mod bits 0..8 = block of 32 MLIDs from 0xC000, bits
  * 28..31 = position (ports 16p..16p+15); FAKE_MFT_CAP MLIDs, every mask 0

@@ -32,5 +32,6 @@ const unit_register_fn unit_suites[] = {
 	test_mcast_register,
 	test_mkey_register,
 	test_restart_register,
+	test_standby_register,
 	NULL,
 };

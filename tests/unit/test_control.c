@@ -61,6 +61,7 @@ struct tc {
 	struct topo_names names;
 	int no_lfts;	  /* lfts op answers NULL */
 	int sweeps;	  /* sweep op calls */
+	int standby;	  /* status answers STANDBY under a master */
 	int reload_fails; /* reload op answers an error */
 	char plan_path[256];
 	char dir[64];	/* mkdtemp */
@@ -75,7 +76,9 @@ static struct tc tc;
 static void tc_status(void *ctx, struct control_status *st)
 {
 	(void)ctx;
-	st->state = "MASTER";
+	st->state = tc.standby ? "STANDBY" : "MASTER";
+	st->master_guid = tc.standby ? 0x0002c90300a00099ULL : 0;
+	st->master_lid = tc.standby ? 7 : 0;
 	st->sweeping = 0;
 	st->port_guid = 0x0002c90300a00011ULL;
 	st->sm_lid = 1;
@@ -304,6 +307,10 @@ static void test_control_status(void)
 		  "path_cache_hits=5 deferred=4 backlog_dropped=0 mcast_groups=3\n"
 		  "light sweeps: runs=9 escalations=1 last_mads=2 last_ms=1 traps_suppressed=0\n");
 	tc_expect_has("  status  ", "ok", "state: MASTER\n");
+	/* a standby names the master it follows */
+	tc.standby = 1;
+	tc_expect_has("status", "ok", "state: STANDBY\nmaster: 0x0002c90300a00099 lid 7\nsweeping: no\n");
+	tc.standby = 0;
 	tc_expect_has("status\r", "error request contains a control character (0x0d)", NULL);
 }
 

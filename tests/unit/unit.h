@@ -34,5 +34,6 @@ void test_sa_topo_register(void);
 void test_mcast_register(void);
 void test_mkey_register(void);
 void test_restart_register(void);
+void test_standby_register(void);
 
 #endif
