@@ -88,6 +88,21 @@ static void lft_cache_store(struct lft_cache *c, uint64_t guid, unsigned block,
 	memcpy(e->port + block * LFT_BLOCK_SIZE, ports, LFT_BLOCK_SIZE);
 }
 
+/* Mark one block of a switch's cache as unknown (no wanted block matches
+ * the pattern lft_cache_store uses for holes). */
+static void lft_cache_unknown(struct lft_cache *c, uint64_t guid, unsigned block)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		struct lft_cache_entry *e = &c->e[i];
+
+		if (e->guid != guid || !e->port ||
+		    (block + 1u) * LFT_BLOCK_SIZE > (unsigned)e->top + 1u)
+			continue;
+		memset(e->port + block * LFT_BLOCK_SIZE, 0xFE, LFT_BLOCK_SIZE);
+		e->port[block * LFT_BLOCK_SIZE + 1] = 0xFD;
+	}
+}
+
 /* What one routing attempt works on: the fabric (with LIDs), the engines'
  * options, and where the winning tables go. */
 struct lft_push_job {
@@ -222,6 +237,9 @@ static void lft_push_block_done(struct sm_req *r, int status, const struct smp *
 		sm->st.set_errors++;
 		log_warnx("NSM-W410 switch 0x%016llx (%s): LFT block %u Set failed: %s",
 			  (unsigned long long)n->guid, n->desc, r->extra, strerror(-status));
+		/* the Set may have landed with its answer lost: what the switch
+		 * holds there is unknown now, so the next sweep writes it again */
+		lft_cache_unknown(&sm->cache, n->guid, r->extra);
 		return;
 	}
 	smp_lft_decode(resp->data, &b);

@@ -139,6 +139,21 @@ static void mft_cache_store(struct mft_cache *c, uint64_t guid, unsigned block, 
 	e->known[block * MFT_POSITIONS + pos] = 1;
 }
 
+/* A Set failed, maybe with its answer lost after it landed: the switch
+ * may hold what we sent, or what it had.  The cache then remembers a
+ * pattern no real table has (every port of the position, with bit 0 of
+ * the second entry cleared), so the next push writes that block whatever
+ * it wants there, an empty block included. */
+static void mft_cache_unsure(struct mft_cache *c, uint64_t guid, unsigned block, unsigned pos)
+{
+	uint16_t masks[MFT_BLOCK_MLIDS];
+
+	for (unsigned i = 0; i < MFT_BLOCK_MLIDS; i++)
+		masks[i] = 0xffff;
+	masks[1] = 0xfffe;
+	mft_cache_store(c, guid, block, pos, masks);
+}
+
 /* ---- the push ---------------------------------------------------------- */
 
 static void mft_push_block_done(struct sm_req *r, int status, const struct smp *resp)
@@ -157,6 +172,7 @@ static void mft_push_block_done(struct sm_req *r, int status, const struct smp *
 		log_warnx("NSM-W430 switch 0x%016llx: MFT block %u position %u Set failed: %s",
 			  (unsigned long long)guid, block, pos,
 			  status < 0 ? strerror(-status) : "refused");
+		mft_cache_unsure(c, guid, block, pos);
 		return;
 	}
 	mft_block_decode(resp->data, masks);

@@ -15,6 +15,7 @@ struct pkey_cache_entry {
 	uint64_t guid; /* node GUID */
 	uint8_t port;
 	uint8_t used;
+	uint8_t stale; /* a Set failed: what the port holds is unknown, read it */
 	struct smp_pkey_block held;
 };
 
@@ -110,6 +111,7 @@ static void pkey_cache_store(struct pkey_cache *c, uint64_t guid, uint8_t port,
 	e->guid = guid;
 	e->port = port;
 	e->used = 1;
+	e->stale = 0;
 	e->held = *held;
 }
 
@@ -230,9 +232,17 @@ static void pkey_get_done(struct sm_req *r, int status, const struct smp *resp)
 
 static void pkey_set_done(struct sm_req *r, int status, const struct smp *resp)
 {
+	struct pkey_cache *c = r->ctx;
+	const struct pkey_port_table *t = &c->pp->t[r->extra];
 	struct smp_pkey_block held;
+	struct pkey_cache_entry *e;
 
-	(void)pkey_answered(r, "Set", status, resp, &held);
+	if (pkey_answered(r, "Set", status, resp, &held) == 0 || !c->cap)
+		return;
+	/* the Set may have landed with its answer lost: read the port next time */
+	e = pkey_cache_slot(c, r->sm->next.nodes[t->node].guid, t->port);
+	if (e->used)
+		e->stale = 1;
 }
 
 /* ---- Phase ----------------------------------------------------------- */
@@ -246,7 +256,7 @@ static void pkey_push_port(struct sm *sm, struct pkey_cache *c, size_t idx)
 	struct smp_pkey_block want;
 
 	pkey_want(t, &want);
-	if (!e) {
+	if (!e || e->stale) {
 		if (pkey_submit(sm, c, idx, SMP_METHOD_GET, NULL) < 0)
 			pkey_fail(sm, t, "Get", -ENOMEM, NULL);
 		return;

@@ -45,6 +45,8 @@ struct fake_fabric {
 	unsigned drop_every, requests;
 	unsigned drop_state_replies; /* lose the answer of this many state Sets (applied) */
 	int strict_states; /* refuse a state Set to the state the port is in (as ibsim) */
+	uint16_t lose_set_attr;	  /* Sets of this attribute are applied, their answers lost */
+	unsigned lose_set_replies; /* ... this many times */
 	uint64_t lose_guid;  /* every MAD of attribute lose_attr to this node is lost */
 	uint16_t lose_attr;
 	int forget_mkeys; /* PortInfo Sets store no M_Key fields */
@@ -746,6 +748,13 @@ static int fake_lose_state_reply(struct fake_fabric *ff, const struct smp *req)
 {
 	struct smp_port_info pi;
 
+	if (ff->lose_set_replies && req->method == SMP_METHOD_SET &&
+	    req->attr_id == ff->lose_set_attr && !req->status) {
+		ff->lose_set_replies--;
+		ff->counters.dropped++;
+		return 1;
+	}
+
 	if (!ff->drop_state_replies || req->method != SMP_METHOD_SET ||
 	    req->attr_id != SMP_ATTR_PORT_INFO || req->status)
 		return 0;
@@ -972,4 +981,10 @@ void fake_fabric_lose_attr(struct fake_fabric *ff, uint64_t node_guid, uint16_t 
 {
 	ff->lose_guid = node_guid;
 	ff->lose_attr = attr;
+}
+
+void fake_fabric_lose_set_replies(struct fake_fabric *ff, uint16_t attr, unsigned n)
+{
+	ff->lose_set_attr = attr;
+	ff->lose_set_replies = n;
 }

@@ -136,6 +136,9 @@ const struct fake_counters *fake_fabric_counters(const struct fake_fabric *ff);
  * 0, or -ENOENT for an unknown GUID or a port out of range. */
 int fake_fabric_get_mkey(const struct fake_fabric *ff, uint64_t node_guid, uint8_t port,
 			 struct fake_mkey *out);
+/* The next n Sets of attribute attr are applied but their answers lost
+ * (the SM's retries are applied and lost too, until n runs out). */
+void fake_fabric_lose_set_replies(struct fake_fabric *ff, uint16_t attr, unsigned n);
 /* Every MAD of attribute attr to node node_guid is lost (attr 0: none). */
 void fake_fabric_lose_attr(struct fake_fabric *ff, uint64_t node_guid, uint16_t attr);
 /* The next n PortInfo Sets that move a port to ARMED or ACTIVE are applied

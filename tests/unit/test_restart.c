@@ -222,6 +222,37 @@ static void test_restart_switch_reboot(void)
 	free(topo);
 }
 
+/* A block Set that lands but whose answers are all lost: the sweep counts
+ * a Set error, and the cache must not go on believing the old contents.
+ * h2_5 goes silent: every switch's entry for its LID becomes "drop" (the
+ * Sets land, their answers are lost); h2_5 comes back: its routes return
+ * to what the cache still remembered, and must be written again (found by
+ * the fault suite: black holes left after MAD loss). */
+static void test_restart_lost_lft_replies(void)
+{
+	struct restart_dir d;
+	struct rig r;
+	char *topo = restart_topo();
+	uint64_t h11;
+
+	restart_dir_init(&d);
+	rig_init(&r, topo, d.guid2lid, "minhop");
+	rig_sweep(&r);
+	h11 = r.topo.nodes[rig_node(&r.topo, "h2_5")].guid;
+	fake_fabric_mute_node(r.ff, h11, 1);
+	fake_fabric_lose_set_replies(r.ff, SMP_ATTR_LFT, 1000);
+	rig_sweep(&r);
+	CU_ASSERT(r.last.set_errors > 0);
+	fake_fabric_lose_set_replies(r.ff, 0, 0);
+	fake_fabric_mute_node(r.ff, h11, 0);
+	rig_sweep(&r);
+	CU_ASSERT_EQUAL(r.last.status, 0);
+	rig_check_up(&r); /* every CA reaches h2_5 again */
+	rig_fini(&r);
+	restart_dir_fini(&d);
+	free(topo);
+}
+
 /* Run the first sweep until at least `sets` LFT blocks were applied (or
  * the sweep ended), answering one SMP at a time: the kill -9 point. */
 static void restart_sweep_until(struct rig *r, unsigned sets)
@@ -328,4 +359,6 @@ void test_restart_register(void)
 	CU_add_test(s, "restart with dropped MADs still rewrites nothing", test_restart_with_drops);
 	CU_add_test(s, "a switch that reboots gets its whole table again",
 		    test_restart_switch_reboot);
+	CU_add_test(s, "LFT Set answers lost: the block is not trusted later",
+		    test_restart_lost_lft_replies);
 }
