@@ -296,7 +296,17 @@ static void seeds_sa_mcm(const char *dir)
 					   0,	 0,    0,    0,	   0xff, 0xff, 0xff, 0xff };
 	struct seeds_buf s = { .n = 0 };
 	uint8_t rec[SA_DATA_SIZE] = { 0 };
-	struct sa_mcm m = { 0 };
+	/* the first group the SA creates: ff12:a01b:<P_Key>::1 */
+	static const uint8_t created[16] = { 0xff, 0x12, 0xa0, 0x1b, 0xff, 0xff, 0, 0,
+					     0,	   0,	 0,    0,    0,	   0,	 0, 1 };
+	const uint64_t create_mask =
+	    SA_MCM_BIT(SA_MCM_COMP_MGID) | SA_MCM_BIT(SA_MCM_COMP_PORT_GID) |
+	    SA_MCM_BIT(SA_MCM_COMP_QKEY) | SA_MCM_BIT(SA_MCM_COMP_PKEY) |
+	    SA_MCM_BIT(SA_MCM_COMP_MTU_SEL) | SA_MCM_BIT(SA_MCM_COMP_MTU) |
+	    SA_MCM_BIT(SA_MCM_COMP_RATE_SEL) | SA_MCM_BIT(SA_MCM_COMP_RATE) |
+	    SA_MCM_BIT(SA_MCM_COMP_SL) | SA_MCM_BIT(SA_MCM_COMP_FLOW_LABEL) |
+	    SA_MCM_BIT(SA_MCM_COMP_TCLASS) | SA_MCM_BIT(SA_MCM_COMP_JOIN_STATE);
+	struct sa_mcm m = { 0 }, create;
 	struct seeds_req q = { 1, SA_METHOD_SET, SA_ATTR_MCMEMBER_RECORD, 0, 0, 0, rec,
 			       SA_MCM_SIZE };
 
@@ -322,13 +332,9 @@ static void seeds_sa_mcm(const char *dir)
 	m.tclass = 0;
 	m.join_state = SA_MCM_JOIN_FULL;
 	sa_mcm_encode(&m, rec);
-	q.mask = SA_MCM_BIT(SA_MCM_COMP_MGID) | SA_MCM_BIT(SA_MCM_COMP_PORT_GID) |
-		 SA_MCM_BIT(SA_MCM_COMP_QKEY) | SA_MCM_BIT(SA_MCM_COMP_PKEY) |
-		 SA_MCM_BIT(SA_MCM_COMP_MTU_SEL) | SA_MCM_BIT(SA_MCM_COMP_MTU) |
-		 SA_MCM_BIT(SA_MCM_COMP_RATE_SEL) | SA_MCM_BIT(SA_MCM_COMP_RATE) |
-		 SA_MCM_BIT(SA_MCM_COMP_SL) | SA_MCM_BIT(SA_MCM_COMP_FLOW_LABEL) |
-		 SA_MCM_BIT(SA_MCM_COMP_TCLASS) | SA_MCM_BIT(SA_MCM_COMP_JOIN_STATE);
+	q.mask = create_mask;
 	seeds_sa(&s, &q);
+	create = m;
 	seeds_op(&s, 3); /* trees recomputed, MFTRecords to show */
 	q.method = SA_METHOD_GET_TABLE;
 	q.mask = 0;
@@ -348,6 +354,31 @@ static void seeds_sa_mcm(const char *dir)
 		 SA_MCM_BIT(SA_MCM_COMP_JOIN_STATE);
 	seeds_sa(&s, &q);
 	seeds_write(dir, "mcmember", &s);
+	/* host1 creates a group and leaves it (the group goes, its MLID is
+	 * freed); host2 joins the IPoIB group for host1 (a proxy join) */
+	s.n = 0;
+	sa_mcm_encode(&create, rec);
+	q.method = SA_METHOD_SET;
+	q.mask = create_mask;
+	seeds_sa(&s, &q);
+	memset(&m, 0, sizeof(m));
+	memcpy(m.mgid, created, 16);
+	seeds_gid(SEEDS_GUID(1), m.port_gid);
+	m.join_state = SA_MCM_JOIN_FULL;
+	sa_mcm_encode(&m, rec);
+	q.method = SA_METHOD_DELETE;
+	q.mask = SA_MCM_BIT(SA_MCM_COMP_MGID) | SA_MCM_BIT(SA_MCM_COMP_PORT_GID) |
+		 SA_MCM_BIT(SA_MCM_COMP_JOIN_STATE);
+	seeds_sa(&s, &q);
+	memcpy(m.mgid, ipoib, 16);
+	m.join_state = SA_MCM_JOIN_NON;
+	sa_mcm_encode(&m, rec);
+	q.from = 2;
+	q.method = SA_METHOD_SET;
+	seeds_sa(&s, &q);
+	q.method = SA_METHOD_DELETE;
+	seeds_sa(&s, &q);
+	seeds_write(dir, "mcmember-leave-proxy", &s);
 }
 
 static void seeds_sa_svc(const char *dir)
