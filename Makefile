@@ -31,9 +31,10 @@ TOOLS := $(TOOLS_SRC:tools/%.c=$(BIN)/%)
 
 DEB_BUILD := libibumad-dev libibmad-dev libibverbs-dev libyaml-dev libev-dev libcunit1-dev \
              pkg-config
-DEB_TEST  := ibsim-utils infiniband-diags opensm python3 time
+DEB_TEST  := ibsim-utils infiniband-diags opensm python3 time clang
 
-.PHONY: all deps test unit route integration demo asan clean valgrind bench
+.PHONY: all deps test unit route integration demo asan clean valgrind bench fuzz fuzz-build \
+	fuzz-smoke fuzz-seeds
 .SECONDARY:
 
 all: $(PROGS) $(TOOLS) $(BIN)/nanosm-unit
@@ -86,6 +87,7 @@ test: deps
 	$(MAKE) unit
 	$(MAKE) route
 	$(MAKE) integration
+	$(MAKE) fuzz-smoke
 
 demo: deps
 	$(MAKE) all
@@ -112,7 +114,63 @@ bench: deps
 valgrind: all
 	NANOSM=$(CURDIR)/tests/integration/valgrind-nanosm tests/integration/run.sh
 
+# libFuzzer targets (docs/fuzzing.md): every tests/fuzz/fuzz_NAME.c is one
+# target, linked with the core built by clang with coverage and ASan/UBSan
+# into its own directory.  The core goes into an archive, so each target
+# pulls in only the objects it needs.  `make fuzz` runs each target for
+# FUZZ_SECONDS on a copy of tests/fuzz/corpus/NAME/; `make fuzz-smoke`
+# runs each for a few seconds and replays tests/fuzz/regress/NAME/.
+# FUZZ_TARGETS=sa limits either to the targets named.
+FUZZ_CC      ?= clang
+FUZZ_BUILD   ?= build/fuzz
+FUZZ_SECONDS ?= 600
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS  := -std=gnu11 $(WARN) -D_GNU_SOURCE -I. -MMD -MP -O1 -g $(FUZZ_SAN)
+FUZZ_SRC     := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_TARGETS ?= $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
+FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/bin/fuzz_%)
+FUZZ_CORE    := $(CORE_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
+FUZZ_LIB     := $(FUZZ_BUILD)/libnanosm-core.a
+
+$(FUZZ_BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_LIB): $(FUZZ_CORE)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(FUZZ_BUILD)/bin/fuzz_%: $(FUZZ_BUILD)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ -libmad -lyaml
+
+fuzz-build: $(FUZZ_BINS)
+
+# Rewrite the seed corpora: binary ones from tests/fuzz/seeds.c (built
+# with the codecs), text ones copied from the repo's fixtures.
+fuzz-seeds: $(OBJ)/tests/fuzz/seeds.o $(CORE_OBJ)
+	@mkdir -p $(BIN) tests/fuzz/corpus/smp tests/fuzz/corpus/sa tests/fuzz/corpus/topo \
+	  tests/fuzz/corpus/policy
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $(BIN)/fuzz-seeds $^ -libmad -lyaml
+	$(BIN)/fuzz-seeds tests/fuzz/corpus/smp tests/fuzz/corpus/sa
+	cp tests/fabrics/*.topo tests/fuzz/corpus/topo/
+	for f in tests/config/*.yaml config/examples/*.yaml; do \
+	  cp $$f tests/fuzz/corpus/policy/$$(basename $$(dirname $$f))-$$(basename $$f); done
+
+fuzz:
+	@tests/fuzz/run.sh --check-cc $(FUZZ_CC) || { echo "fuzz: $(FUZZ_CC) with libFuzzer not found (make deps installs clang)"; exit 1; }
+	$(MAKE) fuzz-build
+	FUZZ_BUILD=$(FUZZ_BUILD) tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# Part of `make test`; skipped (not failed) when clang is missing.
+fuzz-smoke:
+	@if tests/fuzz/run.sh --check-cc $(FUZZ_CC); then \
+	  $(MAKE) fuzz-build && \
+	  FUZZ_BUILD=$(FUZZ_BUILD) tests/fuzz/run.sh --smoke 5 $(FUZZ_TARGETS); \
+	else echo "fuzz-smoke: SKIPPED ($(FUZZ_CC) with libFuzzer not found; make deps installs clang)"; fi
+
 clean:
 	rm -rf $(BUILD)
 
 -include $(CORE_OBJ:.o=.d) $(SHELL_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
+-include $(wildcard $(FUZZ_BUILD)/obj/*/*.d $(FUZZ_BUILD)/obj/tests/fuzz/*.d)

@@ -175,12 +175,25 @@ static int mad_queue_find(const struct mad_queue *q, uint64_t tid)
 	return -1;
 }
 
+/* Does resp answer req?  Same attribute and class; a directed-route
+ * answer must be on its way back (D bit) along the request's own path:
+ * a response with our TID from anywhere else is not ours (IBA 14.2.2). */
+static int mad_queue_answers(const struct smp *req, const struct smp *resp)
+{
+	if (req->attr_id != resp->attr_id || req->mgmt_class != resp->mgmt_class)
+		return 0;
+	if (req->mgmt_class != SMP_CLASS_DR)
+		return 1;
+	return resp->direction && resp->hop_cnt == req->hop_cnt &&
+	       memcmp(&resp->initial_path[1], &req->initial_path[1], req->hop_cnt) == 0;
+}
+
 static void mad_queue_match(struct mad_queue *q, const struct smp *resp, uint64_t now_ms)
 {
 	int slot = mad_queue_find(q, resp->tid);
 	struct mad_pending *p;
 
-	if (slot < 0 || q->wire[slot]->smp.attr_id != resp->attr_id) {
+	if (slot < 0 || !mad_queue_answers(&q->wire[slot]->smp, resp)) {
 		q->counters.unmatched++;
 		return;
 	}

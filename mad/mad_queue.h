@@ -6,9 +6,12 @@
  * wire, stamps TIDs, matches responses by TID, retries on timeout and
  * finally completes with -ETIMEDOUT.  It never reads a clock or an fd: the
  * caller passes `now` (milliseconds, monotonic) and delivers received MADs
- * with mad_queue_recv.  Unsolicited MADs (requests, traps) go to the
- * request hook.  Sending goes through struct mad_xmit, so tests plug in a
- * fake fabric and the daemon plugs in libibumad.
+ * with mad_queue_recv.  A response answers a request when its TID,
+ * attribute and class match and, for a directed-route SMP, it comes back
+ * (D bit) along the request's path; anything else counts as unmatched.
+ * Unsolicited MADs (requests, traps) go to the request hook.  Sending goes
+ * through struct mad_xmit, so tests plug in a fake fabric and the daemon
+ * plugs in libibumad.
  */
 #ifndef NANOSM_MAD_MAD_QUEUE_H
 #define NANOSM_MAD_MAD_QUEUE_H

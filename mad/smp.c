@@ -87,7 +87,12 @@ static int smp_check_header(uint8_t *mad)
 		return -EINVAL;
 	if (mad_get_field(mad, 0, IB_MAD_CLASSVER_F) != SMP_CLASS_VERSION)
 		return -EINVAL;
-	if (mgmt_class == SMP_CLASS_DR && mad_get_field(mad, 0, IB_DRSMP_HOPCNT_F) > SMP_MAX_HOPS)
+	if (mgmt_class != SMP_CLASS_DR)
+		return 0;
+	/* IBA C14-9/C14-13: the hop pointer runs 0 .. hop count + 1; anything
+	 * past that is an unreasonable hop pointer and the SMP is discarded */
+	if (mad_get_field(mad, 0, IB_DRSMP_HOPCNT_F) > SMP_MAX_HOPS ||
+	    mad_get_field(mad, 0, IB_DRSMP_HOPPTR_F) > mad_get_field(mad, 0, IB_DRSMP_HOPCNT_F) + 1)
 		return -EINVAL;
 	return 0;
 }

@@ -65,7 +65,8 @@ struct smp {
 
 /* Header codec.  encode writes SMP_MAD_SIZE bytes; decode needs at least
  * SMP_MAD_SIZE bytes and rejects bad base version (must be 1), unknown
- * class, class version != 1, hop_cnt > SMP_MAX_HOPS: returns 0 or -EINVAL. */
+ * class, class version != 1, hop_cnt > SMP_MAX_HOPS, hop_ptr > hop_cnt + 1
+ * (an unreasonable hop pointer, IBA C14-9/C14-13): returns 0 or -EINVAL. */
 int smp_encode(const struct smp *smp, uint8_t *buf, size_t len);
 int smp_decode(const uint8_t *buf, size_t len, struct smp *smp);
 

@@ -131,6 +131,47 @@ static void test_tid_matching(void)
 	mad_queue_free(q);
 }
 
+/* A response with the right TID and attribute that did not come back along
+ * the request's directed route (or is not on its way back, or is of the
+ * other class) is unmatched (found by tests/fuzz/fuzz_smp.c; its input is
+ * tests/fuzz/regress/smp/dr-response-other-path). */
+static void test_dr_path_matching(void)
+{
+	static const uint8_t path[] = { 0, 1, 3 };
+	struct capture c = {0};
+	struct mad_queue *q = queue_new(&c, 4, 0);
+	struct mad_addr to = {.lid = 0xffff};
+	struct result r = {0};
+	uint8_t buf[SMP_MAD_SIZE];
+	struct smp smp, bad;
+
+	smp_init_dr(&smp, SMP_METHOD_GET, SMP_ATTR_NODE_INFO, 0, path, 2);
+	CU_ASSERT_EQUAL(mad_queue_submit(q, &to, &smp, result_done, &r, 0), 0);
+	bad = c.last[0];
+	bad.initial_path[2] = 4; /* another node's answer */
+	answer(q, &bad, 0, 1);
+	bad = c.last[0];
+	bad.hop_cnt = 1; /* a shorter route */
+	answer(q, &bad, 0, 1);
+	bad = c.last[0];
+	bad.mgmt_class = SMP_CLASS_LID;
+	answer(q, &bad, 0, 1);
+	CU_ASSERT_EQUAL(r.calls, 0);
+	CU_ASSERT_EQUAL(mad_queue_counters(q)->unmatched, 3);
+	/* an "answer" still going out (no D bit) */
+	bad = c.last[0];
+	bad.method = SMP_METHOD_GET_RESP;
+	CU_ASSERT_EQUAL(smp_encode(&bad, buf, sizeof(buf)), 0);
+	mad_queue_recv(q, &to, buf, sizeof(buf), 1);
+	CU_ASSERT_EQUAL(r.calls, 0);
+	CU_ASSERT_EQUAL(mad_queue_counters(q)->unmatched, 4);
+	/* the real answer still completes it */
+	answer(q, &c.last[0], 0, 2);
+	CU_ASSERT_EQUAL(r.calls, 1);
+	CU_ASSERT_EQUAL(r.status, 0);
+	mad_queue_free(q);
+}
+
 static void test_retry_then_timeout(void)
 {
 	struct capture c = {0};
@@ -225,6 +266,7 @@ void test_mad_queue_register(void)
 
 	CU_add_test(s, "window limits MADs on the wire", test_window_limits_wire);
 	CU_add_test(s, "responses match by TID and attribute", test_tid_matching);
+	CU_add_test(s, "DR answers match the request's route", test_dr_path_matching);
 	CU_add_test(s, "retries then times out", test_retry_then_timeout);
 	CU_add_test(s, "late answer after a retry", test_late_answer_after_retry);
 	CU_add_test(s, "send failure and malformed input", test_send_failure_and_malformed);

@@ -307,6 +307,39 @@ static void test_smp_malformed(void)
 	CU_ASSERT_EQUAL(smp_encode(&s, good, sizeof(good)), -EINVAL);
 }
 
+/* IBA C14-9/C14-13: the hop pointer (byte 6) runs 0 .. hop count (byte 7)
+ * + 1; a DR SMP with a hop pointer past that is discarded (found by
+ * tests/fuzz/fuzz_smp.c; its input is tests/fuzz/regress/smp/). */
+static void test_smp_bad_hop_ptr(void)
+{
+	static const uint8_t path[] = { 0, 1, 2, 3 };
+	uint8_t buf[SMP_MAD_SIZE];
+	struct smp s;
+
+	smp_init_dr(&s, SMP_METHOD_GET, SMP_ATTR_NODE_INFO, 0, path, 3);
+	CU_ASSERT_EQUAL(smp_encode(&s, buf, sizeof(buf)), 0);
+	CU_ASSERT_EQUAL(buf[7], 3);
+	for (unsigned ptr = 0; ptr <= 4; ptr++) {
+		buf[6] = (uint8_t)ptr;
+		CU_ASSERT_EQUAL(smp_decode(buf, sizeof(buf), &s), 0);
+		CU_ASSERT_EQUAL(s.hop_ptr, ptr);
+	}
+	buf[6] = 5;
+	CU_ASSERT_EQUAL(smp_decode(buf, sizeof(buf), &s), -EINVAL);
+	buf[6] = 0xff;
+	CU_ASSERT_EQUAL(smp_decode(buf, sizeof(buf), &s), -EINVAL);
+	buf[7] = 0; /* a 0-hop SMP: hop pointer 0 or 1 */
+	buf[6] = 1;
+	CU_ASSERT_EQUAL(smp_decode(buf, sizeof(buf), &s), 0);
+	buf[6] = 2;
+	CU_ASSERT_EQUAL(smp_decode(buf, sizeof(buf), &s), -EINVAL);
+	/* LID-routed SMPs have no hop pointer: byte 6 is status */
+	smp_init_lid(&s, SMP_METHOD_GET, SMP_ATTR_NODE_INFO, 0);
+	s.status = 0x00ff;
+	CU_ASSERT_EQUAL(smp_encode(&s, buf, sizeof(buf)), 0);
+	CU_ASSERT_EQUAL(smp_decode(buf, sizeof(buf), &s), 0);
+}
+
 /* ---- Attributes ------------------------------------------------------ */
 
 static void test_smp_node_info(void)
@@ -1051,6 +1084,7 @@ void test_smp_register(void)
 	CU_add_test(s, "decode hand-built DR SMP", test_smp_decode_known_answer);
 	CU_add_test(s, "init_dr/init_lid/make_response", test_smp_init_and_response);
 	CU_add_test(s, "malformed SMPs rejected", test_smp_malformed);
+	CU_add_test(s, "DR hop pointer past the path rejected", test_smp_bad_hop_ptr);
 	CU_add_test(s, "NodeInfo codec", test_smp_node_info);
 	CU_add_test(s, "NodeDescription codec", test_smp_node_desc);
 	CU_add_test(s, "PortInfo codec", test_smp_port_info);
