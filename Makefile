@@ -33,7 +33,7 @@ DEB_BUILD := libibumad-dev libibmad-dev libibverbs-dev libyaml-dev libev-dev lib
              pkg-config
 DEB_TEST  := ibsim-utils infiniband-diags opensm python3 time clang
 
-.PHONY: all deps test unit route integration demo asan clean valgrind bench fuzz fuzz-build \
+.PHONY: all deps test unit route integration demo asan clean valgrind bench faults fuzz fuzz-build \
 	fuzz-smoke fuzz-seeds
 .SECONDARY:
 
@@ -109,6 +109,13 @@ asan:
 bench: deps
 	$(MAKE) all
 	tests/bench/run.sh
+
+# Fault injection under ibsim (tests/faults/README.md): cable flaps and MAD
+# drops, with figures.  Not part of `make test` (minutes); FAULTS_ARGS
+# passes options, e.g. FAULTS_ARGS=--quick or "--flaps 20 --seed 4242".
+faults: deps
+	$(MAKE) all
+	tests/faults/run.sh $(FAULTS_ARGS)
 
 # valgrind memcheck on the integration suite (nanosm exits 99 on any error).
 valgrind: all
