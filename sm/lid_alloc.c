@@ -314,7 +314,8 @@ size_t lid_alloc_assign(struct lid_alloc *a, struct lid_req *reqs, size_t n)
 		if (reqs[i].lid == 0 && reqs[i].err == 0)
 			p[np++] = (struct lid_alloc_pending){reqs[i].guid, reqs[i].current_lid, i};
 	}
-	qsort(p, np, sizeof(*p), lid_alloc_pending_cmp);
+	if (np)
+		qsort(p, np, sizeof(*p), lid_alloc_pending_cmp);
 	lid_alloc_keep_current(a, p, np);
 	lid_alloc_take_lowest(a, p, np);
 	for (size_t i = 0; i < np; i++)
@@ -366,7 +367,8 @@ static uint64_t *lid_alloc_present(const struct lid_req *reqs, size_t n)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
 		g[i] = reqs[i].guid;
-	qsort(g, n, sizeof(*g), lid_alloc_guid_cmp);
+	if (n)
+		qsort(g, n, sizeof(*g), lid_alloc_guid_cmp);
 	return g;
 }
 
@@ -407,7 +409,7 @@ static long lid_alloc_stale(const struct lid_alloc *a, const struct lid_req *req
 		uint64_t g = a->owner[lid];
 
 		if (g == 0 || !lid_alloc_is_stale(a, (uint16_t)lid, ag) ||
-		    bsearch(&g, present, n, sizeof(*present), lid_alloc_guid_cmp))
+		    (n && bsearch(&g, present, n, sizeof(*present), lid_alloc_guid_cmp)))
 			continue;
 		rc = lid_alloc_push(&c, &nc, &cap, (struct lid_reclaim){g, (uint16_t)lid, a->seen[lid]});
 	}
@@ -416,7 +418,8 @@ static long lid_alloc_stale(const struct lid_alloc *a, const struct lid_req *req
 		free(c);
 		return rc;
 	}
-	qsort(c, nc, sizeof(*c), lid_alloc_reclaim_cmp);
+	if (nc) /* qsort's array may not be NULL, even empty */
+		qsort(c, nc, sizeof(*c), lid_alloc_reclaim_cmp);
 	*out = c;
 	return (long)nc;
 }

@@ -154,7 +154,9 @@ static int pkey_add(struct pkey_build *b, size_t owner, uint16_t base, int full)
 static int pkey_add_guid(struct pkey_build *b, uint64_t guid, uint16_t base, int full)
 {
 	struct pkey_guid key = {.guid = guid};
-	struct pkey_guid *hit = bsearch(&key, b->guids, b->n_guids, sizeof(key), pkey_guid_cmp);
+	struct pkey_guid *hit = b->n_guids ? bsearch(&key, b->guids, b->n_guids, sizeof(key),
+						     pkey_guid_cmp)
+					   : NULL;
 	int rc = 0;
 
 	if (!hit)
