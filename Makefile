@@ -179,5 +179,5 @@ fuzz-smoke:
 clean:
 	rm -rf $(BUILD)
 
--include $(CORE_OBJ:.o=.d) $(SHELL_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
+-include $(CORE_OBJ:.o=.d) $(SHELL_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(TOOLS_SRC:%.c=$(OBJ)/%.d)
 -include $(wildcard $(FUZZ_BUILD)/obj/*/*.d $(FUZZ_BUILD)/obj/tests/fuzz/*.d)
