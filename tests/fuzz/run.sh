@@ -42,15 +42,15 @@ fuzz_one() {
 		-max_len=8192 -print_final_stats=1 -artifact_prefix="$art/" ${FUZZ_ARGS:-} \
 		"$corpus" >"$log" 2>&1
 	rc=$?
-	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
-	last=$(grep -E '^#[0-9]+' "$log" | tail -n 1)
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+	last=$(grep -aE '^#[0-9]+' "$log" | tail -n 1)
 	cov=$(echo "$last" | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
 	ft=$(echo "$last" | sed -n 's/.*ft: \([0-9]*\).*/\1/p')
 	files=$(find "$corpus" -type f | wc -l)
 	if [ $rc -ne 0 ]; then
 		echo "fuzz $name: FAILED after ${execs:-?} runs (exit $rc); see $log, input in $art/"
-		grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error)' "$log" | head -n 5
+		grep -aE '^(==[0-9]+==ERROR|SUMMARY|.*runtime error)' "$log" | head -n 5
 		return 1
 	fi
 	echo "fuzz $name: ${secs}s, ${execs:-?} runs, ${rate:-?} exec/s, cov ${cov:-?}, ft ${ft:-?}, corpus $files files; ok"
