@@ -46,6 +46,9 @@ struct fake_fabric {
 	unsigned drop_state_replies; /* lose the answer of this many state Sets (applied) */
 	int strict_states; /* refuse a state Set to the state the port is in (as ibsim) */
 	uint16_t lose_set_attr;	  /* Sets of this attribute are applied, their answers lost */
+	uint64_t liar_guid;	  /* this node's NodeInfo lies: */
+	uint8_t lie_ports;	  /* NumPorts it claims (0: the truth) */
+	uint64_t lie_guid;	  /* NodeGUID it claims (0: the truth) */
 	unsigned lose_set_replies; /* ... this many times */
 	uint64_t lose_guid;  /* every MAD of attribute lose_attr to this node is lost */
 	uint16_t lose_attr;
@@ -236,6 +239,12 @@ static uint16_t fake_node_info(const struct fake_fabric *ff, const struct fake_h
 
 	if (!fabric_is_switch(n) && n->ports[hit->in_port].guid)
 		ni.port_guid = n->ports[hit->in_port].guid;
+	if (ff->liar_guid && n->guid == ff->liar_guid) { /* a hostile or broken node */
+		if (ff->lie_ports)
+			ni.num_ports = ff->lie_ports;
+		if (ff->lie_guid)
+			ni.node_guid = ni.port_guid = ni.system_guid = ff->lie_guid;
+	}
 	smp_node_info_encode(&ni, data);
 	return 0;
 }
@@ -987,4 +996,12 @@ void fake_fabric_lose_set_replies(struct fake_fabric *ff, uint16_t attr, unsigne
 {
 	ff->lose_set_attr = attr;
 	ff->lose_set_replies = n;
+}
+
+void fake_fabric_lie_node_info(struct fake_fabric *ff, uint64_t node_guid, uint8_t num_ports,
+			       uint64_t claim_guid)
+{
+	ff->liar_guid = node_guid;
+	ff->lie_ports = num_ports;
+	ff->lie_guid = claim_guid;
 }

@@ -139,6 +139,11 @@ int fake_fabric_get_mkey(const struct fake_fabric *ff, uint64_t node_guid, uint8
 /* The next n Sets of attribute attr are applied but their answers lost
  * (the SM's retries are applied and lost too, until n runs out). */
 void fake_fabric_lose_set_replies(struct fake_fabric *ff, uint16_t attr, unsigned n);
+/* Node node_guid's NodeInfo lies from now on: it claims num_ports ports
+ * (0: the truth) and the NodeGUID claim_guid (0: the truth).  node_guid 0
+ * stops the lies. */
+void fake_fabric_lie_node_info(struct fake_fabric *ff, uint64_t node_guid, uint8_t num_ports,
+			       uint64_t claim_guid);
 /* Every MAD of attribute attr to node node_guid is lost (attr 0: none). */
 void fake_fabric_lose_attr(struct fake_fabric *ff, uint64_t node_guid, uint16_t attr);
 /* The next n PortInfo Sets that move a port to ARMED or ACTIVE are applied

@@ -246,6 +246,34 @@ static void test_light_unread_link(void)
 	rig_fini(&r);
 }
 
+/* Hostile NodeInfo: a switch claiming 255 ports, and a CA claiming
+ * another node's GUID.  Each is rejected with a log line naming it (and
+ * its path), the rest of the fabric comes up, and the model is not
+ * corrupted: once the node tells the truth, everything is back. */
+static void test_light_hostile_node_info(void)
+{
+	struct rig r;
+
+	rig_init(&r, light_topo, NULL, "minhop");
+	rig_sweep(&r);
+	fake_fabric_lie_node_info(r.ff, light_guid(&r, "s2"), 255, 0);
+	rig_sweep(&r);
+	CU_ASSERT_EQUAL(r.last.status, 0);
+	CU_ASSERT_EQUAL(r.last.switches, 1); /* s2 (and h2 behind it) left out */
+	CU_ASSERT(r.last.unreachable > 0);
+	fake_fabric_lie_node_info(r.ff, light_guid(&r, "h2"), 0, light_guid(&r, "s1"));
+	rig_sweep(&r);
+	CU_ASSERT_EQUAL(r.last.status, 0);
+	CU_ASSERT_EQUAL(r.last.switches, 2);
+	CU_ASSERT_EQUAL(r.last.cas, 1); /* h2, claiming s1's GUID, is not taken for s1 */
+	fake_fabric_lie_node_info(r.ff, 0, 0, 0);
+	rig_sweep(&r);
+	CU_ASSERT_EQUAL(r.last.cas, 2);
+	CU_ASSERT_EQUAL(r.last.switches, 2);
+	rig_check_up(&r);
+	rig_fini(&r);
+}
+
 void test_light_register(void)
 {
 	CU_pSuite s = CU_add_suite("light", NULL, NULL);
@@ -257,4 +285,5 @@ void test_light_register(void)
 	CU_add_test(s, "a state Set whose answer was lost", test_light_lost_state_reply);
 	CU_add_test(s, "PortInfo answers lost: the last sweep's are used", test_light_lost_port_info);
 	CU_add_test(s, "a cable whose end cannot be read is not routed", test_light_unread_link);
+	CU_add_test(s, "NodeInfo lies: 255 ports, a duplicate GUID", test_light_hostile_node_info);
 }
