@@ -27,6 +27,8 @@ static void sm_count(struct sm *sm, const struct fabric *f);
 static void sm_after_discover(struct sm *sm);
 static void sm_parts_free(struct policy_partition *parts, size_t n);
 static void sm_sa_release(struct sm *sm, size_t max);
+static void sm_rejected(struct sm *sm, const struct mad_addr *from, const uint8_t *mad,
+			size_t len);
 
 uint64_t sm_now(const struct sm *sm)
 {
@@ -625,10 +627,37 @@ void sm_recv(struct sm *sm, const struct mad_addr *from, const uint8_t *mad, siz
 			sm_sa_answer(sm, from, mad, len);
 		return;
 	}
-	mad_queue_recv(sm->q, from, mad, len, sm_now(sm));
+	{
+		const struct mad_counters *c = mad_queue_counters(sm->q);
+		uint64_t bad = c->unmatched + c->malformed;
+
+		mad_queue_recv(sm->q, from, mad, len, sm_now(sm));
+		if (c->unmatched + c->malformed != bad)
+			sm_rejected(sm, from, mad, len);
+	}
 	/* each SMP answer lets a held SA request through; the rest go when
 	 * the sweep ends */
 	sm_sa_release(sm, sm->running ? SM_SA_PER_SMP : 0);
+}
+
+/* A MAD the queue threw away (no request of ours with that TID, attribute
+ * and route, or it did not decode): said once a second at most, naming
+ * where it came from; the counters have every one. */
+static void sm_rejected(struct sm *sm, const struct mad_addr *from, const uint8_t *mad,
+			size_t len)
+{
+	uint64_t now = sm_now(sm);
+
+	sm->rejected_quiet++;
+	if (sm->rejected_ms && now >= sm->rejected_ms && now - sm->rejected_ms < 1000)
+		return;
+	log_warnx("NSM-W220 ignored a MAD from LID %u (class 0x%02x method 0x%02x attribute "
+		  "0x%04x, %zu bytes): not an answer to an SMP of ours, or malformed; %" PRIu64
+		  " such in all since the last one said",
+		  from->lid, len > 1 ? mad[1] : 0, len > 3 ? mad[3] : 0,
+		  len > 17 ? (unsigned)(mad[16] << 8 | mad[17]) : 0u, len, sm->rejected_quiet);
+	sm->rejected_quiet = 0;
+	sm->rejected_ms = now ? now : 1;
 }
 
 uint64_t sm_tick(struct sm *sm)

@@ -134,6 +134,8 @@ struct sm {
 	/* trap rate limit (sm.c): recent (source LID, trap number) pairs */
 	struct sm_trap_seen traps[SM_TRAP_SLOTS];
 	uint64_t trap_due_ms; /* a repressed trap still wants a sweep then (0: none) */
+	uint64_t rejected_ms;	 /* when a thrown-away MAD was last logged */
+	uint64_t rejected_quiet; /* thrown away since then */
 	size_t mft_blocks_at;	  /* st.mft_blocks_sent when that push started */
 	/* M_Key trouble, each port logged once (configure.c) */
 	struct sm_guid_set mkey_foreign; /* ports holding an M_Key that is not ours */
