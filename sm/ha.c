@@ -341,20 +341,6 @@ int ha_poll(struct sm *sm)
 
 /* ---- SMInfo from other SMs ---------------------------------------------- */
 
-static void ha_respond(struct sm *sm, const struct mad_addr *from, const struct smp *req)
-{
-	struct smp resp = *req;
-	struct smp_sm_info me;
-
-	sm_sminfo_fill(sm, sm->opts.sm_key, &me);
-	smp_make_reply(&resp);
-	resp.status = 0;
-	memset(resp.data, 0, sizeof(resp.data));
-	smp_sm_info_encode(&me, resp.data);
-	if (mad_queue_send_oneway(sm->q, from, &resp) < 0)
-		log_warnx("NSM-W120 cannot answer SMInfo from LID %u", from->lid);
-}
-
 static void ha_ack_done(struct sm_req *r, int status, const struct smp *resp)
 {
 	(void)r;
@@ -437,7 +423,7 @@ void ha_on_set(struct sm *sm, const struct mad_addr *from, const struct smp *req
 	default:
 		break;
 	}
-	ha_respond(sm, from, req);
+	sm_reply_sminfo(sm, from, req, sm->opts.sm_key);
 }
 
 /* A poll from a better standby (a nanosm one says who it is in the Get):

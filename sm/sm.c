@@ -793,18 +793,24 @@ void sm_sminfo_fill(struct sm *sm, uint64_t sm_key, struct smp_sm_info *out)
 	};
 }
 
-static void sm_answer_sminfo(struct sm *sm, const struct mad_addr *from, const struct smp *req)
+void sm_reply_sminfo(struct sm *sm, const struct mad_addr *from, const struct smp *req,
+		     uint64_t sm_key)
 {
 	struct smp resp = *req;
 	struct smp_sm_info info;
 
-	sm_sminfo_fill(sm, sm_sminfo_key(sm, req), &info);
+	sm_sminfo_fill(sm, sm_key, &info);
 	smp_make_reply(&resp);
 	resp.status = 0;
 	memset(resp.data, 0, sizeof(resp.data));
 	smp_sm_info_encode(&info, resp.data);
 	if (mad_queue_send_oneway(sm->q, from, &resp) < 0)
 		log_warnx("NSM-W120 cannot answer SMInfo from LID %u", from->lid);
+}
+
+static void sm_answer_sminfo(struct sm *sm, const struct mad_addr *from, const struct smp *req)
+{
+	sm_reply_sminfo(sm, from, req, sm_sminfo_key(sm, req));
 	ha_on_get(sm, req);
 }
 

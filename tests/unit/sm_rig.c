@@ -84,6 +84,22 @@ void rig_sweep(struct rig *r)
 	CU_ASSERT_EQUAL(r->sweeps_done, before + 1);
 }
 
+void rig_run(struct rig *r)
+{
+	uint8_t mad[SMP_MAD_SIZE];
+	struct mad_addr from = {.lid = 0xffff};
+
+	for (int guard = 0; guard < 100000 && sm_busy(r->sm); guard++) {
+		if (fake_fabric_pop(r->ff, mad) == 1) {
+			sm_recv(r->sm, &from, mad, sizeof(mad));
+			continue;
+		}
+		r->now += 10;
+		sm_tick(r->sm);
+	}
+	CU_ASSERT_FALSE(sm_busy(r->sm));
+}
+
 int rig_node(const struct fabric *f, const char *desc)
 {
 	for (size_t i = 0; i < f->n_nodes; i++)

@@ -29,6 +29,9 @@ void rig_start_sm_opts(struct rig *r, const struct sm_opts *opts);
 void rig_fini(struct rig *r);
 /* Run one sweep to its end (asserts that it ends). */
 void rig_sweep(struct rig *r);
+/* Run whatever the SM has started (a light sweep, a push, a sweep asked
+ * for by a trap) until it is idle (asserts that it gets there). */
+void rig_run(struct rig *r);
 /* Index of the node with this description, FABRIC_NONE if none. */
 int rig_node(const struct fabric *f, const char *desc);
 /* Follow the fake's LFTs from CA src port 1 to dlid: hops, or -1. */

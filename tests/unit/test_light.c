@@ -19,23 +19,6 @@ static const char light_topo[] = "Hca 1 \"h1\"\n[1] \"s1\"[1]\n\n"
 				 "Switch 4 \"s1\"\n[1] \"h1\"[1]\n[2] \"s2\"[2]\n\n"
 				 "Switch 4 \"s2\"\n[1] \"h2\"[1]\n[2] \"s1\"[2]\n";
 
-/* Run whatever the SM has on the wire until it is idle. */
-static void light_run(struct rig *r)
-{
-	uint8_t mad[SMP_MAD_SIZE];
-	struct mad_addr from = { .lid = 0xffff };
-
-	for (int guard = 0; guard < 100000 && sm_busy(r->sm); guard++) {
-		if (fake_fabric_pop(r->ff, mad) == 1) {
-			sm_recv(r->sm, &from, mad, sizeof(mad));
-			continue;
-		}
-		r->now += 10;
-		sm_tick(r->sm);
-	}
-	CU_ASSERT_FALSE(sm_busy(r->sm));
-}
-
 static uint64_t light_guid(const struct rig *r, const char *desc)
 {
 	return r->topo.nodes[rig_node(&r->topo, desc)].guid;
@@ -57,7 +40,7 @@ static void test_light_quiet_and_change(void)
 	gets = fake_fabric_counters(r.ff)->gets;
 	CU_ASSERT_EQUAL(sm_light_sweep(r.sm), 0);
 	CU_ASSERT_EQUAL(sm_light_sweep(r.sm), -EBUSY);
-	light_run(&r);
+	rig_run(&r);
 	CU_ASSERT_EQUAL(fake_fabric_counters(r.ff)->gets - gets, 2);
 	CU_ASSERT_EQUAL(ls->last_mads, 2);
 	CU_ASSERT_EQUAL(ls->escalations, 0);
@@ -66,20 +49,20 @@ static void test_light_quiet_and_change(void)
 	 * which clears the bit */
 	CU_ASSERT_EQUAL(fake_fabric_port_change(r.ff, light_guid(&r, "s2")), 0);
 	CU_ASSERT_EQUAL(sm_light_sweep(r.sm), 0);
-	light_run(&r);
+	rig_run(&r);
 	CU_ASSERT_EQUAL(ls->escalations, 1);
 	CU_ASSERT_EQUAL(r.sweeps_done, sweeps + 1);
 	CU_ASSERT_EQUAL(r.last.status, 0);
 	CU_ASSERT_EQUAL(fake_fabric_port_change_pending(r.ff, light_guid(&r, "s2")), 0);
 	/* and the next light sweep is quiet again */
 	CU_ASSERT_EQUAL(sm_light_sweep(r.sm), 0);
-	light_run(&r);
+	rig_run(&r);
 	CU_ASSERT_EQUAL(ls->escalations, 1);
 	CU_ASSERT_EQUAL(r.sweeps_done, sweeps + 1);
 	/* a switch that does not answer: heavy sweep too */
 	fake_fabric_mute_node(r.ff, light_guid(&r, "s2"), 1);
 	CU_ASSERT_EQUAL(sm_light_sweep(r.sm), 0);
-	light_run(&r);
+	rig_run(&r);
 	CU_ASSERT_EQUAL(ls->escalations, 2);
 	CU_ASSERT_EQUAL(r.sweeps_done, sweeps + 2);
 	CU_ASSERT_EQUAL(ls->runs, 4);
@@ -91,7 +74,7 @@ static void test_light_quiet_and_change(void)
 	rig_sweep(&r);
 	CU_ASSERT_EQUAL(r.last.unreachable, 0);
 	CU_ASSERT_EQUAL(sm_light_sweep(r.sm), 0);
-	light_run(&r);
+	rig_run(&r);
 	rig_fini(&r);
 }
 
@@ -127,24 +110,24 @@ static void test_light_trap_storm(void)
 	 * repeat may carry news: another port of the same switch) */
 	for (uint64_t i = 0; i < 50; i++)
 		light_trap(&r, 3, 128, 100 + i);
-	light_run(&r);
+	rig_run(&r);
 	CU_ASSERT_EQUAL(r.sweeps_done, sweeps + 1);
 	CU_ASSERT_EQUAL(ls->traps_suppressed, 49);
 	CU_ASSERT(sm_tick(r.sm) > r.now); /* the deferred sweep is due later */
 	r.now += 1000;
 	sm_tick(r.sm);
-	light_run(&r);
+	rig_run(&r);
 	CU_ASSERT_EQUAL(r.sweeps_done, sweeps + 2);
 	r.now += 5000;
 	sm_tick(r.sm);
 	CU_ASSERT_FALSE(sm_busy(r.sm)); /* and then nothing more */
 	/* another trap number from the same port is news */
 	light_trap(&r, 3, 144, 200);
-	light_run(&r);
+	rig_run(&r);
 	CU_ASSERT_EQUAL(r.sweeps_done, sweeps + 3);
 	/* the same trap after the quiet time asks again, at once */
 	light_trap(&r, 3, 128, 300);
-	light_run(&r);
+	rig_run(&r);
 	CU_ASSERT_EQUAL(r.sweeps_done, sweeps + 4);
 	CU_ASSERT_EQUAL(ls->traps_suppressed, 49);
 	rig_fini(&r);
@@ -218,7 +201,7 @@ static void test_light_lost_port_info(void)
 	r.now += 500;
 	sm_tick(r.sm);
 	CU_ASSERT_TRUE(sm_busy(r.sm));
-	light_run(&r);
+	rig_run(&r);
 	fake_fabric_lose_attr(r.ff, 0, 0);
 	rig_sweep(&r);
 	CU_ASSERT_EQUAL(r.last.unreachable, 0);

@@ -100,23 +100,6 @@ static const char ha_topo[] = "Hca 1 \"h1\"\n[1] \"s1\"[1]\n\n"
 			      "Switch 4 \"s1\"\n[1] \"h1\"[1]\n[2] \"s2\"[2]\n\n"
 			      "Switch 4 \"s2\"\n[1] \"h2\"[1]\n[2] \"s1\"[2]\n[3] \"h3\"[1]\n";
 
-/* Run whatever the SM has on the wire until it is idle. */
-static void ha_run(struct rig *r)
-{
-	uint8_t mad[SMP_MAD_SIZE];
-	struct mad_addr from = { .lid = 0xffff };
-
-	for (int guard = 0; guard < 100000 && sm_busy(r->sm); guard++) {
-		if (fake_fabric_pop(r->ff, mad) == 1) {
-			sm_recv(r->sm, &from, mad, sizeof(mad));
-			continue;
-		}
-		r->now += 10;
-		sm_tick(r->sm);
-	}
-	CU_ASSERT_FALSE(sm_busy(r->sm));
-}
-
 /* The port GUID of an end port (CA port 1, switch port 0) of node desc. */
 static uint64_t ha_port_guid(const struct fabric *f, const char *desc)
 {
@@ -188,7 +171,7 @@ static void test_standby_under_master(void)
 	/* polls: the master answers, we stay */
 	for (int i = 0; i < 5; i++) {
 		CU_ASSERT_EQUAL(sm_light_sweep(r.sm), 0);
-		ha_run(&r);
+		rig_run(&r);
 	}
 	CU_ASSERT_EQUAL(peer->gets, 6);
 	CU_ASSERT_EQUAL(sm_state(r.sm), SM_STATE_STANDBY);
@@ -228,12 +211,12 @@ static void test_standby_takeover(void)
 	done = r.sweeps_done;
 	for (unsigned i = 1; i < STANDBY_MISSES; i++) {
 		CU_ASSERT_EQUAL(sm_light_sweep(r.sm), 0);
-		ha_run(&r);
+		rig_run(&r);
 		CU_ASSERT_EQUAL(sm_state(r.sm), SM_STATE_STANDBY);
 	}
 	CU_ASSERT_EQUAL(r.sweeps_done, done);
 	CU_ASSERT_EQUAL(sm_light_sweep(r.sm), 0);
-	ha_run(&r); /* the last miss, then the takeover sweep */
+	rig_run(&r); /* the last miss, then the takeover sweep */
 	CU_ASSERT_EQUAL(r.sweeps_done, done + 1);
 	CU_ASSERT_EQUAL(r.last.status, 0);
 	CU_ASSERT_EQUAL(r.last.sm_state, SM_STATE_MASTER);
@@ -299,7 +282,7 @@ static void test_standby_handover(void)
 	ha_send_set(&r, peer, SMINFO_MOD_HANDOVER);
 	CU_ASSERT_EQUAL(sm_state(r.sm), SM_STATE_MASTER);
 	CU_ASSERT(sm_busy(r.sm)); /* the takeover sweep */
-	ha_run(&r);
+	rig_run(&r);
 	CU_ASSERT_EQUAL(peer->acks, 1);
 	CU_ASSERT_EQUAL(r.last.sm_state, SM_STATE_MASTER);
 	CU_ASSERT_EQUAL(r.last.number, 1);
@@ -333,7 +316,7 @@ static void test_standby_polled_by_better(void)
 	CU_ASSERT_EQUAL_FATAL(smp_encode(&smp, mad, sizeof(mad)), 0);
 	sm_recv(r.sm, &from, mad, sizeof(mad));
 	CU_ASSERT(sm_busy(r.sm));
-	ha_run(&r);
+	rig_run(&r);
 	rig_fini(&r);
 }
 
