@@ -840,6 +840,20 @@ static void test_mft_push(void)
 				fake_fabric_mft_port(g.ff, l1g, 0xC000, 6), 0);
 	mc_push(&g, &want, c);
 	CU_ASSERT_EQUAL(g.sm->st.mft_blocks_sent, 0);
+	/* h4 joins; the Sets land but every answer is lost: the blocks are no
+	 * longer trusted, so when h4 leaves again (the cache's old contents
+	 * are wanted once more) they are written anyway */
+	CU_ASSERT_EQUAL(mc_join(&r, "h4", mc_mgid_a, SA_MCM_JOIN_FULL), SA_STATUS_OK);
+	CU_ASSERT_EQUAL_FATAL(mcast_mft_compute(r.sa, &want), 0);
+	fake_fabric_lose_set_replies(g.ff, MFT_ATTR_ID, 1000);
+	mc_push(&g, &want, c);
+	CU_ASSERT(g.sm->st.set_errors > 0);
+	CU_ASSERT_EQUAL(fake_fabric_mft_port(g.ff, l2g, 0xC000, 2), 1); /* landed */
+	fake_fabric_lose_set_replies(g.ff, 0, 0);
+	CU_ASSERT_EQUAL(mc_leave(&r, "h4", mc_mgid_a, SA_MCM_JOIN_FULL), SA_STATUS_OK);
+	CU_ASSERT_EQUAL_FATAL(mcast_mft_compute(r.sa, &want), 0);
+	mc_push(&g, &want, c);
+	CU_ASSERT_EQUAL(fake_fabric_mft_port(g.ff, l2g, 0xC000, 2), 0);
 	/* h4 joins again and the SM is freed with the push in flight: it is
 	 * cancelled, `then` never runs, nothing is left to free (valgrind) */
 	CU_ASSERT_EQUAL(mc_join(&r, "h4", mc_mgid_a, SA_MCM_JOIN_FULL), SA_STATUS_OK);

@@ -623,6 +623,42 @@ static void test_enforcement(void)
 	}
 }
 
+/* A P_KeyTable Set that lands but whose answer is lost: the port's table
+ * is no longer trusted from the cache.  h2 joins partition 0x0002 (the
+ * Sets land, the answers are lost), then leaves it again: the tables go
+ * back to what the cache remembered, and must be written anyway. */
+static void test_push_lost_set_answers(void)
+{
+	struct rig r;
+	struct policy pol;
+	struct policy_partition *p;
+	const struct fabric *st;
+	const uint16_t *h2;
+
+	rig_init(&r, pkey_lab, NULL, "minhop");
+	rig_sweep(&r);
+	st = fake_fabric_state(r.ff);
+	policy_init(&pol);
+	p = policy_partition_add(&pol, "blue", 0x0002, 0, 2048);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	policy_member_add(p, POLICY_MEMBER_ALL_CAS, 0, POLICY_FULL);
+	CU_ASSERT_EQUAL_FATAL(sm_set_partitions(r.sm, pol.partitions, pol.n_partitions), 0);
+	fake_fabric_lose_set_replies(r.ff, SMP_ATTR_PKEY_TABLE, 1000);
+	rig_sweep(&r);
+	CU_ASSERT(r.last.set_errors > 0);
+	h2 = fake_fabric_pkeys(r.ff, st->nodes[rig_node(st, "h2")].guid, 1);
+	CU_ASSERT_EQUAL(h2[1], 0x8002); /* it landed */
+	fake_fabric_lose_set_replies(r.ff, 0, 0);
+	CU_ASSERT_EQUAL_FATAL(sm_set_partitions(r.sm, NULL, 0), 0);
+	rig_sweep(&r);
+	CU_ASSERT_EQUAL(r.last.set_errors, 0);
+	h2 = fake_fabric_pkeys(r.ff, st->nodes[rig_node(st, "h2")].guid, 1);
+	CU_ASSERT_EQUAL(h2[0], 0xffff);
+	CU_ASSERT_EQUAL(h2[1], 0); /* back to the default partition only */
+	policy_fini(&pol);
+	rig_fini(&r);
+}
+
 void test_pkey_register(void)
 {
 	CU_pSuite s = CU_add_suite("pkey", pkey_suite_init, NULL);
@@ -646,4 +682,6 @@ void test_pkey_register(void)
 		    test_push_silent_port_is_retried);
 	CU_add_test(s, "push: freeing the SM mid-push cancels it", test_push_cancelled_by_sm_free);
 	CU_add_test(s, "switch ports facing CAs enforce P_Keys", test_enforcement);
+	CU_add_test(s, "push: a Set whose answer was lost is not trusted",
+		    test_push_lost_set_answers);
 }
