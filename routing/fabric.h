@@ -15,6 +15,7 @@
 #define FABRIC_MAX_PORTS 254 /* NodeInfo.NumPorts is 8 bits; 255 reserved */
 #define FABRIC_MAX_HOPS 63
 #define FABRIC_NONE (-1)
+#define FABRIC_ALT_PATHS 2 /* other directed routes the SM keeps per switch */
 
 #define LID_UNICAST_MIN 0x0001
 #define LID_UNICAST_MAX 0xBFFF
@@ -55,6 +56,12 @@ struct fabric_node {
 	/* how the SM reaches it: directed route from the SM port */
 	uint8_t dr_hops;
 	uint8_t dr_path[FABRIC_MAX_HOPS + 1]; /* [1..dr_hops] */
+	/* other directed routes to it the sweep found (switches), tried when
+	 * the first one does not answer; alt_hops[k] 0 = none */
+	uint8_t alt_hops[FABRIC_ALT_PATHS];
+	uint8_t alt_path[FABRIC_ALT_PATHS][FABRIC_MAX_HOPS + 1];
+	/* did not answer this sweep: kept as the last sweep saw it (SM) */
+	uint8_t stale;
 	struct fabric_port *ports;            /* num_ports + 1 entries */
 };
 

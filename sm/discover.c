@@ -203,6 +203,25 @@ static void discover_end_port(struct sm *sm, const struct sm_req *r, int idx,
 	discover_submit(sm, &q, SMP_ATTR_PORT_INFO, ni->local_port, discover_port_info_done);
 }
 
+/* A switch reached again over another route: keep a few such routes,
+ * tried when its first route does not answer (sm.c). */
+static void discover_alt_route(struct fabric_node *n, const struct sm_req *r)
+{
+	if (!fabric_is_switch(n) || !r->hops)
+		return;
+	if (r->hops == n->dr_hops && !memcmp(r->path + 1, n->dr_path + 1, r->hops))
+		return;
+	for (unsigned k = 0; k < FABRIC_ALT_PATHS; k++) {
+		if (n->alt_hops[k] == r->hops && !memcmp(r->path + 1, n->alt_path[k] + 1, r->hops))
+			return;
+		if (n->alt_hops[k])
+			continue;
+		memcpy(n->alt_path[k], r->path, sizeof(n->alt_path[k]));
+		n->alt_hops[k] = r->hops;
+		return;
+	}
+}
+
 static int discover_valid(struct sm *sm, const struct sm_req *r, const struct smp_node_info *ni)
 {
 	char buf[200];
@@ -271,6 +290,8 @@ static void discover_node_info_done(struct sm_req *r, int status, const struct s
 	idx = fabric_find(&sm->next, ni.node_guid);
 	if (idx == FABRIC_NONE)
 		idx = discover_new_node(sm, r, &ni);
+	else
+		discover_alt_route(&sm->next.nodes[idx], r);
 	if (idx < 0)
 		return;
 	if (sm->next.nodes[idx].type != ni.node_type ||
@@ -324,10 +345,110 @@ static void discover_cut_unread(struct sm *sm)
 	}
 }
 
+static int discover_port_up(const struct fabric_port *p)
+{
+	return p->present && p->phys_state == PORT_PHYS_LINKUP && p->state >= PORT_STATE_INIT;
+}
+
+/* Node o of the last good model, silent behind node `from` port `port`
+ * this sweep, into next as it was then (stale); its index or < 0. */
+static int discover_carry(struct sm *sm, int from, uint8_t port, const struct fabric_node *o,
+			  uint8_t oport)
+{
+	struct fabric *f = &sm->next;
+	const struct fabric_node *fn = &f->nodes[from];
+	uint8_t path[FABRIC_MAX_HOPS + 1] = {0};
+	uint8_t hops = fabric_is_switch(fn) ? fn->dr_hops : 0;
+	struct fabric_port *ports;
+	struct fabric_node *n;
+	uint64_t from_guid = fn->guid;
+	char buf[200];
+	int j;
+
+	if (hops >= FABRIC_MAX_HOPS)
+		return -E2BIG;
+	if (fabric_is_switch(fn))
+		memcpy(path, fn->dr_path, sizeof(path));
+	path[++hops] = port;
+	j = fabric_add_node(f, o->guid, o->type, o->num_ports);
+	if (j < 0)
+		return j;
+	n = &f->nodes[j];
+	ports = n->ports;
+	*n = *o;
+	n->ports = ports;
+	memcpy(ports, o->ports, ((size_t)o->num_ports + 1) * sizeof(*ports));
+	for (unsigned p = 0; p <= n->num_ports; p++) {
+		ports[p].remote_node = FABRIC_NONE;
+		ports[p].remote_port = 0;
+	}
+	n->stale = 1;
+	if (fabric_is_switch(n)) {
+		n->dr_hops = hops;
+		memcpy(n->dr_path, path, sizeof(path));
+	} else {
+		ports[oport].dr_hops = hops;
+		memcpy(ports[oport].dr_path, path, sizeof(path));
+	}
+	sm->st.stale++;
+	log_warnx("NSM-W208 node 0x%016llx (%s) behind 0x%016llx port %u (DR path %s) did not "
+		  "answer; kept as the last sweep saw it",
+		  (unsigned long long)n->guid, n->desc, (unsigned long long)from_guid, port,
+		  sm_path_str(path, hops, buf, sizeof(buf)));
+	return j;
+}
+
+/* A cable that is up at its near end but whose far end did not answer
+ * this sweep (every NodeInfo to it lost, every route tried) keeps what
+ * the last good sweep saw there: the node (stale, with its last
+ * PortInfo) and the cable.  A lost MAD must not make a working node
+ * vanish, its LID and routes with it, only to come back next sweep.
+ * Nodes kept this way are looked at like the others, so a silent switch
+ * keeps what hangs below it too.  The sweep still counts the miss, so it
+ * is retried soon. */
+static void discover_keep_silent(struct sm *sm)
+{
+	struct fabric *f = &sm->next;
+	const struct fabric *c = &sm->cur;
+
+	for (size_t i = 0; i < f->n_nodes; i++) { /* carried nodes are appended */
+		int ci = fabric_find(c, f->nodes[i].guid);
+		int sw = fabric_is_switch(&f->nodes[i]);
+
+		if (ci == FABRIC_NONE || (!sw && (int)i != f->sm_node))
+			continue; /* only switches (and the SM's port) lead on */
+		for (unsigned p = 1; p <= f->nodes[i].num_ports && p <= c->nodes[ci].num_ports; p++) {
+			const struct fabric_port *cp = &c->nodes[ci].ports[p];
+			const struct fabric_node *o;
+			uint8_t rp = cp->remote_port;
+			int j;
+
+			if (f->nodes[i].ports[p].remote_node != FABRIC_NONE ||
+			    !discover_port_up(&f->nodes[i].ports[p]) ||
+			    cp->remote_node == FABRIC_NONE || (!sw && p != f->sm_port))
+				continue;
+			if (!f->nodes[i].stale &&
+			    !quar_missed_in(&sm->quar, sm->st.number, f->nodes[i].guid, (uint8_t)p,
+					    SMP_ATTR_NODE_INFO))
+				continue; /* not silent: something else answered there */
+			o = &c->nodes[cp->remote_node];
+			j = fabric_find(f, o->guid);
+			if (j == FABRIC_NONE)
+				j = discover_carry(sm, (int)i, (uint8_t)p, o, rp);
+			if (j < 0 || rp > f->nodes[j].num_ports ||
+			    f->nodes[j].ports[rp].remote_node != FABRIC_NONE ||
+			    !discover_port_up(&f->nodes[j].ports[rp]))
+				continue;
+			fabric_link(f, (int)i, (uint8_t)p, j, rp);
+		}
+	}
+}
+
 static void discover_done(struct sm *sm)
 {
 	sm_phase_fn then = sm->discover_then;
 
+	discover_keep_silent(sm);
 	discover_cut_unread(sm);
 	then(sm);
 }

@@ -224,6 +224,40 @@ static void loop_on_signal(struct ev_loop *ev, ev_signal *w, int revents)
 	ev_break(ev, EVBREAK_ALL);
 }
 
+/* SUBNET UP once per mastership: at the first complete sweep, or, when
+ * sweeps keep leaving work undone, at the SM_DEGRADED_AFTER-th in a row
+ * (degraded; "complete" follows when a later sweep is).  Until then an
+ * incomplete sweep says it is retried. */
+static void loop_print_up(struct loop *l, const struct sm_sweep_stats *st)
+{
+	enum sm_subnet up = sm_subnet_state(st);
+
+	if (up == SM_SUBNET_NO) {
+		if (!st->status && st->incomplete_run && !l->subnet_up)
+			log_warnx("NSM-W231 sweep %u left work undone (unreachable=%zu set_errors=%zu "
+				  "lid_failures=%zu): not SUBNET UP yet, sweeping again soon",
+				  st->number, st->unreachable, st->set_errors, st->lid_failures);
+		return;
+	}
+	if (up == SM_SUBNET_COMPLETE && l->subnet_up == SM_SUBNET_DEGRADED) {
+		log_info("subnet complete: sweep %u reached every node and every Set took",
+			 st->number);
+		return;
+	}
+	if (l->subnet_up)
+		return;
+	log_info("SUBNET UP: switches=%zu cas=%zu ports=%zu lids=%zu mads_sent=%" PRIu64
+		 " sweep_ms=%" PRIu64 " engine=%s sm_lid=%u%s",
+		 st->switches, st->cas, st->ports, st->lids, st->mads_sent, st->sweep_ms,
+		 st->engine, sm_lid(l->sm), up == SM_SUBNET_DEGRADED ? " degraded=1" : "");
+	if (up == SM_SUBNET_DEGRADED)
+		log_warnx("NSM-W232 subnet up but degraded after %u incomplete sweeps: "
+			  "unreachable=%zu set_errors=%zu lid_failures=%zu quarantined=%zu "
+			  "(nanosmctl status lists them); the rest is programmed",
+			  st->incomplete_run, st->unreachable, st->set_errors, st->lid_failures,
+			  st->quarantined);
+}
+
 static void loop_print(struct loop *l, const struct sm_sweep_stats *st)
 {
 	uint64_t mguid;
@@ -245,12 +279,10 @@ static void loop_print(struct loop *l, const struct sm_sweep_stats *st)
 		 st->lids, st->unreachable, st->lid_failures, st->port_sets, st->state_sets,
 		 st->switchinfo_sets, st->lft_blocks_sent, st->lft_blocks_read, st->pkey_blocks_sent,
 		 st->mft_blocks_sent, st->set_errors, st->mads_sent, st->sweep_ms, st->engine);
-	if (st->status || l->subnet_up)
-		return;
-	log_info("SUBNET UP: switches=%zu cas=%zu ports=%zu lids=%zu mads_sent=%" PRIu64
-		 " sweep_ms=%" PRIu64 " engine=%s sm_lid=%u",
-		 st->switches, st->cas, st->ports, st->lids, st->mads_sent, st->sweep_ms,
-		 st->engine, sm_lid(l->sm));
+	if (st->stale || st->alt_tries || st->quarantined)
+		log_info("sweep %u: stale=%zu alt_tries=%zu alt_ok=%zu quarantined=%zu", st->number,
+			 st->stale, st->alt_tries, st->alt_ok, st->quarantined);
+	loop_print_up(l, st);
 }
 
 static void loop_print_counters(const struct mad_counters *c)
@@ -270,11 +302,18 @@ static void loop_on_sweep_done(void *arg, const struct sm_sweep_stats *st)
 	l->last = *st;
 	l->last_end_ms = loop_now_ms(NULL);
 	if (st->status == 0 && st->sm_state == SM_STATE_MASTER) {
-		l->subnet_up = 1;
+		enum sm_subnet up = sm_subnet_state(st);
+
+		if (up > (enum sm_subnet)l->subnet_up)
+			l->subnet_up = (int)up;
 		l->last_good = *st;
 	}
+	/* --once: the first SUBNET UP (complete or degraded) or a failed
+	 * sweep ends it; an incomplete sweep is retried first */
+	if (l->opts->once && !st->status && st->sm_state == SM_STATE_MASTER && !l->subnet_up)
+		return;
 	if (l->opts->once) {
-		l->exit_code = st->status ? 1 : 0;
+		l->exit_code = st->status ? 1 : l->subnet_up == SM_SUBNET_DEGRADED ? 3 : 0;
 		ev_break(l->ev, EVBREAK_ALL);
 	}
 }

@@ -27,7 +27,7 @@ static void main_usage(FILE *to)
 		"  -g, --guid PORTGUID     run on the local port with this GUID\n"
 		"  -d, --ca CA             run on this CA (e.g. mlx5_0)\n"
 		"  -p, --port N            port number on the CA (default: first InfiniBand port)\n"
-		"      --once              exit after the first successful sweep\n"
+		"      --once              exit at SUBNET UP (0; 3 if degraded) or a failed sweep (1)\n"
 		"      --sweep-interval S  seconds between light sweeps (default 10)\n"
 		"      --guid2lid PATH     persisted LIDs (default %s)\n"
 		"  -R, --routing LIST      routing engines in fallback order, e.g. ftree,updn,minhop\n"

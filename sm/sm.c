@@ -20,6 +20,15 @@
 struct sm_call {
 	struct sm_req req;
 	void (*done)(struct sm_req *r, int status, const struct smp *resp);
+	/* what was asked, so it can be asked again over another route */
+	uint8_t method;
+	uint16_t attr;
+	uint32_t mod;
+	uint8_t has_data;
+	uint8_t data[SMP_DATA_SIZE];
+	uint64_t guid;	     /* the node req.node was in sm->model, 0 if none */
+	int heavy;	     /* submitted by a heavy sweep (misses are recorded) */
+	unsigned alt;	     /* other routes tried so far */
 };
 
 static void sm_on_request(void *arg, const struct mad_addr *from, const struct smp *req);
@@ -65,6 +74,8 @@ struct sm *sm_new(const struct sm_opts *opts, const struct mad_xmit *xmit,
 	sm->ha.state = SM_STATE_DISCOVERING;
 	fabric_init(&sm->cur);
 	fabric_init(&sm->next);
+	sm->model = &sm->cur;
+	quar_init(&sm->quar);
 	lft_set_init(&sm->lfts);
 	sm->xmit = *xmit;
 	sm->q = mad_queue_new(&sm->opts.mad, xmit, sm_on_request, sm);
@@ -102,6 +113,7 @@ void sm_free(struct sm *sm)
 	lid_alloc_fini(&sm->lids);
 	fabric_fini(&sm->cur);
 	fabric_fini(&sm->next);
+	quar_fini(&sm->quar);
 	lft_set_fini(&sm->lfts);
 	lft_cache_fini(&sm->cache);
 	configure_fini(sm);
@@ -217,11 +229,118 @@ int sm_busy(const struct sm *sm)
 	return sm->running;
 }
 
+static int sm_call_send(struct sm *sm, struct sm_call *c);
+
+/* Is path[0..hops] the same directed route as p[0..h]? */
+static int sm_same_route(const uint8_t *path, uint8_t hops, const uint8_t *p, uint8_t h)
+{
+	return hops == h && memcmp(path + 1, p + 1, hops) == 0;
+}
+
+/* The k-th other directed route to what c asks (see FABRIC_ALT_PATHS):
+ * a switch asked over its own route, or the port behind a switch (a
+ * NodeInfo probe, an end port) asked over that switch's route plus the
+ * port.  0 and the route in c->req, or -ENOENT. */
+static int sm_alt_route(struct sm *sm, struct sm_call *c, unsigned k)
+{
+	const struct fabric *f = sm->model;
+	struct sm_req *r = &c->req;
+	const struct fabric_node *n, *sw = NULL;
+	int i = c->guid ? fabric_find(f, c->guid) : FABRIC_NONE;
+	uint8_t extra = 0;
+
+	if (i == FABRIC_NONE || k >= FABRIC_ALT_PATHS)
+		return -ENOENT;
+	n = &f->nodes[i];
+	if (fabric_is_switch(n) && sm_same_route(r->path, r->hops, n->dr_path, n->dr_hops)) {
+		sw = n;
+	} else if (fabric_is_switch(n) && r->hops &&
+		   sm_same_route(r->path, r->hops - 1, n->dr_path, n->dr_hops)) {
+		sw = n; /* probe behind one of its ports */
+		extra = r->path[r->hops];
+	} else if (!fabric_is_switch(n) && r->port && r->port <= n->num_ports &&
+		   n->ports[r->port].remote_node != FABRIC_NONE && r->hops) {
+		const struct fabric_port *p = &n->ports[r->port];
+
+		sw = &f->nodes[p->remote_node];
+		extra = p->remote_port;
+		if (!fabric_is_switch(sw) || r->path[r->hops] != extra ||
+		    !sm_same_route(r->path, r->hops - 1, sw->dr_path, sw->dr_hops))
+			return -ENOENT;
+	}
+	if (!sw || !sw->alt_hops[k] || sw->alt_hops[k] + (extra ? 1 : 0) > FABRIC_MAX_HOPS)
+		return -ENOENT;
+	memset(r->path, 0, sizeof(r->path));
+	memcpy(r->path, sw->alt_path[k], (size_t)sw->alt_hops[k] + 1);
+	r->hops = sw->alt_hops[k];
+	if (extra)
+		r->path[++r->hops] = extra;
+	return 0;
+}
+
+/* A switch answered over its k-th other route while its first did not:
+ * use that one first from now on. */
+static void sm_alt_promote(struct sm *sm, const struct sm_call *c, unsigned k)
+{
+	int i = fabric_find(sm->model, c->guid);
+	struct fabric_node *n;
+	uint8_t hops, path[FABRIC_MAX_HOPS + 1];
+
+	if (i == FABRIC_NONE)
+		return;
+	n = &sm->model->nodes[i];
+	if (!fabric_is_switch(n) || !sm_same_route(c->req.path, c->req.hops, n->alt_path[k],
+						   n->alt_hops[k]))
+		return;
+	hops = n->dr_hops;
+	memcpy(path, n->dr_path, sizeof(path));
+	n->dr_hops = n->alt_hops[k];
+	memcpy(n->dr_path, n->alt_path[k], sizeof(n->dr_path));
+	n->alt_hops[k] = hops;
+	memcpy(n->alt_path[k], path, sizeof(path));
+}
+
+/* An SMP that failed for good: a heavy sweep remembers it (quarantine.h);
+ * NodeDescription is cosmetic and not counted. */
+static void sm_call_missed(struct sm *sm, const struct sm_call *c)
+{
+	if (!c->heavy || c->attr == SMP_ATTR_NODE_DESC)
+		return;
+	if (quar_miss(&sm->quar, sm->st.number, c->guid, c->req.port, c->attr, c->req.path,
+		      c->req.hops) < 0)
+		log_debug("quarantine: out of memory");
+}
+
 static void sm_call_done(void *arg, int status, const struct smp *resp)
 {
 	struct sm_call *c = arg;
 	struct sm *sm = c->req.sm;
+	char buf[200];
 
+	/* no answer over this route: try another before giving up, unless
+	 * the target is quarantined (it had its chances in earlier sweeps) */
+	while (status == -ETIMEDOUT && c->alt < FABRIC_ALT_PATHS &&
+	       !quar_held(&sm->quar, c->guid, c->req.port, c->attr)) {
+		struct sm_req keep = c->req;
+
+		if (sm_alt_route(sm, c, c->alt++) < 0) {
+			c->req = keep;
+			break;
+		}
+		sm->st.alt_tries++;
+		log_debug("%s via %s: no answer, trying route %s", smp_attr_name(c->attr),
+			  sm_path_str(keep.path, keep.hops, buf, sizeof(buf)),
+			  sm_path_str(c->req.path, c->req.hops, (char[200]){ 0 }, 200));
+		if (sm_call_send(sm, c) == 0)
+			return; /* still pending */
+		c->req = keep;
+	}
+	if (status >= 0 && c->alt) {
+		sm->st.alt_ok++;
+		sm_alt_promote(sm, c, c->alt - 1);
+	}
+	if (status < 0 && status != -ECANCELED)
+		sm_call_missed(sm, c);
 	if (status != -ECANCELED)
 		c->done(&c->req, status, resp);
 	free(c);
@@ -238,9 +357,7 @@ int sm_submit(struct sm *sm, const struct sm_req *req, uint8_t method, uint16_t 
 	      uint32_t mod, const uint8_t *data,
 	      void (*done)(struct sm_req *r, int status, const struct smp *resp))
 {
-	struct mad_addr to = {.lid = 0xffff};
-	struct sm_call *c = malloc(sizeof(*c));
-	struct smp smp;
+	struct sm_call *c = calloc(1, sizeof(*c));
 	int rc;
 
 	if (!c)
@@ -248,17 +365,34 @@ int sm_submit(struct sm *sm, const struct sm_req *req, uint8_t method, uint16_t 
 	c->req = *req;
 	c->req.sm = sm;
 	c->done = done;
-	smp_init_dr(&smp, method, attr, mod, req->path, req->hops);
-	smp.mkey = sm->opts.m_key; /* every SMP: ports check it against theirs */
+	c->method = method;
+	c->attr = attr;
+	c->mod = mod;
+	c->has_data = data != NULL;
 	if (data)
-		memcpy(smp.data, data, SMP_DATA_SIZE);
+		memcpy(c->data, data, SMP_DATA_SIZE);
+	if (req->node >= 0 && (size_t)req->node < sm->model->n_nodes)
+		c->guid = sm->model->nodes[req->node].guid;
+	c->heavy = sm->running && !sm->light && !sm->mcast_only;
 	sm->pending++;
-	rc = mad_queue_submit(sm->q, &to, &smp, sm_call_done, c, sm_now(sm));
+	rc = sm_call_send(sm, c);
 	if (rc < 0) {
 		sm->pending--;
 		free(c);
 	}
 	return rc;
+}
+
+static int sm_call_send(struct sm *sm, struct sm_call *c)
+{
+	struct mad_addr to = {.lid = 0xffff};
+	struct smp smp;
+
+	smp_init_dr(&smp, c->method, c->attr, c->mod, c->req.path, c->req.hops);
+	smp.mkey = sm->opts.m_key; /* every SMP: ports check it against theirs */
+	if (c->has_data)
+		memcpy(smp.data, c->data, SMP_DATA_SIZE);
+	return mad_queue_submit(sm->q, &to, &smp, sm_call_done, c, sm_now(sm));
 }
 
 void sm_phase_wait(struct sm *sm, sm_phase_fn next_phase)
@@ -270,8 +404,41 @@ void sm_phase_wait(struct sm *sm, sm_phase_fn next_phase)
 	sm->phase_done = next_phase;
 }
 
+enum sm_subnet sm_subnet_state(const struct sm_sweep_stats *st)
+{
+	if (st->status || st->sm_state != SM_STATE_MASTER)
+		return SM_SUBNET_NO;
+	if (!st->incomplete_run)
+		return SM_SUBNET_COMPLETE;
+	return st->incomplete_run >= SM_DEGRADED_AFTER ? SM_SUBNET_DEGRADED : SM_SUBNET_NO;
+}
+
+/* The sweep's misses against the earlier ones: what is quarantined now
+ * (logged once, by GUID and route) and what answers again. */
+static void sm_quar_end(struct sm *sm)
+{
+	struct quar_entry fresh[8], gone[8];
+	size_t nf, ng;
+	char buf[200];
+
+	quar_sweep_end(&sm->quar, sm->st.number, fresh, 8, &nf, gone, 8, &ng);
+	for (size_t i = 0; i < nf; i++)
+		log_warnx("NSM-W230 quarantined: %s of 0x%016llx port %u via %s failed in %u "
+			  "sweeps in a row; no other routes are tried for it, it is asked again "
+			  "every sweep",
+			  smp_attr_name(fresh[i].attr), (unsigned long long)fresh[i].guid,
+			  fresh[i].port, sm_path_str(fresh[i].path, fresh[i].hops, buf, sizeof(buf)),
+			  fresh[i].misses);
+	for (size_t i = 0; i < ng; i++)
+		log_info("quarantine over: %s of 0x%016llx port %u answers again",
+			 smp_attr_name(gone[i].attr), (unsigned long long)gone[i].guid, gone[i].port);
+	sm->st.quarantined = quar_count(&sm->quar);
+}
+
 void sm_sweep_end(struct sm *sm)
 {
+	sm->model = &sm->cur;
+	sm_quar_end(sm);
 	sm->st.sm_state = sm->ha.state;
 	sm->st.mads_sent = mad_queue_counters(sm->q)->sent - sm->mads_at_start;
 	sm->st.sweep_ms = sm_now(sm) - sm->sweep_start_ms;
@@ -284,6 +451,8 @@ void sm_sweep_end(struct sm *sm)
 	 * would see no change and leave the fabric half programmed */
 	sm->heavy_due = sm->st.status || sm->st.unreachable || sm->st.set_errors ||
 			sm->st.lid_failures;
+	sm->incomplete_run = sm->heavy_due ? sm->incomplete_run + 1 : 0;
+	sm->st.incomplete_run = sm->incomplete_run;
 	/* and soon: 0.5 s, doubling per sweep that is still incomplete, at
 	 * most SM_RETRY_MAX_MS (a node that never answers is retried at that
 	 * pace without holding anything else up) */
@@ -462,6 +631,7 @@ static void sm_after_active(struct sm *sm)
 
 	sm->cur = sm->next;
 	sm->next = old;
+	sm->model = &sm->cur;
 	sm->lfts_ahead = 0;
 	if (sm_routes_changed(sm, &sm->next))
 		sm->route_gen++;
@@ -556,6 +726,7 @@ int sm_sweep_request(struct sm *sm)
 	sm->mads_at_start = mad_queue_counters(sm->q)->sent;
 	fabric_fini(&sm->next);
 	fabric_init(&sm->next);
+	sm->model = &sm->next;
 	discover_start(sm, sm_after_discover);
 	return 0;
 }
@@ -930,6 +1101,7 @@ int sm_light_sweep(struct sm *sm)
 		return -EAGAIN;
 	sm->running = 1;
 	sm->light = 1;
+	sm->model = &sm->cur;
 	sm->light_changed = 0;
 	sm->light_st.runs++;
 	sm->sweep_start_ms = sm_now(sm);

@@ -72,11 +72,27 @@ struct sm_sweep_stats {
 	uint64_t sweep_ms;
 	const char *engine;   /* the engine whose tables were used ("none") */
 	size_t gate_refusals; /* engines whose tables failed the gate */
+	size_t stale;	      /* nodes that did not answer, kept as last seen */
+	size_t alt_tries;     /* SMPs asked again over another directed route */
+	size_t alt_ok;	      /* ... and answered there */
+	size_t quarantined;   /* targets that missed QUAR_AFTER sweeps in a row */
+	unsigned incomplete_run; /* sweeps in a row, this one included, that left
+				  * work undone (0: this one is complete) */
 	uint8_t sm_state;     /* enum sm_state when it ended: STANDBY = another SM
 			       * is master, nothing was programmed */
 };
 
 typedef void (*sm_sweep_done_fn)(void *arg, const struct sm_sweep_stats *st);
+
+/* What a finished sweep says of the subnet.  COMPLETE: master, and every
+ * node answered and every Set took.  DEGRADED: master, and this is the
+ * SM_DEGRADED_AFTER-th sweep in a row that left work undone; what keeps
+ * failing is quarantined and retried (quarantine.h), the rest is up.  NO:
+ * not master, the sweep failed, or an incomplete sweep that is retried
+ * soon. */
+enum sm_subnet { SM_SUBNET_NO = 0, SM_SUBNET_DEGRADED = 1, SM_SUBNET_COMPLETE = 2 };
+#define SM_DEGRADED_AFTER 3
+enum sm_subnet sm_subnet_state(const struct sm_sweep_stats *st);
 
 struct sm;
 

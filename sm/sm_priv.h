@@ -13,6 +13,7 @@
 #include "routing/mft.h"
 #include "config/policy.h"
 #include "standby.h"
+#include "quarantine.h"
 
 /* What one switch's LFT holds as far as the SM knows: blocks it wrote or
  * read (lft_push.c). */
@@ -85,6 +86,10 @@ struct sm {
 	struct lid_alloc lids;
 	struct fabric cur;  /* last good model */
 	struct fabric next; /* model being built by the running sweep */
+	struct fabric *model; /* the one sm_req.node indexes now: next during a
+			       * heavy sweep until it is committed, else cur */
+	struct quar quar;     /* what kept missing, sweep after sweep */
+	unsigned incomplete_run; /* heavy sweeps in a row that left work undone */
 	struct lft_set lfts;
 	int lfts_ahead; /* lfts were routed for next, not committed to cur yet */
 	struct lft_cache cache;

@@ -25,6 +25,9 @@ struct fake_port {
 	uint8_t neighbor_mtu, oper_vls; /* per physical port */
 	uint8_t part_enf;		/* switch external ports: P_Key enforcement in|out bits */
 	struct fake_mkey mkey;		/* on guard ports: a CA port, switch port 0 */
+	int down_node;			/* fake_fabric_cable: the far end while unplugged */
+	uint8_t down_port;
+	uint8_t unplugged;
 };
 
 /* What the fake keeps per node beyond struct fabric. */
@@ -52,6 +55,9 @@ struct fake_fabric {
 	unsigned lose_set_replies; /* ... this many times */
 	uint64_t lose_guid;  /* every MAD of attribute lose_attr to this node is lost */
 	uint16_t lose_attr;
+	uint64_t via_guid;   /* requests whose route crosses this node's port ... */
+	uint8_t via_port;
+	uint16_t via_attr;   /* ... with this attribute (0: any) are lost */
 	int forget_mkeys; /* PortInfo Sets store no M_Key fields */
 	int forget_enforcement; /* PortInfo Sets store no P_Key enforcement bits */
 	struct fake_counters counters;
@@ -214,6 +220,25 @@ static int fake_route(const struct fake_fabric *ff, const struct smp *req, struc
 	}
 	hit->node = node;
 	hit->in_port = in_port;
+	return 0;
+}
+
+/* Does the request's directed route go out of or in by node guid's port? */
+static int fake_crosses(const struct fake_fabric *ff, const struct smp *req, uint64_t guid,
+			uint8_t port)
+{
+	const struct fabric *f = &ff->topo;
+	int node = f->sm_node;
+
+	for (unsigned i = 1; i <= req->hop_cnt; i++) {
+		const struct fabric_port *p = &f->nodes[node].ports[req->initial_path[i]];
+
+		if (f->nodes[node].guid == guid && req->initial_path[i] == port)
+			return 1;
+		if (f->nodes[p->remote_node].guid == guid && p->remote_port == port)
+			return 1;
+		node = p->remote_node;
+	}
 	return 0;
 }
 
@@ -743,6 +768,9 @@ static int fake_accept(struct fake_fabric *ff, const uint8_t *mad, size_t len, s
 		return -EHOSTUNREACH;
 	if (ff->nodes[hit->node].muted)
 		return -EHOSTDOWN;
+	if (ff->via_guid && (!ff->via_attr || req->attr_id == ff->via_attr) &&
+	    fake_crosses(ff, req, ff->via_guid, ff->via_port))
+		return -EAGAIN;
 	if (ff->lose_attr && req->attr_id == ff->lose_attr &&
 	    ff->topo.nodes[hit->node].guid == ff->lose_guid)
 		return -EAGAIN;
@@ -1004,4 +1032,54 @@ void fake_fabric_lie_node_info(struct fake_fabric *ff, uint64_t node_guid, uint8
 	ff->liar_guid = node_guid;
 	ff->lie_ports = num_ports;
 	ff->lie_guid = claim_guid;
+}
+
+static void fake_cable_end(struct fake_fabric *ff, int i, uint8_t p, int up)
+{
+	struct fabric_port *port = &ff->topo.nodes[i].ports[p];
+
+	port->state = up ? PORT_STATE_INIT : PORT_STATE_DOWN;
+	port->phys_state = up ? PORT_PHYS_LINKUP : PORT_PHYS_POLLING;
+	if (fabric_is_switch(&ff->topo.nodes[i]))
+		ff->nodes[i].port_change = 1;
+}
+
+int fake_fabric_cable(struct fake_fabric *ff, uint64_t node_guid, uint8_t port, int up)
+{
+	int i = fabric_find(&ff->topo, node_guid);
+	struct fake_port *fp;
+	int j;
+
+	if (i == FABRIC_NONE || port == 0 || port > ff->topo.nodes[i].num_ports)
+		return -1;
+	fp = &ff->nodes[i].ports[port];
+	if (!up) {
+		j = ff->topo.nodes[i].ports[port].remote_node;
+		if (j == FABRIC_NONE)
+			return -1;
+		fp->down_node = j;
+		fp->down_port = ff->topo.nodes[i].ports[port].remote_port;
+		fp->unplugged = 1;
+		ff->topo.nodes[i].ports[port].remote_node = FABRIC_NONE;
+		ff->topo.nodes[j].ports[fp->down_port].remote_node = FABRIC_NONE;
+		fake_cable_end(ff, i, port, 0);
+		fake_cable_end(ff, j, fp->down_port, 0);
+		return 0;
+	}
+	if (!fp->unplugged)
+		return -1;
+	fp->unplugged = 0;
+	j = fp->down_node;
+	if (fabric_link(&ff->topo, i, port, j, fp->down_port) < 0)
+		return -1;
+	fake_cable_end(ff, i, port, 1);
+	fake_cable_end(ff, j, fp->down_port, 1);
+	return 0;
+}
+
+void fake_fabric_lose_via(struct fake_fabric *ff, uint64_t node_guid, uint8_t port, uint16_t attr)
+{
+	ff->via_guid = node_guid;
+	ff->via_port = port;
+	ff->via_attr = attr;
 }

@@ -112,6 +112,16 @@ void fake_fabric_drop_every(struct fake_fabric *ff, unsigned n);
 /* A muted node never answers (it still forwards SMPs for others). */
 void fake_fabric_mute_node(struct fake_fabric *ff, uint64_t node_guid, int mute);
 
+/* Unplug (up 0) or plug back (up 1) the cable on a node's port: both
+ * ends go DOWN/Polling, or INIT/LinkUp again (LIDs kept), and a switch
+ * end reports a port state change.  0, or -1 (unknown, port 0, no cable,
+ * not unplugged). */
+int fake_fabric_cable(struct fake_fabric *ff, uint64_t node_guid, uint8_t port, int up);
+
+/* Lose every request of attribute attr (0: any) whose directed route goes
+ * out of or comes in by node_guid's port (a bad cable end); guid 0 ends it. */
+void fake_fabric_lose_via(struct fake_fabric *ff, uint64_t node_guid, uint8_t port, uint16_t attr);
+
 /* Current state (ports' lid, lmc, state, phys_state; switches' lft_top),
  * borrowed until the next send or fake_fabric_free. */
 const struct fabric *fake_fabric_state(const struct fake_fabric *ff);

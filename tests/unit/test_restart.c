@@ -224,8 +224,8 @@ static void test_restart_switch_reboot(void)
 
 /* A block Set that lands but whose answers are all lost: the sweep counts
  * a Set error, and the cache must not go on believing the old contents.
- * h2_5 goes silent: every switch's entry for its LID becomes "drop" (the
- * Sets land, their answers are lost); h2_5 comes back: its routes return
+ * h2_5's cable is pulled: every switch's entry for its LID becomes "drop"
+ * (the Sets land, their answers are lost); the cable goes back: its routes return
  * to what the cache still remembered, and must be written again (found by
  * the fault suite: black holes left after MAD loss). */
 static void test_restart_lost_lft_replies(void)
@@ -239,12 +239,12 @@ static void test_restart_lost_lft_replies(void)
 	rig_init(&r, topo, d.guid2lid, "minhop");
 	rig_sweep(&r);
 	h11 = r.topo.nodes[rig_node(&r.topo, "h2_5")].guid;
-	fake_fabric_mute_node(r.ff, h11, 1);
+	CU_ASSERT_EQUAL(fake_fabric_cable(r.ff, h11, 1, 0), 0);
 	fake_fabric_lose_set_replies(r.ff, SMP_ATTR_LFT, 1000);
 	rig_sweep(&r);
 	CU_ASSERT(r.last.set_errors > 0);
 	fake_fabric_lose_set_replies(r.ff, 0, 0);
-	fake_fabric_mute_node(r.ff, h11, 0);
+	CU_ASSERT_EQUAL(fake_fabric_cable(r.ff, h11, 1, 1), 0);
 	rig_sweep(&r);
 	CU_ASSERT_EQUAL(r.last.status, 0);
 	rig_check_up(&r); /* every CA reaches h2_5 again */
