@@ -339,6 +339,51 @@ int ha_poll(struct sm *sm)
 	return 0;
 }
 
+/* ---- master: the light sweep's look at the other SMs ------------------- */
+
+static void ha_light_done(struct sm_req *r, int status, const struct smp *resp)
+{
+	struct sm *sm = r->sm;
+	const struct sm_ha_peer *p;
+	struct smp_sm_info si;
+	char why[160];
+
+	if (r->extra >= sm->ha.n_peers)
+		return;
+	p = &sm->ha.peers[r->extra];
+	if (status < 0) {
+		snprintf(why, sizeof(why), "SM 0x%016" PRIx64 " did not answer SMInfo",
+			 p->sm.guid);
+		sm_light_changed(sm, why);
+		return;
+	}
+	smp_sm_info_decode(resp->data, &si);
+	if (si.guid == p->sm.guid && si.priority == p->sm.priority && si.state == p->sm.state)
+		return;
+	snprintf(why, sizeof(why), "SM 0x%016" PRIx64 " now priority %u %s", si.guid, si.priority,
+		 smp_sm_state_name(si.state));
+	sm_light_changed(sm, why);
+}
+
+void ha_light_poll(struct sm *sm)
+{
+	struct smp_sm_info me;
+	uint8_t data[SMP_DATA_SIZE];
+
+	sm_sminfo_fill(sm, sm->opts.sm_key, &me);
+	memset(data, 0, sizeof(data));
+	smp_sm_info_encode(&me, data);
+	for (size_t i = 0; i < sm->ha.n_peers; i++) {
+		const struct sm_ha_peer *p = &sm->ha.peers[i];
+		struct sm_req q = {.node = FABRIC_NONE, .port = p->port, .hops = p->hops,
+				   .extra = (uint32_t)i};
+
+		memcpy(q.path, p->path, sizeof(q.path));
+		if (sm_submit(sm, &q, SMP_METHOD_GET, SMP_ATTR_SM_INFO, 0, data, ha_light_done) < 0)
+			sm_light_changed(sm, "out of memory queuing SMInfo");
+	}
+}
+
 /* ---- SMInfo from other SMs ---------------------------------------------- */
 
 static void ha_ack_done(struct sm_req *r, int status, const struct smp *resp)

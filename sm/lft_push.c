@@ -355,6 +355,139 @@ static void lft_push_read(struct sm *sm, const struct lft *t, unsigned b)
 	lft_push_write(sm, t, b, &want);
 }
 
+/* ---- loop-free order of the writes ------------------------------------ */
+
+#define LFT_STEPS 32 /* steps of a push; farther entries share the last one */
+
+/* A block whose routes move, written in steps (see lft_push_start). */
+struct lft_step_block {
+	const struct lft *t;
+	unsigned block;
+	uint8_t old[LFT_BLOCK_SIZE];  /* what the switch holds (cache) */
+	uint8_t want[LFT_BLOCK_SIZE];
+	uint8_t step[LFT_BLOCK_SIZE]; /* when each changed entry is written */
+	uint32_t steps;		      /* bit s: some entry is written in step s */
+};
+
+struct lft_steps {
+	struct lft_step_block *b;
+	size_t n, cap;
+	unsigned next; /* the step to run next */
+	sm_phase_fn then;
+};
+
+/* Switch-to-switch hops from switch node s to the switch that delivers
+ * dlid, following the new tables: 0 when s delivers it itself or drops it
+ * (or the walk goes nowhere, which the gate rules out). */
+static unsigned lft_push_dist(const struct sm *sm, int s, unsigned dlid)
+{
+	int node = s;
+
+	for (unsigned h = 0; h < FABRIC_MAX_HOPS; h++) {
+		const struct lft *t = lft_set_find_const(&sm->lfts, node);
+		const struct fabric_port *p;
+		uint8_t out;
+
+		if (!t || dlid > t->top || (out = t->port[dlid]) == LFT_DROP || out == 0)
+			return h;
+		if (out > sm->next.nodes[node].num_ports)
+			return h;
+		p = &sm->next.nodes[node].ports[out];
+		if (p->remote_node == FABRIC_NONE || !fabric_is_switch(&sm->next.nodes[p->remote_node]))
+			return h;
+		node = p->remote_node;
+	}
+	return 0;
+}
+
+/* A block of switch t the cache knows (old) that must change: plan its
+ * writes.  Each changed entry is written in the step equal to its new
+ * distance to the destination, so a switch changes its route to a LID
+ * only after every switch nearer the LID on the new route has. */
+static int lft_push_plan(struct sm *sm, const struct lft *t, unsigned b, const uint8_t *old,
+			 const uint8_t *want)
+{
+	struct lft_steps *st = sm->lft_steps;
+	struct lft_step_block *x;
+
+	if (st->n == st->cap) {
+		size_t cap = st->cap ? st->cap * 2 : 64;
+		struct lft_step_block *nb = realloc(st->b, cap * sizeof(*nb));
+
+		if (!nb)
+			return -ENOMEM;
+		st->b = nb;
+		st->cap = cap;
+	}
+	x = &st->b[st->n++];
+	memset(x, 0, sizeof(*x));
+	x->t = t;
+	x->block = b;
+	memcpy(x->old, old, LFT_BLOCK_SIZE);
+	memcpy(x->want, want, LFT_BLOCK_SIZE);
+	for (unsigned i = 0; i < LFT_BLOCK_SIZE; i++) {
+		unsigned d;
+
+		if (old[i] == want[i])
+			continue;
+		d = old[i] >= 0xFD ? 0 : lft_push_dist(sm, t->node, b * LFT_BLOCK_SIZE + i);
+		x->step[i] = (uint8_t)(d < LFT_STEPS ? d : LFT_STEPS - 1);
+		x->steps |= 1u << x->step[i];
+	}
+	return 0;
+}
+
+static void lft_push_step(struct sm *sm);
+
+void lft_steps_free(struct sm *sm)
+{
+	if (!sm->lft_steps)
+		return;
+	free(sm->lft_steps->b);
+	free(sm->lft_steps);
+	sm->lft_steps = NULL;
+}
+
+/* Run the next step that has writes: every planned block with entries of
+ * that step gets them (and those of earlier steps); the rest keep what
+ * they hold.  The step ends when all its Sets are answered. */
+static void lft_push_step(struct sm *sm)
+{
+	struct lft_steps *st = sm->lft_steps;
+	uint32_t any = 0;
+
+	for (size_t i = 0; i < st->n; i++)
+		any |= st->b[i].steps;
+	while (st->next < LFT_STEPS && !(any & (1u << st->next)))
+		st->next++;
+	if (st->next >= LFT_STEPS) {
+		sm_phase_fn then = st->then;
+
+		if (sm->st.lft_steps > 1)
+			log_info("LFT push in %zu steps, switches nearer each destination first",
+				 sm->st.lft_steps);
+		lft_steps_free(sm);
+		then(sm);
+		return;
+	}
+	for (size_t i = 0; i < st->n; i++) {
+		const struct lft_step_block *x = &st->b[i];
+		struct smp_lft_block blk;
+
+		if (!(x->steps & (1u << st->next)))
+			continue;
+		for (unsigned e = 0; e < LFT_BLOCK_SIZE; e++)
+			blk.port[e] = x->old[e] == x->want[e] || x->step[e] <= st->next ||
+					      x->old[e] >= 0xFD
+					  ? x->want[e]
+					  : x->old[e];
+		lft_push_write(sm, x->t, x->block, &blk);
+	}
+	sm->st.lft_steps++;
+	st->next++;
+	sm_phase_wait(sm, lft_push_step);
+}
+
 /* One switch's blocks 0..max_lid/64.  A switch the cache knows: write the
  * blocks that differ from the cache.  A switch it does not know (the
  * first sweep after a start, or a switch new to nanosm): read every block
@@ -389,8 +522,14 @@ static void lft_push_switch(struct sm *sm, const struct lft *t, uint16_t found_t
 			continue;
 		}
 		lft_push_want(t, b, &blk);
-		if (!lft_cache_has(e, b, blk.port))
-			lft_push_write(sm, t, b, &blk);
+		if (lft_cache_has(e, b, blk.port))
+			continue;
+		/* a known block that changes: written in steps (lft_push_start);
+		 * an unknown one (beyond the cached top) or no memory: now */
+		if (sm->lft_steps && e && e->port && (b + 1u) * LFT_BLOCK_SIZE <= (unsigned)e->top + 1u &&
+		    lft_push_plan(sm, t, b, e->port + b * LFT_BLOCK_SIZE, blk.port) == 0)
+			continue;
+		lft_push_write(sm, t, b, &blk);
 	}
 }
 
@@ -406,9 +545,26 @@ static void lft_push_switch(struct sm *sm, const struct lft *t, uint16_t found_t
  * differ, so no block order honours all of them.  What is guaranteed:
  * only tables that passed the gate are written, the final state is
  * loop-free, and a restart or an unchanged re-sweep moves no route, so it
- * writes nothing (docs/design.md, docs/operations.md "Restarts"). */
+ * writes nothing (docs/design.md, docs/operations.md "Restarts").
+ *
+ * Routes that move do not loop on the way either, as far as the SM knows
+ * what the switches hold (the cache): the changed blocks of known
+ * switches are written in steps.  In step k a switch gets the new entries
+ * of the LIDs that are k switch hops away from it on the new routes
+ * (step 0: the switch that delivers the LID), keeping the old ones of
+ * LIDs farther away; a step starts when every Set of the one before is
+ * answered.  So a switch that forwards a LID the new way sends it to a
+ * switch that already does too, down to the destination; switches not
+ * yet changed forward the old way, which was loop-free, until the packet
+ * meets a changed one.  A block with entries at several distances is
+ * written several times (`lft_blocks_sent` counts every write).  Blocks
+ * read first (after a restart) and blocks beyond the cached top are
+ * written at once. */
 void lft_push_start(struct sm *sm, sm_phase_fn then)
 {
+	sm->lft_steps = calloc(1, sizeof(*sm->lft_steps));
+	if (sm->lft_steps)
+		sm->lft_steps->then = then;
 	for (size_t i = 0; i < sm->lfts.n; i++) {
 		const struct lft *t = &sm->lfts.tables[i];
 		uint16_t found_top = sm->next.nodes[t->node].lft_top;
@@ -416,5 +572,5 @@ void lft_push_start(struct sm *sm, sm_phase_fn then)
 		lft_push_top(sm, t->node);
 		lft_push_switch(sm, t, found_top);
 	}
-	sm_phase_wait(sm, then);
+	sm_phase_wait(sm, sm->lft_steps ? lft_push_step : then);
 }

@@ -235,7 +235,7 @@ static void loop_print_up(struct loop *l, const struct sm_sweep_stats *st)
 	if (up == SM_SUBNET_NO) {
 		if (!st->status && st->incomplete_run && !l->subnet_up)
 			log_warnx("NSM-W231 sweep %u left work undone (unreachable=%zu set_errors=%zu "
-				  "lid_failures=%zu): not SUBNET UP yet, sweeping again soon",
+				  "lid_failures=%zu): subnet not up yet, sweeping again soon",
 				  st->number, st->unreachable, st->set_errors, st->lid_failures);
 		return;
 	}

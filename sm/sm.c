@@ -116,6 +116,7 @@ void sm_free(struct sm *sm)
 	quar_fini(&sm->quar);
 	lft_set_fini(&sm->lfts);
 	lft_cache_fini(&sm->cache);
+	lft_steps_free(sm); /* freed in the middle of a push */
 	configure_fini(sm);
 	free(sm->roots);
 	free(sm->names);
@@ -1040,7 +1041,7 @@ static void sm_answer_trap(struct sm *sm, const struct mad_addr *from, const str
 
 /* ---- light sweep ------------------------------------------------------ */
 
-static void sm_light_changed(struct sm *sm, const char *why)
+void sm_light_changed(struct sm *sm, const char *why)
 {
 	if (!sm->light_changed)
 		snprintf(sm->light_why, sizeof(sm->light_why), "%s", why);
@@ -1066,6 +1067,65 @@ static void sm_light_done(struct sm_req *r, int status, const struct smp *resp)
 	snprintf(why, sizeof(why), "switch 0x%016llx (%s) reports a port state change",
 		 (unsigned long long)n->guid, n->desc);
 	sm_light_changed(sm, why);
+}
+
+/* A CA port read by the light sweep (M_Key lease refresh): a port that
+ * is silent, left ACTIVE or changed its LID or IsSM bit is a change. */
+static void sm_light_ca_done(struct sm_req *r, int status, const struct smp *resp)
+{
+	struct sm *sm = r->sm;
+	const struct fabric_node *n = &sm->cur.nodes[r->node];
+	struct smp_port_info was, now;
+	char why[160];
+
+	if (status < 0) {
+		snprintf(why, sizeof(why), "port 0x%016llx/%u (%s) did not answer PortInfo",
+			 (unsigned long long)n->ports[r->port].guid, r->port, n->desc);
+		sm_light_changed(sm, why);
+		return;
+	}
+	smp_port_info_decode(n->ports[r->port].pi_raw, &was);
+	smp_port_info_decode(resp->data, &now);
+	if (now.state == was.state && now.lid == was.lid &&
+	    ((now.cap_mask ^ was.cap_mask) & PORT_CAP_IS_SM) == 0)
+		return;
+	snprintf(why, sizeof(why), "port 0x%016llx/%u (%s) changed (state %u LID %u IsSM %u)",
+		 (unsigned long long)n->ports[r->port].guid, r->port, n->desc, now.state, now.lid,
+		 (now.cap_mask & PORT_CAP_IS_SM) != 0);
+	sm_light_changed(sm, why);
+}
+
+/* With an M_Key lease, a port's protection lapses if the SM is not heard
+ * within the lease after a failed M_Key check: switches hear from every
+ * light sweep (SwitchInfo), CA ports get a PortInfo Get once half the
+ * lease has passed since the last such round. */
+static void sm_light_touch_cas(struct sm *sm)
+{
+	uint64_t now = sm_now(sm);
+
+	if (!sm->opts.m_key || !sm->opts.m_key_protect || !sm->opts.m_key_lease ||
+	    (sm->ca_touched && now < sm->ca_touch_ms + (uint64_t)sm->opts.m_key_lease * 500))
+		return;
+	sm->ca_touched = 1;
+	sm->ca_touch_ms = now;
+	for (size_t i = 0; i < sm->cur.n_nodes; i++) {
+		const struct fabric_node *n = &sm->cur.nodes[i];
+
+		if (fabric_is_switch(n))
+			continue;
+		for (unsigned p = 1; p <= n->num_ports; p++) {
+			const struct fabric_port *fp = &n->ports[p];
+			struct sm_req q = {.node = (int)i, .port = (uint8_t)p, .hops = fp->dr_hops};
+
+			if (!fp->present || !fp->lid || (!fp->dr_hops && (int)i != sm->cur.sm_node))
+				continue;
+			memcpy(q.path, fp->dr_path, sizeof(q.path));
+			sm->light_st.ca_reads++;
+			if (sm_submit(sm, &q, SMP_METHOD_GET, SMP_ATTR_PORT_INFO, p, NULL,
+				      sm_light_ca_done) < 0)
+				sm_light_changed(sm, "out of memory queuing PortInfo");
+		}
+	}
 }
 
 static void sm_after_light(struct sm *sm)
@@ -1117,6 +1177,8 @@ int sm_light_sweep(struct sm *sm)
 			      sm_light_done) < 0)
 			sm_light_changed(sm, "out of memory queuing SwitchInfo");
 	}
+	ha_light_poll(sm);
+	sm_light_touch_cas(sm);
 	sm_phase_wait(sm, sm_after_light);
 	return 0;
 }

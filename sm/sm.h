@@ -64,6 +64,7 @@ struct sm_sweep_stats {
 	size_t state_sets;    /* PortInfo Sets moving ports to ARMED/ACTIVE */
 	size_t switchinfo_sets;
 	size_t lft_blocks_sent;
+	size_t lft_steps;     /* steps the LFT writes took (lft_push.c: loop-free order) */
 	size_t lft_blocks_read;  /* LFT block Gets (switches the LFT cache did not know) */
 	size_t pkey_blocks_sent; /* P_KeyTable Sets (partitions) */
 	size_t mft_blocks_sent;  /* MulticastForwardingTable Sets */
@@ -130,6 +131,7 @@ struct sm_light_stats {
 	uint64_t runs;	      /* light sweeps started */
 	uint64_t escalations; /* those that found a change and asked for a heavy sweep */
 	uint64_t last_mads;   /* MADs the last one sent */
+	uint64_t ca_reads;    /* CA ports read to refresh M_Key leases */
 	uint64_t last_ms;     /* how long it took */
 	uint64_t traps_suppressed; /* repeated traps repressed without a sweep */
 };

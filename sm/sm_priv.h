@@ -93,6 +93,7 @@ struct sm {
 	struct lft_set lfts;
 	int lfts_ahead; /* lfts were routed for next, not committed to cur yet */
 	struct lft_cache cache;
+	struct lft_steps *lft_steps; /* the running push's stepped writes (lft_push.c) */
 	int running;
 	int sweep_pending; /* requested while running */
 	size_t pending;    /* SMPs outstanding in the current phase */
@@ -134,6 +135,8 @@ struct sm {
 	uint64_t retry_due_ms; /* when the retry sweep is due (0: none) */
 	int light;
 	int light_changed;
+	uint64_t ca_touch_ms; /* when a light sweep last read every CA port (M_Key lease) */
+	int ca_touched;	      /* ... if one did */
 	char light_why[160];
 	struct sm_light_stats light_st;
 	/* trap rate limit (sm.c): recent (source LID, trap number) pairs */
@@ -204,6 +207,11 @@ const char *sm_path_str(const uint8_t *path, uint8_t hops, char *buf, size_t len
  * discovery: SMInfo of every other IsSM port, then the decision; `then`
  * runs when we are (or stay) master, else the sweep ends in STANDBY. */
 void ha_check_start(struct sm *sm, sm_phase_fn then);
+/* Master: SMInfo of every other SM the last heavy sweep found (a light
+ * sweep's work); a change or silence calls sm_light_changed. */
+void ha_light_poll(struct sm *sm);
+/* The running light sweep found a change (why): a heavy sweep follows. */
+void sm_light_changed(struct sm *sm, const char *why);
 /* Standby: one SMInfo poll of the master (a light sweep's work). */
 int ha_poll(struct sm *sm);
 /* SMInfo Set (HANDOVER, ACKNOWLEDGE, ...) and Get from another SM. */
@@ -222,6 +230,8 @@ void configure_fini(struct sm *sm);
 int lft_push_compute(struct sm *sm);
 void lft_push_start(struct sm *sm, sm_phase_fn then);
 void lft_cache_fini(struct lft_cache *c);
+/* Drop a push's stepped writes that never finished (sm_free). */
+void lft_steps_free(struct sm *sm);
 /* Route the last good fabric with engines/roots and run the gate, pushing
  * nothing: 0 (why = the engine that won; keep, if given and initialised,
  * receives the tables) or -EINVAL (why = the reason); -EAGAIN with keep

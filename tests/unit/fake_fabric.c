@@ -55,6 +55,8 @@ struct fake_fabric {
 	unsigned lose_set_replies; /* ... this many times */
 	uint64_t lose_guid;  /* every MAD of attribute lose_attr to this node is lost */
 	uint16_t lose_attr;
+	void (*on_lft_set)(void *arg); /* after every LFT block Set applied */
+	void *on_lft_arg;
 	uint64_t via_guid;   /* requests whose route crosses this node's port ... */
 	uint8_t via_port;
 	uint16_t via_attr;   /* ... with this attribute (0: any) are lost */
@@ -578,6 +580,8 @@ static uint16_t fake_lft(struct fake_fabric *ff, const struct smp *req,
 		smp_lft_decode(req->data, &b);
 		memcpy(entries, b.port, LFT_BLOCK_SIZE);
 		ff->counters.lft_block_sets++;
+		if (ff->on_lft_set)
+			ff->on_lft_set(ff->on_lft_arg);
 	}
 	memcpy(b.port, entries, LFT_BLOCK_SIZE);
 	smp_lft_encode(&b, data);
@@ -1082,4 +1086,10 @@ void fake_fabric_lose_via(struct fake_fabric *ff, uint64_t node_guid, uint8_t po
 	ff->via_guid = node_guid;
 	ff->via_port = port;
 	ff->via_attr = attr;
+}
+
+void fake_fabric_on_lft_set(struct fake_fabric *ff, void (*cb)(void *arg), void *arg)
+{
+	ff->on_lft_set = cb;
+	ff->on_lft_arg = arg;
 }

@@ -122,6 +122,9 @@ int fake_fabric_cable(struct fake_fabric *ff, uint64_t node_guid, uint8_t port, 
  * out of or comes in by node_guid's port (a bad cable end); guid 0 ends it. */
 void fake_fabric_lose_via(struct fake_fabric *ff, uint64_t node_guid, uint8_t port, uint16_t attr);
 
+/* Call cb(arg) right after every LFT block Set is applied (NULL: stop). */
+void fake_fabric_on_lft_set(struct fake_fabric *ff, void (*cb)(void *arg), void *arg);
+
 /* Current state (ports' lid, lmc, state, phys_state; switches' lft_top),
  * borrowed until the next send or fake_fabric_free. */
 const struct fabric *fake_fabric_state(const struct fake_fabric *ff);

@@ -34,5 +34,6 @@ const unit_register_fn unit_suites[] = {
 	test_restart_register,
 	test_standby_register,
 	test_quarantine_register,
+	test_lft_order_register,
 	NULL,
 };

@@ -257,6 +257,89 @@ static void test_light_hostile_node_info(void)
 	rig_fini(&r);
 }
 
+/* A master's light sweep asks every other SM the heavy sweep found for
+ * its SMInfo: no change, nothing more; a new priority or state, or
+ * silence, turns it into a heavy sweep. */
+static void test_light_polls_other_sms(void)
+{
+	struct sm_opts o = {.port_guid = 1, .engine = "minhop", .priority = 10};
+	struct rig r;
+	const struct sm_light_stats *ls;
+	struct fake_sm *peer;
+	unsigned gets;
+
+	rig_init(&r, light_topo, NULL, "minhop");
+	sm_free(r.sm);
+	rig_start_sm_opts(&r, &o);
+	peer = fake_fabric_add_sm(r.ff, light_guid(&r, "h2"), 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(peer);
+	peer->priority = 0;
+	peer->state = SM_STATE_STANDBY;
+	rig_sweep(&r);
+	CU_ASSERT_EQUAL(sm_state(r.sm), SM_STATE_MASTER);
+	ls = sm_light_stats(r.sm);
+	gets = peer->gets;
+	CU_ASSERT_EQUAL(sm_light_sweep(r.sm), 0);
+	rig_run(&r);
+	CU_ASSERT_EQUAL(peer->gets, gets + 1);
+	CU_ASSERT_EQUAL(ls->last_mads, 3); /* two switches and the other SM */
+	CU_ASSERT_EQUAL(ls->escalations, 0);
+	peer->priority = 5;
+	CU_ASSERT_EQUAL(sm_light_sweep(r.sm), 0);
+	rig_run(&r);
+	CU_ASSERT_EQUAL(ls->escalations, 1);
+	CU_ASSERT_EQUAL(r.last.status, 0);
+	/* the heavy sweep took note: quiet again */
+	CU_ASSERT_EQUAL(sm_light_sweep(r.sm), 0);
+	rig_run(&r);
+	CU_ASSERT_EQUAL(ls->escalations, 1);
+	peer->silent = 1;
+	CU_ASSERT_EQUAL(sm_light_sweep(r.sm), 0);
+	rig_run(&r);
+	CU_ASSERT_EQUAL(ls->escalations, 2);
+	rig_fini(&r);
+}
+
+/* With an M_Key lease, light sweeps also read every CA port, once per
+ * half lease; a CA port that changed turns it into a heavy sweep.
+ * Without a lease they do not. */
+static void test_light_mkey_lease(void)
+{
+	struct sm_opts o = {.port_guid = 1, .engine = "minhop", .m_key = 0x1234,
+			    .m_key_protect = 1, .m_key_lease = 10};
+	struct rig r;
+	const struct sm_light_stats *ls;
+
+	rig_init(&r, light_topo, NULL, "minhop");
+	sm_free(r.sm);
+	rig_start_sm_opts(&r, &o);
+	rig_sweep(&r);
+	ls = sm_light_stats(r.sm);
+	CU_ASSERT_EQUAL(sm_light_sweep(r.sm), 0);
+	rig_run(&r);
+	CU_ASSERT_EQUAL(ls->ca_reads, 2);
+	CU_ASSERT_EQUAL(ls->last_mads, 4);
+	CU_ASSERT_EQUAL(ls->escalations, 0);
+	CU_ASSERT_EQUAL(sm_light_sweep(r.sm), 0); /* within half the lease: switches only */
+	rig_run(&r);
+	CU_ASSERT_EQUAL(ls->ca_reads, 2);
+	CU_ASSERT_EQUAL(ls->last_mads, 2);
+	r.now += 5000;
+	fake_fabric_mute_node(r.ff, light_guid(&r, "h2"), 1);
+	CU_ASSERT_EQUAL(sm_light_sweep(r.sm), 0);
+	rig_run(&r);
+	CU_ASSERT_EQUAL(ls->ca_reads, 4);
+	CU_ASSERT_EQUAL(ls->escalations, 1);
+	rig_fini(&r);
+	/* no lease: CA ports are left alone */
+	rig_init(&r, light_topo, NULL, "minhop");
+	rig_sweep(&r);
+	CU_ASSERT_EQUAL(sm_light_sweep(r.sm), 0);
+	rig_run(&r);
+	CU_ASSERT_EQUAL(sm_light_stats(r.sm)->ca_reads, 0);
+	rig_fini(&r);
+}
+
 void test_light_register(void)
 {
 	CU_pSuite s = CU_add_suite("light", NULL, NULL);
@@ -269,4 +352,6 @@ void test_light_register(void)
 	CU_add_test(s, "PortInfo answers lost: the last sweep's are used", test_light_lost_port_info);
 	CU_add_test(s, "a cable whose end cannot be read is not routed", test_light_unread_link);
 	CU_add_test(s, "NodeInfo lies: 255 ports, a duplicate GUID", test_light_hostile_node_info);
+	CU_add_test(s, "a master's light sweep polls the other SMs", test_light_polls_other_sms);
+	CU_add_test(s, "an M_Key lease: light sweeps read CA ports", test_light_mkey_lease);
 }

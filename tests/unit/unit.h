@@ -36,5 +36,6 @@ void test_mkey_register(void);
 void test_restart_register(void);
 void test_standby_register(void);
 void test_quarantine_register(void);
+void test_lft_order_register(void);
 
 #endif
