@@ -211,7 +211,7 @@ man: $(MAN_PAGES)
 $(BUILD)/man/%: docs/man/%.scd
 	@command -v scdoc >/dev/null || { echo "man: scdoc not found (make deps installs it)"; exit 1; }
 	@mkdir -p $(dir $@)
-	scdoc < $< > $@.tmp && mv $@.tmp $@
+	scdoc < $< > $@.tmp && mv $@.tmp $@ || { rm -f $@.tmp; exit 1; }
 
 # The units name the daemon by its installed path, so they depend on SBINDIR.
 $(BUILD)/systemd/%: config/systemd/% FORCE
