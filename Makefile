@@ -231,7 +231,7 @@ install: $(PROGS) $(TOOLS) man $(UNIT_FILES)
 	$(INSTALL) -m 0644 $(UNIT_FILES) $(DESTDIR)$(SYSTEMD_UNITDIR)/
 	for m in $(MAN_PAGES); do \
 	  $(INSTALL) -m 0644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/ || exit 1; done
-	@if [ -e $(CONF_DIR)/nanosm.yaml ]; then \
+	@if [ -e $(CONF_DIR)/nanosm.yaml ] && ! cmp -s config/nanosm.yaml $(CONF_DIR)/nanosm.yaml; then \
 	  echo "install: $(CONF_DIR)/nanosm.yaml exists: kept; the example goes to nanosm.yaml.example"; \
 	  echo "$(INSTALL) -m 0600 config/nanosm.yaml $(CONF_DIR)/nanosm.yaml.example"; \
 	  $(INSTALL) -m 0600 config/nanosm.yaml $(CONF_DIR)/nanosm.yaml.example; \
