@@ -190,7 +190,6 @@ PREFIX     ?= /usr/local
 SBINDIR    ?= $(PREFIX)/sbin
 BINDIR     ?= $(PREFIX)/bin
 MANDIR     ?= $(PREFIX)/share/man
-SYSCONFDIR ?= /etc
 ifeq ($(origin SYSTEMD_UNITDIR),undefined)
 SYSTEMD_UNITDIR := $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),/lib/systemd/system)
 endif
@@ -202,7 +201,8 @@ INSTALL_UNITS := nanosm.service nanosm@.service
 MAN_SRC       := $(sort $(wildcard docs/man/*.scd))
 MAN_PAGES     := $(MAN_SRC:docs/man/%.scd=$(BUILD)/man/%)
 UNIT_FILES    := $(INSTALL_UNITS:%=$(BUILD)/systemd/%)
-CONF_DIR      := $(DESTDIR)$(SYSCONFDIR)/nanosm
+# nanosm looks for /etc/nanosm/nanosm.yaml whatever the PREFIX (compiled in).
+CONF_DIR      := $(DESTDIR)/etc/nanosm
 
 .PHONY: install uninstall man install-check
 
@@ -214,14 +214,16 @@ $(BUILD)/man/%: docs/man/%.scd
 	scdoc < $< > $@.tmp && mv $@.tmp $@ || { rm -f $@.tmp; exit 1; }
 
 # The units name the daemon by its installed path, so they depend on SBINDIR.
-$(BUILD)/systemd/%: config/systemd/% FORCE
+$(BUILD)/systemd/%: config/systemd/% nanosm-units-force
 	@mkdir -p $(dir $@)
-	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $< > $@.tmp
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' $< > $@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
-.PHONY: FORCE
-FORCE:
+.PHONY: nanosm-units-force
+nanosm-units-force:
 
+# An existing nanosm.yaml that differs from the example is the admin's: it
+# stays, and the example goes next to it as nanosm.yaml.example.
 install: $(PROGS) $(TOOLS) man $(UNIT_FILES)
 	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(CONF_DIR) \
 	  $(DESTDIR)$(SYSTEMD_UNITDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
