@@ -30,7 +30,7 @@ TOOLS_SRC := $(sort $(wildcard tools/*.c))
 TOOLS := $(TOOLS_SRC:tools/%.c=$(BIN)/%)
 
 DEB_BUILD := libibumad-dev libibmad-dev libibverbs-dev libyaml-dev libev-dev libcunit1-dev \
-             pkg-config
+             pkg-config scdoc
 DEB_TEST  := ibsim-utils infiniband-diags opensm python3 time clang
 
 .PHONY: all deps test unit route integration demo asan clean valgrind bench faults fuzz fuzz-build \
@@ -88,6 +88,7 @@ test: deps
 	$(MAKE) route
 	$(MAKE) integration
 	$(MAKE) fuzz-smoke
+	$(MAKE) install-check
 
 demo: deps
 	$(MAKE) all
@@ -175,6 +176,89 @@ fuzz-smoke:
 	  $(MAKE) fuzz-build && \
 	  FUZZ_BUILD=$(FUZZ_BUILD) tests/fuzz/run.sh --smoke 5 $(FUZZ_TARGETS); \
 	else echo "fuzz-smoke: SKIPPED ($(FUZZ_CC) with libFuzzer not found; make deps installs clang)"; fi
+
+# ---- install ----
+# `make install` puts the programs, the example policy, the systemd units
+# and the man pages under DESTDIR + their directories; `make uninstall`
+# takes the same files away again (docs/install.md).  `make man` renders
+# docs/man/*.scd with scdoc into build/man/.  `make install-check` is the
+# packaging test (tests/install/run.sh): an install into a scratch
+# DESTDIR, its checks, and an uninstall that must leave no file behind.
+# nanosm-smpset is not installed: it writes LFT entries behind the SM's
+# back and exists only for the tests.
+PREFIX     ?= /usr/local
+SBINDIR    ?= $(PREFIX)/sbin
+BINDIR     ?= $(PREFIX)/bin
+MANDIR     ?= $(PREFIX)/share/man
+ifeq ($(origin SYSTEMD_UNITDIR),undefined)
+SYSTEMD_UNITDIR := $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),/lib/systemd/system)
+endif
+INSTALL    ?= install
+
+INSTALL_SBIN  := nanosm
+INSTALL_BIN   := nanosmctl nanosm-verify nanosm-route nanosm-ping nanosm-sa nanosm-gen
+INSTALL_UNITS := nanosm.service nanosm@.service
+MAN_SRC       := $(sort $(wildcard docs/man/*.scd))
+MAN_PAGES     := $(MAN_SRC:docs/man/%.scd=$(BUILD)/man/%)
+UNIT_FILES    := $(INSTALL_UNITS:%=$(BUILD)/systemd/%)
+# nanosm looks for /etc/nanosm/nanosm.yaml whatever the PREFIX (compiled in).
+CONF_DIR      := $(DESTDIR)/etc/nanosm
+
+.PHONY: install uninstall man install-check
+
+man: $(MAN_PAGES)
+
+$(BUILD)/man/%: docs/man/%.scd
+	@command -v scdoc >/dev/null || { echo "man: scdoc not found (make deps installs it)"; exit 1; }
+	@mkdir -p $(dir $@)
+	scdoc < $< > $@.tmp && mv $@.tmp $@ || { rm -f $@.tmp; exit 1; }
+
+# The units name the daemon by its installed path, so they depend on SBINDIR.
+$(BUILD)/systemd/%: config/systemd/% nanosm-units-force
+	@mkdir -p $(dir $@)
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' $< > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+.PHONY: nanosm-units-force
+nanosm-units-force:
+
+# An existing nanosm.yaml that differs from the example is the admin's: it
+# stays, and the example goes next to it as nanosm.yaml.example.
+install: $(PROGS) $(TOOLS) man $(UNIT_FILES)
+	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(CONF_DIR) \
+	  $(DESTDIR)$(SYSTEMD_UNITDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+	  $(DESTDIR)$(MANDIR)/man8
+	$(INSTALL) -m 0755 $(INSTALL_SBIN:%=$(BIN)/%) $(DESTDIR)$(SBINDIR)/
+	$(INSTALL) -m 0755 $(INSTALL_BIN:%=$(BIN)/%) $(DESTDIR)$(BINDIR)/
+	$(INSTALL) -m 0644 $(UNIT_FILES) $(DESTDIR)$(SYSTEMD_UNITDIR)/
+	for m in $(MAN_PAGES); do \
+	  $(INSTALL) -m 0644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/ || exit 1; done
+	@if [ -e $(CONF_DIR)/nanosm.yaml ] && ! cmp -s config/nanosm.yaml $(CONF_DIR)/nanosm.yaml; then \
+	  echo "install: $(CONF_DIR)/nanosm.yaml exists: kept; the example goes to nanosm.yaml.example"; \
+	  echo "$(INSTALL) -m 0600 config/nanosm.yaml $(CONF_DIR)/nanosm.yaml.example"; \
+	  $(INSTALL) -m 0600 config/nanosm.yaml $(CONF_DIR)/nanosm.yaml.example; \
+	else \
+	  echo "$(INSTALL) -m 0600 config/nanosm.yaml $(CONF_DIR)/nanosm.yaml"; \
+	  $(INSTALL) -m 0600 config/nanosm.yaml $(CONF_DIR)/nanosm.yaml; \
+	fi
+
+# Removes what install put there.  nanosm.yaml goes only while it is
+# still the shipped example: an edited policy is the admin's, and stays.
+uninstall:
+	rm -f $(INSTALL_SBIN:%=$(DESTDIR)$(SBINDIR)/%) $(INSTALL_BIN:%=$(DESTDIR)$(BINDIR)/%)
+	rm -f $(INSTALL_UNITS:%=$(DESTDIR)$(SYSTEMD_UNITDIR)/%)
+	rm -f $(foreach m,$(MAN_PAGES),$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m)))
+	rm -f $(CONF_DIR)/nanosm.yaml.example
+	@if [ -e $(CONF_DIR)/nanosm.yaml ]; then \
+	  if cmp -s config/nanosm.yaml $(CONF_DIR)/nanosm.yaml; then \
+	    echo "rm -f $(CONF_DIR)/nanosm.yaml"; rm -f $(CONF_DIR)/nanosm.yaml; \
+	  else echo "uninstall: $(CONF_DIR)/nanosm.yaml differs from the example: kept"; fi; \
+	fi
+	@rmdir $(CONF_DIR) 2>/dev/null || true
+
+install-check: all man
+	tests/install/run.sh
+# ---- end install ----
 
 clean:
 	rm -rf $(BUILD)
