@@ -11,6 +11,18 @@
 #include "mad_queue.h"
 
 #define MAD_QUEUE_TID_MASK 0xffffffffull /* the kernel owns the high 32 bits */
+/* An attempt unanswered well past the usual round trip is probably lost:
+ * it stops holding a window slot (it still waits for its timeout before
+ * it is sent again), so one lossy part of the fabric does not stall the
+ * rest of a sweep.  At most MAD_QUEUE_SPARE x window MADs are ever on the
+ * wire, suspects included. */
+#define MAD_QUEUE_SPARE 4
+#define MAD_QUEUE_SUSPECT_MIN_MS 5
+/* When many attempts go unanswered, a request gets more of them: enough
+ * for a 99 % chance at the loss seen lately, at most MAD_QUEUE_MORE x the
+ * configured retries.  The loss is a running average of attempt
+ * outcomes, in 1/1000. */
+#define MAD_QUEUE_MORE 4
 
 struct mad_pending {
 	struct mad_pending *next; /* waiting FIFO link */
@@ -19,7 +31,9 @@ struct mad_pending {
 	mad_done_fn done;
 	void *arg;
 	uint64_t deadline;
+	uint64_t sent_ms; /* when the current attempt went out */
 	unsigned tries;
+	uint8_t suspect; /* probably lost: no longer counted in the window */
 };
 
 struct mad_queue {
@@ -27,8 +41,13 @@ struct mad_queue {
 	struct mad_xmit xmit;
 	mad_request_fn on_request;
 	void *request_arg;
-	struct mad_pending **wire; /* opts.window slots, NULL when free */
+	struct mad_pending **wire; /* wire_cap slots, NULL when free */
+	size_t wire_cap;
 	size_t on_wire;
+	size_t suspects; /* of on_wire */
+	uint64_t srtt_ms; /* smoothed round trip of first attempts (0: none yet) */
+	unsigned loss_pm; /* attempts lost lately, per mille (running average) */
+	int have_rtt;
 	struct mad_pending *wait_head, *wait_tail;
 	size_t waiting;
 	uint32_t next_tid;
@@ -51,7 +70,8 @@ struct mad_queue *mad_queue_new(const struct mad_queue_opts *opts, const struct 
 	q->on_request = on_request;
 	q->request_arg = request_arg;
 	q->next_tid = 1;
-	q->wire = calloc(q->opts.window, sizeof(*q->wire));
+	q->wire_cap = (size_t)q->opts.window * MAD_QUEUE_SPARE;
+	q->wire = calloc(q->wire_cap, sizeof(*q->wire));
 	if (!q->wire) {
 		free(q);
 		return NULL;
@@ -73,7 +93,7 @@ void mad_queue_free(struct mad_queue *q)
 {
 	if (!q)
 		return;
-	for (unsigned i = 0; i < q->opts.window; i++) {
+	for (size_t i = 0; i < q->wire_cap; i++) {
 		struct mad_pending *p = q->wire[i];
 
 		q->wire[i] = NULL;
@@ -114,6 +134,8 @@ static void mad_queue_launch(struct mad_queue *q, struct mad_pending *p, uint64_
 		slot++;
 	p->tries = 1;
 	p->deadline = now_ms + q->opts.timeout_ms;
+	p->sent_ms = now_ms;
+	p->suspect = 0;
 	if (mad_queue_transmit(q, &p->to, &p->smp) < 0) {
 		mad_queue_complete(p, -EIO, NULL);
 		return;
@@ -124,7 +146,8 @@ static void mad_queue_launch(struct mad_queue *q, struct mad_pending *p, uint64_
 
 static void mad_queue_fill(struct mad_queue *q, uint64_t now_ms)
 {
-	while (q->on_wire < q->opts.window && q->wait_head) {
+	while (q->on_wire - q->suspects < q->opts.window && q->on_wire < q->wire_cap &&
+	       q->wait_head) {
 		struct mad_pending *p = q->wait_head;
 
 		q->wait_head = p->next;
@@ -166,7 +189,7 @@ int mad_queue_send_oneway(struct mad_queue *q, const struct mad_addr *to, const 
 
 static int mad_queue_find(const struct mad_queue *q, uint64_t tid)
 {
-	for (unsigned i = 0; i < q->opts.window; i++) {
+	for (size_t i = 0; i < q->wire_cap; i++) {
 		const struct mad_pending *p = q->wire[i];
 
 		if (p && (p->smp.tid & MAD_QUEUE_TID_MASK) == (tid & MAD_QUEUE_TID_MASK))
@@ -200,7 +223,16 @@ static void mad_queue_match(struct mad_queue *q, const struct smp *resp, uint64_
 	p = q->wire[slot];
 	q->wire[slot] = NULL;
 	q->on_wire--;
+	if (p->suspect)
+		q->suspects--;
+	if (p->tries == 1 && now_ms >= p->sent_ms) { /* first attempts only (Karn) */
+		uint64_t rtt = now_ms - p->sent_ms;
+
+		q->srtt_ms = q->have_rtt ? (7 * q->srtt_ms + rtt) / 8 : rtt;
+		q->have_rtt = 1;
+	}
 	q->counters.received++;
+	q->loss_pm -= q->loss_pm / 16;
 	mad_queue_complete(p, resp->status ? -EREMOTEIO : 0, resp);
 	mad_queue_fill(q, now_ms);
 }
@@ -223,37 +255,87 @@ void mad_queue_recv(struct mad_queue *q, const struct mad_addr *from, const uint
 		q->on_request(q->request_arg, from, &smp);
 }
 
+/* How long past its send an attempt is suspected lost: four smoothed
+ * round trips, at least MAD_QUEUE_SUSPECT_MIN_MS; never before a first
+ * answer gave a round trip, never past the timeout. */
+static uint64_t mad_queue_suspect_ms(const struct mad_queue *q)
+{
+	uint64_t ms = 4 * q->srtt_ms + MAD_QUEUE_SUSPECT_MIN_MS;
+
+	if (!q->have_rtt || ms > q->opts.timeout_ms)
+		return q->opts.timeout_ms;
+	return ms;
+}
+
+unsigned mad_queue_retries_now(const struct mad_queue *q)
+{
+	unsigned n = q->opts.retries, cap = q->opts.retries * MAD_QUEUE_MORE;
+	uint64_t all_lost = 1000; /* per mille: every one of n + 1 attempts lost */
+
+	if (q->loss_pm < 100 || q->loss_pm >= 1000)
+		return n;
+	for (unsigned i = 0; i <= n; i++)
+		all_lost = all_lost * q->loss_pm / 1000;
+	while (all_lost > 10 && n < cap) {
+		all_lost = all_lost * q->loss_pm / 1000;
+		n++;
+	}
+	return n;
+}
+
+static void mad_queue_drop_slot(struct mad_queue *q, size_t i)
+{
+	if (q->wire[i]->suspect)
+		q->suspects--;
+	q->wire[i] = NULL;
+	q->on_wire--;
+}
+
 uint64_t mad_queue_tick(struct mad_queue *q, uint64_t now_ms)
 {
-	uint64_t next = 0;
+	uint64_t next = 0, suspect_ms = mad_queue_suspect_ms(q);
+	unsigned retries = mad_queue_retries_now(q);
 
-	for (unsigned i = 0; i < q->opts.window; i++) {
+	for (size_t i = 0; i < q->wire_cap; i++) {
 		struct mad_pending *p = q->wire[i];
 
-		if (!p || p->deadline > now_ms)
+		if (!p)
 			continue;
-		if (p->tries > q->opts.retries) {
-			q->wire[i] = NULL;
-			q->on_wire--;
+		if (p->deadline > now_ms) {
+			if (!p->suspect && now_ms >= p->sent_ms + suspect_ms) {
+				p->suspect = 1;
+				q->suspects++;
+			}
+			continue;
+		}
+		q->loss_pm += (1000 - q->loss_pm) / 16; /* this attempt is lost */
+		if (p->tries > retries) {
+			mad_queue_drop_slot(q, i);
 			q->counters.timeouts++;
 			mad_queue_complete(p, -ETIMEDOUT, NULL);
 			continue;
 		}
 		p->tries++;
 		p->deadline = now_ms + q->opts.timeout_ms;
+		p->sent_ms = now_ms;
 		q->counters.retries++;
 		if (mad_queue_transmit(q, &p->to, &p->smp) < 0) {
-			q->wire[i] = NULL;
-			q->on_wire--;
+			mad_queue_drop_slot(q, i);
 			mad_queue_complete(p, -EIO, NULL);
 		}
 	}
 	mad_queue_fill(q, now_ms);
-	for (unsigned i = 0; i < q->opts.window; i++) {
+	for (size_t i = 0; i < q->wire_cap; i++) {
 		const struct mad_pending *p = q->wire[i];
+		uint64_t due;
 
-		if (p && (next == 0 || p->deadline < next))
-			next = p->deadline;
+		if (!p)
+			continue;
+		due = p->suspect ? p->deadline : p->sent_ms + suspect_ms;
+		if (due > p->deadline)
+			due = p->deadline;
+		if (next == 0 || due < next)
+			next = due;
 	}
 	return next;
 }

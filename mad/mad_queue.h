@@ -47,7 +47,8 @@ typedef void (*mad_request_fn)(void *arg, const struct mad_addr *from, const str
 struct mad_queue_opts {
 	unsigned window;     /* max MADs on the wire (default 16) */
 	unsigned timeout_ms; /* per attempt (default 200) */
-	unsigned retries;    /* extra attempts after the first (default 3) */
+	unsigned retries;    /* extra attempts after the first (default 3; up to
+			      * 4x that while most attempts are lost) */
 };
 
 struct mad_counters {
@@ -81,6 +82,9 @@ void mad_queue_recv(struct mad_queue *q, const struct mad_addr *from, const uint
 /* Expire/retry; returns the next deadline in ms (0 = nothing pending). */
 uint64_t mad_queue_tick(struct mad_queue *q, uint64_t now_ms);
 
+/* Extra attempts a request gets now: the configured retries, or more (up
+ * to 4x) while many attempts go unanswered. */
+unsigned mad_queue_retries_now(const struct mad_queue *q);
 size_t mad_queue_outstanding(const struct mad_queue *q); /* on wire + waiting */
 const struct mad_counters *mad_queue_counters(const struct mad_queue *q);
 

@@ -97,6 +97,78 @@ static void test_window_limits_wire(void)
 	}
 }
 
+/* Unanswered attempts well past the round trip stop holding the window
+ * (they still wait for their timeout before a resend), so lost MADs do
+ * not stall the others; never more than 4 x window on the wire. */
+static void test_lost_ones_free_the_window(void)
+{
+	struct capture c = {0};
+	struct mad_queue *q = queue_new(&c, 2, 1);
+	struct result r[12] = {{0}};
+	uint64_t next;
+
+	for (int i = 0; i < 12; i++)
+		submit_get(q, &r[i], 0);
+	CU_ASSERT_EQUAL(c.sent, 2);
+	answer(q, &c.last[0], 0, 2); /* a round trip of 2 ms: suspect after 13 */
+	CU_ASSERT_EQUAL(c.sent, 3);
+	/* #1 and #2 go unanswered; before 13 ms nothing more goes out */
+	next = mad_queue_tick(q, 4);
+	CU_ASSERT_EQUAL(c.sent, 3);
+	CU_ASSERT(next > 4 && next <= 15);
+	mad_queue_tick(q, 16);
+	CU_ASSERT_EQUAL(c.sent, 5); /* two suspects: two more on the wire */
+	answer(q, &c.last[3], 0, 17);
+	answer(q, &c.last[4], 0, 17);
+	CU_ASSERT_EQUAL(r[3].status, 0);
+	CU_ASSERT_EQUAL(r[4].status, 0);
+	CU_ASSERT_EQUAL(r[1].calls, 0); /* the lost ones wait for their timeout */
+	CU_ASSERT_EQUAL(c.sent, 7);
+	/* these two go unanswered too: more go out, but never more than
+	 * 4 x window on the wire, suspects included */
+	mad_queue_tick(q, 40);
+	mad_queue_tick(q, 60);
+	mad_queue_tick(q, 80);
+	CU_ASSERT_EQUAL(c.sent, 11);
+	CU_ASSERT_EQUAL(mad_queue_outstanding(q), 12 - 3);
+	/* the first lost ones are sent again at their timeout */
+	mad_queue_tick(q, 100);
+	CU_ASSERT_EQUAL(mad_queue_counters(q)->retries, 1);
+	CU_ASSERT_EQUAL(c.sent, 12);
+	mad_queue_tick(q, 102);
+	CU_ASSERT_EQUAL(mad_queue_counters(q)->retries, 2);
+	mad_queue_free(q);
+}
+
+/* Under heavy loss requests get more attempts (at most 4x the retries);
+ * once answers flow again, the configured number. */
+static void test_more_retries_under_loss(void)
+{
+	struct capture c = {0};
+	struct mad_queue *q = queue_new(&c, 4, 2);
+	struct result r[40] = {{0}};
+	uint64_t now = 0;
+	unsigned most = 0;
+
+	CU_ASSERT_EQUAL(mad_queue_retries_now(q), 2);
+	for (int i = 0; i < 8; i++)
+		submit_get(q, &r[i], now);
+	for (int step = 0; step < 60; step++) { /* nothing is ever answered */
+		now += 100;
+		mad_queue_tick(q, now);
+		if (mad_queue_retries_now(q) > most)
+			most = mad_queue_retries_now(q);
+	}
+	CU_ASSERT(most > 2);
+	CU_ASSERT(most <= 8);
+	for (int i = 8; i < 40; i++) { /* now everything is answered */
+		submit_get(q, &r[i], now);
+		answer(q, &c.last[(c.sent - 1) % CAP_MAX], 0, now);
+	}
+	CU_ASSERT_EQUAL(mad_queue_retries_now(q), 2);
+	mad_queue_free(q);
+}
+
 static void test_tid_matching(void)
 {
 	struct capture c = {0};
@@ -269,6 +341,8 @@ void test_mad_queue_register(void)
 	CU_add_test(s, "DR answers match the request's route", test_dr_path_matching);
 	CU_add_test(s, "retries then times out", test_retry_then_timeout);
 	CU_add_test(s, "late answer after a retry", test_late_answer_after_retry);
+	CU_add_test(s, "lost MADs stop holding the window", test_lost_ones_free_the_window);
+	CU_add_test(s, "more attempts under heavy loss", test_more_retries_under_loss);
 	CU_add_test(s, "send failure and malformed input", test_send_failure_and_malformed);
 	CU_add_test(s, "unsolicited MADs reach the request hook", test_unsolicited_goes_to_hook);
 }
