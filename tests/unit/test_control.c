@@ -459,13 +459,13 @@ static void test_control_bad_requests(void)
 	char *huge = malloc(CONTROL_REQUEST_MAX + 10);
 
 	tc_expect("", "error empty request (commands: status, sweep, reload, plan, topology, "
-		      "lfts, lids, routes)\n");
+		      "lfts, lids, routes, metrics)\n");
 	tc_expect("   ", "error empty request (commands: status, sweep, reload, plan, topology, "
-			 "lfts, lids, routes)\n");
+			 "lfts, lids, routes, metrics)\n");
 	tc_expect("frobnicate", "error unknown command 'frobnicate' (commands: status, sweep, "
-				"reload, plan, topology, lfts, lids, routes)\n");
+				"reload, plan, topology, lfts, lids, routes, metrics)\n");
 	tc_expect("STATUS", "error unknown command 'STATUS' (commands: status, sweep, reload, "
-			    "plan, topology, lfts, lids, routes)\n");
+			    "plan, topology, lfts, lids, routes, metrics)\n");
 	tc_expect("status now", "error usage: status\n");
 	tc_expect("routes a b c d", "error too many words in the request\n");
 	tc_expect("routes \"host1 host3", "error unterminated quote in the request\n");
