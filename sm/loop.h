@@ -24,8 +24,6 @@ struct loop_opts {
 	unsigned cli_set;        /* enum opts_cli: what the command line fixed */
 	char engines[256];       /* storage for sm.engine when it comes from the policy */
 	const char *socket_path; /* control socket; NULL = the default */
-	const char *log_file;	 /* -L: log here instead of stderr; NULL = stderr */
-	int log_syslog_prefix;	 /* --log-syslog-prefix: "<N>" lines even off the journal */
 };
 
 /* Run the SM until SIGTERM/SIGINT (or, with once, the first good sweep).

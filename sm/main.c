@@ -169,7 +169,14 @@ static void main_roots(const char *path, struct loop_opts *o)
 	o->sm.n_roots = n;
 }
 
-static void main_parse(int argc, char **argv, struct loop_opts *o, int *check)
+/* What the command line says that is not the SM's business. */
+struct main_flags {
+	int check;		/* --check */
+	const char *log_file;	/* -L */
+	int log_syslog_prefix;	/* --log-syslog-prefix */
+};
+
+static void main_parse(int argc, char **argv, struct loop_opts *o, struct main_flags *mf)
 {
 	unsigned long long v;
 	int c;
@@ -252,16 +259,16 @@ static void main_parse(int argc, char **argv, struct loop_opts *o, int *check)
 			o->cli_set |= OPTS_CLI_VERBOSE;
 			break;
 		case 'L':
-			o->log_file = optarg;
+			mf->log_file = optarg;
 			break;
 		case OPT_LOG_SYSLOG_PREFIX:
-			o->log_syslog_prefix = 1;
+			mf->log_syslog_prefix = 1;
 			break;
 		case 'f':
 			o->policy_path = optarg;
 			break;
 		case OPT_CHECK:
-			*check = 1;
+			mf->check = 1;
 			break;
 		case OPT_SOCKET:
 			o->socket_path = optarg;
@@ -313,16 +320,16 @@ static int main_check(const struct policy *p)
 }
 
 /* -L FILE: a log file that cannot be opened is fatal (said on stderr). */
-static void main_log_sink(const struct loop_opts *o)
+static void main_log_sink(const struct main_flags *mf)
 {
-	int rc = o->log_file ? log_open_file(o->log_file) : 0;
+	int rc = mf->log_file ? log_open_file(mf->log_file) : 0;
 
 	if (rc < 0) {
-		fprintf(stderr, "nanosm: NSM-E900 cannot open the log file %s: %s\n", o->log_file,
+		fprintf(stderr, "nanosm: NSM-E900 cannot open the log file %s: %s\n", mf->log_file,
 			strerror(-rc));
 		exit(1);
 	}
-	log_syslog_prefix(o->log_syslog_prefix ? 1 : LOG_PREFIX_AUTO);
+	log_syslog_prefix(mf->log_syslog_prefix ? 1 : LOG_PREFIX_AUTO);
 }
 
 /* Keys are secrets: say so when the file holding them is readable by
@@ -348,16 +355,16 @@ int main(int argc, char **argv)
 		       .engine = MAIN_DEFAULT_ENGINES,
 		       .mad = {.window = 16, .timeout_ms = 200, .retries = 3}},
 	};
-	int check = 0;
+	struct main_flags mf = {0};
 	struct policy *p;
 
-	main_parse(argc, argv, &o, &check);
+	main_parse(argc, argv, &o, &mf);
 	p = main_policy(&o);
-	if (check)
+	if (mf.check)
 		return main_check(p);
 	opts_apply_policy(&o, p);
 	log_init(o.verbosity, "nanosm");
-	main_log_sink(&o);
+	main_log_sink(&mf);
 	if (o.policy_path)
 		log_info("policy %s", o.policy_path);
 	main_check_secret(&o, p);
