@@ -180,6 +180,15 @@ int log_reopen(void)
 	return 0;
 }
 
+void log_to_stderr(void)
+{
+	if (log_fd != STDERR_FILENO)
+		close(log_fd);
+	log_fd = STDERR_FILENO;
+	free(log_path);
+	log_path = NULL;
+}
+
 const char *log_file_path(void)
 {
 	return log_path;

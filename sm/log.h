@@ -40,6 +40,8 @@ int log_open_file(const char *path);
  * naming the path is logged to it (NSM-W901) and -errno is returned.
  * Without a log file: 0, nothing done. */
 int log_reopen(void);
+/* Close the log file and log to stderr again. */
+void log_to_stderr(void);
 /* The log file's path, or NULL when logging to stderr. */
 const char *log_file_path(void);
 /* Syslog-prefix mode: 1 on, 0 off, LOG_PREFIX_AUTO: on when logging to

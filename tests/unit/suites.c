@@ -33,5 +33,8 @@ const unit_register_fn unit_suites[] = {
 	test_mkey_register,
 	test_restart_register,
 	test_standby_register,
+	test_log_register,
+	test_notify_register,
+	test_metrics_register,
 	NULL,
 };

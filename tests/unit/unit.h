@@ -35,5 +35,8 @@ void test_mcast_register(void);
 void test_mkey_register(void);
 void test_restart_register(void);
 void test_standby_register(void);
+void test_log_register(void);
+void test_notify_register(void);
+void test_metrics_register(void);
 
 #endif
