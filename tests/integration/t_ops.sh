@@ -6,10 +6,12 @@
 # metrics` is well-formed Prometheus text (every sample `name{labels}
 # value` with a TYPE line, counters end in _total, the required names
 # present) and its heavy-sweep counter grows after `nanosmctl sweep`;
-# log rotation: mv the file, SIGUSR1, sweep - the new file gets the new
+# `nanosmctl reload` is wrapped in RELOADING=1 ... READY=1; log rotation: mv the file, SIGUSR1, sweep - the new file gets the new
 # lines and the moved one does not; a reopen that fails (the path is a
 # directory) keeps the old file and says NSM-W901 in it; at SIGTERM the
-# fake systemd gets STOPPING=1.
+# fake systemd gets STOPPING=1.  Last, a --once run whose stderr is "the
+# journal" ($JOURNAL_STREAM = its dev:inode) logs "<6>SUBNET UP" lines
+# without timestamps.
 # nanosm-specific: SKIPped under SM=opensm.
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -25,6 +27,8 @@ LOGF=$IT_SCRATCH/nanosm.log
 NOTIFY_SOCK=$IT_SCRATCH/notify.sock
 NOTIFY_OUT=$IT_SCRATCH/notify.txt
 CHECKER=$IT_SCRATCH/check_metrics.py
+POLICY=$IT_SCRATCH/nanosm.yaml
+printf 'sm:\n  sweep_interval: 10\n' >"$POLICY"
 
 # ---------------------------------------------------------------- helpers
 
@@ -153,7 +157,7 @@ metrics() {
 start_fake_systemd
 write_checker
 it_step "nanosm -L ${LOGF##*/} with NOTIFY_SOCKET=${NOTIFY_SOCK##*/}"
-NANOSM_ARGS="${NANOSM_ARGS:-} -L $LOGF" NOTIFY_SOCKET=$NOTIFY_SOCK sm_start
+NANOSM_ARGS="${NANOSM_ARGS:-} -L $LOGF -f $POLICY" NOTIFY_SOCKET=$NOTIFY_SOCK sm_start
 wait_for_pattern "$LOGF" 'SUBNET UP' "$SM_UP_TIMEOUT" "$SM_PID" ||
 	it_fail "no SUBNET UP in the log file ${LOGF##*/} within ${SM_UP_TIMEOUT}s"
 it_log "log file: $(grep -m1 'SUBNET UP' "$LOGF" | cut -c1-120)"
@@ -174,6 +178,19 @@ metrics "$IT_SCRATCH/metrics.2"
 h2=$HEAVY
 [ "$h2" -gt "$h1" ] || it_fail "nanosm_sweeps_total{kind=\"heavy\"} did not grow after a sweep ($h1 -> $h2)"
 it_log "   $(grep -c '^nanosm' "$IT_SCRATCH/metrics.2") samples; heavy sweeps $h1 -> $h2"
+
+it_step "nanosmctl reload: RELOADING=1, then READY=1 again"
+ctl "$IT_SCRATCH/reload.out" reload
+wait_for_pattern "$NOTIFY_OUT" '^RELOADING=1 \| MONOTONIC_USEC=[0-9]+' 10 "$FAKE_PID" ||
+	it_fail "no RELOADING=1 (with MONOTONIC_USEC=) at a reload"
+IT_LAST_OUT=$NOTIFY_OUT
+for i in $(seq 50); do # bounded: 5 s
+	awk '/^RELOADING=1/ { r = NR } /^READY=1/ && r && NR > r { ok = 1 } END { exit !ok }' \
+		"$NOTIFY_OUT" && break
+	[ "$i" = 50 ] && it_fail "no READY=1 after RELOADING=1"
+	sleep 0.1
+done
+it_log "   $(grep -A1 '^RELOADING=1' "$NOTIFY_OUT" | tr '\n' '/')"
 
 # ---------------------------------------------------------------- 3. rotation
 
@@ -205,4 +222,19 @@ sm_stop
 wait_for_pattern "$NOTIFY_OUT" '(^| )STOPPING=1( |$)' 10 ||
 	it_fail "the fake systemd got no STOPPING=1 at SIGTERM"
 it_log "sd_notify at exit: $(grep -m1 STOPPING=1 "$NOTIFY_OUT")"
+
+# ---------------------------------------------------------------- 5. journal
+
+it_step "stderr is the journal: <N> prefixes, no timestamps"
+jlog=$IT_SCRATCH/sm.$((SM_GEN + 1)).log # the file sm_start will write stderr to
+: >"$jlog"
+JOURNAL_STREAM=$(stat -c '%d:%i' "$jlog") sm_start --once
+# shellcheck disable=SC2119 # the default timeout
+sm_wait_exit
+IT_LAST_OUT=$jlog
+grep -qE '^<6>SUBNET UP: ' "$jlog" || it_fail "no '<6>SUBNET UP: ' line with JOURNAL_STREAM naming stderr"
+grep -qE '^<7>debug: ' "$jlog" || it_fail "no '<7>debug: ' line (nanosm runs with -v)"
+grep -vE '^(<[3467]>|# )' "$jlog" | grep -q . && it_fail "a line without a <N> prefix"
+grep -qE '^<[0-9]>[0-9]{2}:[0-9]{2}:[0-9]{2}' "$jlog" && it_fail "a timestamp after the <N> prefix"
+it_log "   $(grep -m1 '^<6>SUBNET UP' "$jlog" | cut -c1-100)"
 it_pass
