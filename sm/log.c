@@ -3,6 +3,8 @@
  * journal-friendly under systemd.  The only global state in sm/: the level,
  * program name and where lines go, set at start-up (and by SIGUSR1's
  * reopen, from the event loop).  Line layout and name parsing are pure.
+ * Only the loop's thread logs (the MAD receiver thread never does), so the
+ * fd swap in log_reopen needs no lock.
  */
 #include <errno.h>
 #include <fcntl.h>
