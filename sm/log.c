@@ -22,7 +22,7 @@
 static int log_verbosity = LOG_LVL_INFO;
 static const char *log_prog = "nanosm";
 static int log_fd = STDERR_FILENO;
-static char *log_path;	   /* the log file (owned), NULL = stderr */
+static char *log_path;	    /* the log file (owned), NULL = stderr */
 static int log_prefix_mode; /* 1: "<N>" prefixes, no timestamp */
 
 /* ---- Pure helpers -------------------------------------------------------- */

@@ -34,7 +34,10 @@ size_t metrics_escape(const char *value, char *buf, size_t size)
 	size_t len = 0;
 
 	for (const char *s = value ? value : ""; *s; s++) {
-		const char *rep = *s == '\\' ? "\\\\" : *s == '"' ? "\\\"" : *s == '\n' ? "\\n" : NULL;
+		const char *rep = *s == '\\'   ? "\\\\"
+				  : *s == '"'  ? "\\\""
+				  : *s == '\n' ? "\\n"
+					       : NULL;
 		char one[2] = {*s, '\0'};
 
 		for (const char *r = rep ? rep : one; *r; r++, len++)

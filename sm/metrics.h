@@ -34,7 +34,7 @@ struct metrics_figures {
 	 * never retries, so it has no timeout/retry series) */
 	struct metrics_mads smp, sa;
 	uint64_t sa_answered, sa_errors, sa_malformed;
-	uint64_t lids_used; /* LIDs held: assigned and reserved */
+	uint64_t lids_used;	  /* LIDs held: assigned and reserved */
 	uint64_t lft_blocks_sent; /* LFT block Sets, all sweeps */
 	const char *engine;	  /* the engine of the tables in force, NULL = none yet */
 	const char *engines;	  /* the configured fallback list, NULL = unknown */

@@ -75,14 +75,14 @@ int notify_addr(const char *value, struct sockaddr_un *sa, socklen_t *len)
 	return 0;
 }
 
-int notify_status_sweep(const struct sm_sweep_stats *st, unsigned last_good, char *buf,
-			size_t size)
+int notify_status_sweep(const struct sm_sweep_stats *st, unsigned last_good, char *buf, size_t size)
 {
 	if (st->sm_state == SM_STATE_STANDBY)
 		return snprintf(buf, size, "standby (sweep %u)", st->number);
 	if (st->status) {
 		if (last_good)
-			return snprintf(buf, size, "sweep %u failed (%s); last good sweep %u in force",
+			return snprintf(buf, size,
+					"sweep %u failed (%s); last good sweep %u in force",
 					st->number, strerror(-st->status), last_good);
 		return snprintf(buf, size, "sweep %u failed (%s); no good sweep yet", st->number,
 				strerror(-st->status));

@@ -55,9 +55,9 @@ int notify_status_sweep(const struct sm_sweep_stats *st, unsigned last_good, cha
 
 /* The daemon's connection to the service manager (embed it; _open/_close). */
 struct notify {
-	int fd;	      /* -1: off ($NOTIFY_SOCKET unset or unusable) */
-	int warned;   /* a failed send has been logged */
-	int ready;    /* READY=1 has been sent */
+	int fd;	    /* -1: off ($NOTIFY_SOCKET unset or unusable) */
+	int warned; /* a failed send has been logged */
+	int ready;  /* READY=1 has been sent */
 	struct sockaddr_un sa;
 	socklen_t len;
 };

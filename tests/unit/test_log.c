@@ -82,8 +82,13 @@ static void test_log_journal_match(void)
 
 static void test_log_format(void)
 {
-	struct log_line l = {LOG_LVL_WARN, 0, "12:00:01.042", "nanosm", "warning: ",
-			     "NSM-W901 something", "No such file or directory"};
+	struct log_line l = {LOG_LVL_WARN,
+			     0,
+			     "12:00:01.042",
+			     "nanosm",
+			     "warning: ",
+			     "NSM-W901 something",
+			     "No such file or directory"};
 	char buf[256], small[12];
 	size_t n;
 

@@ -15,23 +15,23 @@
 #include "tests/unit/unit.h"
 
 static const struct metrics_figures tm_figures = {
-	.uptime_s = 3612,
-	.sweeps_heavy = 362,
-	.sweeps_light = 1200,
-	.sweeps_failed = 2,
-	.have_last = 1,
-	.last_sweep_ms = 1234,
-	.smp = {13522, 13521, 3, 7},
-	.sa = {214, 212, 0, 0},
-	.sa_answered = 212,
-	.sa_errors = 3,
-	.sa_malformed = 1,
-	.lids_used = 6,
-	.lft_blocks_sent = 48,
-	.engine = "updn",
-	.engines = "ftree,updn,minhop",
-	.sm_state = SM_STATE_MASTER,
-	.subnet_up = 1,
+    .uptime_s = 3612,
+    .sweeps_heavy = 362,
+    .sweeps_light = 1200,
+    .sweeps_failed = 2,
+    .have_last = 1,
+    .last_sweep_ms = 1234,
+    .smp = {13522, 13521, 3, 7},
+    .sa = {214, 212, 0, 0},
+    .sa_answered = 212,
+    .sa_errors = 3,
+    .sa_malformed = 1,
+    .lids_used = 6,
+    .lft_blocks_sent = 48,
+    .engine = "updn",
+    .engines = "ftree,updn,minhop",
+    .sm_state = SM_STATE_MASTER,
+    .subnet_up = 1,
 };
 
 static char *tm_render(const struct metrics_figures *m)
@@ -133,7 +133,8 @@ static void tm_check_exposition(const char *text)
 		CU_ASSERT(typed);
 		if (line[nl] == '{')
 			CU_ASSERT_PTR_NOT_NULL(strstr(line, "\"} "));
-		CU_ASSERT(strspn(strrchr(line, ' ') + 1, "0123456789.") == strlen(strrchr(line, ' ') + 1));
+		CU_ASSERT(strspn(strrchr(line, ' ') + 1, "0123456789.") ==
+			  strlen(strrchr(line, ' ') + 1));
 	}
 }
 
@@ -153,7 +154,8 @@ static void test_metrics_exposition(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	tm_check_exposition(text);
 	CU_ASSERT_PTR_NULL(strstr(text, "nanosm_last_sweep_duration_seconds"));
-	CU_ASSERT(tm_has_line(text, "nanosm_routing_engine_info{engine=\"none\",configured=\"\"} 1"));
+	CU_ASSERT(
+	    tm_has_line(text, "nanosm_routing_engine_info{engine=\"none\",configured=\"\"} 1"));
 	CU_ASSERT(tm_has_line(text, "nanosm_sm_state{state=\"discovering\"} 1"));
 	CU_ASSERT(tm_has_line(text, "nanosm_sm_state{state=\"master\"} 0"));
 	CU_ASSERT(tm_has_line(text, "nanosm_subnet_up 0"));

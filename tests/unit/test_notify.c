@@ -44,8 +44,7 @@ static void test_notify_format(void)
 	/* too long, unknown event */
 	CU_ASSERT_EQUAL(notify_format(NOTIFY_READY, "a status too long", 0, tiny, sizeof(tiny)),
 			-ENOSPC);
-	CU_ASSERT_EQUAL(notify_format(NOTIFY_RELOADING, NULL, 1234567890123ULL, tiny,
-				      sizeof(tiny)),
+	CU_ASSERT_EQUAL(notify_format(NOTIFY_RELOADING, NULL, 1234567890123ULL, tiny, sizeof(tiny)),
 			-ENOSPC);
 	CU_ASSERT_EQUAL(notify_format((enum notify_event)99, "x", 0, buf, sizeof(buf)), -EINVAL);
 }
@@ -90,8 +89,12 @@ static void test_notify_addr(void)
 
 static void test_notify_status(void)
 {
-	struct sm_sweep_stats st = {.number = 3, .switches = 2, .cas = 4, .lids = 6,
-				    .engine = "updn", .sm_state = SM_STATE_MASTER};
+	struct sm_sweep_stats st = {.number = 3,
+				    .switches = 2,
+				    .cas = 4,
+				    .lids = 6,
+				    .engine = "updn",
+				    .sm_state = SM_STATE_MASTER};
 	char buf[160];
 
 	notify_status_sweep(&st, 3, buf, sizeof(buf));
@@ -121,7 +124,8 @@ static int tn_listen(char *env, size_t size)
 	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
 	snprintf(env, size, "@nanosm-unit-notify-%d", (int)getpid());
-	if (fd < 0 || notify_addr(env, &sa, &len) < 0 || bind(fd, (struct sockaddr *)&sa, len) < 0) {
+	if (fd < 0 || notify_addr(env, &sa, &len) < 0 ||
+	    bind(fd, (struct sockaddr *)&sa, len) < 0) {
 		if (fd >= 0)
 			close(fd);
 		return -1;
