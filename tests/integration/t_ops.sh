@@ -5,7 +5,8 @@
 # the fake systemd gets READY=1 with a STATUS= after it; `nanosmctl
 # metrics` is well-formed Prometheus text (every sample `name{labels}
 # value` with a TYPE line, counters end in _total, the required names
-# present) and its heavy-sweep counter grows after `nanosmctl sweep`;
+# present) and its heavy-sweep counter grows after `nanosmctl sweep`, its
+# SA series after a saquery;
 # `nanosmctl reload` is wrapped in RELOADING=1 ... READY=1; log rotation: mv the file, SIGUSR1, sweep - the new file gets the new
 # lines and the moved one does not; a reopen that fails (the path is a
 # directory) keeps the old file and says NSM-W901 in it; at SIGTERM the
@@ -132,7 +133,11 @@ checks = [('nanosm_lids_capacity', 49151), ('nanosm_subnet_up', 1),
 for key, want in checks:
     if values.get(key) != want:
         bad.append("%s is %s, expected %s" % (key, values.get(key), want))
-for key in ('nanosm_lids_used', 'nanosm_lft_blocks_sent_total', 'nanosm_mads_sent_total{class="smp"}'):
+nonzero = ['nanosm_lids_used', 'nanosm_lft_blocks_sent_total', 'nanosm_mads_sent_total{class="smp"}']
+if "--sa" in sys.argv:  # an SA query was made: the SA series count it
+    nonzero += ['nanosm_mads_received_total{class="sa"}', 'nanosm_mads_sent_total{class="sa"}',
+                'nanosm_sa_answered_total']
+for key in nonzero:
     if not values.get(key):
         bad.append("%s is %s, expected > 0" % (key, values.get(key)))
 if bad:
@@ -142,11 +147,11 @@ print(int(values['nanosm_sweeps_total{kind="heavy"}']))
 EOF
 }
 
-# metrics OUT: nanosmctl metrics into OUT, checked; sets HEAVY.
+# metrics OUT [--sa]: nanosmctl metrics into OUT, checked; sets HEAVY.
 metrics() {
 	ctl "$1" metrics
 	IT_LAST_OUT=$1.check
-	HEAVY=$("$PYTHON" "$CHECKER" "$1" 2>"$1.check") || {
+	HEAVY=$("$PYTHON" "$CHECKER" "$@" 2>"$1.check") || {
 		cat "$1" >>"$1.check"
 		it_fail "nanosmctl metrics output does not check out (${1##*/})"
 	}
@@ -174,7 +179,8 @@ it_step "nanosmctl metrics: well-formed, heavy sweeps counted"
 metrics "$IT_SCRATCH/metrics.1"
 h1=$HEAVY
 sweep_into "$LOGF"
-metrics "$IT_SCRATCH/metrics.2"
+run_tool "$IT_SCRATCH/saquery.txt" saquery # NodeRecords: SA traffic to count
+metrics "$IT_SCRATCH/metrics.2" --sa
 h2=$HEAVY
 [ "$h2" -gt "$h1" ] || it_fail "nanosm_sweeps_total{kind=\"heavy\"} did not grow after a sweep ($h1 -> $h2)"
 it_log "   $(grep -c '^nanosm' "$IT_SCRATCH/metrics.2") samples; heavy sweeps $h1 -> $h2"
