@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,7 +320,9 @@ static int main_check(const struct policy *p)
 	return 0;
 }
 
-/* -L FILE: a log file that cannot be opened is fatal (said on stderr). */
+/* -L FILE: a log file that cannot be opened is fatal (said on stderr).
+ * SIGUSR1 (log rotation) is ignored until the event loop takes it over,
+ * so a logrotate run during a slow start-up cannot kill the daemon. */
 static void main_log_sink(const struct main_flags *mf)
 {
 	int rc = mf->log_file ? log_open_file(mf->log_file) : 0;
@@ -330,6 +333,7 @@ static void main_log_sink(const struct main_flags *mf)
 		exit(1);
 	}
 	log_syslog_prefix(mf->log_syslog_prefix ? 1 : LOG_PREFIX_AUTO);
+	signal(SIGUSR1, SIG_IGN);
 }
 
 /* Keys are secrets: say so when the file holding them is readable by
