@@ -708,16 +708,14 @@ static int control_printable(const char *line, struct control_reply *r)
 	return 0;
 }
 
-/* "status, sweep, ..." from the table, built once (the table is const). */
-static const char *control_names_list(void)
+/* "status, sweep, ..." from the table into list (cut to size). */
+static const char *control_names_list(char *list, size_t size)
 {
-	static char list[256];
 	size_t len = 0;
 
-	if (list[0])
-		return list;
-	for (size_t i = 0; i < CONTROL_N_CMDS && len < sizeof(list); i++)
-		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "",
+	list[0] = '\0';
+	for (size_t i = 0; i < CONTROL_N_CMDS && len < size; i++)
+		len += (size_t)snprintf(list + len, size - len, "%s%s", i ? ", " : "",
 					control_cmds[i].name);
 	return list;
 }
@@ -736,17 +734,19 @@ static void control_dispatch(const struct control_ops *ops, const char *line,
 	struct control_request q;
 	const struct control_cmd *cmd;
 	char *args[CONTROL_MAX_WORDS] = {NULL};
+	char names[256];
 
 	if (control_printable(line, r) < 0 || control_split(line, &q, r) < 0)
 		return;
 	if (!q.n) {
-		control_fail(r, "empty request (commands: %s)", control_names_list());
+		control_fail(r, "empty request (commands: %s)",
+			     control_names_list(names, sizeof(names)));
 		return;
 	}
 	cmd = control_find(q.word[0]);
 	if (!cmd) {
 		control_fail(r, "unknown command '%.64s' (commands: %s)", q.word[0],
-			     control_names_list());
+			     control_names_list(names, sizeof(names)));
 		return;
 	}
 	if (q.n - 1 < cmd->min_args || q.n - 1 > cmd->max_args) {
