@@ -616,6 +616,32 @@ static void control_cmd_routes(const struct control_ops *ops, char *const *args,
 	verify_index_fini(&ix);
 }
 
+/* ---- metrics ------------------------------------------------------------ */
+
+static void control_cmd_metrics(const struct control_ops *ops, char *const *args,
+				struct control_reply *r)
+{
+	struct metrics_figures m;
+	size_t len;
+	char *text;
+
+	(void)args;
+	if (!ops->metrics) {
+		control_fail(r, "metrics are not available");
+		return;
+	}
+	memset(&m, 0, sizeof(m));
+	ops->metrics(ops->ctx, &m);
+	len = metrics_render(&m, NULL, 0);
+	text = malloc(len + 1);
+	if (!text) {
+		control_fail(r, "metrics: out of memory");
+		return;
+	}
+	metrics_render(&m, text, len + 1);
+	control_take_text(r, text, len);
+}
+
 /* ---- Requests ----------------------------------------------------------- */
 
 static const struct control_cmd control_cmds[] = {
@@ -627,6 +653,7 @@ static const struct control_cmd control_cmds[] = {
     {"lfts", 0, 0, "lfts", control_cmd_lfts},
     {"lids", 0, 0, "lids", control_cmd_lids},
     {"routes", 2, 2, "routes SRC DST", control_cmd_routes},
+    {"metrics", 0, 0, "metrics", control_cmd_metrics},
 };
 
 #define CONTROL_N_CMDS (sizeof(control_cmds) / sizeof(control_cmds[0]))
@@ -681,6 +708,18 @@ static int control_printable(const char *line, struct control_reply *r)
 	return 0;
 }
 
+/* "status, sweep, ..." from the table into list (cut to size). */
+static const char *control_names_list(char *list, size_t size)
+{
+	size_t len = 0;
+
+	list[0] = '\0';
+	for (size_t i = 0; i < CONTROL_N_CMDS && len < size; i++)
+		len += (size_t)snprintf(list + len, size - len, "%s%s", i ? ", " : "",
+					control_cmds[i].name);
+	return list;
+}
+
 static const struct control_cmd *control_find(const char *name)
 {
 	for (size_t i = 0; i < CONTROL_N_CMDS; i++)
@@ -695,20 +734,19 @@ static void control_dispatch(const struct control_ops *ops, const char *line,
 	struct control_request q;
 	const struct control_cmd *cmd;
 	char *args[CONTROL_MAX_WORDS] = {NULL};
+	char names[256];
 
 	if (control_printable(line, r) < 0 || control_split(line, &q, r) < 0)
 		return;
 	if (!q.n) {
-		control_fail(r, "empty request (commands: status, sweep, reload, plan, topology, "
-				"lfts, lids, routes)");
+		control_fail(r, "empty request (commands: %s)",
+			     control_names_list(names, sizeof(names)));
 		return;
 	}
 	cmd = control_find(q.word[0]);
 	if (!cmd) {
-		control_fail(r,
-			     "unknown command '%.64s' (commands: status, sweep, reload, plan, "
-			     "topology, lfts, lids, routes)",
-			     q.word[0]);
+		control_fail(r, "unknown command '%.64s' (commands: %s)", q.word[0],
+			     control_names_list(names, sizeof(names)));
 		return;
 	}
 	if (q.n - 1 < cmd->min_args || q.n - 1 > cmd->max_args) {

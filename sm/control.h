@@ -6,7 +6,7 @@
  * line:
  *
  *   status | sweep | reload | plan FILE | topology [ibnetdiscover|json|dot]
- *   | lfts | lids | routes SRC DST
+ *   | lfts | lids | routes SRC DST | metrics
  *
  * (words split on blanks; "double quotes" keep a node name with blanks in
  * one word).  The server answers "ok" or "error <message>" on the first
@@ -29,6 +29,7 @@
 #include "routing/fabric.h"
 #include "routing/topo_write.h"
 #include "sm/lid_alloc.h"
+#include "sm/metrics.h"
 #include "sm/sa.h"
 #include "sm/sm.h"
 
@@ -84,6 +85,9 @@ struct control_ops {
 	/* Node GUID -> name map for output and for naming nodes in "routes";
 	 * NULL = descriptions only. */
 	const struct topo_names *(*names)(void *ctx);
+	/* The figures "metrics" renders (sm/metrics.h); pointers in it are
+	 * borrowed for the request. */
+	void (*metrics)(void *ctx, struct metrics_figures *out);
 };
 
 /* Create the listening socket at path: the parent directory is created

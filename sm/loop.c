@@ -18,6 +18,7 @@
 #include "control.h"
 #include "opts.h"
 #include "mcast.h"
+#include "notify.h"
 #include "sa.h"
 
 struct loop {
@@ -41,9 +42,15 @@ struct loop {
 	struct sm_sweep_stats last, last_good;
 	int subnet_up;
 	int exit_code;
+	/* operations: log rotation, sd_notify, metrics (loop_ops_*) */
+	ev_signal sig_usr1;
+	struct notify notify;
+	uint64_t heavy_sweeps, failed_sweeps, lft_blocks_total;
 };
 
 static void loop_names(struct loop *l, const struct policy *p);
+static void loop_ops_sweep_done(struct loop *l, const struct sm_sweep_stats *st);
+static int loop_ops_reload(struct loop *l, char *err, size_t errlen);
 
 static uint64_t loop_now_ms(void *ctx)
 {
@@ -201,7 +208,7 @@ static void loop_on_hup(struct loop *l)
 
 	if (!l->opts->policy_path) {
 		log_info("SIGHUP: heavy sweep requested");
-	} else if (loop_reload(l, err, sizeof(err)) < 0) {
+	} else if (loop_ops_reload(l, err, sizeof(err)) < 0) {
 		log_warnx("NSM-E600 reload of %s refused: %s; the old policy and tables stay in force",
 			  l->opts->policy_path, err);
 		return;
@@ -218,6 +225,11 @@ static void loop_on_signal(struct ev_loop *ev, ev_signal *w, int revents)
 	(void)revents;
 	if (w->signum == SIGHUP) {
 		loop_on_hup(l);
+		return;
+	}
+	if (w->signum == SIGUSR1) {
+		if (log_reopen() == 0 && log_file_path())
+			log_info("SIGUSR1: reopened the log file %s", log_file_path());
 		return;
 	}
 	log_info("signal %d: stopping", w->signum);
@@ -299,6 +311,7 @@ static void loop_on_sweep_done(void *arg, const struct sm_sweep_stats *st)
 	struct loop *l = arg;
 
 	loop_print(l, st);
+	loop_ops_sweep_done(l, st);
 	l->last = *st;
 	l->last_end_ms = loop_now_ms(NULL);
 	if (st->status == 0 && st->sm_state == SM_STATE_MASTER) {
@@ -323,6 +336,64 @@ static void loop_notify(void *arg)
 	struct loop *l = arg;
 
 	ev_async_send(l->ev, &l->rx);
+}
+
+/* ---- operations: sd_notify, metrics figures ------------------------- */
+
+/* After each heavy sweep: count it; READY=1 at the first good one as
+ * master (SUBNET UP) or the first that leaves us standby under another
+ * master (running as it should: systemd must not wait for a SUBNET UP
+ * that is not ours to give), a short STATUS= after every other. */
+static void loop_ops_sweep_done(struct loop *l, const struct sm_sweep_stats *st)
+{
+	char status[160];
+	int up = sm_subnet_state(st) != SM_SUBNET_NO ||
+		 (st->status == 0 && st->sm_state == SM_STATE_STANDBY);
+
+	l->heavy_sweeps++;
+	l->failed_sweeps += st->status != 0;
+	l->lft_blocks_total += st->lft_blocks_sent;
+	notify_status_sweep(st, up ? st->number : l->last_good.number, status, sizeof(status));
+	notify_send(&l->notify, up && !l->notify.ready ? NOTIFY_READY : NOTIFY_STATUS, status);
+}
+
+/* A policy reload between RELOADING=1 and READY=1 (READY only once the
+ * first SUBNET UP has said it). */
+static int loop_ops_reload(struct loop *l, char *err, size_t errlen)
+{
+	int ready = l->notify.ready;
+	int rc;
+
+	notify_send(&l->notify, NOTIFY_RELOADING, "reloading the policy");
+	rc = loop_reload(l, err, errlen);
+	notify_send(&l->notify, ready ? NOTIFY_READY : NOTIFY_STATUS,
+		    rc < 0 ? "policy reload refused; the old policy stays" : "policy reloaded");
+	return rc;
+}
+
+static void loop_ctl_metrics(void *ctx, struct metrics_figures *m)
+{
+	struct loop *l = ctx;
+	const struct mad_counters *mad = sm_mad_counters(l->sm);
+	const struct sa_counters *sa = &sm_sa(l->sm)->counters;
+
+	m->uptime_s = (loop_now_ms(NULL) - l->started_ms) / 1000;
+	m->sweeps_heavy = l->heavy_sweeps;
+	m->sweeps_light = sm_light_stats(l->sm)->runs;
+	m->sweeps_failed = l->failed_sweeps;
+	m->have_last = l->last.number != 0;
+	m->last_sweep_ms = l->last.sweep_ms;
+	m->smp = (struct metrics_mads){mad->sent, mad->received, mad->timeouts, mad->retries};
+	m->sa = (struct metrics_mads){sa->answered + sa->reports, sa->requests, 0, 0};
+	m->sa_answered = sa->answered;
+	m->sa_errors = sa->errors;
+	m->sa_malformed = sa->malformed;
+	m->lids_used = lid_alloc_count(sm_lids(l->sm));
+	m->lft_blocks_sent = l->lft_blocks_total;
+	m->engine = l->last_good.number ? l->last_good.engine : NULL;
+	m->engines = l->opts->sm.engine;
+	m->sm_state = sm_state(l->sm);
+	m->subnet_up = l->subnet_up != 0; /* degraded counts as up */
 }
 
 /* ---- control socket (sm/control.c speaks the protocol) ------------- */
@@ -360,7 +431,7 @@ static int loop_ctl_sweep(void *ctx)
 static int loop_ctl_reload(void *ctx, char *msg, size_t msglen)
 {
 	struct loop *l = ctx;
-	int rc = loop_reload(l, msg, msglen);
+	int rc = loop_ops_reload(l, msg, msglen);
 
 	if (rc < 0) {
 		log_warnx("NSM-E600 reload refused (nanosmctl): %s; the old policy and tables stay "
@@ -477,6 +548,7 @@ static void loop_ctl_start(struct loop *l)
 		.lfts = loop_ctl_lfts,
 		.lids = loop_ctl_lids,
 		.names = loop_ctl_names,
+		.metrics = loop_ctl_metrics,
 	};
 	l->ctl_fd = control_listen(path, err, sizeof(err));
 	if (l->ctl_fd < 0) {
@@ -508,6 +580,8 @@ static void loop_watchers_start(struct loop *l)
 	ev_signal_init(&l->sig_term, loop_on_signal, SIGTERM);
 	ev_signal_init(&l->sig_int, loop_on_signal, SIGINT);
 	ev_signal_init(&l->sig_hup, loop_on_signal, SIGHUP);
+	ev_signal_init(&l->sig_usr1, loop_on_signal, SIGUSR1);
+	l->sig_usr1.data = l;
 	l->rx.data = l->mad_timer.data = l->sweep_timer.data = l->sweep_idle.data = l;
 	l->sig_term.data = l->sig_int.data = l->sig_hup.data = l;
 	ev_async_start(l->ev, &l->rx);
@@ -520,6 +594,7 @@ static void loop_signals_start(struct loop *l)
 	ev_signal_start(l->ev, &l->sig_term);
 	ev_signal_start(l->ev, &l->sig_int);
 	ev_signal_start(l->ev, &l->sig_hup);
+	ev_signal_start(l->ev, &l->sig_usr1);
 }
 
 /* The policy's node names, handed to the SM (it copies them). */
@@ -593,6 +668,7 @@ int loop_run(struct loop_opts *opts)
 
 	memset(&l, 0, sizeof(l));
 	l.opts = opts;
+	notify_open(&l.notify);
 	l.ev = ev_default_loop(EVFLAG_AUTO);
 	if (!l.ev) {
 		log_warnx("NSM-E503 cannot start the event loop");
@@ -612,6 +688,7 @@ int loop_run(struct loop_opts *opts)
 		ev_timer_start(l.ev, &l.sweep_timer);
 	loop_request_sweep(&l);
 	ev_run(l.ev, 0);
+	notify_send(&l.notify, NOTIFY_STOPPING, "stopping");
 	loop_ctl_stop(&l);
 	free(l.name_v);
 	loop_print_counters(sm_mad_counters(l.sm));
@@ -622,5 +699,6 @@ int loop_run(struct loop_opts *opts)
 	}
 	mad_port_close(l.port);
 	ev_loop_destroy(l.ev);
+	notify_close(&l.notify);
 	return l.exit_code;
 }

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,8 @@ static void main_usage(FILE *to)
 		"usage: nanosm [-f FILE] [--check] [-g PORTGUID | -d CA [-p PORT]] [--once]\n"
 		"              [--sweep-interval SEC]\n"
 		"              [--guid2lid PATH] [-R ENGINE] [--priority N] [--window N]\n"
-		"              [--mad-timeout MS] [--mad-retries N] [-v] [-h]\n"
+		"              [--mad-timeout MS] [--mad-retries N] [-L FILE]\n"
+		"              [--log-level LEVEL] [--log-syslog-prefix] [-v] [-q] [-h]\n"
 		"  -g, --guid PORTGUID     run on the local port with this GUID\n"
 		"  -d, --ca CA             run on this CA (e.g. mlx5_0)\n"
 		"  -p, --port N            port number on the CA (default: first InfiniBand port)\n"
@@ -48,7 +50,13 @@ static void main_usage(FILE *to)
 		    "      --window N          SMPs in flight at once (default 16)\n"
 		    "      --mad-timeout MS    per-SMP timeout in milliseconds (default 200)\n"
 		    "      --mad-retries N     retries after a timeout (default 3)\n"
-		    "  -v, --verbose           debug log\n"
+		    "  -L, --log-file FILE     log to FILE (appended; SIGUSR1 reopens it) instead\n"
+		    "                          of stderr\n"
+		    "      --log-level LEVEL   err, warn, info (default) or debug\n"
+		    "      --log-syslog-prefix start lines with <N> syslog priorities, without\n"
+		    "                          timestamps (automatic when stderr is the journal)\n"
+		    "  -v, --verbose           debug log (--log-level debug)\n"
+		    "  -q, --quiet             warnings and errors only (--log-level warn)\n"
 		    "  -h, --help              this text\n");
 }
 
@@ -72,6 +80,8 @@ enum {
 	OPT_ROOTS,
 	OPT_CHECK,
 	OPT_SOCKET,
+	OPT_LOG_LEVEL,
+	OPT_LOG_SYSLOG_PREFIX,
 };
 
 static const struct option main_longopts[] = {
@@ -90,7 +100,11 @@ static const struct option main_longopts[] = {
 	{"config", required_argument, NULL, 'f'},
 	{"check", no_argument, NULL, OPT_CHECK},
 	{"socket", required_argument, NULL, OPT_SOCKET},
+	{"log-file", required_argument, NULL, 'L'},
+	{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+	{"log-syslog-prefix", no_argument, NULL, OPT_LOG_SYSLOG_PREFIX},
 	{"verbose", no_argument, NULL, 'v'},
+	{"quiet", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -156,12 +170,19 @@ static void main_roots(const char *path, struct loop_opts *o)
 	o->sm.n_roots = n;
 }
 
-static void main_parse(int argc, char **argv, struct loop_opts *o, int *check)
+/* What the command line says that is not the SM's business. */
+struct main_flags {
+	int check;		/* --check */
+	const char *log_file;	/* -L */
+	int log_syslog_prefix;	/* --log-syslog-prefix */
+};
+
+static void main_parse(int argc, char **argv, struct loop_opts *o, struct main_flags *mf)
 {
 	unsigned long long v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "g:d:p:R:f:vh", main_longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "g:d:p:R:f:L:vqh", main_longopts, NULL)) != -1) {
 		switch (c) {
 		case 'g':
 			if (main_number(optarg, UINT64_MAX, &v) < 0 || !v)
@@ -226,14 +247,29 @@ static void main_parse(int argc, char **argv, struct loop_opts *o, int *check)
 			o->cli_set |= OPTS_CLI_RETRIES;
 			break;
 		case 'v':
-			o->verbosity++;
+			o->verbosity = o->verbosity < LOG_LVL_DEBUG ? o->verbosity + 1 : LOG_LVL_DEBUG;
 			o->cli_set |= OPTS_CLI_VERBOSE;
+			break;
+		case 'q':
+			o->verbosity = o->verbosity > LOG_LVL_ERR ? o->verbosity - 1 : LOG_LVL_ERR;
+			o->cli_set |= OPTS_CLI_VERBOSE;
+			break;
+		case OPT_LOG_LEVEL:
+			if (log_level_parse(optarg, &o->verbosity) < 0)
+				main_bad("log level (err, warn, info, debug)", optarg);
+			o->cli_set |= OPTS_CLI_VERBOSE;
+			break;
+		case 'L':
+			mf->log_file = optarg;
+			break;
+		case OPT_LOG_SYSLOG_PREFIX:
+			mf->log_syslog_prefix = 1;
 			break;
 		case 'f':
 			o->policy_path = optarg;
 			break;
 		case OPT_CHECK:
-			*check = 1;
+			mf->check = 1;
 			break;
 		case OPT_SOCKET:
 			o->socket_path = optarg;
@@ -284,6 +320,22 @@ static int main_check(const struct policy *p)
 	return 0;
 }
 
+/* -L FILE: a log file that cannot be opened is fatal (said on stderr).
+ * SIGUSR1 (log rotation) is ignored until the event loop takes it over,
+ * so a logrotate run during a slow start-up cannot kill the daemon. */
+static void main_log_sink(const struct main_flags *mf)
+{
+	int rc = mf->log_file ? log_open_file(mf->log_file) : 0;
+
+	if (rc < 0) {
+		fprintf(stderr, "nanosm: NSM-E900 cannot open the log file %s: %s\n", mf->log_file,
+			strerror(-rc));
+		exit(1);
+	}
+	log_syslog_prefix(mf->log_syslog_prefix ? 1 : LOG_PREFIX_AUTO);
+	signal(SIGUSR1, SIG_IGN);
+}
+
 /* Keys are secrets: say so when the file holding them is readable by
  * anyone but its owner. */
 static void main_check_secret(const struct loop_opts *o, const struct policy *p)
@@ -307,15 +359,16 @@ int main(int argc, char **argv)
 		       .engine = MAIN_DEFAULT_ENGINES,
 		       .mad = {.window = 16, .timeout_ms = 200, .retries = 3}},
 	};
-	int check = 0;
+	struct main_flags mf = {0};
 	struct policy *p;
 
-	main_parse(argc, argv, &o, &check);
+	main_parse(argc, argv, &o, &mf);
 	p = main_policy(&o);
-	if (check)
+	if (mf.check)
 		return main_check(p);
 	opts_apply_policy(&o, p);
 	log_init(o.verbosity, "nanosm");
+	main_log_sink(&mf);
 	if (o.policy_path)
 		log_info("policy %s", o.policy_path);
 	main_check_secret(&o, p);

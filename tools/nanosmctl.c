@@ -58,6 +58,7 @@ static void ctl_usage(FILE *to)
 	    "  lids                        every LID: port GUID, LID, node name\n"
 	    "  routes SRC DST              the path from SRC to DST, as ibtracert prints it\n"
 	    "                              (each a LID, a GUID or a node name)\n"
+	    "  metrics                     counters and gauges in the Prometheus text format\n"
 	    "exit status: 0 ok, 1 the daemon answered with an error, 2 the daemon could not\n"
 	    "be reached or bad usage\n",
 	    CONTROL_DEFAULT_PATH, CTL_DEFAULT_TIMEOUT_S);

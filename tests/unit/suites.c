@@ -35,5 +35,8 @@ const unit_register_fn unit_suites[] = {
 	test_standby_register,
 	test_quarantine_register,
 	test_lft_order_register,
+	test_log_register,
+	test_notify_register,
+	test_metrics_register,
 	NULL,
 };

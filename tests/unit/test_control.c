@@ -171,6 +171,15 @@ static const struct topo_names *tc_names(void *ctx)
 	return &((struct tc *)ctx)->names;
 }
 
+static void tc_metrics(void *ctx, struct metrics_figures *m)
+{
+	(void)ctx;
+	m->sweeps_heavy = 7;
+	m->engine = "minhop";
+	m->sm_state = SM_STATE_MASTER;
+	m->subnet_up = 1;
+}
+
 static const struct control_ops tc_ops = {
     .ctx = &tc,
     .status = tc_status,
@@ -181,6 +190,7 @@ static const struct control_ops tc_ops = {
     .lfts = tc_lfts,
     .lids = tc_lids,
     .names = tc_names,
+    .metrics = tc_metrics,
 };
 
 /* ---- Setup -------------------------------------------------------------- */
@@ -378,6 +388,18 @@ static void test_control_lfts(void)
 	tc.no_lfts = 0;
 }
 
+static void test_control_metrics(void)
+{
+	char *got = tc_ask("metrics");
+
+	CU_ASSERT_EQUAL(strncmp(got, "ok\n# HELP nanosm_uptime_seconds ", 32), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(got, "\nnanosm_sweeps_total{kind=\"heavy\"} 7\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(got, "\nnanosm_routing_engine_info{engine=\"minhop\","));
+	CU_ASSERT_PTR_NOT_NULL(strstr(got, "\nnanosm_subnet_up 1\n"));
+	free(got);
+	tc_expect("metrics now", "error usage: metrics\n");
+}
+
 static void test_control_lids(void)
 {
 	tc_expect("lids", "ok\n"
@@ -459,13 +481,13 @@ static void test_control_bad_requests(void)
 	char *huge = malloc(CONTROL_REQUEST_MAX + 10);
 
 	tc_expect("", "error empty request (commands: status, sweep, reload, plan, topology, "
-		      "lfts, lids, routes)\n");
+		      "lfts, lids, routes, metrics)\n");
 	tc_expect("   ", "error empty request (commands: status, sweep, reload, plan, topology, "
-			 "lfts, lids, routes)\n");
+			 "lfts, lids, routes, metrics)\n");
 	tc_expect("frobnicate", "error unknown command 'frobnicate' (commands: status, sweep, "
-				"reload, plan, topology, lfts, lids, routes)\n");
+				"reload, plan, topology, lfts, lids, routes, metrics)\n");
 	tc_expect("STATUS", "error unknown command 'STATUS' (commands: status, sweep, reload, "
-			    "plan, topology, lfts, lids, routes)\n");
+			    "plan, topology, lfts, lids, routes, metrics)\n");
 	tc_expect("status now", "error usage: status\n");
 	tc_expect("routes a b c d", "error too many words in the request\n");
 	tc_expect("routes \"host1 host3", "error unterminated quote in the request\n");
@@ -482,8 +504,8 @@ static void test_control_bad_requests(void)
 static void test_control_missing_ops(void)
 {
 	static const struct control_ops none = {0};
-	static const char *const lines[] = {"status",	"sweep", "reload", "plan /x",
-					    "topology", "lfts",	 "lids",   "routes 1 2"};
+	static const char *const lines[] = {"status", "sweep", "reload",     "plan /x", "topology",
+					    "lfts",   "lids",  "routes 1 2", "metrics"};
 	static const char *const want[] = {
 	    "error status is not available\n",
 	    "error sweep is not available\n",
@@ -493,6 +515,7 @@ static void test_control_missing_ops(void)
 	    "error no fabric yet (no sweep has succeeded)\n",
 	    "error lids are not available\n",
 	    "error no fabric yet (no sweep has succeeded)\n",
+	    "error metrics are not available\n",
 	};
 
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
@@ -823,6 +846,7 @@ void test_control_register(void)
 	CU_add_test(s, "topology", test_control_topology);
 	CU_add_test(s, "lfts", test_control_lfts);
 	CU_add_test(s, "lids", test_control_lids);
+	CU_add_test(s, "metrics", test_control_metrics);
 	CU_add_test(s, "routes", test_control_routes);
 	CU_add_test(s, "routes: ambiguous name, black hole, no tables", test_control_routes_faults);
 	CU_add_test(s, "malformed requests", test_control_bad_requests);

@@ -37,5 +37,8 @@ void test_restart_register(void);
 void test_standby_register(void);
 void test_quarantine_register(void);
 void test_lft_order_register(void);
+void test_log_register(void);
+void test_notify_register(void);
+void test_metrics_register(void);
 
 #endif
