@@ -22,6 +22,7 @@
 #include "routing/verify.h"
 #include "sm/control.h"
 #include "sm/log.h"
+#include "sm/quarantine.h"
 
 #define CONTROL_MAX_WORDS 4 /* the command and up to three arguments */
 #define CONTROL_DRAIN_MAX 65536
@@ -170,6 +171,45 @@ static void control_status_sa(struct verify_buf *b, const struct control_status 
 			  st->mcast_groups);
 }
 
+static const char *control_path_str(const uint8_t *path, uint8_t hops, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (!hops)
+		return "local";
+	buf[0] = '\0';
+	for (unsigned i = 0; i <= hops && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, i ? ",%u" : "%u", path[i]);
+	return buf;
+}
+
+/* The last sweep's loose ends: silent nodes kept, retries over other
+ * routes, and what is quarantined (one line each). */
+static void control_status_faults(struct verify_buf *b, const struct control_status *st)
+{
+	const struct sm_sweep_stats *l = &st->last;
+	size_t held = st->quar ? quar_count(st->quar) : 0;
+	char path[200];
+
+	if (!l->number)
+		return;
+	verify_buf_printf(b,
+			  "last sweep faults: unreachable=%zu stale=%zu set_errors=%zu "
+			  "alt_tries=%zu alt_ok=%zu incomplete_run=%u\n",
+			  l->unreachable, l->stale, l->set_errors, l->alt_tries, l->alt_ok,
+			  l->incomplete_run);
+	verify_buf_printf(b, "quarantined: %zu\n", held);
+	for (size_t i = 0; held && i < st->quar->n; i++) {
+		const struct quar_entry *e = &st->quar->e[i];
+
+		if (e->misses < QUAR_AFTER)
+			continue;
+		verify_buf_printf(b, "  0x%016" PRIx64 " port %u: %s failed in %u sweeps (%u-%u) via %s\n",
+				  e->guid, e->port, smp_attr_name(e->attr), e->misses, e->first,
+				  e->last, control_path_str(e->path, e->hops, path, sizeof(path)));
+	}
+}
+
 static void control_cmd_status(const struct control_ops *ops, char *const *args,
 			       struct control_reply *r)
 {
@@ -201,6 +241,7 @@ static void control_cmd_status(const struct control_ops *ops, char *const *args,
 			  " last_ms=%" PRIu64 " traps_suppressed=%" PRIu64 "\n",
 			  st.light.runs, st.light.escalations, st.light.last_mads, st.light.last_ms,
 			  st.light.traps_suppressed);
+	control_status_faults(b, &st);
 }
 
 /* ---- sweep, reload, plan ------------------------------------------------ */

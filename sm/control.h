@@ -59,6 +59,7 @@ struct control_status {
 	struct sm_light_stats light;	 /* light sweeps and traps since start */
 	struct sa_counters sa;		 /* SA queries since start */
 	size_t mcast_groups;		 /* multicast groups the SA holds */
+	const struct quar *quar;	 /* what keeps failing (borrowed; NULL: none) */
 };
 
 /* The daemon's side.  Any op may be NULL: its commands then answer

@@ -419,6 +419,7 @@ static void loop_ctl_status(void *ctx, struct control_status *out)
 	out->sa = sm_sa(l->sm)->counters;
 	out->rx_dropped = mad_port_rx_dropped(l->port);
 	out->light = *sm_light_stats(l->sm);
+	out->quar = sm_quarantine(l->sm);
 	out->mcast_groups = mcast_db_count(sm_sa(l->sm)->mcast);
 }
 

@@ -1188,6 +1188,11 @@ const struct sm_light_stats *sm_light_stats(const struct sm *sm)
 	return &sm->light_st;
 }
 
+const struct quar *sm_quarantine(const struct sm *sm)
+{
+	return &sm->quar;
+}
+
 static void sm_on_request(void *arg, const struct mad_addr *from, const struct smp *req)
 {
 	struct sm *sm = arg;

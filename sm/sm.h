@@ -96,6 +96,7 @@ enum sm_subnet { SM_SUBNET_NO = 0, SM_SUBNET_DEGRADED = 1, SM_SUBNET_COMPLETE = 
 enum sm_subnet sm_subnet_state(const struct sm_sweep_stats *st);
 
 struct sm;
+struct quar;
 
 struct sm *sm_new(const struct sm_opts *opts, const struct mad_xmit *xmit,
 		  const struct sm_clock *clock);
@@ -145,6 +146,8 @@ struct sm_light_stats {
  * a heavy sweep decides again); -EPERM in NOTACTIVE. */
 int sm_light_sweep(struct sm *sm);
 const struct sm_light_stats *sm_light_stats(const struct sm *sm);
+/* What keeps failing, sweep after sweep (borrowed; see quarantine.h). */
+const struct quar *sm_quarantine(const struct sm *sm);
 
 /* Start a heavy sweep now; -EBUSY if one is running (then it is remembered
  * and run once the current one ends: requests coalesce); -EPERM in

@@ -23,12 +23,13 @@
 #
 # Appends one line to OUTDIR/drops.tsv; writes OUTDIR/NAME.log.txt (nanosm's
 # log without debug lines) and OUTDIR/NAME.check.*.txt (the check outputs).
-# Exit 0 if A passed (SUBNET UP and a correct fabric at that point), 1 if not.
+# Exit 0 if A passed (SUBNET UP and a correct fabric at that point; or a
+# degraded SUBNET UP and a correct fabric within the re-sweeps), 1 if not.
 . "$(dirname "$0")/../integration/lib.sh"
 
 name=$1 fabric=$(realpath "$2") rate=$3 out=$(realpath -m "$4")
 shift 4
-DROP_UP_TIMEOUT=${DROP_UP_TIMEOUT:-60}
+DROP_UP_TIMEOUT=${DROP_UP_TIMEOUT:-150}
 DROP_RESWEEPS=${DROP_RESWEEPS:-3}
 DROP_SWEEP_TIMEOUT=${DROP_SWEEP_TIMEOUT:-60}
 
@@ -104,7 +105,9 @@ done
 if [ $up = yes ]; then
 	up_ms=$(($(date +%s%3N) - t0))
 	sweeps_up=$(nsweeps)
-	it_log "SUBNET UP after ${up_ms} ms, sweep $sweeps_up: $(grep -m1 -E ' sweep [0-9]+: ok ' "$SM_LOG" | cut -d' ' -f3- | cut -c1-200)"
+	degraded=no
+	grep -q 'SUBNET UP:.* degraded=1' "$SM_LOG" && degraded=yes
+	it_log "SUBNET UP after ${up_ms} ms, sweep $sweeps_up (degraded: $degraded): $(grep -m1 'SUBNET UP' "$SM_LOG" | cut -d' ' -f3- | cut -c1-200)"
 	first=$(judge up)
 else
 	kill -0 "$SM_PID" 2>/dev/null || it_fail "nanosm exited under $rate% drops"
@@ -156,5 +159,11 @@ it_log "warnings/errors: ${ids:-none}"
 printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$rate" "${*:-defaults}" "$up" "$up_ms" \
 	"$sweeps_up" "$first" "$correct_after" "$recovered" "$loss" "${ids:-none}" >>"$out/drops.tsv"
 [ "$recovered" = correct ] || { echo "[$IT_NAME] FAIL: fabric not correct after the drops stopped and a sweep"; exit 1; }
-[ $up = yes ] && [ "$first" = correct ] || { echo "[$IT_NAME] FAIL: $rate% drops: SUBNET UP=$up, fabric at SUBNET UP: $first"; exit 1; }
+# A complete SUBNET UP must be correct; a degraded one (nanosm says the
+# sweeps keep leaving work undone) must become correct within the re-sweeps.
+if [ $up = yes ] && [ "$first" != correct ] && [ "${degraded:-no}" = yes ] && [ "$correct_after" != - ]; then
+	it_log "degraded SUBNET UP at sweep $sweeps_up, correct at sweep $correct_after"
+	it_pass
+fi
+[ $up = yes ] && [ "$first" = correct ] || { echo "[$IT_NAME] FAIL: $rate% drops: SUBNET UP=$up (degraded: ${degraded:-no}), fabric at SUBNET UP: $first, correct after: $correct_after"; exit 1; }
 it_pass

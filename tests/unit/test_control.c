@@ -24,6 +24,7 @@
 #include "routing/route.h"
 #include "routing/topo_file.h"
 #include "sm/control.h"
+#include "sm/quarantine.h"
 #include "sm/log.h"
 #include "tests/unit/unit.h"
 
@@ -73,6 +74,15 @@ static struct tc tc;
 
 /* ---- Fake ops ----------------------------------------------------------- */
 
+/* one key quarantined, one missing but not yet */
+static struct quar_entry tc_quar_e[] = {
+	{.guid = 0x0002c90300a00044ULL, .port = 3, .attr = SMP_ATTR_NODE_INFO, .misses = 4,
+	 .first = 2, .last = 5, .hops = 2, .path = {0, 1, 3}},
+	{.guid = 0x0002c90300a00055ULL, .port = 1, .attr = SMP_ATTR_PORT_INFO, .misses = 1,
+	 .first = 5, .last = 5},
+};
+static struct quar tc_quar = {.e = tc_quar_e, .n = 2, .cap = 2};
+
 static void tc_status(void *ctx, struct control_status *st)
 {
 	(void)ctx;
@@ -107,6 +117,10 @@ static void tc_status(void *ctx, struct control_status *st)
 	st->light.escalations = 1;
 	st->light.last_mads = 2;
 	st->light.last_ms = 1;
+	st->last.unreachable = 2;
+	st->last.stale = 1;
+	st->last.incomplete_run = 4;
+	st->quar = &tc_quar;
 }
 
 static int tc_sweep(void *ctx)
@@ -315,7 +329,11 @@ static void test_control_status(void)
 		  "requests=0 send_errors=0 rx_dropped=7\n"
 		  "sa: requests=12 answered=11 errors=2 malformed=1 reports=0 path_queries=8 "
 		  "path_cache_hits=5 deferred=4 backlog_dropped=0 mcast_groups=3\n"
-		  "light sweeps: runs=9 escalations=1 last_mads=2 last_ms=1 traps_suppressed=0\n");
+		  "light sweeps: runs=9 escalations=1 last_mads=2 last_ms=1 traps_suppressed=0\n"
+		  "last sweep faults: unreachable=2 stale=1 set_errors=0 alt_tries=0 alt_ok=0 "
+		  "incomplete_run=4\n"
+		  "quarantined: 1\n"
+		  "  0x0002c90300a00044 port 3: NodeInfo failed in 4 sweeps (2-5) via 0,1,3\n");
 	tc_expect_has("  status  ", "ok", "state: MASTER\n");
 	/* a standby names the master it follows */
 	tc.standby = 1;
