@@ -821,7 +821,7 @@ static void sm_rejected(struct sm *sm, const struct mad_addr *from, const uint8_
 	uint64_t now = sm_now(sm);
 
 	sm->rejected_quiet++;
-	if (sm->rejected_ms && now >= sm->rejected_ms && now - sm->rejected_ms < 1000)
+	if (sm->rejected_said && now < sm->rejected_ms + 1000)
 		return;
 	log_warnx("NSM-W220 ignored a MAD from LID %u (class 0x%02x method 0x%02x attribute "
 		  "0x%04x, %zu bytes): not an answer to an SMP of ours, or malformed; %" PRIu64
@@ -829,7 +829,8 @@ static void sm_rejected(struct sm *sm, const struct mad_addr *from, const uint8_
 		  from->lid, len > 1 ? mad[1] : 0, len > 3 ? mad[3] : 0,
 		  len > 17 ? (unsigned)(mad[16] << 8 | mad[17]) : 0u, len, sm->rejected_quiet);
 	sm->rejected_quiet = 0;
-	sm->rejected_ms = now ? now : 1;
+	sm->rejected_ms = now;
+	sm->rejected_said = 1;
 }
 
 uint64_t sm_tick(struct sm *sm)

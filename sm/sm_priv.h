@@ -144,6 +144,7 @@ struct sm {
 	uint64_t trap_due_ms; /* a repressed trap still wants a sweep then (0: none) */
 	uint64_t rejected_ms;	 /* when a thrown-away MAD was last logged */
 	uint64_t rejected_quiet; /* thrown away since then */
+	int rejected_said;	 /* one was logged (rejected_ms is set) */
 	size_t mft_blocks_at;	  /* st.mft_blocks_sent when that push started */
 	/* M_Key trouble, each port logged once (configure.c) */
 	struct sm_guid_set mkey_foreign; /* ports holding an M_Key that is not ours */

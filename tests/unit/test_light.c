@@ -7,9 +7,13 @@
  */
 #include <CUnit/CUnit.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mad/smp.h"
+#include "sm/log.h"
 #include "sm/sm.h"
 #include "tests/unit/sm_rig.h"
 #include "tests/unit/unit.h"
@@ -340,6 +344,61 @@ static void test_light_mkey_lease(void)
 	rig_fini(&r);
 }
 
+/* Read the test's log file into buf; the number of lines holding needle. */
+static int light_log_count(const char *path, const char *needle, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, len - 1, f) : 0;
+	int count = 0;
+
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	for (const char *p = buf; (p = strstr(p, needle)); p += strlen(needle))
+		count++;
+	return count;
+}
+
+/* MADs that answer nothing of ours are thrown away with one NSM-W220 line
+ * a second, naming the sender's LID and counting the ones not said. */
+static void test_light_rejected_logged(void)
+{
+	char path[] = "/tmp/nanosm-unit-w220-XXXXXX", buf[8192];
+	struct mad_addr from = {.lid = 7};
+	uint8_t mad[SMP_MAD_SIZE];
+	struct smp bogus;
+	int level = log_level_get(), fd;
+	struct rig r;
+
+	rig_init(&r, light_topo, NULL, "minhop");
+	rig_sweep(&r);
+	fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	log_init(LOG_LVL_WARN, NULL);
+	CU_ASSERT_EQUAL_FATAL(log_open_file(path), 0);
+	smp_init_dr(&bogus, SMP_METHOD_GET, SMP_ATTR_NODE_INFO, 0, NULL, 0);
+	bogus.tid = 0x4242; /* no SMP of ours */
+	smp_make_response(&bogus);
+	CU_ASSERT_EQUAL(smp_encode(&bogus, mad, sizeof(mad)), 0);
+	for (int i = 0; i < 3; i++)
+		sm_recv(r.sm, &from, mad, sizeof(mad));
+	CU_ASSERT_EQUAL(light_log_count(path, "NSM-W220 ignored a MAD from LID 7", buf, sizeof(buf)),
+			1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "attribute 0x0011"));
+	r.now += 1001;
+	sm_recv(r.sm, &from, mad, 20); /* a runt: malformed */
+	CU_ASSERT_EQUAL(light_log_count(path, "NSM-W220 ignored a MAD from LID 7", buf, sizeof(buf)),
+			2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "3 such in all"));
+	CU_ASSERT_EQUAL(sm_mad_counters(r.sm)->unmatched, 3);
+	CU_ASSERT_EQUAL(sm_mad_counters(r.sm)->malformed, 1);
+	log_to_stderr();
+	log_init(level, NULL);
+	unlink(path);
+	rig_fini(&r);
+}
+
 void test_light_register(void)
 {
 	CU_pSuite s = CU_add_suite("light", NULL, NULL);
@@ -354,4 +413,5 @@ void test_light_register(void)
 	CU_add_test(s, "NodeInfo lies: 255 ports, a duplicate GUID", test_light_hostile_node_info);
 	CU_add_test(s, "a master's light sweep polls the other SMs", test_light_polls_other_sms);
 	CU_add_test(s, "an M_Key lease: light sweeps read CA ports", test_light_mkey_lease);
+	CU_add_test(s, "thrown-away MADs: one NSM-W220 line a second", test_light_rejected_logged);
 }
