@@ -16,6 +16,7 @@
 #include "mft_push.h"
 #include "pkey_push.h"
 #include "sa_svc.h"
+#include "topo_diff.h"
 
 struct sm_call {
 	struct sm_req req;
@@ -626,6 +627,47 @@ static void sm_commit_pkeys(struct sm *sm)
 	pkey_plan_fini(&sm->pk_next);
 }
 
+#define SM_CHANGES_SAID 20 /* changes logged one per line after a sweep */
+
+struct sm_changes {
+	unsigned said;
+};
+
+static void sm_change_line(void *arg, enum topo_change what, const struct fabric_node *a,
+			   unsigned pa, const struct fabric_node *b, unsigned pb)
+{
+	struct sm_changes *ch = arg;
+	static const char *const verb[] = {"node new", "node gone", "cable up", "cable down"};
+
+	if (ch->said++ >= SM_CHANGES_SAID)
+		return;
+	if (!b)
+		log_info("  %s: 0x%016llx (%s)", verb[what], (unsigned long long)a->guid, a->desc);
+	else
+		log_info("  %s: 0x%016llx (%s) port %u - 0x%016llx (%s) port %u", verb[what],
+			 (unsigned long long)a->guid, a->desc, pa, (unsigned long long)b->guid,
+			 b->desc, pb);
+}
+
+/* What this sweep changed against the last good model (after the first):
+ * one summary line, then one line per node or cable (at most 20). */
+static void sm_report_changes(const struct fabric *was, const struct fabric *now, unsigned sweep)
+{
+	struct topo_diff_counts c;
+	struct sm_changes ch = {0};
+
+	if (!was->n_nodes)
+		return;
+	topo_diff(was, now, NULL, NULL, &c);
+	if (!c.nodes_new && !c.nodes_gone && !c.links_up && !c.links_down)
+		return;
+	log_info("sweep %u changed the subnet: %zu nodes new, %zu gone, %zu cables up, %zu down",
+		 sweep, c.nodes_new, c.nodes_gone, c.links_up, c.links_down);
+	topo_diff(was, now, sm_change_line, &ch, &c);
+	if (ch.said > SM_CHANGES_SAID)
+		log_info("  ... and %u more", ch.said - SM_CHANGES_SAID);
+}
+
 static void sm_after_active(struct sm *sm)
 {
 	struct fabric old = sm->cur;
@@ -640,6 +682,7 @@ static void sm_after_active(struct sm *sm)
 	sm_count(sm, &sm->cur);
 	sm->st.status = 0;
 	sm_update_sa(sm);
+	sm_report_changes(&sm->next, &sm->cur, sm->st.number);
 	sm_port_events(sm, &sm->next, &sm->cur, 64);
 	sm_port_events(sm, &sm->cur, &sm->next, 65);
 	fabric_fini(&sm->next);

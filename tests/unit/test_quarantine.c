@@ -6,11 +6,14 @@
  */
 #include <CUnit/CUnit.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "mad/smp.h"
 #include "sm/quarantine.h"
+#include "routing/topo_file.h"
 #include "sm/sm.h"
+#include "sm/topo_diff.h"
 #include "tests/unit/sm_rig.h"
 #include "tests/unit/unit.h"
 
@@ -195,6 +198,57 @@ static void test_alt_route(void)
 	CU_ASSERT(alt_ok > 0);
 }
 
+struct q_seen {
+	unsigned n[4];
+	char last[4][160];
+};
+
+static void q_change(void *arg, enum topo_change what, const struct fabric_node *a, unsigned pa,
+		     const struct fabric_node *b, unsigned pb)
+{
+	struct q_seen *sn = arg;
+
+	sn->n[what]++;
+	if (b)
+		snprintf(sn->last[what], sizeof(sn->last[what]), "%s/%u-%s/%u", a->desc, pa, b->desc,
+			 pb);
+	else
+		snprintf(sn->last[what], sizeof(sn->last[what]), "%s", a->desc);
+}
+
+/* The changes a sweep reports: h2 gone (with its cable), one of the two
+ * s1-s2 cables down, h3 new on s1 port 4 (with its cable). */
+static void test_topo_changes(void)
+{
+	static const char after[] = "Hca 1 \"h1\"\n[1] \"s1\"[1]\n\n"
+				    "caguid=0x00000000000abc00\n"
+				    "Hca 1 \"h3\"\n[1] \"s1\"[4]\n\n"
+				    "Switch 4 \"s1\"\n[1] \"h1\"[1]\n[2] \"s2\"[2]\n[4] \"h3\"[1]\n\n"
+				    "Switch 4 \"s2\"\n[2] \"s1\"[2]\n";
+	struct fabric was, now;
+	struct topo_diff_counts c;
+	struct q_seen sn = {0};
+	char err[256];
+
+	fabric_init(&was);
+	fabric_init(&now);
+	CU_ASSERT_EQUAL_FATAL(topo_parse(q_line, strlen(q_line), "was", &was, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(topo_parse(after, strlen(after), "now", &now, err, sizeof(err)), 0);
+	topo_diff(&was, &now, q_change, &sn, &c);
+	CU_ASSERT_EQUAL(c.nodes_new, 1);
+	CU_ASSERT_EQUAL(c.nodes_gone, 1);
+	CU_ASSERT_EQUAL(c.links_up, 1);
+	CU_ASSERT_EQUAL(c.links_down, 2);
+	CU_ASSERT_STRING_EQUAL(sn.last[TOPO_NODE_NEW], "h3");
+	CU_ASSERT_STRING_EQUAL(sn.last[TOPO_NODE_GONE], "h2");
+	CU_ASSERT_EQUAL(sn.n[TOPO_LINK_DOWN], 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(sn.last[TOPO_LINK_UP], "h3/1"));
+	topo_diff(&was, &was, NULL, NULL, &c);
+	CU_ASSERT_EQUAL(c.nodes_new + c.nodes_gone + c.links_up + c.links_down, 0);
+	fabric_fini(&was);
+	fabric_fini(&now);
+}
+
 void test_quarantine_register(void)
 {
 	CU_pSuite s = CU_add_suite("quarantine", NULL, NULL);
@@ -205,4 +259,5 @@ void test_quarantine_register(void)
 		    test_silent_host_kept);
 	CU_add_test(s, "a silent switch keeps what hangs below it", test_silent_switch_kept);
 	CU_add_test(s, "another directed route when the first loses everything", test_alt_route);
+	CU_add_test(s, "what a sweep changed: nodes and cables", test_topo_changes);
 }
