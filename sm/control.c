@@ -178,8 +178,8 @@ static const char *control_path_str(const uint8_t *path, uint8_t hops, char *buf
 	if (!hops)
 		return "local";
 	buf[0] = '\0';
-	for (unsigned i = 0; i <= hops && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, i ? ",%u" : "%u", path[i]);
+	for (unsigned i = 1; i <= hops && n < len; i++) /* path[0] is unused */
+		n += (size_t)snprintf(buf + n, len - n, i > 1 ? ",%u" : "%u", path[i]);
 	return buf;
 }
 
