@@ -239,14 +239,22 @@ SWEEP_RE = re.compile(r'^(\d\d):(\d\d):(\d\d)\.(\d{3}) .*\bsweep (\d+): (ok|fail
 TRAP_RE = re.compile(r'^\S+ nanosm: trap from LID')
 
 
+OSM_TIME_RE = re.compile(r'^[A-Z][a-z]{2} +\d+ (\d\d):(\d\d):(\d\d) (\d{6}) ')
+
+
 def log_ms(line, t0):
-    """epoch ms of a log line's HH:MM:SS.mmm (local time), on t0's day."""
+    """epoch ms of a log line's HH:MM:SS.mmm (local time), on t0's day; an
+    OpenSM log line ("Nov 22 05:20:11 123456 [...]") too."""
     m = re.match(r'^(\d\d):(\d\d):(\d\d)\.(\d{3})', line)
+    us = None
     if not m:
-        return None
+        m = OSM_TIME_RE.match(line)
+        if not m:
+            return None
+        us = int(m.group(4))
     day = datetime.datetime.fromtimestamp(t0 / 1000.0)
     t = day.replace(hour=int(m.group(1)), minute=int(m.group(2)), second=int(m.group(3)),
-                    microsecond=int(m.group(4)) * 1000)
+                    microsecond=int(m.group(4)) * 1000 if us is None else us)
     ms = int(t.timestamp() * 1000)
     if ms < t0 - 12 * 3600 * 1000:      # crossed midnight
         ms += 24 * 3600 * 1000
