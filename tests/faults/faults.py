@@ -45,8 +45,8 @@ copied): this file adds what a fabric in flux needs.
   faults.py hplan --seed S --handovers M
       the kill delays of the handover campaign (handover.sh): one line
         IDX  DELAY_MS
-      the master is killed DELAY_MS after the fabric settled (0..2000 ms,
-      so the kill falls anywhere in the standby's 1 s poll period).
+      the master is killed DELAY_MS after the event before was judged
+      (0..999 ms: anywhere in the standby's 1 s poll period).
 
   faults.py logtime --log SMLOG --t0 MS --pattern ERE [--off B]
       ms from t0 (epoch ms) to the timestamp of the first line matching
@@ -369,7 +369,7 @@ def cmd_rplan(a):
 def cmd_hplan(a):
     rng = random.Random(a.seed)
     for i in range(1, a.handovers + 1):
-        print('%d\t%d' % (i, rng.randrange(2000)))
+        print("%d\t%d" % (i, rng.randrange(1000)))
     return 0
 
 

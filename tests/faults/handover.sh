@@ -34,7 +34,8 @@
 #                both MASTER).  OpenSM polls every
 #                sminfo_polling_timeout=1000 ms, 3 retries (-F file).
 # Each event is drawn from SEED only in its kill delay (faults.py hplan:
-# 0..2 s after the previous event settled, anywhere in the poll period).
+# 0..999 ms after the previous event was judged: anywhere in the 1 s poll
+# period of the standby).
 # Judged after every event: check_routes.py ports --fabric and routes
 # (ibnetdiscover, iblinkinfo, dump_fts), every LID equal to the baseline,
 # sminfo at each SM's LID (exactly one SMINFO_MASTER, the expected one, the
