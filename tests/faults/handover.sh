@@ -261,6 +261,8 @@ while IFS=$'\t' read -r idx delay <&3; do
 	fi
 	if [ $status = ok ]; then
 		judge "$newm" || status=check-failed
+	elif [ $status != no-takeover ]; then
+		judge "$newm" # the evidence for the failure file (who says MASTER)
 	fi
 	master=$newm
 	# pair idx path killed new_master takeover_ms handover_ms changed status
