@@ -483,7 +483,17 @@ def cmd_rsummary(a):
 
 
 HANDOVER_FIELDS = ('pair', 'idx', 'path', 'killed', 'new_master', 'takeover_ms', 'handover_ms',
-                   'changed', 'status')
+                   'changed', 'status', 'lft_sent')
+
+
+def lft_sums(rows):
+    """lft_blocks_sent per event: "12", "12+12" (two masters in one event)."""
+    out = []
+    for r in rows:
+        parts = [p for p in r.get('lft_sent', '-').split('+') if p.isdigit()]
+        if parts:
+            out.append(sum(int(p) for p in parts))
+    return out
 
 
 def cmd_hsummary(a):
@@ -491,8 +501,9 @@ def cmd_hsummary(a):
     if not rows:
         print('no handovers recorded')
         return 1
-    hdr = '%-16s %-22s %8s %-26s %-24s %5s' % (
-        'pair', 'events', 'survived', 'takeover med/p90/max', 'handover med/p90/max', 'LIDs')
+    hdr = '%-16s %-22s %8s %-26s %-24s %-12s %5s' % (
+        'pair', 'events', 'survived', 'takeover med/p90/max', 'handover med/p90/max',
+        'lft sent m/M', 'LIDs')
     print(hdr)
     print('-' * len(hdr))
     pairs = []
@@ -506,9 +517,12 @@ def cmd_hsummary(a):
             groups.append((path, [r for r in pr if r['path'] == path]))
         for label, g in groups:
             ok = [r for r in g if r['status'] == 'ok']
-            print('%-16s %-22s %4d/%-4d %-26s %-24s %5d' % (
+            lft = lft_sums(g)
+            print('%-16s %-22s %4d/%-4d %-26s %-24s %-12s %5d' % (
                 pair, label, len(ok), len(g), mmm(nums(g, 'takeover_ms'), 'ms'),
-                mmm(nums(g, 'handover_ms'), 'ms'), sum(nums(g, 'changed'))))
+                mmm(nums(g, 'handover_ms'), 'ms'),
+                '-' if not lft else '%s / %d' % (fmt(pct(lft, 0.5)), max(lft)),
+                sum(nums(g, 'changed'))))
     bad = [r for r in rows if r['status'] != 'ok']
     if bad:
         print('\nhandovers that failed:')

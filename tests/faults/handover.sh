@@ -42,7 +42,9 @@
 # other SMINFO_STANDBY), plain sminfo from a third CA names the expected
 # master's GUID, nanosmctl status of each nanosm says MASTER/STANDBY.
 # Figures: takeover = kill -> the survivor's SUBNET UP line (log time);
-# handover = launch of the better SM -> its SUBNET UP line.
+# handover = launch of the better SM -> its SUBNET UP line; lft_blocks_sent
+# of the first sweep of each nanosm that became master ("A+B" when the
+# mastership moved twice in the event).
 #
 # Writes OUTDIR/NAME.handovers.tsv (faults.py hsummary) and
 # OUTDIR/NAME.hfail.<idx>.txt per failed event.
@@ -134,6 +136,11 @@ wait_after() {
 	done
 }
 log_size() { stat -c %s "${LOG[$1]}" 2>/dev/null || echo 0; }
+# lft_sent SLOT OFFSET: lft_blocks_sent of slot's first 'sweep N: ok' after OFFSET
+lft_sent() {
+	tail -c +$(($2 + 1)) "${LOG[$1]}" | grep -m1 -E ' sweep [0-9]+: ok ' |
+		grep -oE 'lft_blocks_sent=[0-9]+' | cut -d= -f2
+}
 logtime() {
 	"$PYTHON" "$FAULTS_DIR/faults.py" logtime --log "${LOG[$1]}" --t0 "$2" --off "$3" --pattern "$4"
 }
@@ -218,7 +225,7 @@ plan=$IT_SCRATCH/hplan.tsv
 	it_fail "faults.py hplan failed"
 master=0 nfail=0
 while IFS=$'\t' read -r idx delay <&3; do
-	m=$master sb=$((1 - master)) status=ok takeover=- handover=- CHANGED=-
+	m=$master sb=$((1 - master)) status=ok takeover=- handover=- CHANGED=- lft=-
 	# odd events: the killed SM comes back worse (it stays STANDBY); even
 	# events: better (the master hands over to it); never out of 0..15
 	if [ $((idx % 2)) = 1 ] || [ "${PRIO[sb]}" = 15 ]; then back=worse; else back=better; fi
@@ -240,6 +247,7 @@ while IFS=$'\t' read -r idx delay <&3; do
 	if wait_after "$sb" "$off" "$(up_pat "$sb")"; then
 		takeover=$(logtime "$sb" "$t_kill" "$off" "$(up_pat "$sb")")
 		newm=$sb
+		[ "${KIND[sb]}" = nanosm ] && lft=$(lft_sent "$sb" "$off")
 	else
 		status=no-takeover newm=$m
 	fi
@@ -252,6 +260,7 @@ while IFS=$'\t' read -r idx delay <&3; do
 			if wait_after "$m" 0 "$(up_pat "$m")" && wait_after "$sb" "$offsb" "$(standby_pat "$sb")"; then
 				handover=$(logtime "$m" "$t_launch" 0 "$(up_pat "$m")")
 				newm=$m
+				[ "${KIND[m]}" = nanosm ] && lft="$lft+$(lft_sent "$m" 0)"
 			else
 				status=no-handover
 			fi
@@ -265,14 +274,15 @@ while IFS=$'\t' read -r idx delay <&3; do
 		judge "$newm" # the evidence for the failure file (who says MASTER)
 	fi
 	master=$newm
-	# pair idx path killed new_master takeover_ms handover_ms changed status
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$idx" "$path" \
+	# pair idx path killed new_master takeover_ms handover_ms changed status lft_sent
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$idx" "$path" \
 		"${KIND[m]}@${HOST[m]}" "${KIND[newm]}@${HOST[newm]}" "$takeover" "$handover" "$CHANGED" \
-		"$status" >>"$res"
+		"$status" "$lft" >>"$res"
 	if [ $status = ok ]; then
-		printf '[%s] %3s %-17s kill %s (+%4s ms): takeover %5s ms%s, master now %s (prio %s), LIDs same, one master\n' \
+		printf '[%s] %3s %-17s kill %s (+%4s ms): takeover %5s ms%s, master now %s (prio %s), LIDs same, one master, lft sent %s\n' \
 			"$IT_NAME" "$idx" "$path" "${KIND[m]}@${HOST[m]}" "$delay" "$takeover" \
-			"$([ "$handover" = - ] || echo ", handover $handover ms")" "${KIND[newm]}@${HOST[newm]}" "${PRIO[newm]}"
+			"$([ "$handover" = - ] || echo ", handover $handover ms")" "${KIND[newm]}@${HOST[newm]}" \
+			"${PRIO[newm]}" "$lft"
 	else
 		nfail=$((nfail + 1))
 		printf '[%s] %3s %-17s kill %s (+%4s ms): FAIL %s\n' "$IT_NAME" "$idx" "$path" \
