@@ -48,7 +48,8 @@
 #
 # Writes OUTDIR/NAME.handovers.tsv (faults.py hsummary) and
 # OUTDIR/NAME.hfail.<idx>.txt per failed event.
-# Knobs: HO_TIMEOUT (30 s, every wait).  The campaign stops after a failed
+# Knobs: HO_TIMEOUT (30 s, every wait), HO_OSM_ARGS (extra OpenSM words,
+# e.g. "-D 0x4f" for its debug log).  The campaign stops after a failed
 # event (the pair is then in an unknown state).
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/../integration/lib.sh"
