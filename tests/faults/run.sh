@@ -4,7 +4,7 @@
 #
 #   tests/faults/run.sh                  # 50 flaps on each fabric, 3 drop runs, 20 restarts
 #                                        # on each fabric, 10 handovers per pair (~12 min)
-#   tests/faults/run.sh --quick          # 5 flaps, one 5% drop run, 3 restarts, 3 handovers (~3 min)
+#   tests/faults/run.sh --quick          # 5 flaps, one 5% drop run, 3 restarts, 3 handovers (~2.5 min)
 #   tests/faults/run.sh --flaps N        # N flaps on each fabric
 #   tests/faults/run.sh --restarts N     # N kill -9 restarts on each fabric
 #   tests/faults/run.sh --handovers M    # M kill -9 of the master per pair
