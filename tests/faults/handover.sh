@@ -16,9 +16,9 @@
 #                         restarted one is master again.
 #   PAIR=opensm  the same with OpenSM (slot 0, -p 15 at the start) and
 #                nanosm (slot 1, 14): "to-nanosm" / "to-opensm" name the
-#                SM that takes over; "to-opensm+back": an even event where
-#                the killed nanosm comes back better and OpenSM hands the
-#                mastership back to it (HANDOVER).  The other way (nanosm
+#                SM that takes over; "to-opensm+back": the killed nanosm
+#                comes back better and OpenSM hands the mastership back to
+#                it (HANDOVER) - every other time nanosm is killed.  The other way (nanosm
 #                handing over to a better OpenSM) is not run: a better
 #                OpenSM that finds a worse master sends it trap 144 and
 #                waits for the TrapRepress, which ibsim drops ("got trap
@@ -32,7 +32,8 @@
 #                requester that presents it, which OpenSM's Gets do not
 #                (nanosm with sm_key 0x1 next to OpenSM's default 0x1:
 #                both MASTER).  OpenSM polls every
-#                sminfo_polling_timeout=1000 ms, 3 retries (-F file).
+#                sminfo_polling_timeout=1000 ms, 3 retries (-F file).  At
+#                most 14 events (priorities must stay in 0..15).
 # Each event is drawn from SEED only in its kill delay (faults.py hplan:
 # 0..999 ms after the previous event was judged: anywhere in the 1 s poll
 # period of the standby).
@@ -64,6 +65,8 @@ case $pair in
 nanosm) ;;
 opensm)
 	command -v opensm >/dev/null || it_skip "opensm not installed"
+	# a killed OpenSM always comes back one priority level lower
+	[ "$events" -le 14 ] || { it_log "at most 14 events with OpenSM: $events -> 14"; events=14; }
 	;;
 *) it_fail "PAIR must be nanosm or opensm" ;;
 esac
@@ -224,15 +227,24 @@ it_log "baseline: $(wc -l <"$base") LIDs"
 plan=$IT_SCRATCH/hplan.tsv
 "$PYTHON" "$FAULTS_DIR/faults.py" hplan --seed "$seed" --handovers "$events" >"$plan" ||
 	it_fail "faults.py hplan failed"
-master=0 nfail=0
+master=0 nfail=0 nano_back=worse
 while IFS=$'\t' read -r idx delay <&3; do
 	m=$master sb=$((1 - master)) status=ok takeover=- handover=- CHANGED=- lft=-
-	# odd events: the killed SM comes back worse (it stays STANDBY); even
-	# events: better (the master hands over to it); never out of 0..15
-	if [ $((idx % 2)) = 1 ] || [ "${PRIO[sb]}" = 15 ]; then back=worse; else back=better; fi
+	# nanosm pair: odd events the killed SM comes back worse (it stays
+	# STANDBY), even events better (the master hands over to it).  OpenSM
+	# pair: a killed OpenSM comes back worse (it cannot take a HANDOVER
+	# under ibsim, see the top), a killed nanosm alternately better and
+	# worse.  Never out of 0..15.
+	if [ "$pair" = nanosm ]; then
+		if [ $((idx % 2)) = 1 ]; then back=worse; else back=better; fi
+	elif [ "${KIND[m]}" = opensm ] || [ "$nano_back" = better ]; then
+		back=worse
+	else
+		back=better
+	fi
+	[ "${PRIO[sb]}" = 15 ] && back=worse
 	[ $back = worse ] && [ "${PRIO[sb]}" = 0 ] && back=better
-	# OpenSM cannot take a HANDOVER under ibsim (see the top): it comes back worse
-	[ "${KIND[m]}" = opensm ] && back=worse
+	[ "${KIND[m]}" = nanosm ] && nano_back=$back
 	if [ "$pair" = nanosm ]; then
 		path=takeover
 		[ $back = better ] && path="takeover+handover"
@@ -254,6 +266,7 @@ while IFS=$'\t' read -r idx delay <&3; do
 	fi
 	if [ $status = ok ]; then
 		if [ $back = better ]; then p=$((PRIO[sb] + 1)); else p=$((PRIO[sb] - 1)); fi
+		{ [ $p -ge 0 ] && [ $p -le 15 ]; } || it_fail "event $idx: priority $p out of range (internal)"
 		offsb=$(log_size "$sb")
 		t_launch=$(now_ms)
 		ho_start "$m" "$p"
