@@ -43,7 +43,7 @@ while [ $# -gt 0 ]; do
 	--no-restarts) do_restarts=0 ;;
 	--no-handovers) do_handovers=0 ;;
 	--out) outdir=$2; keep=1; shift ;;
-	-h | --help) sed -n '2,30p' "$0"; exit 0 ;;
+	-h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;;
 	*) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
 	esac
 	shift
