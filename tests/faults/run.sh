@@ -3,7 +3,7 @@
 # kill -9 restarts, master/standby handovers.
 #
 #   tests/faults/run.sh                  # 50 flaps on each fabric, 3 drop runs, 20 restarts
-#                                        # on each fabric, 10 handovers per pair (~12 min)
+#                                        # on each fabric, 10 handovers per pair (~13 min)
 #   tests/faults/run.sh --quick          # 5 flaps, one 5% drop run, 3 restarts, 3 handovers (~2.5 min)
 #   tests/faults/run.sh --flaps N        # N flaps on each fabric
 #   tests/faults/run.sh --restarts N     # N kill -9 restarts on each fabric
