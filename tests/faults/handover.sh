@@ -50,7 +50,8 @@
 # Writes OUTDIR/NAME.handovers.tsv (faults.py hsummary) and
 # OUTDIR/NAME.hfail.<idx>.txt per failed event.
 # Knobs: HO_TIMEOUT (30 s, every wait), HO_OSM_ARGS (extra OpenSM words,
-# e.g. "-D 0x4f" for its debug log).  The campaign stops after a failed
+# e.g. "-D 0x4f" for its debug log; OpenSM takes the last -k), NANOSM_ARGS
+# (extra nanosm words, e.g. "-f policy.yaml").  The campaign stops after a failed
 # event (the pair is then in an unknown state).
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/../integration/lib.sh"
@@ -104,6 +105,8 @@ ho_start() {
 		SOCK[s]=$IT_SCRATCH/sm$s.$GEN.sock
 		cmd=("$NANOSM" -v --priority "$p" --sweep-interval 1 --guid2lid "$IT_SCRATCH/state$s/guid2lid"
 			--socket "${SOCK[s]}")
+		# shellcheck disable=SC2206 # NANOSM_ARGS: extra words, as in lib.sh
+		[ -n "${NANOSM_ARGS:-}" ] && cmd+=($NANOSM_ARGS)
 		LOG[s]=$outf
 		;;
 	opensm)
