@@ -33,6 +33,32 @@ copied): this file adds what a fabric in flux needs.
   faults.py summary RESULTS.tsv...
       the figures: events survived, reconvergence time and MADs per event
       (median, max), by fabric and by event kind.
+
+  faults.py rplan --seed S --restarts N
+      a reproducible list of kill -9 restarts (restarts.sh), one per line:
+        IDX  KIND  WINDOW  FRAC
+      KIND: "up" (kill FRAC x 1 s after SUBNET UP), "sweep" (kill FRAC x
+      the calibrated start-up time into the first sweep of a nanosm started
+      on the programmed fabric) or "fresh" (the same, on a fabric just
+      power-cycled: ibsim restarted, nothing programmed, --window 1).
+
+  faults.py hplan --seed S --handovers M
+      the kill delays of the handover campaign (handover.sh): one line
+        IDX  DELAY_MS
+      the master is killed DELAY_MS after the event before was judged
+      (0..999 ms: anywhere in the standby's 1 s poll period).
+
+  faults.py logtime --log SMLOG --t0 MS --pattern ERE [--off B]
+      ms from t0 (epoch ms) to the timestamp of the first line matching
+      ERE after byte offset B; "-" when there is none.
+
+  faults.py lidcmp BASELINE NOW
+      compares two check_routes.py lids outputs by port GUID: prints
+      "CHANGED MISSING" (ports whose LID differs, ports of the baseline
+      absent now) and one line per difference; exit 1 if any.
+
+  faults.py rsummary RESULTS.tsv... | hsummary RESULTS.tsv...
+      the figures of the restart and the handover campaigns.
 """
 
 import argparse
@@ -213,14 +239,22 @@ SWEEP_RE = re.compile(r'^(\d\d):(\d\d):(\d\d)\.(\d{3}) .*\bsweep (\d+): (ok|fail
 TRAP_RE = re.compile(r'^\S+ nanosm: trap from LID')
 
 
+OSM_TIME_RE = re.compile(r'^[A-Z][a-z]{2} +\d+ (\d\d):(\d\d):(\d\d) (\d{6}) ')
+
+
 def log_ms(line, t0):
-    """epoch ms of a log line's HH:MM:SS.mmm (local time), on t0's day."""
+    """epoch ms of a log line's HH:MM:SS.mmm (local time), on t0's day; an
+    OpenSM log line ("Nov 22 05:20:11 123456 [...]") too."""
     m = re.match(r'^(\d\d):(\d\d):(\d\d)\.(\d{3})', line)
+    us = None
     if not m:
-        return None
+        m = OSM_TIME_RE.match(line)
+        if not m:
+            return None
+        us = int(m.group(4))
     day = datetime.datetime.fromtimestamp(t0 / 1000.0)
     t = day.replace(hour=int(m.group(1)), minute=int(m.group(2)), second=int(m.group(3)),
-                    microsecond=int(m.group(4)) * 1000)
+                    microsecond=int(m.group(4)) * 1000 if us is None else us)
     ms = int(t.timestamp() * 1000)
     if ms < t0 - 12 * 3600 * 1000:      # crossed midnight
         ms += 24 * 3600 * 1000
@@ -320,6 +354,184 @@ def cmd_summary(a):
     return 0
 
 
+# ------------------------------------------------------------------ restarts
+
+def cmd_rplan(a):
+    rng = random.Random(a.seed)
+    for i in range(1, a.restarts + 1):
+        r = rng.random()
+        kind = 'up' if r < 0.4 else ('sweep' if r < 0.75 else 'fresh')
+        window = 1 if kind == 'fresh' or rng.random() < 0.5 else 16
+        print('%d\t%s\t%d\t%.3f' % (i, kind, window, rng.random()))
+    return 0
+
+
+def cmd_hplan(a):
+    rng = random.Random(a.seed)
+    for i in range(1, a.handovers + 1):
+        print("%d\t%d" % (i, rng.randrange(1000)))
+    return 0
+
+
+def cmd_logtime(a):
+    rx = re.compile(a.pattern)
+    with open(a.log, 'rb') as f:
+        f.seek(a.off)
+        for line in f.read().decode(errors='replace').splitlines():
+            if rx.search(line):
+                ms = log_ms(line, a.t0)
+                if ms is not None:
+                    print(ms - a.t0)
+                    return 0
+    print('-')
+    return 0
+
+
+def read_lids(path):
+    out = {}
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if len(w) >= 3:
+                out[w[0]] = (int(w[1]), w[2])
+    return out
+
+
+def cmd_lidcmp(a):
+    base, now = read_lids(a.baseline), read_lids(a.now)
+    changed = [(g, base[g], now[g]) for g in sorted(base) if g in now and now[g][0] != base[g][0]]
+    missing = [g for g in sorted(base) if g not in now]
+    print('%d %d' % (len(changed), len(missing)))
+    for g, b, n in changed:
+        print('  LID of %s (%s) changed: %d -> %d' % (b[1], g, b[0], n[0]))
+    for g in missing:
+        print('  %s (%s) missing' % (base[g][1], g))
+    return 1 if changed or missing else 0
+
+
+def read_tsv(paths, fields):
+    rows = []
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                if line.startswith('#') or not line.strip():
+                    continue
+                rows.append(dict(zip(fields, line.rstrip('\n').split('\t'))))
+    return rows
+
+
+def nums(rows, key):
+    return [int(r[key]) for r in rows if r.get(key, '-') not in ('-', '')]
+
+
+def mmm(vals, unit=''):
+    """median / p90 / max"""
+    if not vals:
+        return '-'
+    return '%s / %s / %s' % (fmt(pct(vals, 0.5), unit), fmt(pct(vals, 0.9), unit),
+                             fmt(max(vals), unit))
+
+
+RESTART_FIELDS = ('fabric', 'idx', 'kind', 'window', 'frac', 'delay', 'landed', 'up_ms',
+                  'sent', 'read', 'changed', 'status')
+
+
+def cmd_rsummary(a):
+    rows = read_tsv(a.results, RESTART_FIELDS)
+    if not rows:
+        print('no restarts recorded')
+        return 1
+    hdr = '%-12s %-14s %8s %-22s %-13s %-13s %5s' % (
+        'fabric', 'killed', 'survived', 'restart->UP med/p90/max', 'sent med/max',
+        'read med', 'LIDs')
+    print(hdr)
+    print('-' * len(hdr))
+    fabs = []
+    for r in rows:
+        if r['fabric'] not in fabs:
+            fabs.append(r['fabric'])
+    groups = []
+    for fab in fabs:
+        fr = [r for r in rows if r['fabric'] == fab]
+        groups.append((fab, 'all', fr))
+        for landed in ('after UP', 'before UP'):
+            g = [r for r in fr if (r['landed'] == 'up') == (landed == 'after UP')]
+            if g:
+                groups.append((fab, landed, g))
+    if len(fabs) > 1:
+        groups.append(('all', 'all', rows))
+    for fab, label, g in groups:
+        ok = [r for r in g if r['status'] == 'ok']
+        sent = nums(g, 'sent')
+        print('%-12s %-14s %4d/%-4d %-22s %-13s %-13s %5d' % (
+            fab, label, len(ok), len(g), mmm(nums(g, 'up_ms'), 'ms'),
+            '-' if not sent else '%s / %d' % (fmt(pct(sent, 0.5)), max(sent)),
+            fmt(pct(nums(g, 'read'), 0.5)), sum(nums(g, 'changed'))))
+    where = {}
+    for r in rows:
+        where[r['landed']] = where.get(r['landed'], 0) + 1
+    print('kills landed (from the killed nanosm\'s last log line): ' +
+          ', '.join('%s %d' % (k, where[k]) for k in ('start', 'discover', 'configure', 'push', 'up')
+                    if k in where))
+    bad = [r for r in rows if r['status'] != 'ok']
+    if bad:
+        print('\nrestarts that failed:')
+        for r in bad:
+            print('  %s %s %s (window %s, landed %s): %s' % (r['fabric'], r['idx'], r['kind'],
+                                                          r['window'], r['landed'], r['status']))
+    return 0
+
+
+HANDOVER_FIELDS = ('pair', 'idx', 'path', 'killed', 'new_master', 'takeover_ms', 'handover_ms',
+                   'changed', 'status', 'lft_sent')
+
+
+def lft_sums(rows):
+    """lft_blocks_sent per event: "12", "12+12" (two masters in one event)."""
+    out = []
+    for r in rows:
+        parts = [p for p in r.get('lft_sent', '-').split('+') if p.isdigit()]
+        if parts:
+            out.append(sum(int(p) for p in parts))
+    return out
+
+
+def cmd_hsummary(a):
+    rows = read_tsv(a.results, HANDOVER_FIELDS)
+    if not rows:
+        print('no handovers recorded')
+        return 1
+    hdr = '%-16s %-22s %8s %-26s %-24s %-12s %5s' % (
+        'pair', 'events', 'survived', 'takeover med/p90/max', 'handover med/p90/max',
+        'lft sent m/M', 'LIDs')
+    print(hdr)
+    print('-' * len(hdr))
+    pairs = []
+    for r in rows:
+        if r['pair'] not in pairs:
+            pairs.append(r['pair'])
+    for pair in pairs:
+        pr = [r for r in rows if r['pair'] == pair]
+        groups = [('all', pr)]
+        for path in sorted({r['path'] for r in pr}):
+            groups.append((path, [r for r in pr if r['path'] == path]))
+        for label, g in groups:
+            ok = [r for r in g if r['status'] == 'ok']
+            lft = lft_sums(g)
+            print('%-16s %-22s %4d/%-4d %-26s %-24s %-12s %5d' % (
+                pair, label, len(ok), len(g), mmm(nums(g, 'takeover_ms'), 'ms'),
+                mmm(nums(g, 'handover_ms'), 'ms'),
+                '-' if not lft else '%s / %d' % (fmt(pct(lft, 0.5)), max(lft)),
+                sum(nums(g, 'changed'))))
+    bad = [r for r in rows if r['status'] != 'ok']
+    if bad:
+        print('\nhandovers that failed:')
+        for r in bad:
+            print('  %s %s (%s, killed %s): %s' % (r['pair'], r['idx'], r['path'], r['killed'],
+                                                r['status']))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     sub = ap.add_subparsers(dest='cmd')
@@ -346,9 +558,29 @@ def main():
     p.add_argument('--offe', type=int, required=True)
     p = sub.add_parser('summary')
     p.add_argument('results', nargs='+')
+    p = sub.add_parser('rplan')
+    p.add_argument('--seed', type=int, required=True)
+    p.add_argument('--restarts', type=int, required=True)
+    p = sub.add_parser('hplan')
+    p.add_argument('--seed', type=int, required=True)
+    p.add_argument('--handovers', type=int, required=True)
+    p = sub.add_parser('logtime')
+    p.add_argument('--log', required=True)
+    p.add_argument('--t0', type=int, required=True)
+    p.add_argument('--pattern', required=True)
+    p.add_argument('--off', type=int, default=0)
+    p = sub.add_parser('lidcmp')
+    p.add_argument('baseline')
+    p.add_argument('now')
+    p = sub.add_parser('rsummary')
+    p.add_argument('results', nargs='+')
+    p = sub.add_parser('hsummary')
+    p.add_argument('results', nargs='+')
     a = ap.parse_args()
     fn = {'plan': cmd_plan, 'evcheck': cmd_evcheck, 'measure': cmd_measure,
-          'summary': cmd_summary}.get(a.cmd)
+          'summary': cmd_summary, 'rplan': cmd_rplan, 'hplan': cmd_hplan,
+          'logtime': cmd_logtime, 'lidcmp': cmd_lidcmp, 'rsummary': cmd_rsummary,
+          'hsummary': cmd_hsummary}.get(a.cmd)
     if not fn:
         ap.print_help()
         return 2

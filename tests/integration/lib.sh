@@ -567,3 +567,22 @@ it_fabric_test() {
 	sm_stop
 	it_pass
 }
+
+# ---------------------------------------------------------------- added for tests/faults
+
+# it_kill9 PID: SIGKILL one process we started (no chance to clean up),
+# bounded wait until it is gone, reap it, forget it.  Prints nothing;
+# returns 1 if it still runs after 10 s.
+it_kill9() {
+	local pid=$1 i
+	[ -n "$pid" ] || return 0
+	kill -KILL "$pid" 2>/dev/null
+	for i in $(seq 100); do
+		ps -p "$pid" -o stat= 2>/dev/null | grep -qv Z || break
+		sleep 0.1
+	done
+	ps -p "$pid" -o stat= 2>/dev/null | grep -qv Z && return 1
+	wait "$pid" 2>/dev/null
+	it_forget_pid "$pid"
+	return 0
+}
