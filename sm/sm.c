@@ -988,14 +988,18 @@ uint64_t sm_sa_dropped(const struct sm *sm)
 
 /* ---- unsolicited MADs ------------------------------------------------ */
 
-/* IBA 14.4.1: SMInfo carries the SM_Key only to a requester that proved it
- * knows it, by the SM_Key in its own SMInfo Get; anyone else reads 0. */
+/* IBA 14.4.1: the SM_Key in an SMInfo answer is guarded by the M_Key: a
+ * Get that passes our M_Key check (it carries our M_Key - with no M_Key
+ * configured, 0, so any Get) reads it, as it does from OpenSM; so does a
+ * Get whose own SMInfo shows the key.  Anyone else reads 0. */
 static uint64_t sm_sminfo_key(const struct sm *sm, const struct smp *req)
 {
 	struct smp_sm_info asked;
 
+	if (!sm->opts.sm_key)
+		return 0;
 	smp_sm_info_decode(req->data, &asked);
-	return sm->opts.sm_key && asked.sm_key == sm->opts.sm_key ? sm->opts.sm_key : 0;
+	return asked.sm_key == sm->opts.sm_key || req->mkey == sm->opts.m_key ? sm->opts.sm_key : 0;
 }
 
 void sm_sminfo_fill(struct sm *sm, uint64_t sm_key, struct smp_sm_info *out)

@@ -368,8 +368,9 @@ static uint64_t mkey_now(void *ctx)
 	return 1000;
 }
 
-/* The SM_Key a SubnGet(SMInfo) carrying asked gets back. */
-static uint64_t mkey_sminfo_answer(struct sm *sm, struct mkey_capture *cap, uint64_t asked)
+/* The SM_Key a SubnGet(SMInfo) with M_Key mkey carrying asked gets back. */
+static uint64_t mkey_sminfo_answer_m(struct sm *sm, struct mkey_capture *cap, uint64_t mkey,
+				     uint64_t asked)
 {
 	struct mad_addr from = {.lid = 7};
 	struct smp_sm_info si = {.sm_key = asked};
@@ -379,6 +380,7 @@ static uint64_t mkey_sminfo_answer(struct sm *sm, struct mkey_capture *cap, uint
 
 	smp_init_lid(&req, SMP_METHOD_GET, SMP_ATTR_SM_INFO, 0);
 	req.tid = 0x42;
+	req.mkey = mkey;
 	smp_sm_info_encode(&si, req.data);
 	CU_ASSERT_EQUAL_FATAL(smp_encode(&req, buf, sizeof(buf)), 0);
 	sm_recv(sm, &from, buf, sizeof(buf));
@@ -390,21 +392,39 @@ static uint64_t mkey_sminfo_answer(struct sm *sm, struct mkey_capture *cap, uint
 	return si.sm_key;
 }
 
+static uint64_t mkey_sminfo_answer(struct sm *sm, struct mkey_capture *cap, uint64_t asked)
+{
+	return mkey_sminfo_answer_m(sm, cap, MKEY_ROGUE, asked);
+}
+
 static void test_mkey_sminfo_sm_key(void)
 {
 	struct mkey_capture cap = {{0}, 0};
 	struct mad_xmit x = {mkey_capture_send, &cap};
 	struct sm_clock c = {.now_ms = mkey_now};
-	struct sm_opts o = {.port_guid = 1, .engine = "minhop", .sm_key = MKEY_SMKEY};
+	struct sm_opts o = {.port_guid = 1, .engine = "minhop", .sm_key = MKEY_SMKEY,
+			    .m_key = MKEY_OURS, .m_key_protect = 1};
 	struct sm *sm;
 
 	o.mad.window = 4;
 	o.mad.timeout_ms = 50;
 	sm = sm_new(&o, &x, &c);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(sm);
+	/* an M_Key is set: a Get without it reads 0, unless it shows the SM_Key */
 	CU_ASSERT_EQUAL(mkey_sminfo_answer(sm, &cap, 0), 0);
 	CU_ASSERT_EQUAL(mkey_sminfo_answer(sm, &cap, MKEY_ROGUE), 0);
+	CU_ASSERT_EQUAL(mkey_sminfo_answer_m(sm, &cap, 0, 0), 0);
 	CU_ASSERT_EQUAL(mkey_sminfo_answer(sm, &cap, MKEY_SMKEY), MKEY_SMKEY);
+	/* a Get with our M_Key passes the check and reads it */
+	CU_ASSERT_EQUAL(mkey_sminfo_answer_m(sm, &cap, MKEY_OURS, 0), MKEY_SMKEY);
+	sm_free(sm);
+	/* no M_Key configured: every Get passes the M_Key check (as OpenSM's
+	 * do: OpenSM ignores SMs that hide the key from it) */
+	o.m_key = 0;
+	o.m_key_protect = 0;
+	sm = sm_new(&o, &x, &c);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sm);
+	CU_ASSERT_EQUAL(mkey_sminfo_answer_m(sm, &cap, 0, 0), MKEY_SMKEY);
 	sm_free(sm);
 	/* no SM_Key: 0 to everyone */
 	o.sm_key = 0;
@@ -442,6 +462,6 @@ void test_mkey_register(void)
 	CU_add_test(s, "ports that keep no M_Key: no Set every sweep", test_mkey_unkept_converges);
 	CU_add_test(s, "no policy M_Key: ports' M_Key fields untouched",
 		    test_mkey_none_leaves_ports);
-	CU_add_test(s, "SMInfo returns the SM_Key only to who knows it", test_mkey_sminfo_sm_key);
+	CU_add_test(s, "SMInfo returns the SM_Key to who passes the M_Key check or shows it", test_mkey_sminfo_sm_key);
 	CU_add_test(s, "the SA view carries the SM_Key", test_mkey_sa_view);
 }
