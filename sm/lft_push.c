@@ -358,6 +358,10 @@ static void lft_push_read(struct sm *sm, const struct lft *t, unsigned b)
 /* ---- loop-free order of the writes ------------------------------------ */
 
 #define LFT_STEPS 32 /* steps of a push; farther entries share the last one */
+/* Blocks a push writes in steps at most (~200 bytes each to plan); beyond
+ * that (a new engine on a large fabric, not a cable) the rest is written
+ * at once, as before steps existed. */
+#define LFT_STEP_MAX_BLOCKS 8192
 
 /* A block whose routes move, written in steps (see lft_push_start). */
 struct lft_step_block {
@@ -373,6 +377,7 @@ struct lft_steps {
 	struct lft_step_block *b;
 	size_t n, cap;
 	unsigned next; /* the step to run next */
+	int overflow;  /* LFT_STEP_MAX_BLOCKS reached: said once */
 	sm_phase_fn then;
 };
 
@@ -410,6 +415,13 @@ static int lft_push_plan(struct sm *sm, const struct lft *t, unsigned b, const u
 	struct lft_steps *st = sm->lft_steps;
 	struct lft_step_block *x;
 
+	if (st->n >= LFT_STEP_MAX_BLOCKS) {
+		if (!st->overflow)
+			log_info("LFT push: more than %u blocks move; the rest are written at once, "
+				 "not in loop-free steps", LFT_STEP_MAX_BLOCKS);
+		st->overflow = 1;
+		return -ENOSPC;
+	}
 	if (st->n == st->cap) {
 		size_t cap = st->cap ? st->cap * 2 : 64;
 		struct lft_step_block *nb = realloc(st->b, cap * sizeof(*nb));
