@@ -72,6 +72,7 @@ SA_TIMEOUT=${BENCH_SA_TIMEOUT:-60}
 RS_FABRICS=${BENCH_RESWEEP-$SIM_FABRICS}
 RS_ENGINES=${BENCH_RESWEEP_ENGINES-$SIM_ENGINES}
 RS_N=${BENCH_RESWEEP_N:-3}
+OSM_LFT=${BENCH_OSM_LFT:-1}
 # targets for updn/ftree on the largest tier
 TARGET_S=10
 TARGET_MB=2048
@@ -626,18 +627,23 @@ bench_rs_start() {
 		cmd=("$NANOSM" -R "$eng" --socket "$d/ctl.sock" --guid2lid "$d/guid2lid" --sweep-interval 86400)
 		;;
 	opensm)
-		RS_LOG=$d/up.log
-		mkfifo "$d/osm.fifo" || return 1
-		# mawk reads a pipe in large blocks unless interactive
-		# shellcheck disable=SC2046 # two words or none
-		awk $(awk -W version 2>/dev/null | grep -q mawk && echo -W interactive) \
-			'/Setting LinearForwardingTable/ { n++ }
-			/-> SUBNET UP/ { print $0 " lft_sets=" n + 0; fflush(); n = 0 }' \
-			<"$d/osm.fifo" >"$RS_LOG" 2>/dev/null &
-		PIDS+=("$!")
-		RS_AWK=$!
-		cmd=(opensm -R "$eng" -d2 -s 0 -D 0x0b -f "$d/osm.fifo")
 		envs=(OSM_CACHE_DIR="$d/cache" OSM_TMP_DIR="$d/tmp")
+		if [ "$OSM_LFT" = 0 ]; then
+			RS_LOG=$d/osm.log
+			cmd=(opensm -R "$eng" -d2 -s 0 -f "$RS_LOG")
+		else
+			RS_LOG=$d/up.log
+			mkfifo "$d/osm.fifo" || return 1
+			# mawk reads a pipe in large blocks unless interactive
+			# shellcheck disable=SC2046 # two words or none
+			awk $(awk -W version 2>/dev/null | grep -q mawk && echo -W interactive) \
+				'/Setting LinearForwardingTable/ { n++ }
+				/-> SUBNET UP/ { print $0 " lft_sets=" n + 0; fflush(); n = 0 }' \
+				<"$d/osm.fifo" >"$RS_LOG" 2>/dev/null &
+			PIDS+=("$!")
+			RS_AWK=$!
+			cmd=(opensm -R "$eng" -d2 -s 0 -D 0x0b -f "$d/osm.fifo")
+		fi
 		;;
 	esac
 	(cd "$SIM_DIR/run" && exec env "${envs[@]}" LD_PRELOAD="$UMAD2SIM" IBSIM_SOCKNAME="$SIM_SOCK" \
@@ -652,7 +658,7 @@ bench_rs_start() {
 
 bench_rs_stop() {
 	bench_kill "$RS_PID"
-	[ "$1" != opensm ] || bench_kill "$RS_AWK"
+	[ "$1" != opensm ] || [ "$OSM_LFT" = 0 ] || bench_kill "$RS_AWK"
 }
 
 # bench_rs_lft SM N: LFT blocks set by the N-th sweep (nanosm: sweep N's
@@ -1116,8 +1122,12 @@ bench_report_rs() {
 	echo "== Re-sweep of an unchanged fabric: daemons, nanosmctl sweep / SIGHUP; median of $RS_N =="
 	echo "   up_LFT = LFT blocks the bring-up sweep set; ms = request to the sweep's end line;"
 	echo "   MADs = PortXmitPkts delta over the re-sweep; LFT = blocks the re-sweep set."
-	echo "   OpenSM logs at debug level here (-D 0x0b, to count its LFT Sets), which slows it: its ms"
-	echo "   in this table are an upper bound; its MADs and LFT counts are exact"
+	if [ "$OSM_LFT" = 0 ]; then
+		echo "   OpenSM at its default log level (BENCH_OSM_LFT=0): its LFT Sets are not counted"
+	else
+		echo "   OpenSM logs at debug level here (-D 0x0b, to count its LFT Sets), which slows it: its ms"
+		echo "   in this table are an upper bound; its MADs and LFT counts are exact (BENCH_OSM_LFT=0: no debug)"
+	fi
 	printf '%-9s %-7s | %7s %7s %8s %5s | %7s %7s %8s %5s\n' fabric engine n_upLFT n_ms n_MADs n_LFT \
 		O_upLFT O_ms O_MADs O_LFT
 	for row in "${RS_ROWS[@]}"; do
