@@ -33,5 +33,6 @@ const unit_register_fn unit_suites[] = {
 	test_mkey_register,
 	test_restart_register,
 	test_standby_register,
+	test_progress_register,
 	NULL,
 };

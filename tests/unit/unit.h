@@ -35,5 +35,6 @@ void test_mcast_register(void);
 void test_mkey_register(void);
 void test_restart_register(void);
 void test_standby_register(void);
+void test_progress_register(void);
 
 #endif
