@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "configure.h"
 #include "guid2lid.h"
 #include "log.h"
 #include "sm_priv.h"
@@ -231,8 +232,11 @@ static void configure_set_del(struct sm_guid_set *s, uint64_t guid)
 		s->guid[i] = s->guid[--s->n];
 }
 
+static void configure_cursor_release(const struct sm *sm);
+
 void configure_fini(struct sm *sm)
 {
+	configure_cursor_release(sm);
 	free(sm->mkey_foreign.guid);
 	free(sm->mkey_unkept.guid);
 	free(sm->enforce_unkept.guid);
@@ -544,26 +548,100 @@ void configure_ports(struct sm *sm, sm_phase_fn then)
 	sm_phase_wait(sm, then);
 }
 
+/* State Sets are queued a batch of nodes at a time (at least
+ * CONFIGURE_BATCH SMPs), the next batch when those are answered, so the MAD
+ * queue holds one batch instead of two Sets per cable of the fabric (123K
+ * at 10K CAs, about 50 MB queued).  The walk's cursor lives here, one slot
+ * per SM walking at once (the phase functions take only the sm); without a
+ * free slot the walk queues everything. */
+#define CONFIGURE_BATCH 4096
+#define CONFIGURE_SLOTS 8
+
+struct configure_cursor {
+	const struct sm *sm; /* NULL: free */
+	size_t next;	     /* next node of sm->next */
+	uint8_t from, to;
+	sm_phase_fn then;
+};
+
+static struct configure_cursor configure_cursors[CONFIGURE_SLOTS];
+
+static struct configure_cursor *configure_cursor_find(const struct sm *sm)
+{
+	for (size_t i = 0; i < CONFIGURE_SLOTS; i++)
+		if (configure_cursors[i].sm == sm)
+			return &configure_cursors[i];
+	return NULL;
+}
+
+static void configure_cursor_release(const struct sm *sm)
+{
+	struct configure_cursor *cur = configure_cursor_find(sm);
+
+	if (cur)
+		cur->sm = NULL;
+}
+
+uint8_t configure_states_busy(const struct sm *sm)
+{
+	const struct configure_cursor *cur = configure_cursor_find(sm);
+
+	return cur ? cur->to : 0;
+}
+
+/* The state Sets one node's ports need. */
+static void configure_node_states(struct sm *sm, size_t i, uint8_t from_state, uint8_t to_state)
+{
+	const struct fabric_node *n = &sm->next.nodes[i];
+
+	for (unsigned p = 1; p <= n->num_ports; p++) {
+		const struct fabric_port *pt = &n->ports[p];
+		struct smp_port_info pi;
+
+		if (!pt->present || pt->state != from_state || !configure_peer(&sm->next, pt))
+			continue;
+		if (!fabric_is_switch(n) && !pt->lid)
+			continue; /* a CA port without a LID stays in INIT */
+		if (configure_mkey_seen(sm, n->ports[configure_guard(n, p)].pi_raw) ==
+		    CONFIGURE_MKEY_FOREIGN)
+			continue; /* refuses our Sets (NSM-W311) */
+		smp_port_info_decode(pt->pi_raw, &pi);
+		sm->st.state_sets++;
+		configure_send(sm, (int)i, p, &pi, to_state);
+	}
+}
+
+static void configure_states_batch(struct sm *sm)
+{
+	struct configure_cursor *cur = configure_cursor_find(sm);
+	sm_phase_fn then;
+
+	if (!cur)
+		return; /* cannot happen: freed only below or with the SM */
+	while (cur->next < sm->next.n_nodes && sm->pending < CONFIGURE_BATCH)
+		configure_node_states(sm, cur->next++, cur->from, cur->to);
+	if (cur->next < sm->next.n_nodes) {
+		sm_phase_wait(sm, configure_states_batch); /* pending > 0 here */
+		return;
+	}
+	then = cur->then;
+	cur->sm = NULL;
+	sm_phase_wait(sm, then);
+}
+
 void configure_states(struct sm *sm, uint8_t from_state, uint8_t to_state, sm_phase_fn then)
 {
-	for (size_t i = 0; i < sm->next.n_nodes; i++) {
-		const struct fabric_node *n = &sm->next.nodes[i];
+	struct configure_cursor *cur = configure_cursor_find(sm);
 
-		for (unsigned p = 1; p <= n->num_ports; p++) {
-			const struct fabric_port *pt = &n->ports[p];
-			struct smp_port_info pi;
-
-			if (!pt->present || pt->state != from_state || !configure_peer(&sm->next, pt))
-				continue;
-			if (!fabric_is_switch(n) && !pt->lid)
-				continue; /* a CA port without a LID stays in INIT */
-			if (configure_mkey_seen(sm, n->ports[configure_guard(n, p)].pi_raw) ==
-			    CONFIGURE_MKEY_FOREIGN)
-				continue; /* refuses our Sets (NSM-W311) */
-			smp_port_info_decode(pt->pi_raw, &pi);
-			sm->st.state_sets++;
-			configure_send(sm, (int)i, p, &pi, to_state);
-		}
+	if (!cur)
+		cur = configure_cursor_find(NULL);
+	if (!cur) { /* every slot taken: queue it all */
+		for (size_t i = 0; i < sm->next.n_nodes; i++)
+			configure_node_states(sm, i, from_state, to_state);
+		sm_phase_wait(sm, then);
+		return;
 	}
-	sm_phase_wait(sm, then);
+	*cur = (struct configure_cursor){
+	    .sm = sm, .next = 0, .from = from_state, .to = to_state, .then = then};
+	configure_states_batch(sm);
 }

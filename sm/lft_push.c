@@ -10,12 +10,47 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lft_push.h"
 #include "log.h"
 #include "routing/check.h"
 #include "sm_priv.h"
 
+/* A push queues its SMPs a batch of switches at a time, at least
+ * LFT_PUSH_BATCH SMPs, and the next batch when those are answered, so the
+ * MAD queue holds about one batch (~0.4 KB per queued SMP) instead of every
+ * block of the fabric (270K blocks, over 100 MB, at 10K CAs).  The cursor
+ * of a push lives here (the phase functions take only the sm): one slot per
+ * SM pushing at once; without a free slot a push queues everything. */
+#define LFT_PUSH_BATCH 4096
+#define LFT_PUSH_SLOTS 8
+
+struct lft_push_cursor {
+	const struct sm *sm; /* NULL: free */
+	size_t next;	     /* next table of sm->lfts to push */
+	sm_phase_fn then;    /* the phase after the push */
+};
+
+static struct lft_push_cursor lft_push_cursors[LFT_PUSH_SLOTS];
+
+static struct lft_push_cursor *lft_push_cursor_find(const struct sm *sm)
+{
+	for (size_t i = 0; i < LFT_PUSH_SLOTS; i++)
+		if (lft_push_cursors[i].sm == sm)
+			return &lft_push_cursors[i];
+	return NULL;
+}
+
+int lft_push_busy(const struct sm *sm)
+{
+	return lft_push_cursor_find(sm) != NULL;
+}
+
 void lft_cache_fini(struct lft_cache *c)
 {
+	/* the SM goes away (its cache is fini'd from sm_free): free its slot */
+	for (size_t i = 0; i < LFT_PUSH_SLOTS; i++)
+		if (lft_push_cursors[i].sm && &lft_push_cursors[i].sm->cache == c)
+			lft_push_cursors[i].sm = NULL;
 	for (size_t i = 0; i < c->n; i++)
 		free(c->e[i].port);
 	free(c->e);
@@ -406,15 +441,51 @@ static void lft_push_switch(struct sm *sm, const struct lft *t, uint16_t found_t
  * differ, so no block order honours all of them.  What is guaranteed:
  * only tables that passed the gate are written, the final state is
  * loop-free, and a restart or an unchanged re-sweep moves no route, so it
- * writes nothing (docs/design.md, docs/operations.md "Restarts"). */
+ * writes nothing (docs/design.md, docs/operations.md "Restarts").  The
+ * switches are queued in batches (LFT_PUSH_BATCH), in the same order. */
+static void lft_push_one(struct sm *sm, size_t i)
+{
+	const struct lft *t = &sm->lfts.tables[i];
+	uint16_t found_top = sm->next.nodes[t->node].lft_top;
+
+	lft_push_top(sm, t->node);
+	lft_push_switch(sm, t, found_top);
+}
+
+/* Queue the next batch of switches; when the cursor is through, the phase
+ * after the push runs once the last SMP is answered. */
+static void lft_push_batch(struct sm *sm)
+{
+	struct lft_push_cursor *cur = lft_push_cursor_find(sm);
+	sm_phase_fn then;
+
+	if (!cur)
+		return; /* cannot happen: the slot is freed only below or with the SM */
+	while (cur->next < sm->lfts.n && sm->pending < LFT_PUSH_BATCH)
+		lft_push_one(sm, cur->next++);
+	if (cur->next < sm->lfts.n) {
+		sm_phase_wait(sm, lft_push_batch); /* pending > 0 here */
+		return;
+	}
+	then = cur->then;
+	cur->sm = NULL;
+	sm_phase_wait(sm, then);
+}
+
 void lft_push_start(struct sm *sm, sm_phase_fn then)
 {
-	for (size_t i = 0; i < sm->lfts.n; i++) {
-		const struct lft *t = &sm->lfts.tables[i];
-		uint16_t found_top = sm->next.nodes[t->node].lft_top;
+	struct lft_push_cursor *cur = lft_push_cursor_find(sm);
 
-		lft_push_top(sm, t->node);
-		lft_push_switch(sm, t, found_top);
+	if (!cur)
+		cur = lft_push_cursor_find(NULL);
+	if (!cur) { /* every slot taken: queue it all */
+		for (size_t i = 0; i < sm->lfts.n; i++)
+			lft_push_one(sm, i);
+		sm_phase_wait(sm, then);
+		return;
 	}
-	sm_phase_wait(sm, then);
+	cur->sm = sm;
+	cur->next = 0;
+	cur->then = then;
+	lft_push_batch(sm);
 }

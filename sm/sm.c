@@ -976,19 +976,21 @@ static void sm_on_request(void *arg, const struct mad_addr *from, const struct s
 
 /* ---- progress of a long sweep (progress.c says when and what) ------------ */
 
+#include "configure.h"
+#include "lft_push.h"
 #include "progress.h"
 
 static enum progress_phase sm_progress_phase(const struct sm *sm)
 {
 	if (sm->phase_done == sm_after_ports)
 		return PROGRESS_PORTS;
-	if (sm->phase_done == sm_after_lfts)
+	if (sm->phase_done == sm_after_lfts || lft_push_busy(sm))
 		return PROGRESS_LFTS;
 	if (sm->phase_done == sm_after_pkeys)
 		return PROGRESS_PKEYS;
-	if (sm->phase_done == sm_after_arm)
+	if (sm->phase_done == sm_after_arm || configure_states_busy(sm) == PORT_STATE_ARMED)
 		return PROGRESS_ARM;
-	if (sm->phase_done == sm_after_active)
+	if (sm->phase_done == sm_after_active || configure_states_busy(sm) == PORT_STATE_ACTIVE)
 		return PROGRESS_ACTIVATE;
 	if (sm->phase_done == sm_after_mfts)
 		return PROGRESS_MFTS;
