@@ -19,11 +19,19 @@
 #   BENCH_ENGINES  engines [minhop updn ftree]
 #   BENCH_REPS     offline repetitions per fabric/engine [3]
 #   BENCH_TIMEOUT  bound for one offline run, seconds [300]
-#   BENCH_SIM      fabrics for the ibsim comparison, "" to skip
-#                  [ft2-1k ft3-1k mesh-1k]
+#   BENCH_SIM      fabrics or tiers for the ibsim comparison, "" to skip
+#                  [1k mesh-1k]; tiers 1k, 4k (ft2-4k ft3-4k), 10k (ft2-10k
+#                  ft3-10k), irr (mesh-1k); fabric mesh-4k; e.g. "1k 4k 10k irr"
 #   BENCH_SIM_REPS runs per SM per fabric/engine [3]
 #   BENCH_SIM_ENGINES engines for the ibsim comparison [$BENCH_ENGINES]
-#   SM_UP_TIMEOUT  bound for one SM run to reach SUBNET UP, seconds [120]
+#   SM_UP_TIMEOUT  bound for one SM run to reach SUBNET UP, seconds [120;
+#                  give 300 for the 10k tier]
+#   BENCH_RESWEEP  fabrics/tiers for the no-change re-sweep part [$BENCH_SIM]
+#   BENCH_RESWEEP_ENGINES  [$BENCH_SIM_ENGINES]
+#   BENCH_RESWEEP_N  re-sweeps per SM (one daemon run each) [3]
+#   BENCH_OSM_LFT  1: OpenSM's re-sweep daemon logs at debug level (-D 0x0b)
+#                  so its LFT Sets can be counted (slow: minutes at 4k); 0: its
+#                  default level, no LFT count, honest re-sweep times [1]
 #   BENCH_SA       fabrics for the SA PathRecord flood, "" to skip
 #                  [fattree64 ft2-1k]; a bench fabric name or a file
 #                  tests/fabrics/NAME.topo
