@@ -33,20 +33,29 @@ int progress_due(struct progress *p, const struct progress_snap *s)
 const char *progress_phase_name(enum progress_phase ph)
 {
 	switch (ph) {
-	case PROGRESS_DISCOVER: return "discovering";
-	case PROGRESS_PORTS: return "assigning LIDs and configuring ports";
-	case PROGRESS_LFTS: return "pushing LFTs";
-	case PROGRESS_PKEYS: return "pushing P_Key tables";
-	case PROGRESS_ARM: return "arming ports";
-	case PROGRESS_ACTIVATE: return "activating ports";
-	case PROGRESS_MFTS: return "pushing MFTs";
-	case PROGRESS_OTHER: break;
+	case PROGRESS_DISCOVER:
+		return "discovering";
+	case PROGRESS_PORTS:
+		return "assigning LIDs and configuring ports";
+	case PROGRESS_LFTS:
+		return "pushing LFTs";
+	case PROGRESS_PKEYS:
+		return "pushing P_Key tables";
+	case PROGRESS_ARM:
+		return "arming ports";
+	case PROGRESS_ACTIVATE:
+		return "activating ports";
+	case PROGRESS_MFTS:
+		return "pushing MFTs";
+	case PROGRESS_OTHER:
+		break;
 	}
 	return "routing";
 }
 
-/* "done/total" of the Sets a phase queued, from what is still outstanding
- * (each phase queues all its SMPs at once). */
+/* "done/queued" of the Sets a phase queued so far, from what is still
+ * outstanding (the LFT push and the state walks queue batches of about 4096
+ * SMPs, so "queued" grows as they go; the other phases queue all at once). */
 static size_t progress_done(size_t queued, size_t outstanding)
 {
 	return outstanding < queued ? queued - outstanding : 0;
@@ -60,23 +69,31 @@ int progress_format(const struct progress_snap *s, char *buf, size_t len)
 
 	switch (s->phase) {
 	case PROGRESS_DISCOVER:
-		return snprintf(buf, len, "sweep %u: %s: nodes=%zu ports=%zu mads=%" PRIu64
-			       " elapsed=%u.%us", s->sweep, name, s->nodes, s->ports, s->mads,
-			       secs, tenths);
+		return snprintf(buf, len,
+				"sweep %u in progress: %s: nodes=%zu ports=%zu mads=%" PRIu64
+				" elapsed=%u.%us",
+				s->sweep, name, s->nodes, s->ports, s->mads, secs, tenths);
 	case PROGRESS_LFTS:
-		return snprintf(buf, len, "sweep %u: %s: blocks=%zu/%zu mads=%" PRIu64 " elapsed=%u.%us",
+		return snprintf(buf, len,
+				"sweep %u in progress: %s: blocks=%zu/%zu mads=%" PRIu64
+				" elapsed=%u.%us",
 				s->sweep, name, progress_done(s->lft_blocks, s->outstanding),
 				s->lft_blocks, s->mads, secs, tenths);
 	case PROGRESS_PORTS:
-		return snprintf(buf, len, "sweep %u: %s: sets=%zu/%zu mads=%" PRIu64 " elapsed=%u.%us",
+		return snprintf(buf, len,
+				"sweep %u in progress: %s: sets=%zu/%zu mads=%" PRIu64
+				" elapsed=%u.%us",
 				s->sweep, name, progress_done(s->port_sets, s->outstanding),
 				s->port_sets, s->mads, secs, tenths);
 	case PROGRESS_ARM:
 	case PROGRESS_ACTIVATE:
-		return snprintf(buf, len, "sweep %u: %s: outstanding=%zu mads=%" PRIu64 " elapsed=%u.%us",
+		return snprintf(buf, len,
+				"sweep %u in progress: %s: outstanding=%zu mads=%" PRIu64
+				" elapsed=%u.%us",
 				s->sweep, name, s->outstanding, s->mads, secs, tenths);
 	default:
-		return snprintf(buf, len, "sweep %u: %s: mads=%" PRIu64 " elapsed=%u.%us", s->sweep,
-				name, s->mads, secs, tenths);
+		return snprintf(buf, len,
+				"sweep %u in progress: %s: mads=%" PRIu64 " elapsed=%u.%us",
+				s->sweep, name, s->mads, secs, tenths);
 	}
 }

@@ -4,7 +4,8 @@
  *
  * DOC: a sweep that runs longer than PROGRESS_EVERY_MS gets one info line
  * at that age and at most one per PROGRESS_EVERY_MS after it, e.g.
- * "sweep 3: pushing LFTs: blocks=1200/9000 mads=48211 elapsed=6.0s".
+ * "sweep 3 in progress: pushing LFTs: blocks=1200/9000 mads=48211 elapsed=6.0s"
+ * (never "sweep 3: ...": scripts take that for the line that ends a sweep).
  * Short sweeps say nothing.  sm.c fills the snapshot (sm_progress_snap),
  * the loop asks after MAD activity (sm_progress_tick).
  */
@@ -29,16 +30,16 @@ enum progress_phase {
 
 /* What the sweep looks like now (sm_progress_snap fills it). */
 struct progress_snap {
-	int running;	      /* a heavy sweep runs (light sweeps never report) */
-	unsigned sweep;	      /* its number */
+	int running;	/* a heavy sweep runs (light sweeps never report) */
+	unsigned sweep; /* its number */
 	enum progress_phase phase;
-	uint64_t elapsed_ms;  /* since the sweep started */
-	size_t nodes, ports;  /* in the model being built */
-	uint64_t mads;	      /* SMPs sent by this sweep so far */
-	size_t outstanding;   /* SMPs of the current phase not answered yet */
-	size_t lft_blocks;    /* LFT block Sets queued by this sweep */
-	size_t state_sets;    /* PortInfo state Sets queued by this sweep */
-	size_t port_sets;     /* PortInfo configuration Sets queued */
+	uint64_t elapsed_ms; /* since the sweep started */
+	size_t nodes, ports; /* in the model being built */
+	uint64_t mads;	     /* SMPs sent by this sweep so far */
+	size_t outstanding;  /* SMPs of the current phase not answered yet */
+	size_t lft_blocks;   /* LFT block Sets queued by this sweep */
+	size_t state_sets;   /* PortInfo state Sets queued by this sweep */
+	size_t port_sets;    /* PortInfo configuration Sets queued */
 };
 
 /* Rate-limit state, one per SM (read-write for progress_due only). */

@@ -79,32 +79,38 @@ static void test_progress_format_phases(void)
 	s.ports = 30000;
 	s.mads = 12345;
 	progress_format(&s, buf, sizeof(buf));
-	CU_ASSERT_STRING_EQUAL(buf, "sweep 3: discovering: nodes=4521 ports=30000 mads=12345 elapsed=4.2s");
+	CU_ASSERT_STRING_EQUAL(
+	    buf,
+	    "sweep 3 in progress: discovering: nodes=4521 ports=30000 mads=12345 elapsed=4.2s");
 
 	s.phase = PROGRESS_LFTS;
 	s.lft_blocks = 9000;
 	s.outstanding = 7800;
 	progress_format(&s, buf, sizeof(buf));
-	CU_ASSERT_STRING_EQUAL(buf, "sweep 3: pushing LFTs: blocks=1200/9000 mads=12345 elapsed=4.2s");
+	CU_ASSERT_STRING_EQUAL(
+	    buf, "sweep 3 in progress: pushing LFTs: blocks=1200/9000 mads=12345 elapsed=4.2s");
 
 	s.outstanding = 9500; /* SwitchInfo Sets outstanding too: never negative */
 	progress_format(&s, buf, sizeof(buf));
-	CU_ASSERT_STRING_EQUAL(buf, "sweep 3: pushing LFTs: blocks=0/9000 mads=12345 elapsed=4.2s");
+	CU_ASSERT_STRING_EQUAL(
+	    buf, "sweep 3 in progress: pushing LFTs: blocks=0/9000 mads=12345 elapsed=4.2s");
 
 	s.phase = PROGRESS_PORTS;
 	s.port_sets = 100;
 	s.outstanding = 40;
 	progress_format(&s, buf, sizeof(buf));
-	CU_ASSERT_STRING_EQUAL(buf, "sweep 3: assigning LIDs and configuring ports: sets=60/100 "
-				    "mads=12345 elapsed=4.2s");
+	CU_ASSERT_STRING_EQUAL(
+	    buf, "sweep 3 in progress: assigning LIDs and configuring ports: sets=60/100 "
+		 "mads=12345 elapsed=4.2s");
 
 	s.phase = PROGRESS_ACTIVATE;
 	progress_format(&s, buf, sizeof(buf));
-	CU_ASSERT_STRING_EQUAL(buf, "sweep 3: activating ports: outstanding=40 mads=12345 elapsed=4.2s");
+	CU_ASSERT_STRING_EQUAL(
+	    buf, "sweep 3 in progress: activating ports: outstanding=40 mads=12345 elapsed=4.2s");
 
 	s.phase = PROGRESS_OTHER;
 	progress_format(&s, buf, sizeof(buf));
-	CU_ASSERT_STRING_EQUAL(buf, "sweep 3: routing: mads=12345 elapsed=4.2s");
+	CU_ASSERT_STRING_EQUAL(buf, "sweep 3 in progress: routing: mads=12345 elapsed=4.2s");
 }
 
 static void test_progress_format_truncates(void)
