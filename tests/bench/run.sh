@@ -690,7 +690,7 @@ bench_rs_run() {
 		return
 	fi
 	up=$(bench_rs_lft "$sm" 1)
-	eval "up_lft_$sm+=(\"\$up\")"
+	[ -z "$up" ] || eval "up_lft_$sm+=(\"\$up\")"
 	# bench_sa_sweep reads these
 	SA_SM_LOG=$RS_LOG SA_SM_PID=$RS_PID SA_SM_DIR=$RS_DIR
 	for i in $(seq "$RS_N"); do
