@@ -658,8 +658,14 @@ bench_rs_start() {
 		SIM_HOST="$host" "${cmd[@]}") >"$d/sm.out" 2>&1 &
 	RS_PID=$!
 	PIDS+=("$RS_PID")
-	bench_wait_file "$RS_LOG" 'SUBNET UP' "$SM_UP_TIMEOUT" "$RS_PID" && return 0
-	RES="fail: no SUBNET UP within ${SM_UP_TIMEOUT}s"
+	# a daemon retries a sweep that failed (engine error, gate refusal)
+	# forever: the first failed sweep ends the wait
+	if bench_wait_file "$RS_LOG" 'SUBNET UP|nanosm: sweep 1: failed' "$SM_UP_TIMEOUT" "$RS_PID" &&
+		grep -q 'SUBNET UP' "$RS_LOG"; then
+		return 0
+	fi
+	RES="fail: $(grep -hoE 'NSM-E[0-9]+.*' "$RS_LOG" 2>/dev/null | grep -vE '^NSM-E(100|403)' | head -n 1 | cut -c1-160)"
+	[ "$RES" = "fail: " ] && RES="fail: no SUBNET UP within ${SM_UP_TIMEOUT}s"
 	bench_rs_stop "$sm"
 	return 1
 }
