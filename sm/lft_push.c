@@ -57,11 +57,37 @@ void lft_cache_fini(struct lft_cache *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* The cache is kept sorted by switch GUID: every answered LFT Set looks
+ * its switch up (270K lookups among 1469 switches at 10K CAs, which a
+ * linear search made about a third of a second of CPU). */
+static size_t lft_cache_slot(const struct lft_cache *c, uint64_t guid)
+{
+	size_t lo = 0, hi = c->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->e[mid].guid < guid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static struct lft_cache_entry *lft_cache_find(const struct lft_cache *c, uint64_t guid)
+{
+	size_t i = lft_cache_slot(c, guid);
+
+	return i < c->n && c->e[i].guid == guid ? &c->e[i] : NULL;
+}
+
 static struct lft_cache_entry *lft_cache_get(struct lft_cache *c, uint64_t guid)
 {
-	for (size_t i = 0; i < c->n; i++)
-		if (c->e[i].guid == guid)
-			return &c->e[i];
+	size_t i = lft_cache_slot(c, guid);
+
+	if (i < c->n && c->e[i].guid == guid)
+		return &c->e[i];
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 16;
 		struct lft_cache_entry *e = realloc(c->e, cap * sizeof(*e));
@@ -71,21 +97,23 @@ static struct lft_cache_entry *lft_cache_get(struct lft_cache *c, uint64_t guid)
 		c->e = e;
 		c->cap = cap;
 	}
-	memset(&c->e[c->n], 0, sizeof(c->e[0]));
-	c->e[c->n].guid = guid;
-	return &c->e[c->n++];
+	memmove(&c->e[i + 1], &c->e[i], (c->n - i) * sizeof(c->e[0]));
+	memset(&c->e[i], 0, sizeof(c->e[0]));
+	c->e[i].guid = guid;
+	c->n++;
+	return &c->e[i];
 }
 
 /* The switch lost its table: the cache no longer knows any of it. */
 static void lft_cache_forget(struct lft_cache *c, uint64_t guid)
 {
-	for (size_t i = 0; i < c->n; i++) {
-		if (c->e[i].guid != guid)
-			continue;
-		free(c->e[i].port);
-		c->e[i].port = NULL;
-		c->e[i].top = 0;
-	}
+	struct lft_cache_entry *e = lft_cache_find(c, guid);
+
+	if (!e)
+		return;
+	free(e->port);
+	e->port = NULL;
+	e->top = 0;
 }
 
 /* Does the cache say the switch holds exactly these 64 entries? */
@@ -127,15 +155,12 @@ static void lft_cache_store(struct lft_cache *c, uint64_t guid, unsigned block,
  * the pattern lft_cache_store uses for holes). */
 static void lft_cache_unknown(struct lft_cache *c, uint64_t guid, unsigned block)
 {
-	for (size_t i = 0; i < c->n; i++) {
-		struct lft_cache_entry *e = &c->e[i];
+	struct lft_cache_entry *e = lft_cache_find(c, guid);
 
-		if (e->guid != guid || !e->port ||
-		    (block + 1u) * LFT_BLOCK_SIZE > (unsigned)e->top + 1u)
-			continue;
-		memset(e->port + block * LFT_BLOCK_SIZE, 0xFE, LFT_BLOCK_SIZE);
-		e->port[block * LFT_BLOCK_SIZE + 1] = 0xFD;
-	}
+	if (!e || !e->port || (block + 1u) * LFT_BLOCK_SIZE > (unsigned)e->top + 1u)
+		return;
+	memset(e->port + block * LFT_BLOCK_SIZE, 0xFE, LFT_BLOCK_SIZE);
+	e->port[block * LFT_BLOCK_SIZE + 1] = 0xFD;
 }
 
 /* What one routing attempt works on: the fabric (with LIDs), the engines'
@@ -401,12 +426,10 @@ static void lft_push_read(struct sm *sm, const struct lft *t, unsigned b)
 static void lft_push_switch(struct sm *sm, const struct lft *t, uint16_t found_top)
 {
 	const struct fabric_node *n = &sm->next.nodes[t->node];
-	const struct lft_cache_entry *e = NULL;
+	const struct lft_cache_entry *e = lft_cache_find(&sm->cache, n->guid);
 	unsigned blocks = (unsigned)sm->max_lid / LFT_BLOCK_SIZE + 1;
+	int known;
 
-	for (size_t i = 0; i < sm->cache.n; i++)
-		if (sm->cache.e[i].guid == n->guid)
-			e = &sm->cache.e[i];
 	if (e && !found_top && e->top) {
 		/* it had a table and now forwards nothing: rebooted (or reset
 		 * behind our back); what the cache says it holds is gone */
@@ -416,10 +439,13 @@ static void lft_push_switch(struct sm *sm, const struct lft *t, uint16_t found_t
 		lft_cache_forget(&sm->cache, n->guid);
 		e = NULL;
 	}
+	known = e != NULL;
 	for (unsigned b = 0; b < blocks; b++) {
 		struct smp_lft_block blk;
 
-		if (!e && found_top) {
+		/* looked up again: a store may move entries (sorted inserts) */
+		e = known ? lft_cache_find(&sm->cache, n->guid) : NULL;
+		if (!known && found_top) {
 			lft_push_read(sm, t, b);
 			continue;
 		}
