@@ -10,9 +10,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lft_push.h"
 #include "log.h"
 #include "routing/check.h"
 #include "sm_priv.h"
+
+/* A push queues its SMPs a batch of switches at a time, at least
+ * LFT_PUSH_BATCH SMPs, and the next batch when those are answered, so the
+ * MAD queue holds about one batch (~0.4 KB per queued SMP) instead of every
+ * block of the fabric (270K blocks, over 100 MB, at 10K CAs).  The cursor
+ * lives in the push's struct lft_steps (sm->lft_steps, NULL when no push
+ * runs). */
+#define LFT_PUSH_BATCH 4096
+
+int lft_push_busy(const struct sm *sm)
+{
+	return sm->lft_steps != NULL;
+}
 
 void lft_cache_fini(struct lft_cache *c)
 {
@@ -22,11 +36,37 @@ void lft_cache_fini(struct lft_cache *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* The cache is kept sorted by switch GUID: every answered LFT Set looks
+ * its switch up (270K lookups among 1469 switches at 10K CAs, which a
+ * linear search made about a third of a second of CPU). */
+static size_t lft_cache_slot(const struct lft_cache *c, uint64_t guid)
+{
+	size_t lo = 0, hi = c->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->e[mid].guid < guid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static struct lft_cache_entry *lft_cache_find(const struct lft_cache *c, uint64_t guid)
+{
+	size_t i = lft_cache_slot(c, guid);
+
+	return i < c->n && c->e[i].guid == guid ? &c->e[i] : NULL;
+}
+
 static struct lft_cache_entry *lft_cache_get(struct lft_cache *c, uint64_t guid)
 {
-	for (size_t i = 0; i < c->n; i++)
-		if (c->e[i].guid == guid)
-			return &c->e[i];
+	size_t i = lft_cache_slot(c, guid);
+
+	if (i < c->n && c->e[i].guid == guid)
+		return &c->e[i];
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 16;
 		struct lft_cache_entry *e = realloc(c->e, cap * sizeof(*e));
@@ -36,21 +76,23 @@ static struct lft_cache_entry *lft_cache_get(struct lft_cache *c, uint64_t guid)
 		c->e = e;
 		c->cap = cap;
 	}
-	memset(&c->e[c->n], 0, sizeof(c->e[0]));
-	c->e[c->n].guid = guid;
-	return &c->e[c->n++];
+	memmove(&c->e[i + 1], &c->e[i], (c->n - i) * sizeof(c->e[0]));
+	memset(&c->e[i], 0, sizeof(c->e[0]));
+	c->e[i].guid = guid;
+	c->n++;
+	return &c->e[i];
 }
 
 /* The switch lost its table: the cache no longer knows any of it. */
 static void lft_cache_forget(struct lft_cache *c, uint64_t guid)
 {
-	for (size_t i = 0; i < c->n; i++) {
-		if (c->e[i].guid != guid)
-			continue;
-		free(c->e[i].port);
-		c->e[i].port = NULL;
-		c->e[i].top = 0;
-	}
+	struct lft_cache_entry *e = lft_cache_find(c, guid);
+
+	if (!e)
+		return;
+	free(e->port);
+	e->port = NULL;
+	e->top = 0;
 }
 
 /* Does the cache say the switch holds exactly these 64 entries? */
@@ -92,15 +134,12 @@ static void lft_cache_store(struct lft_cache *c, uint64_t guid, unsigned block,
  * the pattern lft_cache_store uses for holes). */
 static void lft_cache_unknown(struct lft_cache *c, uint64_t guid, unsigned block)
 {
-	for (size_t i = 0; i < c->n; i++) {
-		struct lft_cache_entry *e = &c->e[i];
+	struct lft_cache_entry *e = lft_cache_find(c, guid);
 
-		if (e->guid != guid || !e->port ||
-		    (block + 1u) * LFT_BLOCK_SIZE > (unsigned)e->top + 1u)
-			continue;
-		memset(e->port + block * LFT_BLOCK_SIZE, 0xFE, LFT_BLOCK_SIZE);
-		e->port[block * LFT_BLOCK_SIZE + 1] = 0xFD;
-	}
+	if (!e || !e->port || (block + 1u) * LFT_BLOCK_SIZE > (unsigned)e->top + 1u)
+		return;
+	memset(e->port + block * LFT_BLOCK_SIZE, 0xFE, LFT_BLOCK_SIZE);
+	e->port[block * LFT_BLOCK_SIZE + 1] = 0xFD;
 }
 
 /* What one routing attempt works on: the fabric (with LIDs), the engines'
@@ -378,6 +417,7 @@ struct lft_steps {
 	size_t n, cap;
 	unsigned next; /* the step to run next */
 	int overflow;  /* LFT_STEP_MAX_BLOCKS reached: said once */
+	size_t table;  /* next table of sm->lfts to queue (batches) */
 	sm_phase_fn then;
 };
 
@@ -511,12 +551,10 @@ static void lft_push_step(struct sm *sm)
 static void lft_push_switch(struct sm *sm, const struct lft *t, uint16_t found_top)
 {
 	const struct fabric_node *n = &sm->next.nodes[t->node];
-	const struct lft_cache_entry *e = NULL;
+	const struct lft_cache_entry *e = lft_cache_find(&sm->cache, n->guid);
 	unsigned blocks = (unsigned)sm->max_lid / LFT_BLOCK_SIZE + 1;
+	int known;
 
-	for (size_t i = 0; i < sm->cache.n; i++)
-		if (sm->cache.e[i].guid == n->guid)
-			e = &sm->cache.e[i];
 	if (e && !found_top && e->top) {
 		/* it had a table and now forwards nothing: rebooted (or reset
 		 * behind our back); what the cache says it holds is gone */
@@ -526,10 +564,13 @@ static void lft_push_switch(struct sm *sm, const struct lft *t, uint16_t found_t
 		lft_cache_forget(&sm->cache, n->guid);
 		e = NULL;
 	}
+	known = e != NULL;
 	for (unsigned b = 0; b < blocks; b++) {
 		struct smp_lft_block blk;
 
-		if (!e && found_top) {
+		/* looked up again: a store may move entries (sorted inserts) */
+		e = known ? lft_cache_find(&sm->cache, n->guid) : NULL;
+		if (!known && found_top) {
 			lft_push_read(sm, t, b);
 			continue;
 		}
@@ -550,11 +591,10 @@ static void lft_push_switch(struct sm *sm, const struct lft *t, uint16_t found_t
  * SM), for each one SwitchInfo.LinearFDBTop first, then its blocks in
  * ascending order; at most --window SMPs are on the wire, so several
  * switches are in flight at once and their Sets land in no guaranteed
- * order.  A block read first is written when its Get is answered.  This
- * order does not rule out transient loops while routes move: a loop-free
- * order exists per destination (switches nearer the destination in the
- * new tree first), but one block carries 64 destinations whose trees
- * differ, so no block order honours all of them.  What is guaranteed:
+ * order.  A block read first is written when its Get is answered.  No
+ * order of whole blocks rules out transient loops while routes move (one
+ * block carries 64 destinations whose new trees differ), hence the steps
+ * below.  What is guaranteed:
  * only tables that passed the gate are written, the final state is
  * loop-free, and a restart or an unchanged re-sweep moves no route, so it
  * writes nothing (docs/design.md, docs/operations.md "Restarts").
@@ -571,18 +611,37 @@ static void lft_push_switch(struct sm *sm, const struct lft *t, uint16_t found_t
  * meets a changed one.  A block with entries at several distances is
  * written several times (`lft_blocks_sent` counts every write).  Blocks
  * read first (after a restart) and blocks beyond the cached top are
- * written at once. */
+ * written at once.  The switches are queued in batches (LFT_PUSH_BATCH),
+ * in the same order, before the steps. */
+static void lft_push_one(struct sm *sm, size_t i)
+{
+	const struct lft *t = &sm->lfts.tables[i];
+	uint16_t found_top = sm->next.nodes[t->node].lft_top;
+
+	lft_push_top(sm, t->node);
+	lft_push_switch(sm, t, found_top);
+}
+
+/* Queue the next batch of switches; when all are queued, the steps run
+ * once the last SMP is answered. */
+static void lft_push_batch(struct sm *sm)
+{
+	struct lft_steps *st = sm->lft_steps;
+
+	while (st->table < sm->lfts.n && sm->pending < LFT_PUSH_BATCH)
+		lft_push_one(sm, st->table++);
+	sm_phase_wait(sm, st->table < sm->lfts.n ? lft_push_batch : lft_push_step);
+}
+
 void lft_push_start(struct sm *sm, sm_phase_fn then)
 {
 	sm->lft_steps = calloc(1, sizeof(*sm->lft_steps));
-	if (sm->lft_steps)
-		sm->lft_steps->then = then;
-	for (size_t i = 0; i < sm->lfts.n; i++) {
-		const struct lft *t = &sm->lfts.tables[i];
-		uint16_t found_top = sm->next.nodes[t->node].lft_top;
-
-		lft_push_top(sm, t->node);
-		lft_push_switch(sm, t, found_top);
+	if (!sm->lft_steps) { /* no memory to plan: everything at once, no steps */
+		for (size_t i = 0; i < sm->lfts.n; i++)
+			lft_push_one(sm, i);
+		sm_phase_wait(sm, then);
+		return;
 	}
-	sm_phase_wait(sm, sm->lft_steps ? lft_push_step : then);
+	sm->lft_steps->then = then;
+	lft_push_batch(sm);
 }

@@ -74,6 +74,7 @@ static void loop_rearm(struct loop *l)
 	uint64_t next = sm_tick(l->sm);
 	uint64_t now = loop_now_ms(NULL);
 
+	sm_progress_tick(l->sm); /* a line every 2 s while a long sweep runs */
 	ev_timer_stop(l->ev, &l->mad_timer);
 	if (!next)
 		return;

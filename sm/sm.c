@@ -1260,3 +1260,70 @@ static void sm_on_request(void *arg, const struct mad_addr *from, const struct s
 	log_debug("ignored %s method 0x%02x from LID %u", smp_attr_name(req->attr_id), req->method,
 		  from->lid);
 }
+
+/* ---- progress of a long sweep (progress.c says when and what) ------------ */
+
+#include "configure.h"
+#include "lft_push.h"
+#include "progress.h"
+
+static enum progress_phase sm_progress_phase(const struct sm *sm)
+{
+	if (sm->phase_done == sm_after_ports)
+		return PROGRESS_PORTS;
+	if (sm->phase_done == sm_after_lfts || lft_push_busy(sm))
+		return PROGRESS_LFTS;
+	if (sm->phase_done == sm_after_pkeys)
+		return PROGRESS_PKEYS;
+	if (sm->phase_done == sm_after_arm || configure_states_busy(sm) == PORT_STATE_ARMED)
+		return PROGRESS_ARM;
+	if (sm->phase_done == sm_after_active || configure_states_busy(sm) == PORT_STATE_ACTIVE)
+		return PROGRESS_ACTIVATE;
+	if (sm->phase_done == sm_after_mfts)
+		return PROGRESS_MFTS;
+	if (!sm->st.port_sets && !sm->st.lft_blocks_sent && !sm->st.state_sets)
+		return PROGRESS_DISCOVER;
+	return PROGRESS_OTHER;
+}
+
+/* The snapshot; the port count (a walk over every node) only if ports. */
+static void sm_progress_fill(const struct sm *sm, struct progress_snap *s, int ports)
+{
+	uint64_t now = sm_now(sm);
+
+	memset(s, 0, sizeof(*s));
+	s->running = sm->running && !sm->light && !sm->mcast_only;
+	if (!s->running)
+		return;
+	s->sweep = sm->st.number;
+	s->phase = sm_progress_phase(sm);
+	s->elapsed_ms = now > sm->sweep_start_ms ? now - sm->sweep_start_ms : 0;
+	s->nodes = sm->next.n_nodes;
+	for (size_t i = 0; ports && i < sm->next.n_nodes; i++)
+		s->ports += sm->next.nodes[i].num_ports;
+	s->mads = mad_queue_counters(sm->q)->sent - sm->mads_at_start;
+	s->outstanding = sm->pending;
+	s->lft_blocks = sm->st.lft_blocks_sent;
+	s->state_sets = sm->st.state_sets;
+	s->port_sets = sm->st.port_sets;
+}
+
+void sm_progress_snap(const struct sm *sm, struct progress_snap *s)
+{
+	sm_progress_fill(sm, s, 1);
+}
+
+void sm_progress_tick(struct sm *sm)
+{
+	/* one SM per daemon: its rate-limit state */
+	static struct progress prog = {.every_ms = PROGRESS_EVERY_MS};
+	struct progress_snap s;
+	char line[256];
+
+	sm_progress_fill(sm, &s, 0); /* called after every MAD batch: stay cheap */
+	if (!progress_due(&prog, &s))
+		return;
+	sm_progress_fill(sm, &s, 1);
+	progress_format(&s, line, sizeof(line));
+	log_info("%s", line);
+}

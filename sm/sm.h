@@ -184,4 +184,11 @@ const struct sa *sm_sa(const struct sm *sm);
  * SA answers follow them from the next sweep on.  0 or -ENOMEM. */
 int sm_set_partitions(struct sm *sm, const struct policy_partition *parts, size_t n);
 
+struct progress_snap;
+/* Where a running heavy sweep is (progress.h); s->running 0 when none runs. */
+void sm_progress_snap(const struct sm *sm, struct progress_snap *s);
+/* Log a progress line when one is due (a sweep older than 2 s, at most one
+ * line per 2 s); the loop calls it after MAD activity. */
+void sm_progress_tick(struct sm *sm);
+
 #endif

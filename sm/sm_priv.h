@@ -30,6 +30,14 @@ struct lft_cache {
 
 typedef void (*sm_phase_fn)(struct sm *sm);
 
+/* configure_states' walk over the nodes, a batch at a time (configure.c). */
+struct sm_states_walk {
+	int active;
+	size_t next; /* next node of sm->next */
+	uint8_t from, to;
+	sm_phase_fn then;
+};
+
 /* A small set of port GUIDs (configure.c): ports nanosm warned about. */
 struct sm_guid_set {
 	uint64_t *guid;
@@ -93,7 +101,8 @@ struct sm {
 	struct lft_set lfts;
 	int lfts_ahead; /* lfts were routed for next, not committed to cur yet */
 	struct lft_cache cache;
-	struct lft_steps *lft_steps; /* the running push's stepped writes (lft_push.c) */
+	struct lft_steps *lft_steps; /* the running push's batches and steps (lft_push.c) */
+	struct sm_states_walk states_walk;
 	int running;
 	int sweep_pending; /* requested while running */
 	size_t pending;    /* SMPs outstanding in the current phase */

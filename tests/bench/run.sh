@@ -19,11 +19,19 @@
 #   BENCH_ENGINES  engines [minhop updn ftree]
 #   BENCH_REPS     offline repetitions per fabric/engine [3]
 #   BENCH_TIMEOUT  bound for one offline run, seconds [300]
-#   BENCH_SIM      fabrics for the ibsim comparison, "" to skip
-#                  [ft2-1k ft3-1k mesh-1k]
+#   BENCH_SIM      fabrics or tiers for the ibsim comparison, "" to skip
+#                  [1k mesh-1k]; tiers 1k, 4k (ft2-4k ft3-4k), 10k (ft2-10k
+#                  ft3-10k), irr (mesh-1k); fabric mesh-4k; e.g. "1k 4k 10k irr"
 #   BENCH_SIM_REPS runs per SM per fabric/engine [3]
 #   BENCH_SIM_ENGINES engines for the ibsim comparison [$BENCH_ENGINES]
-#   SM_UP_TIMEOUT  bound for one SM run to reach SUBNET UP, seconds [120]
+#   SM_UP_TIMEOUT  bound for one SM run to reach SUBNET UP, seconds [120;
+#                  give 300 for the 10k tier]
+#   BENCH_RESWEEP  fabrics/tiers for the no-change re-sweep part [$BENCH_SIM]
+#   BENCH_RESWEEP_ENGINES  [$BENCH_SIM_ENGINES]
+#   BENCH_RESWEEP_N  re-sweeps per SM (one daemon run each) [3]
+#   BENCH_OSM_LFT  1: OpenSM's re-sweep daemon logs at debug level (-D 0x0b)
+#                  so its LFT Sets can be counted (slow: minutes at 4k); 0: its
+#                  default level, no LFT count, honest re-sweep times [1]
 #   BENCH_SA       fabrics for the SA PathRecord flood, "" to skip
 #                  [fattree64 ft2-1k]; a bench fabric name or a file
 #                  tests/fabrics/NAME.topo
@@ -54,7 +62,7 @@ SIZES=${BENCH_SIZES-1k 4k 16k 48k mesh}
 ENGINES=${BENCH_ENGINES-minhop updn ftree}
 REPS=${BENCH_REPS:-3}
 TIMEOUT=${BENCH_TIMEOUT:-300}
-SIM_FABRICS=${BENCH_SIM-ft2-1k ft3-1k mesh-1k}
+SIM_FABRICS=${BENCH_SIM-1k mesh-1k}
 SIM_REPS=${BENCH_SIM_REPS:-3}
 SIM_ENGINES=${BENCH_SIM_ENGINES-$ENGINES}
 SM_UP_TIMEOUT=${SM_UP_TIMEOUT:-120}
@@ -69,6 +77,10 @@ SA_CLIENTS=${BENCH_SA_CLIENTS:-4}
 SA_SWEEPS=${BENCH_SA_SWEEPS:-3}
 SA_ENGINE=${BENCH_SA_ENGINE:-minhop}
 SA_TIMEOUT=${BENCH_SA_TIMEOUT:-60}
+RS_FABRICS=${BENCH_RESWEEP-$SIM_FABRICS}
+RS_ENGINES=${BENCH_RESWEEP_ENGINES-$SIM_ENGINES}
+RS_N=${BENCH_RESWEEP_N:-3}
+OSM_LFT=${BENCH_OSM_LFT:-1}
 # targets for updn/ftree on the largest tier
 TARGET_S=10
 TARGET_MB=2048
@@ -80,6 +92,11 @@ SIM_SOCK=
 SIM_GEN=0
 OFFLINE_ROWS=()
 SIM_ROWS=()
+RS_ROWS=()
+RS_PID=
+RS_AWK=
+RS_LOG=
+RS_DIR=
 SA_ROWS=()
 SWEEP_ROWS=()
 TOPO=
@@ -104,7 +121,10 @@ bench_fabric_args() {
 	# 64-port k-ary 3-tree, full bisection; 45000 CAs + 3839 switches is
 	# about the most that fits the 49151 unicast LIDs
 	ft3-45k) echo "fattree --levels 3 --radix 64 --cas 45000" ;;
+	ft2-10k) echo "fattree --levels 2 --cas 10240" ;;
+	ft3-10k) echo "fattree --levels 3 --cas 10240" ;;
 	mesh-1k) echo "mesh --switches 128 --degree 6 --hosts 8 --seed 1" ;;
+	mesh-4k) echo "mesh --switches 512 --degree 6 --hosts 8 --seed 1" ;;
 	mesh-16k) echo "mesh --switches 2048 --degree 8 --hosts 8 --seed 1" ;;
 	*) return 1 ;;
 	esac
@@ -115,6 +135,8 @@ bench_tier_fabrics() {
 	case $1 in
 	1k) echo "ft2-1k ft3-1k" ;;
 	4k) echo "ft2-4k ft3-4k" ;;
+	10k) echo "ft2-10k ft3-10k" ;;
+	irr) echo "mesh-1k" ;;
 	16k) echo "ft2-16k ft3-16k" ;;
 	48k) echo "ft2-48k ft3-45k" ;;
 	mesh) echo "mesh-1k mesh-16k" ;;
@@ -399,42 +421,82 @@ bench_up_ms() {
 		print d }'
 }
 
-# bench_sm_run SM ENGINE HOST: run one SM (--once) against the running ibsim;
-# sets RES to "MS ENGINE_USED" or "fail: reason".
+# bench_cpu_ms PID: user + system CPU ms the process used so far (0 if gone).
+bench_cpu_ms() {
+	awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%d\n", ($12 + $13) * 1000 / hz }' \
+		"/proc/$1/stat" 2>/dev/null || echo 0
+}
+
+# bench_kill_timed PID: stop a process started under /usr/bin/time: its
+# children (the SM) by PID first, then time itself.
+bench_kill_timed() {
+	local c
+	for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do kill -TERM "$c" 2>/dev/null; done
+	bench_kill "$1"
+}
+
+# bench_wire_mads HOST: PortXmitPkts of HOST's port 1, as ibsim counts it
+# (perfquery from HOST itself).  ibsim counts every MAD that leaves the port
+# for the wire: the SMPs of an SM on HOST that go to other nodes (not those
+# to its own port, which never leave it), but not perfquery's own queries.
+# Both SMs are counted the same way; "n/a" when perfquery fails.
+bench_wire_mads() {
+	local v
+	v=$(cd "$SIM_DIR/run" && timeout -k 2 20 env LD_PRELOAD="$UMAD2SIM" IBSIM_SOCKNAME="$SIM_SOCK" \
+		SIM_HOST="$1" perfquery 2>/dev/null | sed -n 's/^PortXmitPkts:\.*\([0-9]*\)$/\1/p' | head -n 1)
+	echo "${v:-n/a}"
+}
+
+# bench_sm_run SM ENGINE HOST: run one SM (--once) under /usr/bin/time
+# against the running ibsim.  Sets RES to "MS RSS_KB SM_CPU_MS SIM_CPU_MS
+# RUN_MS WIRE_MADS LFT_BLOCKS ENGINE_USED" or "fail: reason".  MS: start to
+# the SUBNET UP line; RSS: time's %M; RUN_MS: start to exit, SIM_CPU_MS:
+# ibsim's CPU time over that span; LFT_BLOCKS: nanosm's lft_blocks_sent,
+# "-" for OpenSM (counted in the re-sweep part, which logs at debug level).
 bench_sm_run() {
-	local sm=$1 eng=$2 host=$3 d log cmd=() envs=() pid t0 tod0 polled used why
+	local sm=$1 eng=$2 host=$3 d log cmd=() envs=() pid t0 t1 tod0 polled used c0 c1 up rss cpu lft
 	d=$SIM_DIR/$sm.$eng
 	mkdir -p "$d/cache" "$d/tmp"
 	log=$d/sm.log
 	case $sm in
-	nanosm) cmd=("$NANOSM" --once -R "$eng" --guid2lid "$d/guid2lid") ;;
+	nanosm) cmd=("$NANOSM" --once -R "$eng" --guid2lid "$d/guid2lid" --socket none) ;;
 	opensm)
 		# -d2: flush the log after every line; private cache and tmp dirs
 		cmd=(opensm --once -R "$eng" -d2 -f "$d/osm.log")
 		envs=(OSM_CACHE_DIR="$d/cache" OSM_TMP_DIR="$d/tmp")
 		;;
 	esac
+	c0=$(bench_cpu_ms "$SIM_PID")
 	tod0=$(bench_tod_ms)
 	t0=$(date +%s%N)
-	(cd "$SIM_DIR/run" && exec env "${envs[@]}" LD_PRELOAD="$UMAD2SIM" IBSIM_SOCKNAME="$SIM_SOCK" \
-		SIM_HOST="$host" "${cmd[@]}") >"$log" 2>&1 &
+	# time outside the preload: umad2sim connects every process it is
+	# loaded into to ibsim
+	(cd "$SIM_DIR/run" && exec "$TIME" -f "%M %U %S" -o "$d/time" env "${envs[@]}" \
+		LD_PRELOAD="$UMAD2SIM" IBSIM_SOCKNAME="$SIM_SOCK" SIM_HOST="$host" "${cmd[@]}") >"$log" 2>&1 &
 	pid=$!
 	PIDS+=("$pid")
 	[ "$sm" = opensm ] && log=$d/osm.log
 	if ! bench_wait_file "$log" 'SUBNET UP' "$SM_UP_TIMEOUT" "$pid"; then
-		bench_kill "$pid"
+		bench_kill_timed "$pid"
 		RES="fail: $(bench_sm_why "$sm" "$d")"
 		[ "$RES" = "fail: " ] && RES="fail: no SUBNET UP within ${SM_UP_TIMEOUT}s"
 		return 0
 	fi
 	polled=$((($(date +%s%N) - t0) / 1000000))
 	bench_wait_exit "$pid"
+	t1=$(date +%s%N)
+	c1=$(bench_cpu_ms "$SIM_PID")
 	case $sm in
-	nanosm) used=$(grep 'SUBNET UP' "$d/sm.log" | grep -m1 -oE 'engine=[a-z0-9_-]+' | cut -d= -f2) ;;
+	nanosm)
+		used=$(grep 'SUBNET UP' "$d/sm.log" | grep -m1 -oE 'engine=[a-z0-9_-]+' | cut -d= -f2)
+		lft=$(grep -m1 -oE 'sweep [0-9]+: ok .*lft_blocks_sent=[0-9]+' "$d/sm.log" | grep -oE '[0-9]+$')
+		;;
 	opensm) used=$(grep -oE '[a-z0-9_-]+ tables configured on all switches' "$d/osm.log" | tail -n 1 | cut -d' ' -f1) ;;
 	esac
 	[ "$sm" = opensm ] && [ -n "$used" ] && [ "$used" != "$eng" ] && used="$used:$(bench_sm_why opensm "$d")"
-	RES="$(bench_up_ms "$log" "$tod0" "$polled") ${used:-?}"
+	up=$(bench_up_ms "$log" "$tod0" "$polled")
+	read -r rss cpu <<<"$(awk '/^[0-9]+ [0-9.]+ [0-9.]+$/ { printf "%d %d\n", $1, ($2 + $3) * 1000 }' "$d/time")"
+	RES="$up ${rss:-0} ${cpu:-0} $((c1 - c0)) $(((t1 - t0) / 1000000)) $(bench_wire_mads "$host") ${lft:--} ${used:-?}"
 }
 
 # bench_sm_why SM DIR: the most telling error line of a run, prefix cut.
@@ -457,62 +519,239 @@ bench_wait_exit() {
 		ps -p "$pid" -o stat= 2>/dev/null | grep -qv Z || break
 		sleep 0.1
 	done
-	bench_kill "$pid"
+	bench_kill_timed "$pid"
+}
+
+# bench_sim_host TOPO: the first CA's name (ibsim's default attach point).
+bench_sim_host() {
+	grep -m1 -E '^[[:space:]]*(Hca|Ca)[[:space:]]' "$1" | sed -E 's/^[^"]*"([^"]*)".*/\1/'
 }
 
 # bench_sim_pair NAME ENGINE: alternate nanosm and OpenSM runs, each on a
 # fresh ibsim; appends a table row.
 bench_sim_pair() {
-	local name=$1 eng=$2 topo host r sm res ms_n=() ms_o=() fail_n='' fail_o='' used_n='' used_o=''
+	local name=$1 eng=$2 topo host r sm res fail_n='' fail_o='' used_n='' used_o=''
+	local ms_n=() ms_o=() rss_n=() rss_o=() mads_n=() mads_o=() lft_n=() sim_n=() sim_o=()
+	local ms rss cpu simcpu run mads lft used
 	bench_gen "$name"
 	topo=$TOPO
-	host=$(grep -m1 -E '^[[:space:]]*(Hca|Ca)[[:space:]]' "$topo" | sed -E 's/^[^"]*"([^"]*)".*/\1/')
+	host=$(bench_sim_host "$topo")
 	for r in $(seq "$SIM_REPS"); do
 		for sm in nanosm opensm; do
 			[ "$sm" = nanosm ] && [ -n "$fail_n" ] && continue
 			[ "$sm" = opensm ] && [ -n "$fail_o" ] && continue
-			bench_sim_start "$topo" || { SIM_ROWS+=("$name|$eng|n/a: ibsim cannot load it||||"); return; }
+			bench_sim_start "$topo" || { SIM_ROWS+=("$name|$eng|n/a: ibsim cannot load it||||||||||"); return; }
 			bench_sm_run "$sm" "$eng" "$host"
 			res=$RES
 			bench_sim_stop
-			bench_log "ibsim $name $eng $sm run $r: $res"
-			case $sm:$res in
-			nanosm:fail*) fail_n=$res ;;
-			opensm:fail*) fail_o=$res ;;
-			nanosm:*) ms_n+=("${res%% *}"); used_n=${res#* } ;;
-			opensm:*) ms_o+=("${res%% *}"); used_o=${res#* } ;;
+			bench_log "ibsim $name $eng $sm run $r: $res (up_ms rss_kb cpu_ms ibsim_cpu_ms run_ms wire_mads lft engine)"
+			case $res in
+			fail*) [ "$sm" = nanosm ] && fail_n=$res || fail_o=$res; continue ;;
+			esac
+			read -r ms rss cpu simcpu run mads lft used <<<"$res"
+			case $sm in
+			nanosm)
+				ms_n+=("$ms"); rss_n+=("$rss"); used_n=$used; lft_n+=("$lft")
+				[ "$mads" = n/a ] || mads_n+=("$mads")
+				sim_n+=("$(awk -v a="$simcpu" -v b="$run" 'BEGIN { printf "%.0f", (b > 0 ? 100 * a / b : 0) }')")
+				;;
+			opensm)
+				ms_o+=("$ms"); rss_o+=("$rss"); used_o=$used
+				[ "$mads" = n/a ] || mads_o+=("$mads")
+				sim_o+=("$(awk -v a="$simcpu" -v b="$run" 'BEGIN { printf "%.0f", (b > 0 ? 100 * a / b : 0) }')")
+				;;
 			esac
 		done
 	done
 	bench_sim_row "$name" "$eng"
 }
 
-# bench_sim_row NAME ENGINE (uses bench_sim_pair's locals): one table row.
+# bench_ratio A B: A / B with 2 decimals, "-" unless both are numbers.
+bench_ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/ || b == 0) print "-"; else printf "%.2f\n", a / b }'
+}
+
+# bench_med0 V...: median rounded to an integer, "-" for none.
+bench_med0() {
+	[ $# -gt 0 ] || { echo -; return; }
+	bench_median "$@" | awk '{ printf "%.0f\n", $1 }'
+}
+
+# bench_sim_row NAME ENGINE (uses bench_sim_pair's locals): one table row
+# "fabric|engine|n_ms|n_used|o_ms|o_used|ratio|n_MB|o_MB|rss_ratio|n_mads|o_mads|n_lft|n_sim%|o_sim%".
 bench_sim_row() {
-	local n o ratio='' fb
-	n=${fail_n:-$(bench_median "${ms_n[@]}" | awk '{ printf "%.0f", $1 }')}
-	o=${fail_o:-$(bench_median "${ms_o[@]}" | awk '{ printf "%.0f", $1 }')}
-	if [ -z "$fail_n" ] && [ -z "$fail_o" ]; then
-		ratio=$(awk -v a="$n" -v b="$o" 'BEGIN { if (b > 0) printf "%.2f", a / b }')
-	fi
+	local n o fb nm om
+	n=${fail_n:-$(bench_med0 "${ms_n[@]}")}
+	o=${fail_o:-$(bench_med0 "${ms_o[@]}")}
+	nm=$(bench_med0 "${rss_n[@]}")
+	om=$(bench_med0 "${rss_o[@]}")
+	[ "$nm" = - ] || nm=$(awk -v k="$nm" 'BEGIN { printf "%.1f", k / 1024 }')
+	[ "$om" = - ] || om=$(awk -v k="$om" 'BEGIN { printf "%.1f", k / 1024 }')
 	fb=${used_o:-?}
 	# "ENGINE:REASON" when OpenSM used another engine than asked
 	case $used_o in *:*) fb="${used_o%%:*} (FELL BACK: ${used_o#*:})" ;; esac
 	[ -z "$fail_o" ] || fb=-
-	SIM_ROWS+=("$1|$2|$n|${used_n:--}|$o|$fb|$ratio")
+	SIM_ROWS+=("$1|$2|$n|${used_n:--}|$o|$fb|$(bench_ratio "$n" "$o")|$nm|$om|$(bench_ratio "$nm" "$om")|$(bench_med0 "${mads_n[@]}")|$(bench_med0 "${mads_o[@]}")|$(bench_med0 "${lft_n[@]}")|$(bench_med0 "${sim_n[@]}")|$(bench_med0 "${sim_o[@]}")")
+}
+
+# bench_sim_fabrics LIST: bench fabric names, tiers expanded.
+bench_sim_fabrics() {
+	local t
+	for t in $1; do
+		bench_tier_fabrics "$t" >/dev/null || bench_die "unknown fabric or tier $t"
+		bench_tier_fabrics "$t"
+	done | tr ' ' '\n' | awk 'NF && !seen[$0]++'
 }
 
 bench_sim() {
 	local name eng
-	[ -n "$SIM_FABRICS" ] || return 0
+	[ -n "${SIM_FABRICS// /}" ] || return 0
 	command -v ibsim >/dev/null || { bench_log "ibsim not installed: skipping the SM comparison"; return 0; }
 	command -v opensm >/dev/null || { bench_log "opensm not installed: skipping the SM comparison"; return 0; }
 	[ -r "$UMAD2SIM" ] || { bench_log "umad2sim not found: skipping the SM comparison"; return 0; }
 	[ -x "$NANOSM" ] || { bench_log "$NANOSM not built: skipping the SM comparison"; return 0; }
 	bench_log "ibsim comparison: fabrics [$SIM_FABRICS], engines [$SIM_ENGINES], $SIM_REPS runs per SM"
-	for name in $SIM_FABRICS; do
-		bench_fabric_args "$name" >/dev/null || bench_die "unknown fabric $name"
+	for name in $(bench_sim_fabrics "$SIM_FABRICS"); do
 		for eng in $SIM_ENGINES; do bench_sim_pair "$name" "$eng"; done
+	done
+}
+
+# ---------------------------------------------------------------- re-sweep
+
+# bench_rs_start SM ENGINE HOST: the SM as a daemon (no periodic sweeps) on
+# the running ibsim; bounded wait for SUBNET UP.  OpenSM logs at debug level
+# (-D 0x0b) into a fifo read by an awk that counts its LinearForwardingTable
+# Sets and writes only the SUBNET UP lines, each with the count since the
+# previous one, to RS_LOG.  Sets RS_PID, RS_LOG, RS_DIR; 1 on failure.
+bench_rs_start() {
+	local sm=$1 eng=$2 host=$3 d cmd=() envs=()
+	d=$SIM_DIR/$sm.rs
+	mkdir -p "$d/cache" "$d/tmp"
+	RS_DIR=$d
+	case $sm in
+	nanosm)
+		RS_LOG=$d/sm.out
+		cmd=("$NANOSM" -R "$eng" --socket "$d/ctl.sock" --guid2lid "$d/guid2lid" --sweep-interval 86400)
+		;;
+	opensm)
+		envs=(OSM_CACHE_DIR="$d/cache" OSM_TMP_DIR="$d/tmp")
+		if [ "$OSM_LFT" = 0 ]; then
+			RS_LOG=$d/osm.log
+			cmd=(opensm -R "$eng" -d2 -s 0 -f "$RS_LOG")
+		else
+			RS_LOG=$d/up.log
+			mkfifo "$d/osm.fifo" || return 1
+			# mawk reads a pipe in large blocks unless interactive
+			# shellcheck disable=SC2046 # two words or none
+			awk $(awk -W version 2>/dev/null | grep -q mawk && echo -W interactive) \
+				'/Setting LinearForwardingTable/ { n++ }
+				/-> SUBNET UP/ { print $0 " lft_sets=" n + 0; fflush(); n = 0 }' \
+				<"$d/osm.fifo" >"$RS_LOG" 2>/dev/null &
+			PIDS+=("$!")
+			RS_AWK=$!
+			cmd=(opensm -R "$eng" -d2 -s 0 -D 0x0b -f "$d/osm.fifo")
+		fi
+		;;
+	esac
+	(cd "$SIM_DIR/run" && exec env "${envs[@]}" LD_PRELOAD="$UMAD2SIM" IBSIM_SOCKNAME="$SIM_SOCK" \
+		SIM_HOST="$host" "${cmd[@]}") >"$d/sm.out" 2>&1 &
+	RS_PID=$!
+	PIDS+=("$RS_PID")
+	# a daemon retries a sweep that failed (engine error, gate refusal)
+	# forever: the first failed sweep ends the wait
+	if bench_wait_file "$RS_LOG" 'SUBNET UP|nanosm: sweep 1: failed' "$SM_UP_TIMEOUT" "$RS_PID" &&
+		grep -q 'SUBNET UP' "$RS_LOG"; then
+		return 0
+	fi
+	RES="fail: $(grep -hoE 'NSM-E[0-9]+.*' "$RS_LOG" 2>/dev/null | grep -vE '^NSM-E(100|403)' | head -n 1 | cut -c1-160)"
+	[ "$RES" = "fail: " ] && RES="fail: no SUBNET UP within ${SM_UP_TIMEOUT}s"
+	bench_rs_stop "$sm"
+	return 1
+}
+
+bench_rs_stop() {
+	bench_kill "$RS_PID"
+	[ "$1" != opensm ] || [ "$OSM_LFT" = 0 ] || bench_kill "$RS_AWK"
+}
+
+# bench_rs_lft SM N: LFT blocks set by the N-th sweep (nanosm: sweep N's
+# lft_blocks_sent; OpenSM: the count on its N-th SUBNET UP line).
+bench_rs_lft() {
+	case $1 in
+	nanosm) grep -m1 -E "nanosm: sweep $2: " "$RS_LOG" | grep -oE 'lft_blocks_sent=[0-9]+' | cut -d= -f2 ;;
+	opensm) grep -E -- '-> SUBNET UP' "$RS_LOG" | sed -n "$2p" | grep -oE 'lft_sets=[0-9]+' | cut -d= -f2 ;;
+	esac
+}
+
+# bench_rs_run SM ENGINE TOPO HOST: fresh ibsim, daemon up, BENCH_RESWEEP_N
+# re-sweeps of the unchanged fabric.  Appends "ms mads lft" per re-sweep to
+# the caller's rs_SM array and the bring-up's LFT blocks to up_lft_SM.
+bench_rs_run() {
+	local sm=$1 eng=$2 topo=$3 host=$4 i m0 m1 ms up x said='' SA_TIMEOUT=$SM_UP_TIMEOUT
+	bench_sim_start "$topo" || { rs_fail[$sm]="ibsim cannot load the fabric"; return; }
+	if ! bench_rs_start "$sm" "$eng" "$host"; then
+		rs_fail[$sm]=$RES
+		bench_sim_stop
+		return
+	fi
+	up=$(bench_rs_lft "$sm" 1)
+	[ -z "$up" ] || eval "up_lft_$sm+=(\"\$up\")"
+	# bench_sa_sweep reads these
+	SA_SM_LOG=$RS_LOG SA_SM_PID=$RS_PID SA_SM_DIR=$RS_DIR
+	for i in $(seq "$RS_N"); do
+		m0=$(bench_wire_mads "$host")
+		bench_sa_sweep "$sm"
+		case $RES in fail*) rs_fail[$sm]=$RES; break ;; esac
+		ms=${RES%% *}
+		m1=$(bench_wire_mads "$host")
+		[ "$m0" = n/a ] || [ "$m1" = n/a ] || m1=$((m1 - m0))
+		x="$ms $m1 $(bench_rs_lft "$sm" $((i + 1)))"
+		said+="[$x] "
+		eval "rs_$sm+=(\"\$x\")"
+	done
+	bench_log "re-sweep $name $eng $sm: bring-up LFT blocks $up; re-sweeps (ms MADs LFT): $said"
+	bench_rs_stop "$sm"
+	bench_sim_stop
+}
+
+# bench_rs_col ROWS... (each "ms mads lft"): "ms|mads|lft" medians.
+bench_rs_col() {
+	local r ms_v=() mads_v=() lft_v=() x y z
+	for r in "$@"; do
+		read -r x y z <<<"$r"
+		ms_v+=("$x")
+		[ "$y" = n/a ] || mads_v+=("$y")
+		[ -z "$z" ] || lft_v+=("$z")
+	done
+	echo "$(bench_med0 "${ms_v[@]}")|$(bench_med0 "${mads_v[@]}")|$(bench_med0 "${lft_v[@]}")"
+}
+
+# bench_rs_pair NAME ENGINE: one daemon run per SM; a table row
+# "fabric|engine|n_up_lft|n_ms|n_mads|n_lft|o_up_lft|o_ms|o_mads|o_lft|why".
+bench_rs_pair() {
+	local name=$1 eng=$2 topo host sm why=''
+	local -A rs_fail=()
+	local rs_nanosm=() rs_opensm=() up_lft_nanosm=() up_lft_opensm=()
+	bench_gen "$name"
+	topo=$TOPO
+	host=$(bench_sim_host "$topo")
+	for sm in nanosm opensm; do bench_rs_run "$sm" "$eng" "$topo" "$host"; done
+	for sm in nanosm opensm; do [ -z "${rs_fail[$sm]:-}" ] || why+="  $sm: ${rs_fail[$sm]}"; done
+	RS_ROWS+=("$name|$eng|$(bench_med0 "${up_lft_nanosm[@]}")|$(bench_rs_col "${rs_nanosm[@]}")|$(bench_med0 "${up_lft_opensm[@]}")|$(bench_rs_col "${rs_opensm[@]}")|$why")
+}
+
+bench_resweep() {
+	local name eng
+	[ -n "${RS_FABRICS// /}" ] || return 0
+	if ! command -v ibsim >/dev/null || ! command -v opensm >/dev/null || ! command -v perfquery >/dev/null ||
+		[ ! -r "$UMAD2SIM" ] || [ ! -x "$NANOSMCTL" ]; then
+		bench_log "ibsim, opensm, perfquery or nanosmctl missing: skipping the re-sweep part"
+		return 0
+	fi
+	bench_log "re-sweep with no change: fabrics [$RS_FABRICS], engines [$RS_ENGINES], $RS_N re-sweeps per SM"
+	for name in $(bench_sim_fabrics "$RS_FABRICS"); do
+		for eng in $RS_ENGINES; do bench_rs_pair "$name" "$eng"; done
 	done
 }
 
@@ -852,7 +1091,7 @@ bench_sa() {
 
 bench_report() {
 	local row f c s e t l es m g tg
-	[ ${#OFFLINE_ROWS[@]} -gt 0 ] || { bench_report_sim; bench_report_sa; return; }
+	[ ${#OFFLINE_ROWS[@]} -gt 0 ] || { bench_report_sim; bench_report_rs; bench_report_sa; return; }
 	echo
 	echo "== Offline: nanosm-route TOPO -R ENGINE $ROUTE_ARGS =="
 	echo "   total = wall s of the whole run (parse + LIDs + engine + gate + base score),"
@@ -866,20 +1105,50 @@ bench_report() {
 		esac
 	done
 	bench_report_sim
+	bench_report_rs
 	bench_report_sa
 }
 
 bench_report_sim() {
-	local row f e n un o uo ratio
+	local row f e n o uo ratio nm om rr nmad omad nl ns os
 	[ ${#SIM_ROWS[@]} -gt 0 ] || return 0
 	echo
-	echo "== Under ibsim: ms from SM start to SUBNET UP (fresh ibsim per run; median of $SIM_REPS) =="
-	printf '%-9s %-7s %10s %-7s %10s %8s  %s\n' fabric engine nanosm_ms used OpenSM_ms ratio "OpenSM engine used"
+	echo "== Under ibsim: --once from start to SUBNET UP (fresh ibsim per run, SMs alternating; median of $SIM_REPS) =="
+	echo "   ms = SM start to its SUBNET UP line; MB = peak RSS (time %M); MADs = the SM port's PortXmitPkts"
+	echo "   in ibsim after the run (SMPs that left the port; the SM's own port is not counted);"
+	echo "   LFT = nanosm's lft_blocks_sent (OpenSM's: the re-sweep table); sim% = ibsim CPU / SM run wall;"
+	echo "   n/O = nanosm / OpenSM (below 1: nanosm faster / smaller)"
+	printf '%-9s %-7s %8s %8s %6s  %7s %7s %6s  %8s %8s %7s  %5s %5s  %s\n' fabric engine n_ms O_ms n/O \
+		n_MB O_MB n/O n_MADs O_MADs n_LFT n_sim O_sim "OpenSM engine used"
 	for row in "${SIM_ROWS[@]}"; do
-		IFS='|' read -r f e n un o uo ratio <<<"$row"
-		printf '%-9s %-7s %10s %-7s %10s %8s  %s\n' "$f" "$e" "${n%%:*}" "$un" "${o%%:*}" "${ratio:--}" "$uo"
-		case $n in fail*) echo "          nanosm: $n" ;; esac
+		IFS="|" read -r f e n _ o uo ratio nm om rr nmad omad nl ns os <<<"$row"
+		printf '%-9s %-7s %8s %8s %6s  %7s %7s %6s  %8s %8s %7s  %4s%% %4s%%  %s\n' "$f" "$e" "${n%%:*}" "${o%%:*}" \
+			"${ratio:--}" "$nm" "$om" "$rr" "$nmad" "$omad" "$nl" "$ns" "$os" "$uo"
+		case $n in fail* | n/a*) echo "          nanosm: $n" ;; esac
 		case $o in fail*) echo "          OpenSM: $o" ;; esac
+	done
+}
+
+bench_report_rs() {
+	local row f e nu nms nmad nl ou oms omad ol why
+	[ ${#RS_ROWS[@]} -gt 0 ] || return 0
+	echo
+	echo "== Re-sweep of an unchanged fabric: daemons, nanosmctl sweep / SIGHUP; median of $RS_N =="
+	echo "   up_LFT = LFT blocks the bring-up sweep set; ms = request to the sweep's end line;"
+	echo "   MADs = PortXmitPkts delta over the re-sweep; LFT = blocks the re-sweep set."
+	if [ "$OSM_LFT" = 0 ]; then
+		echo "   OpenSM at its default log level (BENCH_OSM_LFT=0): its LFT Sets are not counted"
+	else
+		echo "   OpenSM logs at debug level here (-D 0x0b, to count its LFT Sets), which slows it: its ms"
+		echo "   in this table are an upper bound; its MADs and LFT counts are exact (BENCH_OSM_LFT=0: no debug)"
+	fi
+	printf '%-9s %-7s | %7s %7s %8s %5s | %7s %7s %8s %5s\n' fabric engine n_upLFT n_ms n_MADs n_LFT \
+		O_upLFT O_ms O_MADs O_LFT
+	for row in "${RS_ROWS[@]}"; do
+		IFS='|' read -r f e nu nms nmad nl ou oms omad ol why <<<"$row"
+		printf '%-9s %-7s | %7s %7s %8s %5s | %7s %7s %8s %5s\n' "$f" "$e" "$nu" "$nms" "$nmad" "$nl" \
+			"$ou" "$oms" "$omad" "$ol"
+		[ -z "$why" ] || echo "          ${why# }"
 	done
 }
 
@@ -926,6 +1195,7 @@ bench_log "scratch $SCRATCH"
 START=$(date +%s)
 bench_offline
 bench_sim
+bench_resweep
 bench_sa
 bench_report
 echo

@@ -38,5 +38,6 @@ const unit_register_fn unit_suites[] = {
 	test_log_register,
 	test_notify_register,
 	test_metrics_register,
+	test_progress_register,
 	NULL,
 };

@@ -40,5 +40,6 @@ void test_lft_order_register(void);
 void test_log_register(void);
 void test_notify_register(void);
 void test_metrics_register(void);
+void test_progress_register(void);
 
 #endif
