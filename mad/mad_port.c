@@ -22,6 +22,7 @@
 #define MAD_PORT_RX_POLL_MS 200
 #define MAD_PORT_MIN_LEN 24 /* the common MAD header */
 #define MAD_PORT_RX_MAX 4096 /* queued MADs before new ones are dropped */
+#define MAD_PORT_RX_FIRST 256 /* the ring starts this size and doubles when full */
 
 struct mad_port_rx {
 	struct mad_addr from;
@@ -46,8 +47,8 @@ struct mad_port {
 	void *notify_arg;
 	pthread_mutex_t lock;
 	pthread_cond_t rx_cond; /* signalled on enqueue and on thread exit */
-	struct mad_port_rx *rx; /* ring */
-	size_t rx_head, rx_count;
+	struct mad_port_rx *rx; /* ring of rx_cap slots */
+	size_t rx_cap, rx_head, rx_count;
 	uint64_t rx_dropped;
 	int stop;
 	int failed;
@@ -192,18 +193,40 @@ static void mad_port_open_issm(struct mad_port *p)
 	p->info.is_sm = p->issm_fd >= 0;
 }
 
+/* A full ring doubles (up to MAD_PORT_RX_MAX slots), oldest first again:
+ * a small fabric keeps a small ring, a burst still finds room.  Called
+ * with the lock held; 0 or -ENOSPC / -ENOMEM. */
+static int mad_port_rx_grow(struct mad_port *p)
+{
+	size_t cap = p->rx_cap * 2;
+	struct mad_port_rx *n;
+
+	if (cap > MAD_PORT_RX_MAX)
+		return -ENOSPC;
+	n = malloc(cap * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->rx_count; i++)
+		n[i] = p->rx[(p->rx_head + i) % p->rx_cap];
+	free(p->rx);
+	p->rx = n;
+	p->rx_cap = cap;
+	p->rx_head = 0;
+	return 0;
+}
+
 static void mad_port_enqueue(struct mad_port *p, const void *umad, int len)
 {
 	const ib_mad_addr_t *addr = umad_get_mad_addr((void *)umad);
 	struct mad_port_rx *slot;
 
 	pthread_mutex_lock(&p->lock);
-	if (p->rx_count == MAD_PORT_RX_MAX) {
+	if (p->rx_count == p->rx_cap && mad_port_rx_grow(p) < 0) {
 		p->rx_dropped++;
 		pthread_mutex_unlock(&p->lock);
 		return;
 	}
-	slot = &p->rx[(p->rx_head + p->rx_count) % MAD_PORT_RX_MAX];
+	slot = &p->rx[(p->rx_head + p->rx_count) % p->rx_cap];
 	slot->from.lid = be16toh(addr->lid);
 	slot->from.sl = addr->sl;
 	slot->from.qpn = be32toh(addr->qpn);
@@ -355,11 +378,12 @@ static struct mad_port *mad_port_new(const char *ca, int port, uint64_t guid, in
 		p->fd = -1;
 		p->issm_fd = -1;
 	}
-	if (!p || !(p->rx = calloc(MAD_PORT_RX_MAX, sizeof(*p->rx)))) {
+	if (!p || !(p->rx = calloc(MAD_PORT_RX_FIRST, sizeof(*p->rx)))) {
 		snprintf(err, errlen, "out of memory");
 		mad_port_close(p);
 		return NULL;
 	}
+	p->rx_cap = MAD_PORT_RX_FIRST;
 	p->client = client;
 	p->timeout_ms = 200;
 	p->notify = notify;
@@ -436,7 +460,7 @@ size_t mad_port_drain(struct mad_port *p, mad_port_rx_fn fn, void *ctx)
 			return n;
 		}
 		one = p->rx[p->rx_head];
-		p->rx_head = (p->rx_head + 1) % MAD_PORT_RX_MAX;
+		p->rx_head = (p->rx_head + 1) % p->rx_cap;
 		p->rx_count--;
 		pthread_mutex_unlock(&p->lock);
 		fn(ctx, &one.from, one.mad, one.len);
