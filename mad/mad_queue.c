@@ -47,6 +47,7 @@ struct mad_queue {
 	size_t suspects; /* of on_wire */
 	uint64_t srtt_ms; /* smoothed round trip of first attempts (0: none yet) */
 	unsigned loss_pm; /* attempts lost lately, per mille (running average) */
+	int adapt;	  /* more attempts under loss allowed now (mad_queue_adapt) */
 	int have_rtt;
 	struct mad_pending *wait_head, *wait_tail;
 	size_t waiting;
@@ -267,12 +268,17 @@ static uint64_t mad_queue_suspect_ms(const struct mad_queue *q)
 	return ms;
 }
 
+void mad_queue_adapt(struct mad_queue *q, int on)
+{
+	q->adapt = on != 0;
+}
+
 unsigned mad_queue_retries_now(const struct mad_queue *q)
 {
 	unsigned n = q->opts.retries, cap = q->opts.retries * MAD_QUEUE_MORE;
 	uint64_t all_lost = 1000; /* per mille: every one of n + 1 attempts lost */
 
-	if (q->loss_pm < 100 || q->loss_pm >= 1000)
+	if (!q->adapt || q->loss_pm < 100 || q->loss_pm >= 1000)
 		return n;
 	for (unsigned i = 0; i <= n; i++)
 		all_lost = all_lost * q->loss_pm / 1000;

@@ -82,9 +82,13 @@ void mad_queue_recv(struct mad_queue *q, const struct mad_addr *from, const uint
 /* Expire/retry; returns the next deadline in ms (0 = nothing pending). */
 uint64_t mad_queue_tick(struct mad_queue *q, uint64_t now_ms);
 
-/* Extra attempts a request gets now: the configured retries, or more (up
- * to 4x) while many attempts go unanswered. */
+/* Extra attempts a request gets now: the configured retries, or, while
+ * adapting is on and many attempts go unanswered, more (up to 4x). */
 unsigned mad_queue_retries_now(const struct mad_queue *q);
+/* Allow (1) or stop (0, the default) more attempts under loss.  The SM
+ * allows them during heavy sweeps only: a poll of one dead SM must not
+ * read as a lossy fabric and take four times as long to give up. */
+void mad_queue_adapt(struct mad_queue *q, int on);
 size_t mad_queue_outstanding(const struct mad_queue *q); /* on wire + waiting */
 const struct mad_counters *mad_queue_counters(const struct mad_queue *q);
 

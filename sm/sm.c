@@ -118,6 +118,7 @@ void sm_free(struct sm *sm)
 	lft_set_fini(&sm->lfts);
 	lft_cache_fini(&sm->cache);
 	lft_steps_free(sm); /* freed in the middle of a push */
+	free(sm->prog);
 	configure_fini(sm);
 	free(sm->roots);
 	free(sm->names);
@@ -321,7 +322,7 @@ static void sm_call_done(void *arg, int status, const struct smp *resp)
 
 	/* no answer over this route: try another before giving up, unless
 	 * the target is quarantined (it had its chances in earlier sweeps) */
-	while (status == -ETIMEDOUT && c->alt < FABRIC_ALT_PATHS &&
+	while (status == -ETIMEDOUT && c->heavy && c->alt < FABRIC_ALT_PATHS &&
 	       !quar_held(&sm->quar, c->guid, c->req.port, c->attr)) {
 		struct sm_req keep = c->req;
 
@@ -375,7 +376,7 @@ int sm_submit(struct sm *sm, const struct sm_req *req, uint8_t method, uint16_t 
 		memcpy(c->data, data, SMP_DATA_SIZE);
 	if (req->node >= 0 && (size_t)req->node < sm->model->n_nodes)
 		c->guid = sm->model->nodes[req->node].guid;
-	c->heavy = sm->running && !sm->light && !sm->mcast_only;
+	c->heavy = sm->heavy;
 	sm->pending++;
 	rc = sm_call_send(sm, c);
 	if (rc < 0) {
@@ -440,6 +441,8 @@ static void sm_quar_end(struct sm *sm)
 void sm_sweep_end(struct sm *sm)
 {
 	sm->model = &sm->cur;
+	sm->heavy = 0;
+	mad_queue_adapt(sm->q, 0);
 	sm_quar_end(sm);
 	sm->st.sm_state = sm->ha.state;
 	sm->st.mads_sent = mad_queue_counters(sm->q)->sent - sm->mads_at_start;
@@ -771,6 +774,8 @@ int sm_sweep_request(struct sm *sm)
 	fabric_fini(&sm->next);
 	fabric_init(&sm->next);
 	sm->model = &sm->next;
+	sm->heavy = 1;
+	mad_queue_adapt(sm->q, 1);
 	discover_start(sm, sm_after_discover);
 	return 0;
 }
@@ -1292,7 +1297,7 @@ static void sm_progress_fill(const struct sm *sm, struct progress_snap *s, int p
 	uint64_t now = sm_now(sm);
 
 	memset(s, 0, sizeof(*s));
-	s->running = sm->running && !sm->light && !sm->mcast_only;
+	s->running = sm->heavy;
 	if (!s->running)
 		return;
 	s->sweep = sm->st.number;
@@ -1315,13 +1320,17 @@ void sm_progress_snap(const struct sm *sm, struct progress_snap *s)
 
 void sm_progress_tick(struct sm *sm)
 {
-	/* one SM per daemon: its rate-limit state */
-	static struct progress prog = {.every_ms = PROGRESS_EVERY_MS};
 	struct progress_snap s;
 	char line[256];
 
+	if (!sm->prog) {
+		sm->prog = calloc(1, sizeof(*sm->prog));
+		if (!sm->prog)
+			return;
+		sm->prog->every_ms = PROGRESS_EVERY_MS;
+	}
 	sm_progress_fill(sm, &s, 0); /* called after every MAD batch: stay cheap */
-	if (!progress_due(&prog, &s))
+	if (!progress_due(sm->prog, &s))
 		return;
 	sm_progress_fill(sm, &s, 1);
 	progress_format(&s, line, sizeof(line));

@@ -104,6 +104,8 @@ struct sm {
 	struct lft_steps *lft_steps; /* the running push's batches and steps (lft_push.c) */
 	struct sm_states_walk states_walk;
 	int running;
+	int heavy;	   /* a heavy sweep is running (not a light sweep, a poll or a push) */
+	struct progress *prog; /* the progress line's rate limit (sm.c), made on first use */
 	int sweep_pending; /* requested while running */
 	size_t pending;    /* SMPs outstanding in the current phase */
 	sm_phase_fn phase_done;

@@ -151,6 +151,7 @@ static void test_more_retries_under_loss(void)
 	unsigned most = 0;
 
 	CU_ASSERT_EQUAL(mad_queue_retries_now(q), 2);
+	mad_queue_adapt(q, 1);
 	for (int i = 0; i < 8; i++)
 		submit_get(q, &r[i], now);
 	for (int step = 0; step < 60; step++) { /* nothing is ever answered */
@@ -161,6 +162,9 @@ static void test_more_retries_under_loss(void)
 	}
 	CU_ASSERT(most > 2);
 	CU_ASSERT(most <= 8);
+	mad_queue_adapt(q, 0); /* not adapting: the configured retries */
+	CU_ASSERT_EQUAL(mad_queue_retries_now(q), 2);
+	mad_queue_adapt(q, 1);
 	for (int i = 8; i < 40; i++) { /* now everything is answered */
 		submit_get(q, &r[i], now);
 		answer(q, &c.last[(c.sent - 1) % CAP_MAX], 0, now);
