@@ -49,7 +49,7 @@ int quar_miss(struct quar *q, unsigned sweep, uint64_t guid, uint8_t port, uint1
 		e->attr = attr;
 	}
 	if (e->misses && e->last == sweep)
-		return 0; /* once per sweep */
+		return 0;			 /* once per sweep */
 	if (e->misses && e->last + 1 != sweep) { /* a gap: a new run of misses */
 		e->misses = 0;
 		e->reported = 0;
@@ -74,8 +74,7 @@ int quar_held(const struct quar *q, uint64_t guid, uint8_t port, uint16_t attr)
 	return e && e->misses >= QUAR_AFTER;
 }
 
-int quar_missed_in(const struct quar *q, unsigned sweep, uint64_t guid, uint8_t port,
-		   uint16_t attr)
+int quar_missed_in(const struct quar *q, unsigned sweep, uint64_t guid, uint8_t port, uint16_t attr)
 {
 	const struct quar_entry *e = quar_find(q, guid, port, attr);
 

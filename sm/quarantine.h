@@ -21,7 +21,7 @@
 #define QUAR_AFTER 3 /* sweeps in a row before a key is quarantined */
 
 struct quar_entry {
-	uint64_t guid;	 /* the node asked, or the neighbour of a NodeInfo probe */
+	uint64_t guid; /* the node asked, or the neighbour of a NodeInfo probe */
 	uint8_t port;
 	uint16_t attr;	 /* SMP attribute that failed */
 	unsigned misses; /* sweeps in a row it failed */

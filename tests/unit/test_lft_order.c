@@ -63,11 +63,13 @@ static char *order_ring(unsigned n)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
 	for (unsigned k = 1; k <= n; k++)
-		len += (size_t)snprintf(t + len, cap - len, "Hca 1 \"h%u\"\n[1] \"s%u\"[1]\n\n", k, k);
+		len +=
+		    (size_t)snprintf(t + len, cap - len, "Hca 1 \"h%u\"\n[1] \"s%u\"[1]\n\n", k, k);
 	for (unsigned k = 1; k <= n; k++)
-		len += (size_t)snprintf(t + len, cap - len,
-					"Switch 4 \"s%u\"\n[1] \"h%u\"[1]\n[2] \"s%u\"[3]\n[3] \"s%u\"[2]\n\n",
-					k, k, k % n + 1, (k + n - 2) % n + 1);
+		len += (size_t)snprintf(
+		    t + len, cap - len,
+		    "Switch 4 \"s%u\"\n[1] \"h%u\"[1]\n[2] \"s%u\"[3]\n[3] \"s%u\"[2]\n\n", k, k,
+		    k % n + 1, (k + n - 2) % n + 1);
 	CU_ASSERT_FATAL(len < cap);
 	return t;
 }
@@ -86,12 +88,14 @@ static void test_order_ring(void)
 			rig_check_up(&r);
 			fake_fabric_on_lft_set(r.ff, order_check, &w);
 			snprintf(name, sizeof(name), "s%u", cut);
-			CU_ASSERT_EQUAL(fake_fabric_cable(r.ff, r.topo.nodes[rig_node(&r.topo, name)].guid,
-							  2, 0), 0);
+			CU_ASSERT_EQUAL(fake_fabric_cable(
+					    r.ff, r.topo.nodes[rig_node(&r.topo, name)].guid, 2, 0),
+					0);
 			rig_sweep(&r);
 			CU_ASSERT_EQUAL(r.last.status, 0);
 			if (w.loops)
-				fprintf(stderr, "ring %u cut %u: %u sets, %u loops\n", n, cut, w.sets, w.loops);
+				fprintf(stderr, "ring %u cut %u: %u sets, %u loops\n", n, cut,
+					w.sets, w.loops);
 			CU_ASSERT_EQUAL(w.loops, 0);
 			fake_fabric_on_lft_set(r.ff, NULL, NULL);
 			rig_fini(&r);

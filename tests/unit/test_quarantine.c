@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "mad/smp.h"
-#include "sm/quarantine.h"
 #include "routing/topo_file.h"
+#include "sm/quarantine.h"
 #include "sm/sm.h"
 #include "sm/topo_diff.h"
 #include "tests/unit/sm_rig.h"
@@ -163,9 +163,9 @@ static void test_silent_switch_kept(void)
 }
 
 /* Every PortInfo through one cable end is lost: the SMPs are asked again
- * over s2's other cable and the sweep is complete.  Which of the two cables a sweep finds s2 by first is up to
- * the order of answers, so both are spoiled in turn: in at least one run
- * the first route must fail and another one answer. */
+ * over s2's other cable and the sweep is complete.  Which of the two cables a sweep finds s2 by
+ * first is up to the order of answers, so both are spoiled in turn: in at least one run the first
+ * route must fail and another one answer. */
 static void test_alt_route(void)
 {
 	static const uint16_t attrs[] = {SMP_ATTR_PORT_INFO, 0};
@@ -210,8 +210,8 @@ static void q_change(void *arg, enum topo_change what, const struct fabric_node 
 
 	sn->n[what]++;
 	if (b)
-		snprintf(sn->last[what], sizeof(sn->last[what]), "%s/%u-%s/%u", a->desc, pa, b->desc,
-			 pb);
+		snprintf(sn->last[what], sizeof(sn->last[what]), "%s/%u-%s/%u", a->desc, pa,
+			 b->desc, pb);
 	else
 		snprintf(sn->last[what], sizeof(sn->last[what]), "%s", a->desc);
 }
@@ -220,11 +220,12 @@ static void q_change(void *arg, enum topo_change what, const struct fabric_node 
  * s1-s2 cables down, h3 new on s1 port 4 (with its cable). */
 static void test_topo_changes(void)
 {
-	static const char after[] = "Hca 1 \"h1\"\n[1] \"s1\"[1]\n\n"
-				    "caguid=0x00000000000abc00\n"
-				    "Hca 1 \"h3\"\n[1] \"s1\"[4]\n\n"
-				    "Switch 4 \"s1\"\n[1] \"h1\"[1]\n[2] \"s2\"[2]\n[4] \"h3\"[1]\n\n"
-				    "Switch 4 \"s2\"\n[2] \"s1\"[2]\n";
+	static const char after[] =
+	    "Hca 1 \"h1\"\n[1] \"s1\"[1]\n\n"
+	    "caguid=0x00000000000abc00\n"
+	    "Hca 1 \"h3\"\n[1] \"s1\"[4]\n\n"
+	    "Switch 4 \"s1\"\n[1] \"h1\"[1]\n[2] \"s2\"[2]\n[4] \"h3\"[1]\n\n"
+	    "Switch 4 \"s2\"\n[2] \"s1\"[2]\n";
 	struct fabric was, now;
 	struct topo_diff_counts c;
 	struct q_seen sn = {0};
