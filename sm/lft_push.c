@@ -103,6 +103,23 @@ static int lft_cache_has(const struct lft_cache_entry *e, unsigned block, const 
 	return memcmp(e->port + block * LFT_BLOCK_SIZE, want, LFT_BLOCK_SIZE) == 0;
 }
 
+/* A cache block whose contents are unknown holds a pattern no routing
+ * table produces (0xFE, 0xFD, then 0xFE: ports 254 and 253 are never
+ * all of a block's first entries next to each other like that). */
+static void lft_cache_hole(uint8_t *blk)
+{
+	memset(blk, 0xFE, LFT_BLOCK_SIZE);
+	blk[1] = 0xFD;
+}
+
+static int lft_cache_is_hole(const uint8_t *blk)
+{
+	uint8_t hole[LFT_BLOCK_SIZE];
+
+	lft_cache_hole(hole);
+	return memcmp(blk, hole, LFT_BLOCK_SIZE) == 0;
+}
+
 /* Remember a block the switch accepted.  Cache slots never written hold
  * nothing valid: `top` only grows over blocks that were written in order,
  * so a hole is marked by a cleared entry which lft_cache_has refuses. */
@@ -120,26 +137,22 @@ static void lft_cache_store(struct lft_cache *c, uint64_t guid, unsigned block,
 
 		if (!np)
 			return;
-		/* unknown contents: a pattern no block can match (ports > 254) */
-		memset(np + old, 0xFE, need - old);
 		for (unsigned i = old; i < need; i += LFT_BLOCK_SIZE)
-			np[i] = 0xFE, np[i + 1] = 0xFD;
+			lft_cache_hole(np + i);
 		e->port = np;
 		e->top = (uint16_t)(need - 1);
 	}
 	memcpy(e->port + block * LFT_BLOCK_SIZE, ports, LFT_BLOCK_SIZE);
 }
 
-/* Mark one block of a switch's cache as unknown (no wanted block matches
- * the pattern lft_cache_store uses for holes). */
+/* Mark one block of a switch's cache as unknown. */
 static void lft_cache_unknown(struct lft_cache *c, uint64_t guid, unsigned block)
 {
 	struct lft_cache_entry *e = lft_cache_find(c, guid);
 
 	if (!e || !e->port || (block + 1u) * LFT_BLOCK_SIZE > (unsigned)e->top + 1u)
 		return;
-	memset(e->port + block * LFT_BLOCK_SIZE, 0xFE, LFT_BLOCK_SIZE);
-	e->port[block * LFT_BLOCK_SIZE + 1] = 0xFD;
+	lft_cache_hole(e->port + block * LFT_BLOCK_SIZE);
 }
 
 /* What one routing attempt works on: the fabric (with LIDs), the engines'
@@ -482,7 +495,7 @@ static int lft_push_plan(struct sm *sm, const struct lft *t, unsigned b, const u
 
 		if (old[i] == want[i])
 			continue;
-		d = old[i] >= 0xFD ? 0 : lft_push_dist(sm, t->node, b * LFT_BLOCK_SIZE + i);
+		d = lft_push_dist(sm, t->node, b * LFT_BLOCK_SIZE + i);
 		x->step[i] = (uint8_t)(d < LFT_STEPS ? d : LFT_STEPS - 1);
 		x->steps |= 1u << x->step[i];
 	}
@@ -529,10 +542,7 @@ static void lft_push_step(struct sm *sm)
 		if (!(x->steps & (1u << st->next)))
 			continue;
 		for (unsigned e = 0; e < LFT_BLOCK_SIZE; e++)
-			blk.port[e] = x->old[e] == x->want[e] || x->step[e] <= st->next ||
-					      x->old[e] >= 0xFD
-					  ? x->want[e]
-					  : x->old[e];
+			blk.port[e] = x->step[e] <= st->next ? x->want[e] : x->old[e];
 		lft_push_write(sm, x->t, x->block, &blk);
 	}
 	sm->st.lft_steps++;
@@ -578,8 +588,10 @@ static void lft_push_switch(struct sm *sm, const struct lft *t, uint16_t found_t
 		if (lft_cache_has(e, b, blk.port))
 			continue;
 		/* a known block that changes: written in steps (lft_push_start);
-		 * an unknown one (beyond the cached top) or no memory: now */
+		 * an unknown one (beyond the cached top, or a hole left by a
+		 * failed Set) or no memory: now */
 		if (sm->lft_steps && e && e->port && (b + 1u) * LFT_BLOCK_SIZE <= (unsigned)e->top + 1u &&
+		    !lft_cache_is_hole(e->port + b * LFT_BLOCK_SIZE) &&
 		    lft_push_plan(sm, t, b, e->port + b * LFT_BLOCK_SIZE, blk.port) == 0)
 			continue;
 		lft_push_write(sm, t, b, &blk);

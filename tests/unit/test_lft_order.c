@@ -97,6 +97,13 @@ static void test_order_ring(void)
 				fprintf(stderr, "ring %u cut %u: %u sets, %u loops\n", n, cut,
 					w.sets, w.loops);
 			CU_ASSERT_EQUAL(w.loops, 0);
+			/* and back: the routes return, still no loop on the way */
+			CU_ASSERT_EQUAL(fake_fabric_cable(r.ff, r.topo.nodes[rig_node(&r.topo, name)].guid,
+							  2, 1), 0);
+			rig_sweep(&r);
+			CU_ASSERT_EQUAL(r.last.status, 0);
+			CU_ASSERT_EQUAL(w.loops, 0);
+			rig_check_up(&r);
 			fake_fabric_on_lft_set(r.ff, NULL, NULL);
 			rig_fini(&r);
 			free(topo);
@@ -108,5 +115,6 @@ void test_lft_order_register(void)
 {
 	CU_pSuite s = CU_add_suite("lft order", NULL, NULL);
 
-	CU_add_test(s, "a cable goes on a ring: no loop between two Sets", test_order_ring);
+	CU_add_test(s, "a cable goes and comes back on a ring: no loop between two Sets",
+		    test_order_ring);
 }
