@@ -4,6 +4,7 @@
  * state, does no I/O and never reads or writes outside the given buffers.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <infiniband/mad.h>
@@ -537,4 +538,23 @@ unsigned smp_mtu_bytes(uint8_t mtu)
 	if (mtu < 1 || mtu > 5)
 		return 0;
 	return 128u << mtu;
+}
+
+const char *smp_path_str(const uint8_t *path, uint8_t hops, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	if (hops == 0) {
+		snprintf(buf, len, "local");
+		return buf;
+	}
+	buf[0] = '\0';
+	for (uint8_t i = 1; i <= hops && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%u", i > 1 ? "," : "", path[i]);
+	return buf;
+}
+
+int smp_same_route(const uint8_t *a, uint8_t a_hops, const uint8_t *b, uint8_t b_hops)
+{
+	return a_hops == b_hops && memcmp(a + 1, b + 1, a_hops) == 0;
 }

@@ -200,6 +200,11 @@ void smp_pkey_encode(const struct smp_pkey_block *b, uint8_t *data);
 
 /* Human-readable names for logs ("PortInfo", "ACTIVE", ...); never NULL. */
 const char *smp_attr_name(uint16_t attr_id);
+/* Text of a directed route's hops path[1..hops], e.g. "1,9,15" ("local"
+ * for 0 hops), into buf; returns buf. */
+const char *smp_path_str(const uint8_t *path, uint8_t hops, char *buf, size_t len);
+/* Are a[1..a_hops] and b[1..b_hops] the same directed route? */
+int smp_same_route(const uint8_t *a, uint8_t a_hops, const uint8_t *b, uint8_t b_hops);
 const char *smp_port_state_name(uint8_t state);
 const char *smp_sm_state_name(uint8_t state);
 const char *smp_sm_info_mod_name(uint32_t mod); /* "HANDOVER", ... */

@@ -171,18 +171,6 @@ static void control_status_sa(struct verify_buf *b, const struct control_status 
 			  st->mcast_groups);
 }
 
-static const char *control_path_str(const uint8_t *path, uint8_t hops, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	if (!hops)
-		return "local";
-	buf[0] = '\0';
-	for (unsigned i = 1; i <= hops && n < len; i++) /* path[0] is unused */
-		n += (size_t)snprintf(buf + n, len - n, i > 1 ? ",%u" : "%u", path[i]);
-	return buf;
-}
-
 /* The last sweep's loose ends: silent nodes kept, retries over other
  * routes, and what is quarantined (one line each). */
 static void control_status_faults(struct verify_buf *b, const struct control_status *st)
@@ -206,7 +194,7 @@ static void control_status_faults(struct verify_buf *b, const struct control_sta
 			continue;
 		verify_buf_printf(b, "  0x%016" PRIx64 " port %u: %s failed in %u sweeps (%u-%u) via %s\n",
 				  e->guid, e->port, smp_attr_name(e->attr), e->misses, e->first,
-				  e->last, control_path_str(e->path, e->hops, path, sizeof(path)));
+				  e->last, smp_path_str(e->path, e->hops, path, sizeof(path)));
 	}
 }
 

@@ -55,7 +55,7 @@ static void discover_port_info_done(struct sm_req *r, int status, const struct s
 		sm->st.unreachable++;
 		log_warnx("NSM-W202 node 0x%016llx port %u: PortInfo failed (%s) via %s%s",
 			  (unsigned long long)n->guid, r->port, strerror(-status),
-			  sm_path_str(r->path, r->hops, buf, sizeof(buf)),
+			  smp_path_str(r->path, r->hops, buf, sizeof(buf)),
 			  last ? "; using what the last sweep read" : "");
 		if (last)
 			discover_port_apply(r, last);
@@ -125,7 +125,7 @@ static void discover_psc_done(struct sm_req *r, int status, const struct smp *re
 	(void)resp;
 	if (status < 0)
 		log_debug("switch at %s: PortStateChange not cleared (%s)",
-			  sm_path_str(r->path, r->hops, (char[200]){ 0 }, 200), strerror(-status));
+			  smp_path_str(r->path, r->hops, (char[200]){ 0 }, 200), strerror(-status));
 }
 
 /* This sweep sees what changed, so clear the switch's PortStateChange
@@ -209,10 +209,10 @@ static void discover_alt_route(struct fabric_node *n, const struct sm_req *r)
 {
 	if (!fabric_is_switch(n) || !r->hops)
 		return;
-	if (r->hops == n->dr_hops && !memcmp(r->path + 1, n->dr_path + 1, r->hops))
+	if (smp_same_route(r->path, r->hops, n->dr_path, n->dr_hops))
 		return;
 	for (unsigned k = 0; k < FABRIC_ALT_PATHS; k++) {
-		if (n->alt_hops[k] == r->hops && !memcmp(r->path + 1, n->alt_path[k] + 1, r->hops))
+		if (smp_same_route(r->path, r->hops, n->alt_path[k], n->alt_hops[k]))
 			return;
 		if (n->alt_hops[k])
 			continue;
@@ -239,7 +239,7 @@ static int discover_valid(struct sm *sm, const struct sm_req *r, const struct sm
 		return 1;
 	sm->st.unreachable++;
 	log_warnx("NSM-W204 node 0x%016llx via %s: NodeInfo rejected (%s)",
-		  (unsigned long long)ni->node_guid, sm_path_str(r->path, r->hops, buf, sizeof(buf)),
+		  (unsigned long long)ni->node_guid, smp_path_str(r->path, r->hops, buf, sizeof(buf)),
 		  why);
 	return 0;
 }
@@ -281,7 +281,7 @@ static void discover_node_info_done(struct sm_req *r, int status, const struct s
 			log_warnx("NSM-W206 no answer from the node behind 0x%016llx port %u "
 				  "(DR path %s): %s",
 				  (unsigned long long)sm->next.nodes[r->node].guid, r->port,
-				  sm_path_str(r->path, r->hops, buf, sizeof(buf)), strerror(-status));
+				  smp_path_str(r->path, r->hops, buf, sizeof(buf)), strerror(-status));
 		return;
 	}
 	smp_node_info_decode(resp->data, &ni);
@@ -298,7 +298,7 @@ static void discover_node_info_done(struct sm_req *r, int status, const struct s
 	    sm->next.nodes[idx].num_ports != ni.num_ports) {
 		log_warnx("NSM-W207 GUID 0x%016llx seen as two different nodes (via %s)",
 			  (unsigned long long)ni.node_guid,
-			  sm_path_str(r->path, r->hops, buf, sizeof(buf)));
+			  smp_path_str(r->path, r->hops, buf, sizeof(buf)));
 		return;
 	}
 	if (r->node == FABRIC_NONE) {
@@ -394,7 +394,7 @@ static int discover_carry(struct sm *sm, int from, uint8_t port, const struct fa
 	log_warnx("NSM-W208 node 0x%016llx (%s) behind 0x%016llx port %u (DR path %s) did not "
 		  "answer; kept as the last sweep saw it",
 		  (unsigned long long)n->guid, n->desc, (unsigned long long)from_guid, port,
-		  sm_path_str(path, hops, buf, sizeof(buf)));
+		  smp_path_str(path, hops, buf, sizeof(buf)));
 	return j;
 }
 

@@ -45,20 +45,6 @@ uint64_t sm_now(const struct sm *sm)
 	return sm->clock.now_ms(sm->clock.ctx);
 }
 
-const char *sm_path_str(const uint8_t *path, uint8_t hops, char *buf, size_t len)
-{
-	size_t off = 0;
-
-	if (hops == 0) {
-		snprintf(buf, len, "local");
-		return buf;
-	}
-	buf[0] = '\0';
-	for (uint8_t i = 1; i <= hops && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%u", i > 1 ? "," : "", path[i]);
-	return buf;
-}
-
 struct sm *sm_new(const struct sm_opts *opts, const struct mad_xmit *xmit,
 		  const struct sm_clock *clock)
 {
@@ -234,12 +220,6 @@ int sm_busy(const struct sm *sm)
 
 static int sm_call_send(struct sm *sm, struct sm_call *c);
 
-/* Is path[0..hops] the same directed route as p[0..h]? */
-static int sm_same_route(const uint8_t *path, uint8_t hops, const uint8_t *p, uint8_t h)
-{
-	return hops == h && memcmp(path + 1, p + 1, hops) == 0;
-}
-
 /* The k-th other directed route to what c asks (see FABRIC_ALT_PATHS):
  * a switch asked over its own route, or the port behind a switch (a
  * NodeInfo probe, an end port) asked over that switch's route plus the
@@ -255,10 +235,10 @@ static int sm_alt_route(struct sm *sm, struct sm_call *c, unsigned k)
 	if (i == FABRIC_NONE || k >= FABRIC_ALT_PATHS)
 		return -ENOENT;
 	n = &f->nodes[i];
-	if (fabric_is_switch(n) && sm_same_route(r->path, r->hops, n->dr_path, n->dr_hops)) {
+	if (fabric_is_switch(n) && smp_same_route(r->path, r->hops, n->dr_path, n->dr_hops)) {
 		sw = n;
 	} else if (fabric_is_switch(n) && r->hops &&
-		   sm_same_route(r->path, r->hops - 1, n->dr_path, n->dr_hops)) {
+		   smp_same_route(r->path, r->hops - 1, n->dr_path, n->dr_hops)) {
 		sw = n; /* probe behind one of its ports */
 		extra = r->path[r->hops];
 	} else if (!fabric_is_switch(n) && r->port && r->port <= n->num_ports &&
@@ -268,7 +248,7 @@ static int sm_alt_route(struct sm *sm, struct sm_call *c, unsigned k)
 		sw = &f->nodes[p->remote_node];
 		extra = p->remote_port;
 		if (!fabric_is_switch(sw) || r->path[r->hops] != extra ||
-		    !sm_same_route(r->path, r->hops - 1, sw->dr_path, sw->dr_hops))
+		    !smp_same_route(r->path, r->hops - 1, sw->dr_path, sw->dr_hops))
 			return -ENOENT;
 	}
 	if (!sw || !sw->alt_hops[k] || sw->alt_hops[k] + (extra ? 1 : 0) > FABRIC_MAX_HOPS)
@@ -292,7 +272,7 @@ static void sm_alt_promote(struct sm *sm, const struct sm_call *c, unsigned k)
 	if (i == FABRIC_NONE)
 		return;
 	n = &sm->model->nodes[i];
-	if (!fabric_is_switch(n) || !sm_same_route(c->req.path, c->req.hops, n->alt_path[k],
+	if (!fabric_is_switch(n) || !smp_same_route(c->req.path, c->req.hops, n->alt_path[k],
 						   n->alt_hops[k]))
 		return;
 	hops = n->dr_hops;
@@ -332,8 +312,8 @@ static void sm_call_done(void *arg, int status, const struct smp *resp)
 		}
 		sm->st.alt_tries++;
 		log_debug("%s via %s: no answer, trying route %s", smp_attr_name(c->attr),
-			  sm_path_str(keep.path, keep.hops, buf, sizeof(buf)),
-			  sm_path_str(c->req.path, c->req.hops, (char[200]){ 0 }, 200));
+			  smp_path_str(keep.path, keep.hops, buf, sizeof(buf)),
+			  smp_path_str(c->req.path, c->req.hops, (char[200]){ 0 }, 200));
 		if (sm_call_send(sm, c) == 0)
 			return; /* still pending */
 		c->req = keep;
@@ -430,7 +410,7 @@ static void sm_quar_end(struct sm *sm)
 			  "sweeps in a row; no other routes are tried for it, it is asked again "
 			  "every sweep",
 			  smp_attr_name(fresh[i].attr), (unsigned long long)fresh[i].guid,
-			  fresh[i].port, sm_path_str(fresh[i].path, fresh[i].hops, buf, sizeof(buf)),
+			  fresh[i].port, smp_path_str(fresh[i].path, fresh[i].hops, buf, sizeof(buf)),
 			  fresh[i].misses);
 	for (size_t i = 0; i < ng; i++)
 		log_info("quarantine over: %s of 0x%016llx port %u answers again",
@@ -632,43 +612,57 @@ static void sm_commit_pkeys(struct sm *sm)
 
 #define SM_CHANGES_SAID 20 /* changes logged one per line after a sweep */
 
-struct sm_changes {
-	unsigned said;
+/* The first SM_CHANGES_SAID changes of one topo_diff pass (the nodes are
+ * borrowed from the two models, which outlive the report). */
+struct sm_change {
+	enum topo_change what;
+	const struct fabric_node *a, *b;
+	unsigned pa, pb;
 };
 
-static void sm_change_line(void *arg, enum topo_change what, const struct fabric_node *a,
+struct sm_changes {
+	struct sm_change c[SM_CHANGES_SAID];
+	unsigned n;
+};
+
+static void sm_change_keep(void *arg, enum topo_change what, const struct fabric_node *a,
 			   unsigned pa, const struct fabric_node *b, unsigned pb)
 {
 	struct sm_changes *ch = arg;
-	static const char *const verb[] = {"node new", "node gone", "cable up", "cable down"};
 
-	if (ch->said++ >= SM_CHANGES_SAID)
-		return;
-	if (!b)
-		log_info("  %s: 0x%016llx (%s)", verb[what], (unsigned long long)a->guid, a->desc);
-	else
-		log_info("  %s: 0x%016llx (%s) port %u - 0x%016llx (%s) port %u", verb[what],
-			 (unsigned long long)a->guid, a->desc, pa, (unsigned long long)b->guid,
-			 b->desc, pb);
+	if (ch->n < SM_CHANGES_SAID)
+		ch->c[ch->n] = (struct sm_change){what, a, b, pa, pb};
+	ch->n++;
 }
 
 /* What this sweep changed against the last good model (after the first):
  * one summary line, then one line per node or cable (at most 20). */
 static void sm_report_changes(const struct fabric *was, const struct fabric *now, unsigned sweep)
 {
+	static const char *const verb[] = {"node new", "node gone", "cable up", "cable down"};
 	struct topo_diff_counts c;
-	struct sm_changes ch = {0};
+	struct sm_changes ch = {.n = 0};
 
 	if (!was->n_nodes)
 		return;
-	topo_diff(was, now, NULL, NULL, &c);
-	if (!c.nodes_new && !c.nodes_gone && !c.links_up && !c.links_down)
+	topo_diff(was, now, sm_change_keep, &ch, &c);
+	if (!ch.n)
 		return;
 	log_info("sweep %u changed the subnet: %zu nodes new, %zu gone, %zu cables up, %zu down",
 		 sweep, c.nodes_new, c.nodes_gone, c.links_up, c.links_down);
-	topo_diff(was, now, sm_change_line, &ch, &c);
-	if (ch.said > SM_CHANGES_SAID)
-		log_info("  ... and %u more", ch.said - SM_CHANGES_SAID);
+	for (unsigned i = 0; i < ch.n && i < SM_CHANGES_SAID; i++) {
+		const struct fabric_node *a = ch.c[i].a, *b = ch.c[i].b;
+
+		if (!b)
+			log_info("  %s: 0x%016llx (%s)", verb[ch.c[i].what],
+				 (unsigned long long)a->guid, a->desc);
+		else
+			log_info("  %s: 0x%016llx (%s) port %u - 0x%016llx (%s) port %u",
+				 verb[ch.c[i].what], (unsigned long long)a->guid, a->desc, ch.c[i].pa,
+				 (unsigned long long)b->guid, b->desc, ch.c[i].pb);
+	}
+	if (ch.n > SM_CHANGES_SAID)
+		log_info("  ... and %u more", ch.n - SM_CHANGES_SAID);
 }
 
 static void sm_after_active(struct sm *sm)

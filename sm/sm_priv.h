@@ -212,8 +212,6 @@ void sm_sminfo_fill(struct sm *sm, uint64_t sm_key, struct smp_sm_info *out);
 /* Answer an SMInfo request (Get or Set) with our SMInfo, SM_Key sm_key. */
 void sm_reply_sminfo(struct sm *sm, const struct mad_addr *from, const struct smp *req,
 		     uint64_t sm_key);
-/* Text of a DR path, e.g. "0,1,3" ("local" for 0 hops). */
-const char *sm_path_str(const uint8_t *path, uint8_t hops, char *buf, size_t len);
 
 /* ha.c: the SM state machine's MADs.  ha_check_start runs after
  * discovery: SMInfo of every other IsSM port, then the decision; `then`
