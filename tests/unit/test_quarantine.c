@@ -198,6 +198,25 @@ static void test_alt_route(void)
 	CU_ASSERT(alt_ok > 0);
 }
 
+/* Outside heavy sweeps an SMP gets the configured attempts on its one
+ * route: a light sweep's SwitchInfo to a silent switch that has another
+ * route is tried 1 + retries times (the rig's 4), no more. */
+static void test_light_no_alt_route(void)
+{
+	struct rig r;
+
+	rig_init(&r, q_line, NULL, "minhop");
+	rig_sweep(&r);
+	rig_sweep(&r); /* s2's other cable is known as a route now */
+	fake_fabric_mute_node(r.ff, q_guid(&r, "s2"), 1);
+	CU_ASSERT_EQUAL(sm_light_sweep(r.sm), 0);
+	rig_run(&r); /* the light sweep, then the heavy one it asks for */
+	/* s1's answer, and s2's 5 attempts over its first route only */
+	CU_ASSERT_EQUAL(sm_light_stats(r.sm)->last_mads, 1 + 5);
+	CU_ASSERT_EQUAL(sm_light_stats(r.sm)->escalations, 1);
+	rig_fini(&r);
+}
+
 struct q_seen {
 	unsigned n[4];
 	char last[4][160];
@@ -261,4 +280,5 @@ void test_quarantine_register(void)
 	CU_add_test(s, "a silent switch keeps what hangs below it", test_silent_switch_kept);
 	CU_add_test(s, "another directed route when the first loses everything", test_alt_route);
 	CU_add_test(s, "what a sweep changed: nodes and cables", test_topo_changes);
+	CU_add_test(s, "a light sweep: one route, the configured attempts", test_light_no_alt_route);
 }
