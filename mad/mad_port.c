@@ -47,6 +47,11 @@ struct mad_port {
 	void *notify_arg;
 	pthread_mutex_t lock;
 	pthread_cond_t rx_cond; /* signalled on enqueue and on thread exit */
+	pthread_cond_t hold_cond; /* signalled when the loop thread lets go */
+	int hold_want; /* the loop thread asks to read the fd itself (mad_port_hold) */
+	int parked;    /* the receiver thread is out of umad_recv, waiting for hold_want 0 */
+	void *direct_buf; /* mad_port_recv's umad buffer, and its MAD capacity */
+	size_t direct_cap;
 	struct mad_port_rx *rx; /* ring of rx_cap slots */
 	size_t rx_cap, rx_head, rx_count;
 	uint64_t rx_dropped;
@@ -215,25 +220,89 @@ static int mad_port_rx_grow(struct mad_port *p)
 	return 0;
 }
 
-static void mad_port_enqueue(struct mad_port *p, const void *umad, int len)
+static void mad_port_enqueue(struct mad_port *p, const struct mad_port_rx *one)
 {
-	const ib_mad_addr_t *addr = umad_get_mad_addr((void *)umad);
-	struct mad_port_rx *slot;
-
 	pthread_mutex_lock(&p->lock);
 	if (p->rx_count == p->rx_cap && mad_port_rx_grow(p) < 0) {
 		p->rx_dropped++;
 		pthread_mutex_unlock(&p->lock);
 		return;
 	}
-	slot = &p->rx[(p->rx_head + p->rx_count) % p->rx_cap];
-	slot->from.lid = be16toh(addr->lid);
-	slot->from.sl = addr->sl;
-	slot->from.qpn = be32toh(addr->qpn);
-	slot->len = (size_t)len > SMP_MAD_SIZE ? SMP_MAD_SIZE : (size_t)len;
-	memcpy(slot->mad, umad_get_mad((void *)umad), slot->len);
+	p->rx[(p->rx_head + p->rx_count) % p->rx_cap] = *one;
 	p->rx_count++;
 	pthread_cond_signal(&p->rx_cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* One umad_recv into *umad (grown for a long RMPP answer; only its first
+ * 256 bytes are kept): 1 and *out filled, 0 if nothing came within
+ * timeout_ms (or it was a send completion or a runt), or a negative errno
+ * on a failed device. */
+static int mad_port_read(struct mad_port *p, void **umad, size_t *cap, int timeout_ms,
+			 struct mad_port_rx *out)
+{
+	for (;;) {
+		int len = (int)*cap;
+		int rc = umad_recv(p->fd, *umad, &len, timeout_ms);
+		const ib_mad_addr_t *addr;
+
+		if (rc == -ETIMEDOUT || rc == -EINTR || rc == -EAGAIN)
+			return 0;
+		if (rc == -ENOSPC && len > (int)*cap && len <= (1 << 20)) {
+			/* a multi-segment (RMPP) MAD: grow and read it again */
+			void *big = realloc(*umad, p->umad_len - SMP_MAD_SIZE + (size_t)len);
+
+			if (!big)
+				return -ENOMEM;
+			*umad = big;
+			*cap = (size_t)len;
+			continue;
+		}
+		if (rc < 0)
+			return rc;
+		/* a send completion, or shorter than a MAD header; shorter than
+		 * 256 bytes is a legal single-packet RMPP answer (OpenSM sends
+		 * those), decoders judge the rest */
+		if (umad_status(*umad) != 0 || len < MAD_PORT_MIN_LEN)
+			return 0;
+		addr = umad_get_mad_addr(*umad);
+		out->from.lid = be16toh(addr->lid);
+		out->from.sl = addr->sl;
+		out->from.qpn = be32toh(addr->qpn);
+		out->len = (size_t)len > SMP_MAD_SIZE ? SMP_MAD_SIZE : (size_t)len;
+		memcpy(out->mad, umad_get_mad(*umad), out->len);
+		return 1;
+	}
+}
+
+/* The loop thread asked for the fd (mad_port_hold): say so (notify, so
+ * the loop sees it may read now) and wait, out of umad_recv, until it
+ * gives the fd back or the port closes.  Never two readers at once: the
+ * loop reads only while parked is set, which only this thread clears. */
+static void mad_port_rx_park(struct mad_port *p)
+{
+	if (!__atomic_load_n(&p->hold_want, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&p->lock);
+	if (p->hold_want) {
+		p->parked = 1;
+		pthread_mutex_unlock(&p->lock);
+		if (p->notify)
+			p->notify(p->notify_arg);
+		pthread_mutex_lock(&p->lock);
+	}
+	while (p->hold_want && !__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
+		struct timespec until;
+
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_nsec += MAD_PORT_RX_POLL_MS * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&p->hold_cond, &p->lock, &until);
+	}
+	p->parked = 0;
 	pthread_mutex_unlock(&p->lock);
 }
 
@@ -241,41 +310,22 @@ static void *mad_port_rx_thread(void *arg)
 {
 	struct mad_port *p = arg;
 	void *umad = calloc(1, p->umad_len);
-
 	size_t cap = SMP_MAD_SIZE;
+	struct mad_port_rx *one = malloc(sizeof(*one));
+	int rc = umad && one ? 0 : -ENOMEM;
 
-	while (umad && !__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
-		int len = (int)cap;
-		int rc = umad_recv(p->fd, umad, &len, MAD_PORT_RX_POLL_MS);
-
-		if (rc == -ETIMEDOUT || rc == -EINTR || rc == -EAGAIN)
+	while (rc >= 0 && !__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
+		mad_port_rx_park(p);
+		rc = mad_port_read(p, &umad, &cap, MAD_PORT_RX_POLL_MS, one);
+		if (rc <= 0)
 			continue;
-		if (rc == -ENOSPC && len > (int)cap && len <= (1 << 20)) {
-			/* a multi-segment (RMPP) MAD: grow and read it again;
-			 * only its first 256 bytes are queued */
-			void *big = realloc(umad, p->umad_len - SMP_MAD_SIZE + (size_t)len);
-
-			if (!big)
-				break;
-			umad = big;
-			cap = (size_t)len;
-			continue;
-		}
-		if (rc < 0) {
-			__atomic_store_n(&p->failed, rc, __ATOMIC_RELEASE);
-			break;
-		}
-		/* a send completion, or shorter than a MAD header; shorter than
-		 * 256 bytes is a legal single-packet RMPP answer (OpenSM sends
-		 * those), decoders judge the rest */
-		if (umad_status(umad) != 0 || len < MAD_PORT_MIN_LEN)
-			continue;
-		mad_port_enqueue(p, umad, len);
+		mad_port_enqueue(p, one);
 		if (p->notify)
 			p->notify(p->notify_arg);
 	}
-	if (!umad)
-		__atomic_store_n(&p->failed, -ENOMEM, __ATOMIC_RELEASE);
+	if (rc < 0)
+		__atomic_store_n(&p->failed, rc, __ATOMIC_RELEASE);
+	free(one);
 	free(umad);
 	pthread_mutex_lock(&p->lock);
 	pthread_cond_signal(&p->rx_cond); /* wake a waiter to see the failure */
@@ -359,6 +409,8 @@ static int mad_port_init_sync(struct mad_port *p)
 		return -ENOMEM;
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	rc = pthread_cond_init(&p->rx_cond, &attr);
+	if (rc == 0 && (rc = pthread_cond_init(&p->hold_cond, &attr)) != 0)
+		pthread_cond_destroy(&p->rx_cond);
 	pthread_condattr_destroy(&attr);
 	return rc ? -rc : 0;
 }
@@ -420,6 +472,11 @@ void mad_port_close(struct mad_port *p)
 	if (!p)
 		return;
 	__atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
+	if (p->thread_started) {
+		pthread_mutex_lock(&p->lock);
+		pthread_cond_signal(&p->hold_cond); /* a parked thread sees stop now */
+		pthread_mutex_unlock(&p->lock);
+	}
 	if (p->thread_started)
 		pthread_join(p->thread, NULL);
 	if (p->issm_fd >= 0)
@@ -428,10 +485,12 @@ void mad_port_close(struct mad_port *p)
 		umad_close_port(p->fd);
 	if (p->rx) {
 		pthread_cond_destroy(&p->rx_cond);
+		pthread_cond_destroy(&p->hold_cond);
 		pthread_mutex_destroy(&p->lock);
 	}
 	free(p->rx);
 	free(p->send_buf);
+	free(p->direct_buf);
 	free(p);
 }
 
@@ -466,6 +525,47 @@ size_t mad_port_drain(struct mad_port *p, mad_port_rx_fn fn, void *ctx)
 		fn(ctx, &one.from, one.mad, one.len);
 		n++;
 	}
+}
+
+int mad_port_hold(struct mad_port *p, int on)
+{
+	int parked;
+
+	pthread_mutex_lock(&p->lock);
+	if (p->hold_want != !!on) {
+		__atomic_store_n(&p->hold_want, !!on, __ATOMIC_RELEASE);
+		if (!on)
+			pthread_cond_signal(&p->hold_cond);
+	}
+	parked = on && p->parked;
+	pthread_mutex_unlock(&p->lock);
+	return parked;
+}
+
+size_t mad_port_recv(struct mad_port *p, unsigned timeout_ms, size_t max, mad_port_rx_fn fn,
+		     void *ctx)
+{
+	struct mad_port_rx one;
+	size_t n = 0;
+
+	if (!p->direct_buf) {
+		p->direct_buf = calloc(1, p->umad_len);
+		p->direct_cap = SMP_MAD_SIZE;
+		if (!p->direct_buf)
+			return 0;
+	}
+	while (n < max && !mad_port_failed(p)) {
+		int rc = mad_port_read(p, &p->direct_buf, &p->direct_cap, n ? 0 : (int)timeout_ms,
+				       &one);
+
+		if (rc < 0)
+			__atomic_store_n(&p->failed, rc, __ATOMIC_RELEASE);
+		if (rc <= 0)
+			break;
+		fn(ctx, &one.from, one.mad, one.len);
+		n++;
+	}
+	return n;
 }
 
 void mad_port_set_timeout(struct mad_port *p, unsigned timeout_ms)

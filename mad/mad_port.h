@@ -61,6 +61,19 @@ typedef void (*mad_port_rx_fn)(void *ctx, const struct mad_addr *from, const uin
 				size_t len);
 /* Hand every queued MAD to fn, in arrival order; returns how many. */
 size_t mad_port_drain(struct mad_port *p, mad_port_rx_fn fn, void *ctx);
+/* The loop thread asks to read the fd itself while it has MADs on the wire
+ * (on = 1), one thread hand-off fewer per answer: the receiver thread
+ * parks after the umad_recv it is in (queuing that MAD as usual, then
+ * calling notify).  Returns 1 once it is parked: only then may the caller
+ * use mad_port_recv.  on = 0 gives the fd back (returns 0). */
+int mad_port_hold(struct mad_port *p, int on);
+/* Read MADs in the caller's thread: wait up to timeout_ms for the first,
+ * then take what is already there, at most max; fn gets each.  Returns how
+ * many; a failed device sets mad_port_failed.  Only while mad_port_hold
+ * says parked, and after
+ * mad_port_drain (the ring holds older MADs). */
+size_t mad_port_recv(struct mad_port *p, unsigned timeout_ms, size_t max, mad_port_rx_fn fn,
+		     void *ctx);
 /* How long the kernel waits for the answer to each request we send (the
  * MAD queue's per-attempt timeout); the kernel drops answers to requests
  * it is not waiting for. */

@@ -526,6 +526,27 @@ static void configure_send(struct sm *sm, int node, unsigned port, struct smp_po
 		sm->st.set_errors++;
 }
 
+/* Does port p of node i get a Set from from_state to the next state in
+ * the INIT -> ARMED -> ACTIVE walk? */
+static int configure_state_wanted(const struct sm *sm, const struct fabric_node *n, unsigned p,
+				  uint8_t from_state)
+{
+	const struct fabric_port *pt = &n->ports[p];
+
+	if (p == 0 || !pt->present || pt->state != from_state || !configure_peer(&sm->next, pt))
+		return 0;
+	if (!fabric_is_switch(n) && !pt->lid)
+		return 0; /* a CA port without a LID stays in INIT */
+	/* a port holding an M_Key not ours refuses our Sets (NSM-W311) */
+	return configure_mkey_seen(sm, n->ports[configure_guard(n, p)].pi_raw) !=
+	       CONFIGURE_MKEY_FOREIGN;
+}
+
+/* A port in INIT that gets a configuration Set is armed by the same Set
+ * (IBA 14.2.5.6 applies the fields with the state change), saving the
+ * walk's INIT -> ARMED Set for it: about one SMP in ten on a fresh fat
+ * tree.  Nothing is forwarded before the ACTIVE step, which stays last,
+ * after the LFTs and P_Key tables. */
 void configure_ports(struct sm *sm, sm_phase_fn then)
 {
 	for (size_t i = 0; i < sm->next.n_nodes; i++) {
@@ -533,13 +554,18 @@ void configure_ports(struct sm *sm, sm_phase_fn then)
 
 		for (unsigned p = 0; p <= n->num_ports; p++) {
 			struct smp_port_info pi;
+			uint8_t state = PORT_STATE_NOP;
 
 			if (!n->ports[p].present || (!fabric_is_switch(n) && p == 0))
 				continue;
 			if (configure_mkey_blocked(sm, n, p) || !configure_want(sm, n, p, &pi))
 				continue;
 			sm->st.port_sets++;
-			configure_send(sm, (int)i, p, &pi, PORT_STATE_NOP);
+			if (configure_state_wanted(sm, n, p, PORT_STATE_INIT)) {
+				state = PORT_STATE_ARMED;
+				sm->st.state_sets++;
+			}
+			configure_send(sm, (int)i, p, &pi, state);
 		}
 	}
 	sm_phase_wait(sm, then);
@@ -562,17 +588,11 @@ static void configure_node_states(struct sm *sm, size_t i, uint8_t from_state, u
 	const struct fabric_node *n = &sm->next.nodes[i];
 
 	for (unsigned p = 1; p <= n->num_ports; p++) {
-		const struct fabric_port *pt = &n->ports[p];
 		struct smp_port_info pi;
 
-		if (!pt->present || pt->state != from_state || !configure_peer(&sm->next, pt))
+		if (!configure_state_wanted(sm, n, p, from_state))
 			continue;
-		if (!fabric_is_switch(n) && !pt->lid)
-			continue; /* a CA port without a LID stays in INIT */
-		if (configure_mkey_seen(sm, n->ports[configure_guard(n, p)].pi_raw) ==
-		    CONFIGURE_MKEY_FOREIGN)
-			continue; /* refuses our Sets (NSM-W311) */
-		smp_port_info_decode(pt->pi_raw, &pi);
+		smp_port_info_decode(n->ports[p].pi_raw, &pi);
 		sm->st.state_sets++;
 		configure_send(sm, (int)i, p, &pi, to_state);
 	}

@@ -27,6 +27,7 @@ struct loop {
 	ev_timer mad_timer;
 	ev_timer sweep_timer;
 	ev_idle sweep_idle; /* runs a requested sweep once the loop is idle */
+	ev_idle rx_direct;  /* reads answers in this thread while SMPs are out */
 	ev_signal sig_term, sig_int, sig_hup;
 	struct mad_port *port;
 	struct sm *sm;
@@ -73,8 +74,16 @@ static void loop_rearm(struct loop *l)
 {
 	uint64_t next = sm_tick(l->sm);
 	uint64_t now = loop_now_ms(NULL);
+	int out = sm_outstanding(l->sm) > 0;
 
 	sm_progress_tick(l->sm); /* a line every 2 s while a long sweep runs */
+	/* SMPs on the wire: this thread reads their answers itself once the
+	 * receiver thread is parked (one thread hand-off fewer each); the
+	 * receiver thread takes over again when none are left */
+	if (mad_port_hold(l->port, out))
+		ev_idle_start(l->ev, &l->rx_direct);
+	else
+		ev_idle_stop(l->ev, &l->rx_direct);
 	ev_timer_stop(l->ev, &l->mad_timer);
 	if (!next)
 		return;
@@ -87,21 +96,50 @@ static void loop_rx_one(void *ctx, const struct mad_addr *from, const uint8_t *m
 	sm_recv(ctx, from, mad, len);
 }
 
-static void loop_on_rx(struct ev_loop *ev, ev_async *w, int revents)
+/* After the MADs are handed over: a failed receive ends the loop, else
+ * the timers and the reader are set for what is on the wire now. */
+static void loop_after_rx(struct loop *l)
 {
-	struct loop *l = w->data;
-	int failed;
+	int failed = mad_port_failed(l->port);
 
-	(void)revents;
-	mad_port_drain(l->port, loop_rx_one, l->sm);
-	failed = mad_port_failed(l->port);
 	if (failed) {
 		log_warnx("NSM-E500 MAD receiver stopped: %s", strerror(-failed));
 		l->exit_code = 1;
-		ev_break(ev, EVBREAK_ALL);
+		ev_break(l->ev, EVBREAK_ALL);
 		return;
 	}
 	loop_rearm(l);
+}
+
+static void loop_on_rx(struct ev_loop *ev, ev_async *w, int revents)
+{
+	struct loop *l = w->data;
+
+	(void)ev;
+	(void)revents;
+	mad_port_drain(l->port, loop_rx_one, l->sm);
+	loop_after_rx(l);
+}
+
+/* How long the loop may block in umad_recv: up to the next MAD deadline,
+ * at most LOOP_DIRECT_MS so the control socket, signals and timers still
+ * get their turn. */
+#define LOOP_DIRECT_MS 10
+#define LOOP_DIRECT_MAX 256
+
+static void loop_on_rx_direct(struct ev_loop *ev, ev_idle *w, int revents)
+{
+	struct loop *l = w->data;
+	unsigned wait = LOOP_DIRECT_MS;
+	uint64_t next = sm_tick(l->sm), now = loop_now_ms(NULL);
+
+	(void)ev;
+	(void)revents;
+	if (next && next < now + wait)
+		wait = next > now ? (unsigned)(next - now) : 0;
+	mad_port_drain(l->port, loop_rx_one, l->sm);
+	mad_port_recv(l->port, wait, LOOP_DIRECT_MAX, loop_rx_one, l->sm);
+	loop_after_rx(l);
 }
 
 static void loop_on_mad_timer(struct ev_loop *ev, ev_timer *w, int revents)
@@ -579,12 +617,13 @@ static void loop_watchers_start(struct loop *l)
 	ev_timer_init(&l->sweep_timer, loop_on_sweep_timer, l->opts->sweep_interval,
 		      l->opts->sweep_interval);
 	ev_idle_init(&l->sweep_idle, loop_on_sweep_idle);
+	ev_idle_init(&l->rx_direct, loop_on_rx_direct);
 	ev_signal_init(&l->sig_term, loop_on_signal, SIGTERM);
 	ev_signal_init(&l->sig_int, loop_on_signal, SIGINT);
 	ev_signal_init(&l->sig_hup, loop_on_signal, SIGHUP);
 	ev_signal_init(&l->sig_usr1, loop_on_signal, SIGUSR1);
 	l->sig_usr1.data = l;
-	l->rx.data = l->mad_timer.data = l->sweep_timer.data = l->sweep_idle.data = l;
+	l->rx.data = l->mad_timer.data = l->sweep_timer.data = l->sweep_idle.data = l->rx_direct.data = l;
 	l->sig_term.data = l->sig_int.data = l->sig_hup.data = l;
 	ev_async_start(l->ev, &l->rx);
 }

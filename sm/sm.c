@@ -218,6 +218,11 @@ int sm_busy(const struct sm *sm)
 	return sm->running;
 }
 
+size_t sm_outstanding(const struct sm *sm)
+{
+	return mad_queue_outstanding(sm->q);
+}
+
 static int sm_call_send(struct sm *sm, struct sm_call *c);
 
 /* The k-th other directed route to what c asks (see FABRIC_ALT_PATHS):

@@ -154,6 +154,8 @@ const struct quar *sm_quarantine(const struct sm *sm);
  * STANDBY or NOTACTIVE (another SM programs the subnet). */
 int sm_sweep_request(struct sm *sm);
 int sm_busy(const struct sm *sm);
+/* SMPs sent and not yet answered or given up (the MAD queue's). */
+size_t sm_outstanding(const struct sm *sm);
 
 /* A MAD arrived for the SM. */
 void sm_recv(struct sm *sm, const struct mad_addr *from, const uint8_t *mad, size_t len);

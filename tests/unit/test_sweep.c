@@ -54,6 +54,28 @@ static void test_lab_comes_up(void)
 	rig_fini(&r);
 }
 
+/* A port in INIT that needs a configuration Set is armed by it: on a fresh
+ * fabric every configured end port saves its INIT -> ARMED Set (switch
+ * port 0 has no link state), so the fabric sees that many PortInfo Sets
+ * fewer than the Sets counted, and every port still ends ACTIVE. */
+static void test_config_set_arms(void)
+{
+	struct rig r;
+	unsigned folded;
+
+	rig_init(&r, sweep_lab, NULL, "minhop");
+	rig_sweep(&r);
+	CU_ASSERT_EQUAL(r.last.status, 0);
+	rig_check_up(&r);
+	/* 3 cables, 2 ends each, ARMED then ACTIVE */
+	CU_ASSERT_EQUAL(r.last.state_sets, 12);
+	CU_ASSERT(r.last.port_sets >= 4); /* the 3 CA ports and switch port 0 */
+	folded = (unsigned)r.last.port_sets - 1u;
+	CU_ASSERT_EQUAL(fake_fabric_counters(r.ff)->port_info_sets,
+			r.last.port_sets + r.last.state_sets - folded);
+	rig_fini(&r);
+}
+
 static void test_resweep_is_quiet(void)
 {
 	struct rig r;
@@ -231,6 +253,7 @@ void test_sweep_register(void)
 
 	CU_add_test(s, "lab fabric comes up", test_lab_comes_up);
 	CU_add_test(s, "loops and parallel links", test_loops_and_parallel_links);
+	CU_add_test(s, "a configuration Set of a port in INIT also arms it", test_config_set_arms);
 	CU_add_test(s, "re-sweep of an unchanged fabric sends nothing", test_resweep_is_quiet);
 	CU_add_test(s, "dropped MADs are retried", test_dropped_mads_are_retried);
 	CU_add_test(s, "a silent node is reported, the rest comes up",
