@@ -547,9 +547,10 @@ static int configure_state_wanted(const struct sm *sm, const struct fabric_node 
  * walk's INIT -> ARMED Set for it: about one SMP in ten on a fresh fat
  * tree.  Nothing is forwarded before the ACTIVE step, which stays last,
  * after the LFTs and P_Key tables. */
-void configure_ports(struct sm *sm, sm_phase_fn then)
+static void configure_ports_batch(struct sm *sm)
 {
-	for (size_t i = 0; i < sm->next.n_nodes; i++) {
+	while (sm->ports_next < sm->next.n_nodes && sm->pending < SM_FEED_BATCH) {
+		size_t i = sm->ports_next++;
 		const struct fabric_node *n = &sm->next.nodes[i];
 
 		for (unsigned p = 0; p <= n->num_ports; p++) {
@@ -568,14 +569,27 @@ void configure_ports(struct sm *sm, sm_phase_fn then)
 			configure_send(sm, (int)i, p, &pi, state);
 		}
 	}
-	sm_phase_wait(sm, then);
+	if (sm->ports_next < sm->next.n_nodes) {
+		sm_phase_feed(sm, configure_ports_batch);
+	} else {
+		sm_phase_fn then = sm->ports_then;
+
+		sm->ports_then = NULL;
+		sm_phase_wait(sm, then);
+	}
 }
 
-/* State Sets are queued a batch of nodes at a time (at least
- * CONFIGURE_BATCH SMPs), the next batch when those are answered, so the MAD
- * queue holds one batch instead of two Sets per cable of the fabric (123K
- * at 10K CAs, about 50 MB queued).  The walk's cursor is sm->states_walk. */
-#define CONFIGURE_BATCH 4096
+void configure_ports(struct sm *sm, sm_phase_fn then)
+{
+	sm->ports_next = 0;
+	sm->ports_then = then;
+	configure_ports_batch(sm);
+}
+
+/* State Sets are queued a batch of nodes at a time (SM_FEED_BATCH SMPs,
+ * sm_phase_feed), so the MAD queue holds one batch instead of two Sets per
+ * cable of the fabric (123K at 10K CAs, about 50 MB queued).  The walk's
+ * cursor is sm->states_walk. */
 
 uint8_t configure_states_busy(const struct sm *sm)
 {
@@ -602,10 +616,10 @@ static void configure_states_batch(struct sm *sm)
 {
 	struct sm_states_walk *w = &sm->states_walk;
 
-	while (w->next < sm->next.n_nodes && sm->pending < CONFIGURE_BATCH)
+	while (w->next < sm->next.n_nodes && sm->pending < SM_FEED_BATCH)
 		configure_node_states(sm, w->next++, w->from, w->to);
 	if (w->next < sm->next.n_nodes) {
-		sm_phase_wait(sm, configure_states_batch); /* pending > 0 here */
+		sm_phase_feed(sm, configure_states_batch);
 		return;
 	}
 	w->active = 0;

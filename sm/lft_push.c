@@ -15,13 +15,11 @@
 #include "routing/check.h"
 #include "sm_priv.h"
 
-/* A push queues its SMPs a batch of switches at a time, at least
- * LFT_PUSH_BATCH SMPs, and the next batch when those are answered, so the
- * MAD queue holds about one batch (~0.4 KB per queued SMP) instead of every
- * block of the fabric (270K blocks, over 100 MB, at 10K CAs).  The cursor
- * lives in the push's struct lft_steps (sm->lft_steps, NULL when no push
- * runs). */
-#define LFT_PUSH_BATCH 4096
+/* A push queues its SMPs a batch of switches at a time (SM_FEED_BATCH
+ * SMPs, sm_phase_feed), so the MAD queue holds about one batch (~0.5 KB
+ * per queued SMP) instead of every block of the fabric (270K blocks, over
+ * 100 MB, at 10K CAs).  The cursor lives in the push's struct lft_steps
+ * (sm->lft_steps, NULL when no push runs). */
 
 int lft_push_busy(const struct sm *sm)
 {
@@ -623,7 +621,7 @@ static void lft_push_switch(struct sm *sm, const struct lft *t, uint16_t found_t
  * meets a changed one.  A block with entries at several distances is
  * written several times (`lft_blocks_sent` counts every write).  Blocks
  * read first (after a restart) and blocks beyond the cached top are
- * written at once.  The switches are queued in batches (LFT_PUSH_BATCH),
+ * written at once.  The switches are queued in batches (SM_FEED_BATCH),
  * in the same order, before the steps. */
 static void lft_push_one(struct sm *sm, size_t i)
 {
@@ -640,9 +638,12 @@ static void lft_push_batch(struct sm *sm)
 {
 	struct lft_steps *st = sm->lft_steps;
 
-	while (st->table < sm->lfts.n && sm->pending < LFT_PUSH_BATCH)
+	while (st->table < sm->lfts.n && sm->pending < SM_FEED_BATCH)
 		lft_push_one(sm, st->table++);
-	sm_phase_wait(sm, st->table < sm->lfts.n ? lft_push_batch : lft_push_step);
+	if (st->table < sm->lfts.n)
+		sm_phase_feed(sm, lft_push_batch);
+	else
+		sm_phase_wait(sm, lft_push_step);
 }
 
 void lft_push_start(struct sm *sm, sm_phase_fn then)

@@ -4,19 +4,22 @@
  * sm->next, never changes it; the plan itself is built by pkey.c.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
 #include "pkey_push.h"
 
-/* What one port answered last: its P_KeyTable block 0. */
+/* What one port answered last: its P_KeyTable block 0, as an index into
+ * the cache's pool of distinct blocks (most ports hold one of a few
+ * tables: 16 bytes a port instead of 80). */
 struct pkey_cache_entry {
 	uint64_t guid; /* node GUID */
 	uint8_t port;
 	uint8_t used;
 	uint8_t stale; /* a Set failed: what the port holds is unknown, read it */
-	struct smp_pkey_block held;
+	uint32_t held; /* index into blk */
 };
 
 /* Open addressing on (node GUID, port); cap is a power of two.  A push
@@ -26,7 +29,13 @@ struct pkey_cache_entry {
 struct pkey_cache {
 	struct pkey_cache_entry *e;
 	size_t n, cap;
+	struct smp_pkey_block *blk; /* distinct blocks held, each once */
+	size_t n_blk, cap_blk;
+	uint32_t *blk_ix;	    /* open addressing on the block: index + 1, 0 = empty */
+	size_t blk_ix_cap;
 	const struct pkey_plan *pp; /* plan of the last push (borrowed; read only by its SMPs) */
+	size_t walk;		    /* the push's cursor into pp->t (SM_FEED_BATCH at a time) */
+	sm_phase_fn then;	    /* what runs after the push */
 };
 
 /* ---- Cache ----------------------------------------------------------- */
@@ -41,6 +50,8 @@ void pkey_cache_free(struct pkey_cache *c)
 	if (!c)
 		return;
 	free(c->e);
+	free(c->blk);
+	free(c->blk_ix);
 	free(c);
 }
 
@@ -49,6 +60,108 @@ void pkey_cache_clear(struct pkey_cache *c)
 	if (c->e)
 		memset(c->e, 0, c->cap * sizeof(*c->e));
 	c->n = 0;
+	if (c->blk_ix)
+		memset(c->blk_ix, 0, c->blk_ix_cap * sizeof(*c->blk_ix));
+	c->n_blk = 0;
+}
+
+/* ---- Pool of distinct blocks ----------------------------------------- */
+
+size_t pkey_cache_blocks(const struct pkey_cache *c)
+{
+	return c->n_blk;
+}
+
+static size_t pkey_block_hash(const struct smp_pkey_block *b, size_t cap)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a over the 32 keys */
+
+	for (unsigned i = 0; i < PKEY_BLOCK_SIZE; i++)
+		h = (h ^ b->pkey[i]) * 0x100000001b3ull;
+	return (size_t)(h ^ (h >> 32)) & (cap - 1);
+}
+
+static void pkey_block_index(struct pkey_cache *c, uint32_t i)
+{
+	size_t h = pkey_block_hash(&c->blk[i], c->blk_ix_cap);
+
+	while (c->blk_ix[h])
+		h = (h + 1) & (c->blk_ix_cap - 1);
+	c->blk_ix[h] = i + 1;
+}
+
+/* Rebuild the index at cap slots over blk[0..n_blk). */
+static int pkey_block_reindex(struct pkey_cache *c, size_t cap)
+{
+	uint32_t *ix = calloc(cap, sizeof(*ix));
+
+	if (!ix)
+		return -ENOMEM;
+	free(c->blk_ix);
+	c->blk_ix = ix;
+	c->blk_ix_cap = cap;
+	for (size_t i = 0; i < c->n_blk; i++)
+		pkey_block_index(c, (uint32_t)i);
+	return 0;
+}
+
+/* Blocks no port holds any more go once they outnumber the ports that
+ * hold one (partitions that changed many times). */
+static void pkey_block_compact(struct pkey_cache *c)
+{
+	uint32_t *map = malloc(c->n_blk * sizeof(*map));
+	size_t n = 0;
+
+	if (!map)
+		return;
+	for (size_t i = 0; i < c->n_blk; i++)
+		map[i] = UINT32_MAX;
+	for (size_t i = 0; i < c->cap; i++) {
+		struct pkey_cache_entry *e = &c->e[i];
+
+		if (!e->used)
+			continue;
+		if (map[e->held] == UINT32_MAX) {
+			c->blk[n] = c->blk[e->held];
+			map[e->held] = (uint32_t)n++;
+		}
+		e->held = map[e->held];
+	}
+	free(map);
+	c->n_blk = n;
+	memset(c->blk_ix, 0, c->blk_ix_cap * sizeof(*c->blk_ix));
+	for (size_t i = 0; i < n; i++)
+		pkey_block_index(c, (uint32_t)i);
+}
+
+/* The pool index of block b, added if new; -ENOMEM. */
+static long pkey_block_intern(struct pkey_cache *c, const struct smp_pkey_block *b)
+{
+	size_t h;
+
+	if (c->blk_ix) {
+		for (h = pkey_block_hash(b, c->blk_ix_cap); c->blk_ix[h];
+		     h = (h + 1) & (c->blk_ix_cap - 1))
+			if (!memcmp(&c->blk[c->blk_ix[h] - 1], b, sizeof(*b)))
+				return (long)c->blk_ix[h] - 1;
+	}
+	if (c->n_blk >= 64 && c->n_blk > 2 * c->n)
+		pkey_block_compact(c);
+	if (c->n_blk == c->cap_blk) {
+		size_t cap = c->cap_blk ? 2 * c->cap_blk : 4;
+		struct smp_pkey_block *nb = realloc(c->blk, cap * sizeof(*nb));
+
+		if (!nb)
+			return -ENOMEM;
+		c->blk = nb;
+		c->cap_blk = cap;
+	}
+	if (2 * (c->n_blk + 1) > c->blk_ix_cap &&
+	    pkey_block_reindex(c, c->blk_ix_cap ? 2 * c->blk_ix_cap : 8) < 0)
+		return -ENOMEM;
+	c->blk[c->n_blk] = *b;
+	pkey_block_index(c, (uint32_t)c->n_blk);
+	return (long)c->n_blk++;
 }
 
 static size_t pkey_cache_hash(uint64_t guid, uint8_t port, size_t cap)
@@ -102,8 +215,11 @@ static void pkey_cache_store(struct pkey_cache *c, uint64_t guid, uint8_t port,
 			     const struct smp_pkey_block *held)
 {
 	struct pkey_cache_entry *e;
+	long b;
 
 	if (2 * (c->n + 1) > c->cap && pkey_cache_grow(c) < 0)
+		return;
+	if ((b = pkey_block_intern(c, held)) < 0)
 		return;
 	e = pkey_cache_slot(c, guid, port);
 	if (!e->used)
@@ -112,7 +228,7 @@ static void pkey_cache_store(struct pkey_cache *c, uint64_t guid, uint8_t port,
 	e->port = port;
 	e->used = 1;
 	e->stale = 0;
-	e->held = *held;
+	e->held = (uint32_t)b;
 }
 
 /* ---- Targets --------------------------------------------------------- */
@@ -261,15 +377,33 @@ static void pkey_push_port(struct sm *sm, struct pkey_cache *c, size_t idx)
 			pkey_fail(sm, t, "Get", -ENOMEM, NULL);
 		return;
 	}
-	if (memcmp(&e->held, &want, sizeof(want)) != 0)
+	if (memcmp(&c->blk[e->held], &want, sizeof(want)) != 0)
 		pkey_send_set(sm, c, idx, &want);
+}
+
+/* Queue the next batch of ports (sm_phase_feed); the running push's cache
+ * is sm->pk_push (borrowed). */
+static void pkey_push_batch(struct sm *sm)
+{
+	struct pkey_cache *c = sm->pk_push;
+	const struct pkey_plan *pp = c->pp;
+
+	while (pp && c->walk < pp->n && sm->pending < SM_FEED_BATCH)
+		pkey_push_port(sm, c, c->walk++);
+	if (pp && c->walk < pp->n) {
+		sm_phase_feed(sm, pkey_push_batch);
+		return;
+	}
+	sm->pk_push = NULL;
+	sm_phase_wait(sm, c->then);
 }
 
 void pkey_push_start(struct sm *sm, const struct pkey_plan *pp, struct pkey_cache *c,
 		     sm_phase_fn then)
 {
 	c->pp = pp;
-	for (size_t i = 0; pp && i < pp->n; i++)
-		pkey_push_port(sm, c, i);
-	sm_phase_wait(sm, then);
+	c->walk = 0;
+	c->then = then;
+	sm->pk_push = c;
+	pkey_push_batch(sm);
 }

@@ -27,13 +27,16 @@ struct pkey_cache *pkey_cache_new(void);
 void pkey_cache_free(struct pkey_cache *c);
 /* Forget everything (the next push reads every port again). */
 void pkey_cache_clear(struct pkey_cache *c);
+/* Distinct blocks the cache keeps (ports holding the same table share
+ * one; blocks no port holds are dropped once they outnumber the ports). */
+size_t pkey_cache_blocks(const struct pkey_cache *c);
 
 /* Push pp (built for sm->next, indices into sm->next.nodes) using and
  * updating c, then sm_phase_wait(sm, then).  pp and c are borrowed until
  * then runs (or until sm_free cancels the phase); the phase does not
  * change sm->next.  The push's SMPs carry c as their context (c keeps pp
  * for them), so one push per cache at a time; a cancelled push leaves
- * nothing to free. */
+ * nothing to free.  Ports are queued SM_FEED_BATCH SMPs at a time. */
 void pkey_push_start(struct sm *sm, const struct pkey_plan *pp, struct pkey_cache *c,
 		     sm_phase_fn then);
 

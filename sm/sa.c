@@ -63,14 +63,26 @@ static void sa_maps_free(struct sa *sa)
 
 static int sa_maps_alloc(struct sa *sa, const struct fabric *f)
 {
-	size_t ports = 0;
+	size_t ports = 0, top = 0;
 
-	for (size_t n = 0; n < f->n_nodes; n++)
-		ports += (size_t)f->nodes[n].num_ports + 1;
+	/* by_lid covers the LIDs in use (a 1K-CA fabric: 9 KB, not the
+	 * 393 KB of the whole unicast space) */
+	for (size_t n = 0; n < f->n_nodes; n++) {
+		const struct fabric_node *nd = &f->nodes[n];
+
+		ports += (size_t)nd->num_ports + 1;
+		for (unsigned p = 0; p <= nd->num_ports; p++) {
+			const struct fabric_port *fp = &nd->ports[p];
+			size_t last = fp->lid ? (size_t)fp->lid + fabric_port_lid_count(fp) - 1 : 0;
+
+			if (last > top)
+				top = last;
+		}
+	}
 	sa->guid_cap = 64;
 	while (sa->guid_cap < ports * 2)
 		sa->guid_cap *= 2;
-	sa->n_by_lid = LID_UNICAST_MAX + 1;
+	sa->n_by_lid = (top < LID_UNICAST_MAX ? top : LID_UNICAST_MAX) + 1;
 	sa->by_lid = malloc(sa->n_by_lid * sizeof(*sa->by_lid));
 	sa->guid_keys = calloc(sa->guid_cap, sizeof(*sa->guid_keys));
 	sa->guid_vals = calloc(sa->guid_cap, sizeof(*sa->guid_vals));
@@ -93,7 +105,7 @@ static void sa_map_port(struct sa *sa, int node, uint8_t port)
 	for (unsigned k = 0; k < fabric_port_lid_count(p); k++) {
 		unsigned lid = p->lid + k;
 
-		if (lid <= LID_UNICAST_MAX && sa->by_lid[lid].node == FABRIC_NONE)
+		if (lid < sa->n_by_lid && sa->by_lid[lid].node == FABRIC_NONE)
 			sa->by_lid[lid] = r;
 	}
 }

@@ -88,6 +88,7 @@ void sm_free(struct sm *sm)
 	if (!sm)
 		return;
 	sm->phase_done = NULL;
+	sm->feed = NULL;
 	mad_queue_free(sm->q); /* completes pending SMPs with -ECANCELED */
 	sa_free(sm->sa);
 	free(sm->sa_q);
@@ -333,6 +334,12 @@ static void sm_call_done(void *arg, int status, const struct smp *resp)
 		c->done(&c->req, status, resp);
 	free(c);
 	sm->pending--;
+	if (sm->feed && sm->pending <= SM_FEED_LOW) {
+		sm_phase_fn more = sm->feed;
+
+		sm->feed = NULL;
+		more(sm);
+	}
 	if (sm->pending == 0 && sm->phase_done) {
 		sm_phase_fn next = sm->phase_done;
 
@@ -390,6 +397,15 @@ void sm_phase_wait(struct sm *sm, sm_phase_fn next_phase)
 		return;
 	}
 	sm->phase_done = next_phase;
+}
+
+void sm_phase_feed(struct sm *sm, sm_phase_fn more)
+{
+	if (sm->pending <= SM_FEED_LOW) {
+		more(sm);
+		return;
+	}
+	sm->feed = more;
 }
 
 enum sm_subnet sm_subnet_state(const struct sm_sweep_stats *st)
@@ -1273,7 +1289,7 @@ static void sm_on_request(void *arg, const struct mad_addr *from, const struct s
 
 static enum progress_phase sm_progress_phase(const struct sm *sm)
 {
-	if (sm->phase_done == sm_after_ports)
+	if (sm->phase_done == sm_after_ports || sm->ports_then)
 		return PROGRESS_PORTS;
 	if (sm->phase_done == sm_after_lfts || lft_push_busy(sm))
 		return PROGRESS_LFTS;

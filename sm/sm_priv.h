@@ -109,6 +109,9 @@ struct sm {
 	int sweep_pending; /* requested while running */
 	size_t pending;    /* SMPs outstanding in the current phase */
 	sm_phase_fn phase_done;
+	sm_phase_fn feed;  /* queues more of the phase once pending <= SM_FEED_LOW */
+	size_t ports_next; /* configure_ports' cursor (node index) */
+	sm_phase_fn ports_then; /* set while that walk queues */
 	sm_phase_fn discover_then; /* what runs after discovery (discover.c) */
 	uint16_t my_lid;
 	uint16_t max_lid;
@@ -132,6 +135,7 @@ struct sm {
 	struct pkey_plan pk;	  /* partition plan of cur (what the SA answers from) */
 	struct pkey_plan pk_next; /* the running sweep's plan, for next */
 	struct pkey_cache *pkc;	  /* P_Key tables the ports hold (pkey_push.c) */
+	struct pkey_cache *pk_push; /* the cache a running P_Key push walks (borrowed) */
 	struct mft_cache *mftc;	  /* MFT blocks the switches hold (mft_push.c) */
 	struct mft_set mft_want;  /* the tables being pushed (borrowed by the push) */
 	uint64_t mcast_gen;	  /* multicast membership generation last pushed */
@@ -201,6 +205,15 @@ int sm_submit(struct sm *sm, const struct sm_req *req, uint8_t method, uint16_t 
 	      void (*done)(struct sm_req *r, int status, const struct smp *resp));
 /* Run next_phase once every SMP of the current phase has completed. */
 void sm_phase_wait(struct sm *sm, sm_phase_fn next_phase);
+/* A phase with many SMPs queues them SM_FEED_BATCH at a time: fill while
+ * pending < SM_FEED_BATCH, then sm_phase_feed(more), which runs more once
+ * only SM_FEED_LOW are left, so the wire never runs dry between batches
+ * and the queue holds one batch (~0.5 KB per SMP) instead of the phase
+ * (two Sets per cable, every LFT block).  The last batch ends with
+ * sm_phase_wait instead. */
+#define SM_FEED_BATCH 512
+#define SM_FEED_LOW 128
+void sm_phase_feed(struct sm *sm, sm_phase_fn more);
 void sm_sweep_fail(struct sm *sm, int status, const char *why);
 /* End the running sweep: figures to the done hook, held SA requests out,
  * a pending sweep started. */

@@ -429,6 +429,55 @@ static void test_push_default_plan_is_quiet(void)
 	rig_fini(&r);
 }
 
+/* Ports holding the same table share one block in the cache; tables that
+ * came and went do not pile up: 100 plans, each with its own P_Key, leave
+ * at most the compaction bound, and the last plan is still programmed
+ * and then quiet. */
+static void test_push_cache_shares_blocks(void)
+{
+	struct rig r;
+	struct pkey_plan pp;
+	struct pkey_cache *c = pkey_cache_new();
+	const struct fabric *st;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	pkey_rig(&r);
+	st = fake_fabric_state(r.ff);
+	pkey_plan_init(&pp);
+	CU_ASSERT_EQUAL(pkey_plan_build(&pp, NULL, 0, &r.sm->next, r.sm->next.sm_node,
+					r.sm->next.sm_port, NULL, 0), 0);
+	pkey_run(&r, &pp, c);
+	CU_ASSERT(pp.n > 2);
+	CU_ASSERT_EQUAL(pkey_cache_blocks(c), 1); /* every port holds 0xffff */
+	pkey_plan_fini(&pp);
+	for (unsigned i = 0; i < 100; i++) {
+		struct policy pol;
+		struct policy_partition *p;
+
+		policy_init(&pol);
+		p = policy_partition_add(&pol, "p", (uint16_t)(0x0100 + i), 0, 2048);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+		policy_member_add(p, POLICY_MEMBER_GUID,
+				  st->nodes[rig_node(st, "h2")].ports[1].guid, POLICY_FULL);
+		pkey_plan_init(&pp);
+		CU_ASSERT_EQUAL_FATAL(pkey_plan_for(&r, &pol, &pp), 0);
+		pkey_run(&r, &pp, c);
+		CU_ASSERT(pkey_fake_holds(&r, &pp));
+		if (i < 99) {
+			pkey_plan_fini(&pp);
+			policy_fini(&pol);
+			continue;
+		}
+		CU_ASSERT(pkey_cache_blocks(c) <= 64 + 2 * pp.n);
+		pkey_run(&r, &pp, c);
+		CU_ASSERT_EQUAL(r.sm->st.pkey_blocks_sent, 0);
+		pkey_plan_fini(&pp);
+		policy_fini(&pol);
+	}
+	pkey_cache_free(c);
+	rig_fini(&r);
+}
+
 static void test_push_programs_then_quiet(void)
 {
 	struct rig r;
@@ -676,6 +725,8 @@ void test_pkey_register(void)
 	CU_add_test(s, "fake fabric stores P_KeyTable", test_fake_pkey_table);
 	CU_add_test(s, "push: default plan on a fresh fabric sends no Set",
 		    test_push_default_plan_is_quiet);
+	CU_add_test(s, "push: ports share cached blocks; old ones are dropped",
+		    test_push_cache_shares_blocks);
 	CU_add_test(s, "push: programs, then quiet; restart reads first",
 		    test_push_programs_then_quiet);
 	CU_add_test(s, "push: a silent port is reported and retried",
