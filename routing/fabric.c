@@ -79,11 +79,50 @@ void fabric_init(struct fabric *f)
 
 void fabric_fini(struct fabric *f)
 {
-	for (size_t i = 0; i < f->n_nodes; i++)
+	for (size_t i = 0; i < f->n_nodes; i++) {
 		free(f->nodes[i].ports);
+		free(f->nodes[i].routes);
+	}
 	free(f->nodes);
 	free(f->index);
 	fabric_init(f);
+}
+
+/* Slots in n->routes: a switch's other routes, a CA's one per port. */
+static size_t fabric_route_count(const struct fabric_node *n)
+{
+	return fabric_is_switch(n) ? FABRIC_ALT_PATHS : n->num_ports;
+}
+
+const struct fabric_route *fabric_route_get(const struct fabric_node *n, unsigned k)
+{
+	static const struct fabric_route none;
+
+	return n->routes && k < fabric_route_count(n) ? &n->routes[k] : &none;
+}
+
+struct fabric_route *fabric_route_slot(struct fabric_node *n, unsigned k)
+{
+	if (k >= fabric_route_count(n))
+		return NULL;
+	if (!n->routes)
+		n->routes = calloc(fabric_route_count(n), sizeof(*n->routes));
+	return n->routes ? &n->routes[k] : NULL;
+}
+
+int fabric_port_route_set(struct fabric_node *n, unsigned p, const uint8_t *path, uint8_t hops)
+{
+	struct fabric_route *r;
+
+	if (fabric_is_switch(n) || p == 0 || hops > FABRIC_MAX_HOPS)
+		return -EINVAL;
+	r = fabric_route_slot(n, p - 1);
+	if (!r)
+		return -ENOMEM;
+	memset(r->path, 0, sizeof(r->path));
+	memcpy(r->path, path, (size_t)hops + 1);
+	r->hops = hops;
+	return 0;
 }
 
 static int fabric_copy_nodes(struct fabric *dst, const struct fabric *src)
@@ -97,11 +136,20 @@ static int fabric_copy_nodes(struct fabric *dst, const struct fabric *src)
 		size_t bytes = ((size_t)n->num_ports + 1) * sizeof(*n->ports);
 
 		dst->nodes[i] = *n;
+		dst->nodes[i].routes = NULL;
 		dst->nodes[i].ports = malloc(bytes);
 		if (!dst->nodes[i].ports)
 			return -ENOMEM;
-		memcpy(dst->nodes[i].ports, n->ports, bytes);
 		dst->n_nodes = i + 1;
+		memcpy(dst->nodes[i].ports, n->ports, bytes);
+		if (n->routes) {
+			size_t rb = fabric_route_count(n) * sizeof(*n->routes);
+
+			dst->nodes[i].routes = malloc(rb);
+			if (!dst->nodes[i].routes)
+				return -ENOMEM;
+			memcpy(dst->nodes[i].routes, n->routes, rb);
+		}
 	}
 	return 0;
 }

@@ -32,13 +32,18 @@ struct fabric_port {
 	uint8_t mtu_cap, vl_cap;            /* PortInfo encodings */
 	int remote_node;    /* index into fabric.nodes, FABRIC_NONE if no link */
 	uint8_t remote_port;
-	/* SM bookkeeping (zero when read from a file): the directed route that
-	 * reaches this port's node through this port (CA ports; a CA only
-	 * accepts PortInfo Set on the port a SMP arrived on), and the raw
-	 * PortInfo last read, which the SM diffs against what it wants. */
-	uint8_t dr_hops;
-	uint8_t dr_path[FABRIC_MAX_HOPS + 1];
+	/* SM bookkeeping (zero when read from a file): the raw PortInfo last
+	 * read, which the SM diffs against what it wants.  The directed route
+	 * that reaches a CA's node through this port is the node's (CA ports;
+	 * a CA only accepts PortInfo Set on the port a SMP arrived on):
+	 * fabric_port_route. */
 	uint8_t pi_raw[64];
+};
+
+/* A directed route from the SM's port: path[1..hops]. */
+struct fabric_route {
+	uint8_t hops;
+	uint8_t path[FABRIC_MAX_HOPS + 1];
 };
 
 struct fabric_node {
@@ -56,10 +61,12 @@ struct fabric_node {
 	/* how the SM reaches it: directed route from the SM port */
 	uint8_t dr_hops;
 	uint8_t dr_path[FABRIC_MAX_HOPS + 1]; /* [1..dr_hops] */
-	/* other directed routes to it the sweep found (switches), tried when
-	 * the first one does not answer; alt_hops[k] 0 = none */
-	uint8_t alt_hops[FABRIC_ALT_PATHS];
-	uint8_t alt_path[FABRIC_ALT_PATHS][FABRIC_MAX_HOPS + 1];
+	/* SM bookkeeping, made when first set (fabric_route_slot): a switch's
+	 * FABRIC_ALT_PATHS other directed routes the sweep found, tried when
+	 * the first one does not answer (hops 0 = none); a CA's or router's
+	 * route to each port p at [p - 1].  NULL: none (65 bytes each, so a
+	 * 1K-CA fabric does not carry 64 unused bytes in every port). */
+	struct fabric_route *routes;
 	/* did not answer this sweep: kept as the last sweep saw it (SM) */
 	uint8_t stale;
 	struct fabric_port *ports;            /* num_ports + 1 entries */
@@ -93,6 +100,21 @@ static inline int fabric_is_switch(const struct fabric_node *n)
 {
 	return n->type == 2;
 }
+
+/* Route k of n->routes (a switch's k-th other route, a CA's route to port
+ * k + 1), or a route with hops 0 when there is none. */
+const struct fabric_route *fabric_route_get(const struct fabric_node *n, unsigned k);
+/* The same slot to write, made on first use; NULL when k is out of range
+ * or there is no memory. */
+struct fabric_route *fabric_route_slot(struct fabric_node *n, unsigned k);
+/* The route that reaches CA/router port p (hops 0: none yet, or the SM's
+ * own port), and setting it (0 or -ENOMEM / -EINVAL). */
+static inline const struct fabric_route *fabric_port_route(const struct fabric_node *n,
+							   unsigned p)
+{
+	return fabric_route_get(n, p ? p - 1 : FABRIC_MAX_PORTS + 1);
+}
+int fabric_port_route_set(struct fabric_node *n, unsigned p, const uint8_t *path, uint8_t hops);
 
 /* LID-owning ports: a switch's port 0 or each present CA/router port.
  * fabric_count_switches counts switch nodes (one LID each, on port 0);

@@ -510,7 +510,6 @@ static void configure_send(struct sm *sm, int node, unsigned port, struct smp_po
 			   uint8_t state)
 {
 	const struct fabric_node *n = &sm->next.nodes[node];
-	const struct fabric_port *p = &n->ports[port];
 	struct sm_req r = {.node = node, .port = (uint8_t)port, .extra = state};
 	uint8_t data[SMP_DATA_SIZE] = {0};
 
@@ -520,8 +519,9 @@ static void configure_send(struct sm *sm, int node, unsigned port, struct smp_po
 	pi->link_speed_enabled = 0;  /* no change */
 	pi->link_down_default = 0;   /* no change */
 	smp_port_info_encode(pi, data);
-	r.hops = fabric_is_switch(n) ? n->dr_hops : p->dr_hops;
-	memcpy(r.path, fabric_is_switch(n) ? n->dr_path : p->dr_path, sizeof(r.path));
+	r.hops = fabric_is_switch(n) ? n->dr_hops : fabric_port_route(n, port)->hops;
+	memcpy(r.path, fabric_is_switch(n) ? n->dr_path : fabric_port_route(n, port)->path,
+	       sizeof(r.path));
 	if (sm_submit(sm, &r, SMP_METHOD_SET, SMP_ATTR_PORT_INFO, port, data, configure_set_done) < 0)
 		sm->st.set_errors++;
 }

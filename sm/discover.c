@@ -190,14 +190,16 @@ static int discover_new_node(struct sm *sm, const struct sm_req *r, const struct
 static void discover_end_port(struct sm *sm, const struct sm_req *r, int idx,
 			      const struct smp_node_info *ni)
 {
-	struct fabric_port *p = &sm->next.nodes[idx].ports[ni->local_port];
+	struct fabric_node *n = &sm->next.nodes[idx];
+	struct fabric_port *p = &n->ports[ni->local_port];
 	struct sm_req q = *r;
 
-	if (p->dr_hops || p->guid)
+	if (fabric_port_route(n, ni->local_port)->hops || p->guid)
 		return; /* reached already by another route */
 	p->guid = ni->port_guid;
-	p->dr_hops = r->hops;
-	memcpy(p->dr_path, r->path, sizeof(p->dr_path));
+	if (r->hops && fabric_port_route_set(n, ni->local_port, r->path, r->hops) < 0)
+		log_warnx("NSM-E200 out of memory keeping the route to 0x%016llx port %u",
+			  (unsigned long long)n->guid, ni->local_port);
 	q.node = idx;
 	q.port = ni->local_port;
 	discover_submit(sm, &q, SMP_ATTR_PORT_INFO, ni->local_port, discover_port_info_done);
@@ -212,12 +214,18 @@ static void discover_alt_route(struct fabric_node *n, const struct sm_req *r)
 	if (smp_same_route(r->path, r->hops, n->dr_path, n->dr_hops))
 		return;
 	for (unsigned k = 0; k < FABRIC_ALT_PATHS; k++) {
-		if (smp_same_route(r->path, r->hops, n->alt_path[k], n->alt_hops[k]))
+		const struct fabric_route *alt = fabric_route_get(n, k);
+		struct fabric_route *slot;
+
+		if (smp_same_route(r->path, r->hops, alt->path, alt->hops))
 			return;
-		if (n->alt_hops[k])
+		if (alt->hops)
 			continue;
-		memcpy(n->alt_path[k], r->path, sizeof(n->alt_path[k]));
-		n->alt_hops[k] = r->hops;
+		slot = fabric_route_slot(n, k);
+		if (!slot)
+			return; /* no memory: one route fewer to try */
+		memcpy(slot->path, r->path, sizeof(slot->path));
+		slot->hops = r->hops;
 		return;
 	}
 }
@@ -377,6 +385,7 @@ static int discover_carry(struct sm *sm, int from, uint8_t port, const struct fa
 	ports = n->ports;
 	*n = *o;
 	n->ports = ports;
+	n->routes = NULL; /* o's stay with the last sweep's model */
 	memcpy(ports, o->ports, ((size_t)o->num_ports + 1) * sizeof(*ports));
 	for (unsigned p = 0; p <= n->num_ports; p++) {
 		ports[p].remote_node = FABRIC_NONE;
@@ -386,9 +395,9 @@ static int discover_carry(struct sm *sm, int from, uint8_t port, const struct fa
 	if (fabric_is_switch(n)) {
 		n->dr_hops = hops;
 		memcpy(n->dr_path, path, sizeof(path));
-	} else {
-		ports[oport].dr_hops = hops;
-		memcpy(ports[oport].dr_path, path, sizeof(path));
+	} else if (fabric_port_route_set(n, oport, path, hops) < 0) {
+		log_warnx("NSM-E200 out of memory keeping the route to 0x%016llx port %u",
+			  (unsigned long long)n->guid, oport);
 	}
 	sm->st.stale++;
 	log_warnx("NSM-W208 node 0x%016llx (%s) behind 0x%016llx port %u (DR path %s) did not "

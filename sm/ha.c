@@ -40,14 +40,13 @@ static int ha_is_peer_port(const struct sm *sm, int node, unsigned port)
  * it; a switch: the switch's own). */
 static void ha_route(const struct fabric_node *n, unsigned port, struct sm_req *q)
 {
-	const struct fabric_port *p = &n->ports[port];
 
 	if (fabric_is_switch(n)) {
 		q->hops = n->dr_hops;
 		memcpy(q->path, n->dr_path, sizeof(q->path));
 	} else {
-		q->hops = p->dr_hops;
-		memcpy(q->path, p->dr_path, sizeof(q->path));
+		q->hops = fabric_port_route(n, port)->hops;
+		memcpy(q->path, fabric_port_route(n, port)->path, sizeof(q->path));
 	}
 }
 

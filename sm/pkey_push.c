@@ -265,10 +265,10 @@ static int pkey_route(const struct fabric *f, const struct pkey_port_table *t, s
 		*mod = (uint32_t)t->port << 16;
 		return 0;
 	}
-	if (!p->present || (!p->dr_hops && !own_port))
+	if (!p->present || (!fabric_port_route(n, t->port)->hops && !own_port))
 		return -ENOENT;
-	r->hops = p->dr_hops;
-	memcpy(r->path, p->dr_path, sizeof(r->path));
+	r->hops = fabric_port_route(n, t->port)->hops;
+	memcpy(r->path, fabric_port_route(n, t->port)->path, sizeof(r->path));
 	*mod = 0;
 	return 0;
 }

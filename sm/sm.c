@@ -235,6 +235,7 @@ static int sm_alt_route(struct sm *sm, struct sm_call *c, unsigned k)
 	const struct fabric *f = sm->model;
 	struct sm_req *r = &c->req;
 	const struct fabric_node *n, *sw = NULL;
+	const struct fabric_route *alt;
 	int i = c->guid ? fabric_find(f, c->guid) : FABRIC_NONE;
 	uint8_t extra = 0;
 
@@ -257,11 +258,12 @@ static int sm_alt_route(struct sm *sm, struct sm_call *c, unsigned k)
 		    !smp_same_route(r->path, r->hops - 1, sw->dr_path, sw->dr_hops))
 			return -ENOENT;
 	}
-	if (!sw || !sw->alt_hops[k] || sw->alt_hops[k] + (extra ? 1 : 0) > FABRIC_MAX_HOPS)
+	alt = sw ? fabric_route_get(sw, k) : NULL;
+	if (!alt || !alt->hops || alt->hops + (extra ? 1 : 0) > FABRIC_MAX_HOPS)
 		return -ENOENT;
 	memset(r->path, 0, sizeof(r->path));
-	memcpy(r->path, sw->alt_path[k], (size_t)sw->alt_hops[k] + 1);
-	r->hops = sw->alt_hops[k];
+	memcpy(r->path, alt->path, (size_t)alt->hops + 1);
+	r->hops = alt->hops;
 	if (extra)
 		r->path[++r->hops] = extra;
 	return 0;
@@ -273,20 +275,21 @@ static void sm_alt_promote(struct sm *sm, const struct sm_call *c, unsigned k)
 {
 	int i = fabric_find(sm->model, c->guid);
 	struct fabric_node *n;
+	struct fabric_route *alt;
 	uint8_t hops, path[FABRIC_MAX_HOPS + 1];
 
 	if (i == FABRIC_NONE)
 		return;
 	n = &sm->model->nodes[i];
-	if (!fabric_is_switch(n) || !smp_same_route(c->req.path, c->req.hops, n->alt_path[k],
-						   n->alt_hops[k]))
+	alt = fabric_is_switch(n) ? fabric_route_slot(n, k) : NULL;
+	if (!alt || !smp_same_route(c->req.path, c->req.hops, alt->path, alt->hops))
 		return;
 	hops = n->dr_hops;
 	memcpy(path, n->dr_path, sizeof(path));
-	n->dr_hops = n->alt_hops[k];
-	memcpy(n->dr_path, n->alt_path[k], sizeof(n->dr_path));
-	n->alt_hops[k] = hops;
-	memcpy(n->alt_path[k], path, sizeof(path));
+	n->dr_hops = alt->hops;
+	memcpy(n->dr_path, alt->path, sizeof(n->dr_path));
+	alt->hops = hops;
+	memcpy(alt->path, path, sizeof(path));
 }
 
 /* An SMP that failed for good: a heavy sweep remembers it (quarantine.h);
@@ -1183,11 +1186,12 @@ static void sm_light_touch_cas(struct sm *sm)
 			continue;
 		for (unsigned p = 1; p <= n->num_ports; p++) {
 			const struct fabric_port *fp = &n->ports[p];
-			struct sm_req q = {.node = (int)i, .port = (uint8_t)p, .hops = fp->dr_hops};
+			const struct fabric_route *rt = fabric_port_route(n, p);
+			struct sm_req q = {.node = (int)i, .port = (uint8_t)p, .hops = rt->hops};
 
-			if (!fp->present || !fp->lid || (!fp->dr_hops && (int)i != sm->cur.sm_node))
+			if (!fp->present || !fp->lid || (!rt->hops && (int)i != sm->cur.sm_node))
 				continue;
-			memcpy(q.path, fp->dr_path, sizeof(q.path));
+			memcpy(q.path, rt->path, sizeof(q.path));
 			sm->light_st.ca_reads++;
 			if (sm_submit(sm, &q, SMP_METHOD_GET, SMP_ATTR_PORT_INFO, p, NULL,
 				      sm_light_ca_done) < 0)

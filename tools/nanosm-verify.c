@@ -295,14 +295,15 @@ static int vfy_new_node(struct vfy *v, const struct vfy_req *r, const struct smp
 static void vfy_end_port(struct vfy *v, const struct vfy_req *r, int idx,
 			 const struct smp_node_info *ni)
 {
-	struct fabric_port *p = &v->f.nodes[idx].ports[ni->local_port];
+	struct fabric_node *n = &v->f.nodes[idx];
+	struct fabric_port *p = &n->ports[ni->local_port];
 	struct vfy_req q = *r;
 
 	if (p->guid)
 		return; /* reached already by another route */
 	p->guid = ni->port_guid;
-	p->dr_hops = r->hops;
-	memcpy(p->dr_path, r->path, sizeof(p->dr_path));
+	if (r->hops)
+		fabric_port_route_set(n, ni->local_port, r->path, r->hops); /* no memory: not re-read */
 	q.node = idx;
 	q.port = ni->local_port;
 	vfy_get_dr(v, &q, SMP_ATTR_PORT_INFO, ni->local_port, vfy_port_info_done);
@@ -421,15 +422,16 @@ static int vfy_topo_reach(struct vfy *v, int from, uint8_t port, uint8_t *seen)
 	const struct fabric_node *fn = &v->f.nodes[from];
 	const struct fabric_port *fp = &fn->ports[port];
 	struct fabric_node *tn = &v->f.nodes[fp->remote_node];
-	struct fabric_port *tp = &tn->ports[fp->remote_port];
 	uint8_t hops = fn->dr_hops + 1;
 
 	if (fp->remote_node == v->local_node)
 		return 0; /* back to where we stand */
-	if (!fabric_is_switch(tn) && !tp->dr_hops) {
-		memcpy(tp->dr_path, fn->dr_path, sizeof(tp->dr_path));
-		tp->dr_path[hops] = port;
-		tp->dr_hops = hops;
+	if (!fabric_is_switch(tn) && !fabric_port_route(tn, fp->remote_port)->hops) {
+		uint8_t path[FABRIC_MAX_HOPS + 1];
+
+		memcpy(path, fn->dr_path, sizeof(path));
+		path[hops] = port;
+		fabric_port_route_set(tn, fp->remote_port, path, hops); /* no memory: not checked */
 	}
 	if (seen[fp->remote_node])
 		return 0;
@@ -513,13 +515,13 @@ static void vfy_topo_read_node(struct vfy *v, int idx)
 		return;
 	}
 	for (unsigned p = 1; p <= n->num_ports; p++) {
-		const struct fabric_port *fp = &n->ports[p];
+		const struct fabric_route *rt = fabric_port_route(n, p);
 
-		if (!fp->dr_hops && !vfy_is_local_port(v, idx, (uint8_t)p))
+		if (!rt->hops && !vfy_is_local_port(v, idx, (uint8_t)p))
 			continue;
 		q.port = (uint8_t)p;
-		q.hops = fp->dr_hops;
-		memcpy(q.path, fp->dr_path, sizeof(q.path));
+		q.hops = rt->hops;
+		memcpy(q.path, rt->path, sizeof(q.path));
 		vfy_get_dr(v, &q, SMP_ATTR_NODE_INFO, 0, vfy_topo_check_done);
 		vfy_get_dr(v, &q, SMP_ATTR_PORT_INFO, p, vfy_port_info_done);
 	}
