@@ -15,7 +15,7 @@ static void discover_node_info_done(struct sm_req *r, int status, const struct s
 static void discover_submit(struct sm *sm, const struct sm_req *req, uint16_t attr, uint32_t mod,
 			    void (*done)(struct sm_req *r, int status, const struct smp *resp))
 {
-	if (sm_submit(sm, req, SMP_METHOD_GET, attr, mod, NULL, done) < 0)
+	if (sm_submit_paced(sm, req, attr, mod, done) < 0)
 		log_warnx("NSM-E200 out of memory queuing %s", smp_attr_name(attr));
 }
 

@@ -90,6 +90,7 @@ void sm_free(struct sm *sm)
 	sm->phase_done = NULL;
 	sm->feed = NULL;
 	mad_queue_free(sm->q); /* completes pending SMPs with -ECANCELED */
+	free(sm->deferred);
 	sa_free(sm->sa);
 	free(sm->sa_q);
 	pkey_plan_fini(&sm->pk);
@@ -409,6 +410,54 @@ void sm_phase_feed(struct sm *sm, sm_phase_fn more)
 		return;
 	}
 	sm->feed = more;
+}
+
+/* Send what sm_submit_paced kept while there is room; come back when
+ * there is more room. */
+static void sm_deferred_feed(struct sm *sm)
+{
+	while (sm->deferred_head < sm->n_deferred && sm->pending < SM_FEED_BATCH) {
+		struct sm_deferred d = sm->deferred[sm->deferred_head++];
+
+		if (sm_submit(sm, &d.req, SMP_METHOD_GET, d.attr, d.mod, NULL, d.done) < 0)
+			log_warnx("NSM-E200 out of memory queuing %s", smp_attr_name(d.attr));
+	}
+	if (sm->deferred_head < sm->n_deferred) {
+		sm_phase_feed(sm, sm_deferred_feed);
+		return;
+	}
+	sm->deferred_head = sm->n_deferred = 0;
+	if (sm->cap_deferred > SM_FEED_BATCH) { /* a big walk is over: give it back */
+		free(sm->deferred);
+		sm->deferred = NULL;
+		sm->cap_deferred = 0;
+	}
+}
+
+int sm_submit_paced(struct sm *sm, const struct sm_req *req, uint16_t attr, uint32_t mod,
+		    void (*done)(struct sm_req *r, int status, const struct smp *resp))
+{
+	if (sm->pending < SM_FEED_BATCH && sm->deferred_head == sm->n_deferred)
+		return sm_submit(sm, req, SMP_METHOD_GET, attr, mod, NULL, done);
+	if (sm->n_deferred == sm->cap_deferred) {
+		size_t live = sm->n_deferred - sm->deferred_head;
+		size_t cap = live * 2 > SM_FEED_BATCH ? live * 2 : SM_FEED_BATCH;
+		struct sm_deferred *d = malloc(cap * sizeof(*d));
+
+		if (!d)
+			return -ENOMEM;
+		if (live)
+			memcpy(d, sm->deferred + sm->deferred_head, live * sizeof(*d));
+		free(sm->deferred);
+		sm->deferred = d;
+		sm->cap_deferred = cap;
+		sm->deferred_head = 0;
+		sm->n_deferred = live;
+	}
+	sm->deferred[sm->n_deferred++] = (struct sm_deferred){*req, attr, mod, done};
+	if (!sm->feed)
+		sm_phase_feed(sm, sm_deferred_feed);
+	return 0;
 }
 
 enum sm_subnet sm_subnet_state(const struct sm_sweep_stats *st)

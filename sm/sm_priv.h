@@ -110,6 +110,8 @@ struct sm {
 	size_t pending;    /* SMPs outstanding in the current phase */
 	sm_phase_fn phase_done;
 	sm_phase_fn feed;  /* queues more of the phase once pending <= SM_FEED_LOW */
+	struct sm_deferred *deferred; /* sm_submit_paced's FIFO: [deferred_head, n_deferred) */
+	size_t deferred_head, n_deferred, cap_deferred;
 	size_t ports_next; /* configure_ports' cursor (node index) */
 	sm_phase_fn ports_then; /* set while that walk queues */
 	sm_phase_fn discover_then; /* what runs after discovery (discover.c) */
@@ -196,6 +198,15 @@ struct sm_req {
 	void *ctx;	/* phase-specific context pointer, borrowed; sm_submit copies it */
 };
 
+/* A Get waiting for room on the queue (sm_submit_paced): ~100 bytes
+ * instead of the ~500 a queued SMP takes. */
+struct sm_deferred {
+	struct sm_req req;
+	uint16_t attr;
+	uint32_t mod;
+	void (*done)(struct sm_req *r, int status, const struct smp *resp);
+};
+
 uint64_t sm_now(const struct sm *sm);
 /* Submit one SMP of the current phase (directed route along req's path);
  * counts it pending; done runs with the sm_req, which it must not free,
@@ -211,9 +222,17 @@ void sm_phase_wait(struct sm *sm, sm_phase_fn next_phase);
  * and the queue holds one batch (~0.5 KB per SMP) instead of the phase
  * (two Sets per cable, every LFT block).  The last batch ends with
  * sm_phase_wait instead. */
-#define SM_FEED_BATCH 512
-#define SM_FEED_LOW 128
+#define SM_FEED_BATCH 256
+#define SM_FEED_LOW 96
 void sm_phase_feed(struct sm *sm, sm_phase_fn more);
+/* A Get of a phase that finds its own work as answers come (discovery: a
+ * breadth-first walk): sent now while fewer than SM_FEED_BATCH SMPs are
+ * pending, else kept in a compact FIFO and sent, in order, as room frees
+ * (a 4K-CA fabric had 12 500 discovery SMPs queued at once, 6 MB).  The
+ * phase's sm_phase_wait runs only once the FIFO is empty too.  0, or
+ * -ENOMEM (the Get is dropped). */
+int sm_submit_paced(struct sm *sm, const struct sm_req *req, uint16_t attr, uint32_t mod,
+		    void (*done)(struct sm_req *r, int status, const struct smp *resp));
 void sm_sweep_fail(struct sm *sm, int status, const char *why);
 /* End the running sweep: figures to the done hook, held SA requests out,
  * a pending sweep started. */
