@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sm/progress.h"
+#include "sm/sm_priv.h"
 #include "tests/unit/sm_rig.h"
 #include "unit.h"
 
@@ -220,6 +221,47 @@ static void test_progress_batched_phases(void)
 	free(text);
 }
 
+/* No phase keeps much more than a batch queued: discovery's Gets wait in
+ * the compact FIFO, the walks refill at SM_FEED_LOW.  A walk queues a
+ * node at a time, so one node's ports may come on top of a batch. */
+static void test_queue_is_paced(void)
+{
+	char *text = big_tree_text();
+	uint8_t mad[SMP_MAD_SIZE];
+	struct mad_addr from = {.lid = 0xffff};
+	size_t most = 0, most_discovery = 0;
+	struct rig r;
+	int before;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	rig_init(&r, text, NULL, "updn");
+	before = r.sweeps_done;
+	CU_ASSERT_EQUAL(sm_sweep_request(r.sm), 0);
+	for (int guard = 0; guard < 200000 && r.sweeps_done == before; guard++) {
+		if (sm_outstanding(r.sm) > most)
+			most = sm_outstanding(r.sm);
+		if (!r.sm->st.port_sets && sm_outstanding(r.sm) > most_discovery)
+			most_discovery = sm_outstanding(r.sm);
+		if (fake_fabric_pop(r.ff, mad) == 1) {
+			sm_recv(r.sm, &from, mad, sizeof(mad));
+			continue;
+		}
+		r.now += 10;
+		sm_tick(r.sm);
+	}
+	CU_ASSERT_EQUAL(r.sweeps_done, before + 1);
+	CU_ASSERT_EQUAL(r.last.status, 0);
+	big_tree_check(&r);
+	CU_ASSERT(most > SM_FEED_LOW);
+	/* discovery: the FIFO holds the rest; the walks go a node at a
+	 * time, so a spine's 200 ports can come on top of a batch */
+	CU_ASSERT(most_discovery > SM_FEED_LOW);
+	CU_ASSERT(most_discovery <= SM_FEED_BATCH);
+	CU_ASSERT(most <= SM_FEED_BATCH + BIG_LEAVES);
+	rig_fini(&r);
+	free(text);
+}
+
 void test_progress_register(void)
 {
 	CU_pSuite s = CU_add_suite("progress", NULL, NULL);
@@ -229,6 +271,7 @@ void test_progress_register(void)
 	CU_add_test(s, "a new sweep starts over; nothing when idle", test_progress_new_sweep);
 	CU_add_test(s, "one line per phase", test_progress_format_phases);
 	CU_add_test(s, "a short buffer is cut, not overrun", test_progress_format_truncates);
+	CU_add_test(s, "no phase keeps more than a batch of SMPs queued", test_queue_is_paced);
 	CU_add_test(s, "batched LFT push and state walks: all up, re-sweep writes nothing",
 		    test_progress_batched_phases);
 }
