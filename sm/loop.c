@@ -618,6 +618,9 @@ static void loop_watchers_start(struct loop *l)
 		      l->opts->sweep_interval);
 	ev_idle_init(&l->sweep_idle, loop_on_sweep_idle);
 	ev_idle_init(&l->rx_direct, loop_on_rx_direct);
+	/* an idle watcher runs only when nothing of its priority or higher is
+	 * pending: at the top, no busy timer can keep the answers unread */
+	ev_set_priority(&l->rx_direct, EV_MAXPRI);
 	ev_signal_init(&l->sig_term, loop_on_signal, SIGTERM);
 	ev_signal_init(&l->sig_int, loop_on_signal, SIGINT);
 	ev_signal_init(&l->sig_hup, loop_on_signal, SIGHUP);

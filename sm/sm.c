@@ -969,7 +969,10 @@ uint64_t sm_tick(struct sm *sm)
 	next = mad_queue_tick(sm->q, now);
 	if (sm->trap_due_ms && (!next || sm->trap_due_ms < next))
 		next = sm->trap_due_ms;
-	if (sm->retry_due_ms && (!next || sm->retry_due_ms < next))
+	/* a retry due while a sweep runs waits for its end (which ticks
+	 * again): as a deadline it would be in the past all along, and the
+	 * loop's timer would fire without pause */
+	if (sm->retry_due_ms && !sm->running && (!next || sm->retry_due_ms < next))
 		next = sm->retry_due_ms;
 	return next;
 }
