@@ -547,36 +547,37 @@ static int configure_state_wanted(const struct sm *sm, const struct fabric_node 
  * walk's INIT -> ARMED Set for it: about one SMP in ten on a fresh fat
  * tree.  Nothing is forwarded before the ACTIVE step, which stays last,
  * after the LFTs and P_Key tables. */
+/* The configuration Sets one node's ports need. */
+static void configure_node_ports(struct sm *sm, size_t i)
+{
+	const struct fabric_node *n = &sm->next.nodes[i];
+
+	for (unsigned p = 0; p <= n->num_ports; p++) {
+		struct smp_port_info pi;
+		uint8_t state = PORT_STATE_NOP;
+
+		if (!n->ports[p].present || (!fabric_is_switch(n) && p == 0))
+			continue;
+		if (configure_mkey_blocked(sm, n, p) || !configure_want(sm, n, p, &pi))
+			continue;
+		sm->st.port_sets++;
+		if (configure_state_wanted(sm, n, p, PORT_STATE_INIT)) {
+			state = PORT_STATE_ARMED;
+			sm->st.state_sets++;
+		}
+		configure_send(sm, (int)i, p, &pi, state);
+	}
+}
+
 static void configure_ports_batch(struct sm *sm)
 {
-	while (sm->ports_next < sm->next.n_nodes && sm->pending < SM_FEED_BATCH) {
-		size_t i = sm->ports_next++;
-		const struct fabric_node *n = &sm->next.nodes[i];
+	sm_phase_fn then = sm->ports_then;
 
-		for (unsigned p = 0; p <= n->num_ports; p++) {
-			struct smp_port_info pi;
-			uint8_t state = PORT_STATE_NOP;
-
-			if (!n->ports[p].present || (!fabric_is_switch(n) && p == 0))
-				continue;
-			if (configure_mkey_blocked(sm, n, p) || !configure_want(sm, n, p, &pi))
-				continue;
-			sm->st.port_sets++;
-			if (configure_state_wanted(sm, n, p, PORT_STATE_INIT)) {
-				state = PORT_STATE_ARMED;
-				sm->st.state_sets++;
-			}
-			configure_send(sm, (int)i, p, &pi, state);
-		}
-	}
-	if (sm->ports_next < sm->next.n_nodes) {
-		sm_phase_feed(sm, configure_ports_batch);
-	} else {
-		sm_phase_fn then = sm->ports_then;
-
-		sm->ports_then = NULL;
-		sm_phase_wait(sm, then);
-	}
+	if (sm_feed_walk(sm, &sm->ports_next, sm->next.n_nodes, configure_node_ports,
+			 configure_ports_batch))
+		return;
+	sm->ports_then = NULL;
+	sm_phase_wait(sm, then);
 }
 
 void configure_ports(struct sm *sm, sm_phase_fn then)
@@ -596,19 +597,20 @@ uint8_t configure_states_busy(const struct sm *sm)
 	return sm->states_walk.active ? sm->states_walk.to : 0;
 }
 
-/* The state Sets one node's ports need. */
-static void configure_node_states(struct sm *sm, size_t i, uint8_t from_state, uint8_t to_state)
+/* The state Sets one node's ports need (the walk's from -> to). */
+static void configure_node_states(struct sm *sm, size_t i)
 {
 	const struct fabric_node *n = &sm->next.nodes[i];
+	const struct sm_states_walk *w = &sm->states_walk;
 
 	for (unsigned p = 1; p <= n->num_ports; p++) {
 		struct smp_port_info pi;
 
-		if (!configure_state_wanted(sm, n, p, from_state))
+		if (!configure_state_wanted(sm, n, p, w->from))
 			continue;
 		smp_port_info_decode(n->ports[p].pi_raw, &pi);
 		sm->st.state_sets++;
-		configure_send(sm, (int)i, p, &pi, to_state);
+		configure_send(sm, (int)i, p, &pi, w->to);
 	}
 }
 
@@ -616,12 +618,9 @@ static void configure_states_batch(struct sm *sm)
 {
 	struct sm_states_walk *w = &sm->states_walk;
 
-	while (w->next < sm->next.n_nodes && sm->pending < SM_FEED_BATCH)
-		configure_node_states(sm, w->next++, w->from, w->to);
-	if (w->next < sm->next.n_nodes) {
-		sm_phase_feed(sm, configure_states_batch);
+	if (sm_feed_walk(sm, &w->next, sm->next.n_nodes, configure_node_states,
+			 configure_states_batch))
 		return;
-	}
 	w->active = 0;
 	sm_phase_wait(sm, w->then);
 }

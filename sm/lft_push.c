@@ -636,13 +636,7 @@ static void lft_push_one(struct sm *sm, size_t i)
  * once the last SMP is answered. */
 static void lft_push_batch(struct sm *sm)
 {
-	struct lft_steps *st = sm->lft_steps;
-
-	while (st->table < sm->lfts.n && sm->pending < SM_FEED_BATCH)
-		lft_push_one(sm, st->table++);
-	if (st->table < sm->lfts.n)
-		sm_phase_feed(sm, lft_push_batch);
-	else
+	if (!sm_feed_walk(sm, &sm->lft_steps->table, sm->lfts.n, lft_push_one, lft_push_batch))
 		sm_phase_wait(sm, lft_push_step);
 }
 

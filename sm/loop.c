@@ -131,12 +131,14 @@ static void loop_on_rx_direct(struct ev_loop *ev, ev_idle *w, int revents)
 {
 	struct loop *l = w->data;
 	unsigned wait = LOOP_DIRECT_MS;
-	uint64_t next = sm_tick(l->sm), now = loop_now_ms(NULL);
 
-	(void)ev;
 	(void)revents;
-	if (next && next < now + wait)
-		wait = next > now ? (unsigned)(next - now) : 0;
+	if (ev_is_active(&l->mad_timer)) { /* loop_rearm aimed it at the next deadline */
+		ev_tstamp left = ev_timer_remaining(ev, &l->mad_timer);
+
+		if (left < LOOP_DIRECT_MS / 1000.0)
+			wait = left > 0 ? (unsigned)(left * 1000.0) : 0;
+	}
 	mad_port_drain(l->port, loop_rx_one, l->sm);
 	mad_port_recv(l->port, wait, LOOP_DIRECT_MAX, loop_rx_one, l->sm);
 	loop_after_rx(l);

@@ -90,18 +90,25 @@ static void pkey_block_index(struct pkey_cache *c, uint32_t i)
 	c->blk_ix[h] = i + 1;
 }
 
-/* Rebuild the index at cap slots over blk[0..n_blk). */
+/* Index blk[0..n_blk) afresh in the (cleared) index. */
+static void pkey_block_index_all(struct pkey_cache *c)
+{
+	memset(c->blk_ix, 0, c->blk_ix_cap * sizeof(*c->blk_ix));
+	for (size_t i = 0; i < c->n_blk; i++)
+		pkey_block_index(c, (uint32_t)i);
+}
+
+/* A new index of cap slots over blk[0..n_blk). */
 static int pkey_block_reindex(struct pkey_cache *c, size_t cap)
 {
-	uint32_t *ix = calloc(cap, sizeof(*ix));
+	uint32_t *ix = malloc(cap * sizeof(*ix));
 
 	if (!ix)
 		return -ENOMEM;
 	free(c->blk_ix);
 	c->blk_ix = ix;
 	c->blk_ix_cap = cap;
-	for (size_t i = 0; i < c->n_blk; i++)
-		pkey_block_index(c, (uint32_t)i);
+	pkey_block_index_all(c);
 	return 0;
 }
 
@@ -129,9 +136,7 @@ static void pkey_block_compact(struct pkey_cache *c)
 	}
 	free(map);
 	c->n_blk = n;
-	memset(c->blk_ix, 0, c->blk_ix_cap * sizeof(*c->blk_ix));
-	for (size_t i = 0; i < n; i++)
-		pkey_block_index(c, (uint32_t)i);
+	pkey_block_index_all(c);
 }
 
 /* The pool index of block b, added if new; -ENOMEM. */
@@ -383,17 +388,17 @@ static void pkey_push_port(struct sm *sm, struct pkey_cache *c, size_t idx)
 
 /* Queue the next batch of ports (sm_phase_feed); the running push's cache
  * is sm->pk_push (borrowed). */
+static void pkey_push_next(struct sm *sm, size_t i)
+{
+	pkey_push_port(sm, sm->pk_push, i);
+}
+
 static void pkey_push_batch(struct sm *sm)
 {
 	struct pkey_cache *c = sm->pk_push;
-	const struct pkey_plan *pp = c->pp;
 
-	while (pp && c->walk < pp->n && sm->pending < SM_FEED_BATCH)
-		pkey_push_port(sm, c, c->walk++);
-	if (pp && c->walk < pp->n) {
-		sm_phase_feed(sm, pkey_push_batch);
+	if (sm_feed_walk(sm, &c->walk, c->pp ? c->pp->n : 0, pkey_push_next, pkey_push_batch))
 		return;
-	}
 	sm->pk_push = NULL;
 	sm_phase_wait(sm, c->then);
 }

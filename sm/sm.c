@@ -412,6 +412,17 @@ void sm_phase_feed(struct sm *sm, sm_phase_fn more)
 	sm->feed = more;
 }
 
+int sm_feed_walk(struct sm *sm, size_t *next, size_t n, void (*one)(struct sm *sm, size_t i),
+		 sm_phase_fn more)
+{
+	while (*next < n && sm->pending < SM_FEED_BATCH)
+		one(sm, (*next)++);
+	if (*next >= n)
+		return 0;
+	sm_phase_feed(sm, more);
+	return 1;
+}
+
 /* Send what sm_submit_paced kept while there is room; come back when
  * there is more room. */
 static void sm_deferred_feed(struct sm *sm)

@@ -225,6 +225,12 @@ void sm_phase_wait(struct sm *sm, sm_phase_fn next_phase);
 #define SM_FEED_BATCH 256
 #define SM_FEED_LOW 96
 void sm_phase_feed(struct sm *sm, sm_phase_fn more);
+/* One batch of a walk over items [*next, n): one(sm, i) for each while
+ * fewer than SM_FEED_BATCH SMPs are pending.  Returns 1 when items remain
+ * (more, the caller, runs again through sm_phase_feed), 0 when all are
+ * queued (the caller ends the walk, usually with sm_phase_wait). */
+int sm_feed_walk(struct sm *sm, size_t *next, size_t n, void (*one)(struct sm *sm, size_t i),
+		 sm_phase_fn more);
 /* A Get of a phase that finds its own work as answers come (discovery: a
  * breadth-first walk): sent now while fewer than SM_FEED_BATCH SMPs are
  * pending, else kept in a compact FIFO and sent, in order, as room frees

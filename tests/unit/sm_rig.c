@@ -65,23 +65,34 @@ void rig_fini(struct rig *r)
 }
 
 /* Run one sweep to its end: deliver answers, advance time for timeouts. */
-void rig_sweep(struct rig *r)
+void rig_sweep_watch(struct rig *r, void (*each)(struct rig *r, int ticked, uint64_t next, void *ctx),
+		     void *ctx)
 {
 	int before = r->sweeps_done;
 	uint8_t mad[SMP_MAD_SIZE];
 	struct mad_addr from = {.lid = 0xffff};
 
 	CU_ASSERT_EQUAL(sm_sweep_request(r->sm), 0);
-	for (int guard = 0; guard < 100000 && r->sweeps_done == before; guard++) {
-		if (fake_fabric_pending(r->ff)) {
-			while (fake_fabric_pop(r->ff, mad) == 1)
-				sm_recv(r->sm, &from, mad, sizeof(mad));
+	for (long guard = 0; guard < 1000000 && r->sweeps_done == before; guard++) {
+		uint64_t next;
+
+		if (fake_fabric_pop(r->ff, mad) == 1) {
+			sm_recv(r->sm, &from, mad, sizeof(mad));
+			if (each)
+				each(r, 0, 0, ctx);
 			continue;
 		}
 		r->now += 10;
-		sm_tick(r->sm);
+		next = sm_tick(r->sm);
+		if (each)
+			each(r, 1, next, ctx);
 	}
 	CU_ASSERT_EQUAL(r->sweeps_done, before + 1);
+}
+
+void rig_sweep(struct rig *r)
+{
+	rig_sweep_watch(r, NULL, NULL);
 }
 
 void rig_run(struct rig *r)

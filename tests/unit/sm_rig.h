@@ -29,6 +29,11 @@ void rig_start_sm_opts(struct rig *r, const struct sm_opts *opts);
 void rig_fini(struct rig *r);
 /* Run one sweep to its end (asserts that it ends). */
 void rig_sweep(struct rig *r);
+/* rig_sweep, calling each (if not NULL) after every MAD handed to the SM
+ * (ticked 0) and after every 10 ms tick (ticked 1, next = what sm_tick
+ * returned). */
+void rig_sweep_watch(struct rig *r, void (*each)(struct rig *r, int ticked, uint64_t next, void *ctx),
+		     void *ctx);
 /* Run whatever the SM has started (a light sweep, a push, a sweep asked
  * for by a trap) until it is idle (asserts that it gets there). */
 void rig_run(struct rig *r);
