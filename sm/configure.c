@@ -427,14 +427,14 @@ static int configure_want(const struct sm *sm, const struct fabric_node *n, unsi
 		return 0;
 	log_debug("port 0x%016llx/%u: lid %u->%u smlid %u->%u lmc %u->%u timeout %u->%u "
 		  "mtu %u->%u vls %u->%u prefix %s mkey %s protect %u->%u lease %u->%u "
-		  "enforce %u%u->%u%u",
+		  "enforce %u%u->%u%u rereg %u",
 		  (unsigned long long)(p->guid ? p->guid : n->guid), port, cur.lid, pi->lid,
 		  cur.sm_lid, pi->sm_lid, cur.lmc, pi->lmc, cur.subnet_timeout, pi->subnet_timeout,
 		  cur.neighbor_mtu, pi->neighbor_mtu, cur.oper_vls, pi->oper_vls,
 		  pi->gid_prefix == cur.gid_prefix ? "same" : "changes",
 		  pi->mkey == cur.mkey ? "same" : "changes", cur.mkey_prot, pi->mkey_prot,
 		  cur.mkey_lease, pi->mkey_lease, cur.part_enf_inb, cur.part_enf_outb,
-		  pi->part_enf_inb, pi->part_enf_outb);
+		  pi->part_enf_inb, pi->part_enf_outb, pi->client_rereg);
 	return 1;
 }
 
