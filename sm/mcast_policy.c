@@ -46,8 +46,10 @@ static uint64_t mcast_policy_gid_guid(const uint8_t gid[16])
 
 /* A group's MTU or rate changed under its members, who joined with the
  * old figures: each member port is asked to reregister at the next sweep
- * (and joins again, learning the new ones).  Before our first sweep as
- * master nothing was announced yet, and that sweep asks every port. */
+ * (and joins again, learning the new ones).  Before the SA has a view
+ * (our first sweep as master has not ended: at start-up the policy
+ * replaces the defaults the SM began with) it has answered nothing, no
+ * one joined, and that sweep asks every port anyway: nothing to say. */
 static void mcast_policy_retuned(void *ctx, const struct mcast_group_info *was,
 				 const struct mcast_group_info *now)
 {
@@ -55,7 +57,7 @@ static void mcast_policy_retuned(void *ctx, const struct mcast_group_info *was,
 	char mgid[INET6_ADDRSTRLEN], r0[16], r1[16];
 	uint8_t gid[16];
 
-	if (!sm->sweeps)
+	if (!sm->sa->v.f)
 		return;
 	for (size_t i = 0; mcast_db_member(sm->sa->mcast, now->mgid, i, gid) == 0; i++)
 		configure_rereg_ask(sm, mcast_policy_gid_guid(gid));
