@@ -102,6 +102,7 @@ struct policy_partition *policy_partition_add(struct policy *p, const char *name
 	part->pkey = pkey;
 	part->ipoib = !!ipoib;
 	part->mtu = mtu;
+	part->rate = POLICY_RATE_DEFAULT;
 	return part;
 }
 
@@ -112,6 +113,17 @@ int policy_member_add(struct policy_partition *part, enum policy_member_kind kin
 		return -ENOMEM;
 	part->members[part->n_members++] = (struct policy_member){
 	    .kind = kind, .guid = kind == POLICY_MEMBER_GUID ? guid : 0, .membership = membership};
+	return 0;
+}
+
+int policy_rate_valid(unsigned long long gbps)
+{
+	static const unsigned rates[] = {5,  10, 14,  20,  25,	28,  30,  40,  50,  56,
+					 60, 80, 100, 112, 120, 168, 200, 300, 400, 600};
+
+	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++)
+		if (rates[i] == gbps)
+			return 1;
 	return 0;
 }
 
@@ -217,7 +229,7 @@ static int policy_partition_equal(const struct policy_partition *a,
 				  const struct policy_partition *b)
 {
 	if (strcmp(a->name, b->name) || a->pkey != b->pkey || a->ipoib != b->ipoib ||
-	    a->mtu != b->mtu || a->n_members != b->n_members)
+	    a->mtu != b->mtu || a->rate != b->rate || a->n_members != b->n_members)
 		return 0;
 	for (size_t i = 0; i < a->n_members; i++)
 		if (!policy_member_equal(&a->members[i], &b->members[i]))

@@ -46,6 +46,7 @@
 #define POLICY_PKEY_MIN 0x0001
 #define POLICY_PKEY_MAX 0x7fff /* 15-bit P_Key; bit 15 (full member) is per member */
 #define POLICY_PKEY_DEFAULT 0x7fff
+#define POLICY_RATE_DEFAULT 10	   /* partitions[].rate, Gb/s: the IPoIB group's 4x SDR */
 #define POLICY_MKEY_PROTECT_MAX 3  /* M_KeyProtectBits: a 2-bit field */
 #define POLICY_MKEY_LEASE_MAX 65535 /* M_KeyLeasePeriod: a 16-bit field, seconds */
 
@@ -137,6 +138,7 @@ struct policy_partition {
 	uint16_t pkey;			/* 0x0001..0x7fff, unique */
 	int ipoib;			/* 0/1, default 0 */
 	unsigned mtu;			/* 256, 512, 1024, 2048 (default) or 4096 bytes */
+	unsigned rate;			/* Gb/s, a policy_rate_valid value, default 10 */
 	struct policy_member *members;	/* owned, file order */
 	size_t n_members;
 };
@@ -185,6 +187,11 @@ size_t policy_diff(const struct policy *a, const struct policy *b, char *buf, si
  * Returns the length it needs, like snprintf. */
 size_t policy_engine_list(const struct policy *p, char *buf, size_t len);
 
+/* 1 when gbps is an InfiniBand rate a partition's `rate` may name (IBA
+ * 15.2.5.16 Rate, whole Gb/s: 5, 10, 14, 20, 25, 28, 30, 40, 50, 56, 60,
+ * 80, 100, 112, 120, 168, 200, 300, 400, 600). */
+int policy_rate_valid(unsigned long long gbps);
+
 const char *policy_log_level_name(enum policy_log_level l);
 const char *policy_membership_name(enum policy_membership m);
 /* "ALL", "ALL_CAS", "ALL_SWITCHES", "SELF"; NULL for POLICY_MEMBER_GUID. */
@@ -197,8 +204,8 @@ const char *policy_member_group_name(enum policy_member_kind k);
 int policy_root_add(struct policy *p, uint64_t guid);
 int policy_static_add(struct policy *p, uint64_t guid, uint16_t lid);
 int policy_node_name_add(struct policy *p, uint64_t guid, const char *name);
-/* Returns the new partition (members empty) or NULL on -ENOMEM or a name
- * longer than POLICY_NAME_MAX. */
+/* Returns the new partition (members empty, rate POLICY_RATE_DEFAULT) or
+ * NULL on -ENOMEM or a name longer than POLICY_NAME_MAX. */
 struct policy_partition *policy_partition_add(struct policy *p, const char *name, uint16_t pkey,
 					      int ipoib, unsigned mtu);
 int policy_member_add(struct policy_partition *part, enum policy_member_kind kind, uint64_t guid,

@@ -143,8 +143,8 @@ static void policy_print_partition(struct policy_out *o, const struct policy_par
 	char s[4 * POLICY_NAME_MAX + 8], who[40];
 
 	policy_print_string(s, sizeof(s), part->name);
-	policy_out(o, "  - name: %s\n    pkey: 0x%04x\n    ipoib: %s\n    mtu: %u\n", s, part->pkey,
-		   part->ipoib ? "true" : "false", part->mtu);
+	policy_out(o, "  - name: %s\n    pkey: 0x%04x\n    ipoib: %s\n    mtu: %u\n    rate: %u\n",
+		   s, part->pkey, part->ipoib ? "true" : "false", part->mtu, part->rate);
 	policy_out(o, "    members:%s\n", part->n_members ? "" : " []");
 	for (size_t i = 0; i < part->n_members; i++) {
 		policy_print_member_who(who, sizeof(who), &part->members[i]);
@@ -391,7 +391,8 @@ static void policy_value_partition(const void *item, char *buf, size_t len)
 	char s[4 * POLICY_NAME_MAX + 8];
 
 	policy_print_string(s, sizeof(s), part->name);
-	snprintf(buf, len, "%s ipoib %s mtu %u", s, part->ipoib ? "true" : "false", part->mtu);
+	snprintf(buf, len, "%s ipoib %s mtu %u rate %u", s, part->ipoib ? "true" : "false",
+		 part->mtu, part->rate);
 }
 
 static void policy_diff_members(struct policy_out *o, const void *a, const void *b)

@@ -237,9 +237,16 @@ void configure_fini(struct sm *sm)
 	free(sm->mkey_foreign.guid);
 	free(sm->mkey_unkept.guid);
 	free(sm->enforce_unkept.guid);
+	free(sm->rereg.guid);
+	memset(&sm->rereg, 0, sizeof(sm->rereg));
 	memset(&sm->mkey_foreign, 0, sizeof(sm->mkey_foreign));
 	memset(&sm->mkey_unkept, 0, sizeof(sm->mkey_unkept));
 	memset(&sm->enforce_unkept, 0, sizeof(sm->enforce_unkept));
+}
+
+int configure_rereg_ask(struct sm *sm, uint64_t port_guid)
+{
+	return configure_set_add(&sm->rereg, port_guid);
 }
 
 /* The port number whose M_Key guards `port` of n: a CA port guards itself,
@@ -411,21 +418,33 @@ static int configure_want(const struct sm *sm, const struct fabric_node *n, unsi
 	/* A new master SM asks every end port to reregister (IBA 14.4.11):
 	 * hosts then re-join their multicast groups and re-subscribe, so
 	 * state kept by a previous SM's SA is rebuilt in ours.  Only in our
-	 * first sweep; never echoed back in later Sets. */
-	pi->client_rereg = sm->st.number == 1 && !fabric_is_switch(n) && p->lid;
+	 * first sweep, and for ports in sm->rereg (their IPoIB group changed);
+	 * never echoed back in later Sets. */
+	pi->client_rereg =
+	    (sm->st.number == 1 || configure_set_find(&sm->rereg, p->guid) < sm->rereg.n) &&
+	    !fabric_is_switch(n) && p->lid;
 	if (configure_same(sm, pi, &cur))
 		return 0;
 	log_debug("port 0x%016llx/%u: lid %u->%u smlid %u->%u lmc %u->%u timeout %u->%u "
 		  "mtu %u->%u vls %u->%u prefix %s mkey %s protect %u->%u lease %u->%u "
-		  "enforce %u%u->%u%u",
+		  "enforce %u%u->%u%u rereg %u",
 		  (unsigned long long)(p->guid ? p->guid : n->guid), port, cur.lid, pi->lid,
 		  cur.sm_lid, pi->sm_lid, cur.lmc, pi->lmc, cur.subnet_timeout, pi->subnet_timeout,
 		  cur.neighbor_mtu, pi->neighbor_mtu, cur.oper_vls, pi->oper_vls,
 		  pi->gid_prefix == cur.gid_prefix ? "same" : "changes",
 		  pi->mkey == cur.mkey ? "same" : "changes", cur.mkey_prot, pi->mkey_prot,
 		  cur.mkey_lease, pi->mkey_lease, cur.part_enf_inb, cur.part_enf_outb,
-		  pi->part_enf_inb, pi->part_enf_outb);
+		  pi->part_enf_inb, pi->part_enf_outb, pi->client_rereg);
 	return 1;
+}
+
+/* A PortInfo Set's sm_req.extra: the state it moves the port to (0: none)
+ * in the low byte, and whether it carries ClientReregister. */
+#define CONFIGURE_REREG_SENT 0x100u
+
+static uint8_t configure_req_state(const struct sm_req *r)
+{
+	return (uint8_t)(r->extra & 0xffu);
 }
 
 /* A Set that got no answer from a port whose guard reads M_Key 0 under
@@ -459,7 +478,7 @@ static void configure_set_failed(struct sm_req *r, int status, const struct smp 
 		return;
 	log_warnx("NSM-W310 port 0x%016llx/%u (%s): PortInfo Set%s failed: %s%s",
 		  (unsigned long long)(p->guid ? p->guid : n->guid), r->port, n->desc,
-		  r->extra ? " (state)" : "", strerror(-status),
+		  configure_req_state(r) ? " (state)" : "", strerror(-status),
 		  resp ? " (refused by the port)" : "");
 }
 
@@ -474,7 +493,7 @@ static void configure_state_readback_done(struct sm_req *r, int status, const st
 
 	if (status == 0) {
 		smp_port_info_decode(resp->data, &pi);
-		if (pi.state >= r->extra) {
+		if (pi.state >= configure_req_state(r)) {
 			memcpy(p->pi_raw, resp->data, sizeof(p->pi_raw));
 			p->state = pi.state;
 			return;
@@ -490,7 +509,7 @@ static void configure_set_done(struct sm_req *r, int status, const struct smp *r
 	struct fabric_port *p = &n->ports[r->port];
 	struct smp_port_info pi;
 
-	if (status < 0 && r->extra && status != -ECANCELED &&
+	if (status < 0 && configure_req_state(r) && status != -ECANCELED &&
 	    sm_submit(sm, r, SMP_METHOD_GET, SMP_ATTR_PORT_INFO, r->port, NULL,
 		      configure_state_readback_done) == 0)
 		return;
@@ -503,6 +522,8 @@ static void configure_set_done(struct sm_req *r, int status, const struct smp *r
 	p->state = pi.state;
 	configure_mkey_kept(sm, n, r->port, &pi);
 	configure_enforce_kept(sm, n, r->port, &pi);
+	if (r->extra & CONFIGURE_REREG_SENT)
+		configure_set_del(&sm->rereg, p->guid); /* asked: done */
 }
 
 /* Send PortInfo Set; state 0 leaves the port state alone. */
@@ -512,6 +533,9 @@ static void configure_send(struct sm *sm, int node, unsigned port, struct smp_po
 	const struct fabric_node *n = &sm->next.nodes[node];
 	struct sm_req r = {.node = node, .port = (uint8_t)port, .extra = state};
 	uint8_t data[SMP_DATA_SIZE] = {0};
+
+	if (pi->client_rereg)
+		r.extra |= CONFIGURE_REREG_SENT;
 
 	pi->state = state;
 	pi->phys_state = 0;          /* no change */

@@ -100,6 +100,16 @@ int mcast_db_find(const struct mcast_db *db, const uint8_t mgid[16], struct mcas
 	return 0;
 }
 
+int mcast_db_member(const struct mcast_db *db, const uint8_t mgid[16], size_t i, uint8_t gid[16])
+{
+	const struct mcast_group *g = db ? mcast_lookup(db, mgid) : NULL;
+
+	if (!g || i >= g->n)
+		return -ENOENT;
+	memcpy(gid, g->m[i].gid, 16);
+	return 0;
+}
+
 /* Lowest free MLID, marked used; 0 when all are taken. */
 static uint16_t mcast_mlid_alloc(struct mcast_db *db)
 {
@@ -224,8 +234,19 @@ static uint8_t mcast_mtu_enum(unsigned bytes)
 	}
 }
 
+/* The Rate enum of a policy rate in Gb/s (policy_rate_valid); the
+ * default, 10 Gb/s, for 0 or anything else. */
+static uint8_t mcast_rate_enum(unsigned gbps)
+{
+	for (uint8_t r = 2; r <= MCAST_RATE_MAX; r++)
+		if (gbps && sa_path_rate_mbps(r) == gbps * 1000u)
+			return r;
+	return MCAST_DEFAULT_RATE;
+}
+
 /* ff12:401b:<pkey>:0000:0000:0000:ffff:ffff (IPoIB, RFC 4391). */
-static void mcast_ipoib_info(uint16_t pkey, unsigned mtu_bytes, struct mcast_group_info *gi)
+static void mcast_ipoib_info(uint16_t pkey, unsigned mtu_bytes, unsigned rate_gbps,
+			     struct mcast_group_info *gi)
 {
 	static const uint8_t tmpl[16] = {0xff, 0x12, 0x40, 0x1b, 0, 0, 0, 0,
 					 0,    0,    0,	   0,	 0xff, 0xff, 0xff, 0xff};
@@ -237,22 +258,34 @@ static void mcast_ipoib_info(uint16_t pkey, unsigned mtu_bytes, struct mcast_gro
 	gi->qkey = MCAST_IPOIB_QKEY;
 	gi->pkey = pkey;
 	gi->mtu = mcast_mtu_enum(mtu_bytes);
-	gi->rate = MCAST_DEFAULT_RATE;
+	gi->rate = mcast_rate_enum(rate_gbps);
 	gi->life = MCAST_DEFAULT_LIFE;
 	gi->scope = MCAST_SCOPE_LINK;
 	gi->policy = 1;
 }
 
-/* Create the group of gi unless it exists; either way it is a policy group. */
-static int mcast_policy_group(struct mcast_db *db, const struct mcast_group_info *gi)
+/* Create the group of gi unless it exists; either way it is a policy
+ * group with gi's MTU and rate.  An existing group whose MTU or rate
+ * differs takes gi's (its members stay) and is reported to retuned. */
+static int mcast_policy_group(struct mcast_db *db, const struct mcast_group_info *gi,
+			      mcast_retune_fn retuned, void *ctx)
 {
 	struct mcast_group *g = mcast_lookup(db, gi->mgid);
+	struct mcast_group_info was, now;
 
-	if (g) {
-		g->info.policy = 1;
+	if (!g)
+		return mcast_group_new(db, gi, &g);
+	g->info.policy = 1;
+	if (g->info.mtu == gi->mtu && g->info.rate == gi->rate)
 		return 0;
-	}
-	return mcast_group_new(db, gi, &g);
+	mcast_info_of(g, &was);
+	g->info.mtu = gi->mtu;
+	g->info.rate = gi->rate;
+	db->gen++;
+	mcast_info_of(g, &now);
+	if (retuned)
+		retuned(ctx, &was, &now);
+	return 0;
 }
 
 /* The policy groups wanted: the IPoIB group of each ipoib partition, or of
@@ -265,15 +298,16 @@ static int mcast_policy_wanted(const struct policy_partition *parts, size_t n,
 	if (!*out)
 		return -ENOMEM;
 	if (n == 0)
-		mcast_ipoib_info(PKEY_DEFAULT, 0, &(*out)[(*n_out)++]);
+		mcast_ipoib_info(PKEY_DEFAULT, 0, 0, &(*out)[(*n_out)++]);
 	for (size_t i = 0; i < n; i++)
 		if (parts[i].ipoib)
 			mcast_ipoib_info((uint16_t)(parts[i].pkey | PKEY_FULL), parts[i].mtu,
-					 &(*out)[(*n_out)++]);
+					 parts[i].rate, &(*out)[(*n_out)++]);
 	return 0;
 }
 
-int mcast_db_set_partitions(struct mcast_db *db, const struct policy_partition *parts, size_t n)
+int mcast_db_set_partitions(struct mcast_db *db, const struct policy_partition *parts, size_t n,
+			    mcast_retune_fn retuned, void *ctx)
 {
 	struct mcast_group_info *want;
 	size_t n_want;
@@ -295,7 +329,7 @@ int mcast_db_set_partitions(struct mcast_db *db, const struct policy_partition *
 		}
 	}
 	for (size_t j = 0; j < n_want && rc == 0; j++)
-		rc = mcast_policy_group(db, &want[j]);
+		rc = mcast_policy_group(db, &want[j], retuned, ctx);
 	free(want);
 	return rc;
 }
@@ -738,6 +772,30 @@ void mcast_db_prune(struct sa *sa)
 			}
 		mcast_group_reap(db, g);
 	}
+}
+
+size_t mcast_group_misfits(const struct sa *sa, const struct mcast_group_info *gi,
+			   mcast_misfit_fn fn, void *ctx)
+{
+	const struct fabric *f = sa->v.f;
+	size_t n = 0;
+
+	for (size_t i = 0; f && i < f->n_nodes; i++) {
+		const struct fabric_node *nd = &f->nodes[i];
+
+		for (unsigned p = 1; !fabric_is_switch(nd) && p <= nd->num_ports; p++) {
+			struct sa_port_ref r = {(int)i, (uint8_t)p};
+
+			if (!nd->ports[p].present || !nd->ports[p].lid ||
+			    mcast_pkey_member(sa, r, gi->pkey) == 0 ||
+			    mcast_port_carries(sa, r, gi))
+				continue;
+			if (fn)
+				fn(ctx, r);
+			n++;
+		}
+	}
+	return n;
 }
 
 /* Members of every group as mft_compute wants them: *groups and *members

@@ -763,6 +763,7 @@ static void sm_after_active(struct sm *sm)
 	sm_count(sm, &sm->cur);
 	sm->st.status = 0;
 	sm_update_sa(sm);
+	mcast_policy_fit_check(sm);
 	sm_report_changes(&sm->next, &sm->cur, sm->st.number);
 	sm_port_events(sm, &sm->next, &sm->cur, 64);
 	sm_port_events(sm, &sm->cur, &sm->next, 65);
@@ -1025,7 +1026,7 @@ int sm_set_partitions(struct sm *sm, const struct policy_partition *parts, size_
 	sm->parts = copy;
 	sm->n_parts = n;
 	/* the IPoIB broadcast groups follow the policy's partitions */
-	return mcast_db_set_partitions(sm->sa->mcast, copy, n);
+	return mcast_policy_apply(sm, copy, n);
 }
 
 const struct fabric *sm_fabric(const struct sm *sm)

@@ -167,6 +167,11 @@ struct sm {
 	struct sm_guid_set mkey_foreign; /* ports holding an M_Key that is not ours */
 	struct sm_guid_set mkey_unkept;	 /* ports that answer a Set but keep no M_Key */
 	struct sm_guid_set enforce_unkept; /* switches that keep no P_Key enforcement bits */
+	/* CA ports the next sweep asks to reregister (ClientReregister), until
+	 * one such PortInfo Set is answered: members of an IPoIB group whose
+	 * MTU or rate a reload changed (configure.c) */
+	struct sm_guid_set rereg;
+	uint64_t mcast_fit_sig; /* the IPoIB groups' misfit ports last said (mcast_policy.c) */
 	struct sm_ha ha;
 };
 
@@ -274,6 +279,17 @@ void configure_ports(struct sm *sm, sm_phase_fn then);
 void configure_states(struct sm *sm, uint8_t from_state, uint8_t to_state, sm_phase_fn then);
 /* Free what configure.c keeps in sm (the M_Key port sets). */
 void configure_fini(struct sm *sm);
+/* Ask CA port guid to reregister (ClientReregister in its PortInfo Set)
+ * from the next heavy sweep on, until one such Set is answered.  1 when
+ * it was not asked yet, 0 when it was (or no memory). */
+int configure_rereg_ask(struct sm *sm, uint64_t port_guid);
+/* mcast_policy.c: the policy's IPoIB groups.  apply: mcast_db_set_partitions
+ * that logs each group whose MTU or rate changed and asks its members to
+ * reregister (configure_rereg_ask).  fit_check (after sa_update): warn
+ * (NSM-W440) of ports of a group's partition that cannot carry it, when
+ * that list changed since it was last said. */
+int mcast_policy_apply(struct sm *sm, const struct policy_partition *parts, size_t n);
+void mcast_policy_fit_check(struct sm *sm);
 /* lft_push.c */
 int lft_push_compute(struct sm *sm);
 void lft_push_start(struct sm *sm, sm_phase_fn then);

@@ -356,7 +356,7 @@ static void fuzz_sa_reset(struct fuzz_sa_rig *r)
 	memset(&r->sa->counters, 0, sizeof(r->sa->counters));
 	mft_set_fini(r->mfts);
 	mft_set_init(r->mfts);
-	FUZZ_SA_CHECK(mcast_db_set_partitions(r->sa->mcast, &w->part, 1) == 0);
+	FUZZ_SA_CHECK(mcast_db_set_partitions(r->sa->mcast, &w->part, 1, NULL, NULL) == 0);
 	if (w->view_moved)
 		fuzz_sa_view(r, 1);
 	w->view_moved = 0;

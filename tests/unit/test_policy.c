@@ -331,6 +331,8 @@ static void build_full(struct policy *p)
 	CU_ASSERT_EQUAL(part->members[0].guid, 0); /* a group has no GUID */
 	part = policy_partition_add(p, "p-2.x_y", 0x0001, 0, 256);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(part);
+	CU_ASSERT_EQUAL(part->rate, POLICY_RATE_DEFAULT);
+	part->rate = 56;
 	CU_ASSERT_EQUAL(policy_member_add(part, POLICY_MEMBER_SELF, 0, POLICY_FULL), 0);
 	CU_ASSERT_EQUAL(policy_member_add(part, POLICY_MEMBER_ALL_CAS, 0, POLICY_LIMITED), 0);
 	CU_ASSERT_EQUAL(policy_member_add(part, POLICY_MEMBER_ALL_SWITCHES, 0, POLICY_FULL), 0);
@@ -435,7 +437,7 @@ static void test_policy_diff(void)
 	    "lids: {static: [{guid: 0x11, lid: 3}, {guid: 0x12, lid: 4}]}\n"
 	    "node_names: {0x10: a, 0x11: c}\n"
 	    "partitions:\n"
-	    "  - {name: s, pkey: 2, mtu: 4096, members: [{guid: 0x10}, {group: SELF}]}\n";
+	    "  - {name: s, pkey: 2, mtu: 4096, rate: 40, members: [{guid: 0x10}, {group: SELF}]}\n";
 	static const char want[] =
 	    "sm.port: ca \"mlx5_0\" -> guid 0x0000000000000099\n"
 	    "sm.priority: 1 -> 2\n"
@@ -449,11 +451,12 @@ static void test_policy_diff(void)
 	    "lids.static: ~ 0x0000000000000011 0x0002 -> 0x0003\n"
 	    "lids.static: + 0x0000000000000012 0x0004\n"
 	    "node_names: ~ 0x0000000000000011 \"b\" -> \"c\"\n"
-	    "partitions: ~ 0x0002 \"s\" ipoib false mtu 2048 -> \"s\" ipoib false mtu 4096\n"
+	    "partitions: ~ 0x0002 \"s\" ipoib false mtu 2048 rate 10 -> \"s\" ipoib false mtu 4096 "
+	    "rate 40\n"
 	    "partitions 0x0002 members: ~ 0x0000000000000010 full -> limited\n"
 	    "partitions 0x0002 members: - ALL limited\n"
 	    "partitions 0x0002 members: + SELF limited\n"
-	    "partitions: - 0x0003 \"gone\" ipoib false mtu 2048\n";
+	    "partitions: - 0x0003 \"gone\" ipoib false mtu 2048 rate 10\n";
 	struct policy a, b;
 	char err[256], *d;
 
