@@ -75,20 +75,23 @@ static void test_engine_error_falls_through(void)
 static void test_plan(void)
 {
 	struct rig r;
-	char *text;
+	char *text, refused[256];
 
 	rig_init(&r, gate_ring, NULL, "updn");
 	rig_sweep(&r);
 	CU_ASSERT_EQUAL_FATAL(r.last.status, 0);
 	/* the same routing: nothing would be written */
-	text = sm_plan(r.sm, "updn", NULL, 0);
+	text = sm_plan(r.sm, "updn", NULL, 0, refused, sizeof(refused));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	CU_ASSERT_STRING_EQUAL(refused, "");
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "engine that would be used: updn (gate passed)"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "LFT: 0 block(s) on 0 of 5 switch(es)"));
 	free(text);
 	/* min-hop on the ring: refused, with the reason */
-	text = sm_plan(r.sm, "minhop", NULL, 0);
+	text = sm_plan(r.sm, "minhop", NULL, 0, refused, sizeof(refused));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	CU_ASSERT_EQUAL(strncmp(refused, "routing engine minhop: tables refused by the gate", 49),
+			0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "refused: routing engine minhop: tables refused by the gate"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "credit loop"));
 	free(text);
