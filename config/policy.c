@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "config/policy.h"
 #include "config/policy_doc.h"
@@ -129,11 +130,31 @@ int policy_rate_valid(unsigned long long gbps)
 
 /* ---- names ---- */
 
+/* The words of each level, indexed by enum policy_log_level: its name,
+ * then the short form syslog uses (err, warn). */
+static const char *const policy_log_level_words[][2] = {
+    {"error", "err"}, {"warning", "warn"}, {"info", NULL}, {"debug", NULL}};
+
+#define POLICY_LOG_LEVELS (sizeof(policy_log_level_words) / sizeof(policy_log_level_words[0]))
+
 const char *policy_log_level_name(enum policy_log_level l)
 {
-	static const char *const names[] = {"error", "warning", "info", "debug"};
+	return (unsigned)l < POLICY_LOG_LEVELS ? policy_log_level_words[l][0] : "?";
+}
 
-	return (unsigned)l < sizeof(names) / sizeof(names[0]) ? names[l] : "?";
+int policy_log_level_parse(const char *word, enum policy_log_level *out)
+{
+	for (size_t i = 0; word && i < POLICY_LOG_LEVELS; i++) {
+		for (size_t k = 0; k < 2; k++) {
+			const char *w = policy_log_level_words[i][k];
+
+			if (w && !strcasecmp(word, w)) {
+				*out = (enum policy_log_level)i;
+				return 0;
+			}
+		}
+	}
+	return -EINVAL;
 }
 
 const char *policy_membership_name(enum policy_membership m)

@@ -192,7 +192,13 @@ size_t policy_engine_list(const struct policy *p, char *buf, size_t len);
  * 80, 100, 112, 120, 168, 200, 300, 400, 600). */
 int policy_rate_valid(unsigned long long gbps);
 
+/* "error", "warning", "info", "debug". */
 const char *policy_log_level_name(enum policy_log_level l);
+/* A log level by name, the same words everywhere (sm.log_level and
+ * nanosm --log-level): error or err, warning or warn, info, debug, in any
+ * case.  0, or -EINVAL (*out untouched). */
+int policy_log_level_parse(const char *word, enum policy_log_level *out);
+#define POLICY_LOG_LEVEL_WORDS "error (or err), warning (or warn), info or debug"
 const char *policy_membership_name(enum policy_membership m);
 /* "ALL", "ALL_CAS", "ALL_SWITCHES", "SELF"; NULL for POLICY_MEMBER_GUID. */
 const char *policy_member_group_name(enum policy_member_kind k);

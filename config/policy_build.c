@@ -618,16 +618,21 @@ static int policy_build_sm_guid2lid(struct policy_build *b, const struct policy_
 				 sizeof(sm->guid2lid));
 }
 
+/* The words nanosm --log-level takes too (policy_log_level_parse). */
 static int policy_build_sm_log_level(struct policy_build *b, const struct policy_key *k,
 				     const struct policy_doc *val, void *obj)
 {
-	static const char *const names[] = {"error", "warning", "info", "debug"};
-	int level;
-	int rc = policy_build_enum(b, k->key, val, names, 4, &level);
+	static const char *const names[] = {"error", "warning", "info", "debug", "err", "warn"};
+	char hint[96];
+	int rc = policy_build_scalar(b, k->key, val);
 
-	if (rc == 0)
-		((struct policy_sm *)obj)->log_level = (enum policy_log_level)level;
-	return rc;
+	if (rc < 0)
+		return rc;
+	if (policy_log_level_parse(val->text, &((struct policy_sm *)obj)->log_level) == 0)
+		return 0;
+	return policy_build_fail(b, val, "%s: unknown value '%s'%s; expected %s", k->key, val->text,
+				 policy_build_hint(hint, sizeof(hint), val->text, names, 6),
+				 POLICY_LOG_LEVEL_WORDS);
 }
 
 #define POLICY_SM_AT(f) offsetof(struct policy_sm, f)
@@ -1074,7 +1079,7 @@ static int policy_build_member_group(struct policy_build *b, const struct policy
 				     const struct policy_doc *val, void *obj)
 {
 	struct policy_member *m = obj;
-	int group;
+	int group = 0;
 	int rc = policy_build_enum(b, k->key, val, policy_groups, 4, &group);
 
 	if (rc == 0)
@@ -1086,7 +1091,7 @@ static int policy_build_membership(struct policy_build *b, const struct policy_k
 				   const struct policy_doc *val, void *obj)
 {
 	static const char *const names[] = {"limited", "full"};
-	int full;
+	int full = 0;
 	int rc = policy_build_enum(b, k->key, val, names, 2, &full);
 
 	if (rc == 0)

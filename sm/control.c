@@ -21,10 +21,10 @@
 #include "routing/lft_file.h"
 #include "routing/verify.h"
 #include "sm/control.h"
+#include "sm/control_grammar.h"
 #include "sm/log.h"
 #include "sm/quarantine.h"
 
-#define CONTROL_MAX_WORDS 4 /* the command and up to three arguments */
 #define CONTROL_DRAIN_MAX 65536
 
 /* The reply being built: a first-line message (error only) and a body,
@@ -38,17 +38,23 @@ struct control_reply {
 	size_t text_len;
 };
 
+/* One request: its line split into words; arg the words after the command
+ * (options where the client put them, a body's length word dropped),
+ * NULL-terminated; the body a BODY command carries (borrowed). */
 struct control_request {
 	char buf[CONTROL_REQUEST_MAX];
 	char *word[CONTROL_MAX_WORDS];
 	int n;
+	char *arg[CONTROL_MAX_WORDS];
+	const char *body;
+	size_t body_len;
 };
 
+/* The handler of a command of sm/control_grammar.c's table. */
 struct control_cmd {
 	const char *name;
-	int min_args, max_args;
-	const char *usage;
-	void (*run)(const struct control_ops *ops, char *const *args, struct control_reply *r);
+	void (*run)(const struct control_ops *ops, const struct control_request *q,
+		    struct control_reply *r);
 };
 
 __attribute__((format(printf, 2, 3))) static void control_fail(struct control_reply *r,
@@ -198,13 +204,13 @@ static void control_status_faults(struct verify_buf *b, const struct control_sta
 	}
 }
 
-static void control_cmd_status(const struct control_ops *ops, char *const *args,
+static void control_cmd_status(const struct control_ops *ops, const struct control_request *q,
 			       struct control_reply *r)
 {
 	struct control_status st;
 	struct verify_buf *b = &r->body;
 
-	(void)args;
+	(void)q;
 	if (!ops->status) {
 		control_fail(r, "status is not available");
 		return;
@@ -234,12 +240,12 @@ static void control_cmd_status(const struct control_ops *ops, char *const *args,
 
 /* ---- sweep, reload, plan ------------------------------------------------ */
 
-static void control_cmd_sweep(const struct control_ops *ops, char *const *args,
+static void control_cmd_sweep(const struct control_ops *ops, const struct control_request *q,
 			      struct control_reply *r)
 {
 	int rc;
 
-	(void)args;
+	(void)q;
 	if (!ops->sweep) {
 		control_fail(r, "sweep is not available");
 		return;
@@ -252,12 +258,12 @@ static void control_cmd_sweep(const struct control_ops *ops, char *const *args,
 	verify_buf_printf(&r->body, "sweep requested\n");
 }
 
-static void control_cmd_reload(const struct control_ops *ops, char *const *args,
+static void control_cmd_reload(const struct control_ops *ops, const struct control_request *q,
 			       struct control_reply *r)
 {
 	char msg[1024] = "";
 
-	(void)args;
+	(void)q;
 	if (!ops->reload) {
 		control_fail(r, "reload is not available");
 		return;
@@ -269,25 +275,27 @@ static void control_cmd_reload(const struct control_ops *ops, char *const *args,
 	verify_buf_printf(&r->body, "%s\n", msg[0] ? msg : "reloaded");
 }
 
-static void control_cmd_plan(const struct control_ops *ops, char *const *args,
+/* plan NAME LENGTH + the file's bytes: NAME only names it in messages. */
+static void control_cmd_plan(const struct control_ops *ops, const struct control_request *q,
 			     struct control_reply *r)
 {
 	char err[1024] = "";
 	char *text = NULL;
+	int rc;
 
 	if (!ops->plan) {
 		control_fail(r, "plan is not available");
 		return;
 	}
-	if (args[0][0] != '/') {
-		control_fail(r, "plan: '%s' is not an absolute path", args[0]);
-		return;
-	}
-	if (ops->plan(ops->ctx, args[0], &text, err, sizeof(err)) < 0) {
+	rc = ops->plan(ops->ctx, q->arg[0], q->body, q->body_len, &text, err, sizeof(err));
+	if (rc < 0) {
 		control_fail(r, "plan: %s", err[0] ? err : "failed");
 		free(text);
 		return;
 	}
+	if (rc == CONTROL_PLAN_REFUSED)
+		control_fail(r, "plan: %s would be refused: %s", q->arg[0],
+			     err[0] ? err : "see the plan");
 	if (text)
 		control_take_text(r, text, strlen(text));
 }
@@ -311,7 +319,7 @@ static const struct topo_names *control_names(const struct control_ops *ops)
 	return ops->names ? ops->names(ops->ctx) : NULL;
 }
 
-static void control_cmd_topology(const struct control_ops *ops, char *const *args,
+static void control_cmd_topology(const struct control_ops *ops, const struct control_request *q,
 				 struct control_reply *r)
 {
 	enum topo_format fmt = TOPO_FORMAT_IBNETDISCOVER;
@@ -319,9 +327,12 @@ static void control_cmd_topology(const struct control_ops *ops, char *const *arg
 	char *text;
 	size_t len;
 
-	if (args[0] && topo_format_from_name(args[0], &fmt) < 0) {
-		control_fail(r, "unknown topology format '%s' (ibnetdiscover, json or dot)",
-			     args[0]);
+	if (q->arg[0] && topo_format_from_name(q->arg[0], &fmt) < 0) {
+		control_fail(
+		    r,
+		    "unknown topology format '%.64s' (ibnetdiscover, json or dot; nanosmctl "
+		    "makes svg from dot)",
+		    q->arg[0]);
 		return;
 	}
 	f = control_fabric(ops, r);
@@ -344,7 +355,7 @@ static const struct lft_set *control_lfts(const struct control_ops *ops, struct 
 	return s;
 }
 
-static void control_cmd_lfts(const struct control_ops *ops, char *const *args,
+static void control_cmd_lfts(const struct control_ops *ops, const struct control_request *q,
 			     struct control_reply *r)
 {
 	const struct fabric *f = control_fabric(ops, r);
@@ -353,7 +364,7 @@ static void control_cmd_lfts(const struct control_ops *ops, char *const *args,
 	size_t len;
 	int rc;
 
-	(void)args;
+	(void)q;
 	if (!s)
 		return;
 	rc = lft_file_write_dump_fts(f, s, &text, &len);
@@ -433,7 +444,7 @@ static int control_lids_line(void *ctx, uint64_t guid, uint16_t lid)
 	return 0;
 }
 
-static void control_cmd_lids(const struct control_ops *ops, char *const *args,
+static void control_cmd_lids(const struct control_ops *ops, const struct control_request *q,
 			     struct control_reply *r)
 {
 	const struct lid_alloc *a = ops->lids ? ops->lids(ops->ctx) : NULL;
@@ -441,7 +452,7 @@ static void control_cmd_lids(const struct control_ops *ops, char *const *args,
 	struct control_lids_walk w = {.f = f, .names = control_names(ops), .b = &r->body};
 	struct fabric empty;
 
-	(void)args;
+	(void)q;
 	if (!a) {
 		control_fail(r, "lids are not available");
 		return;
@@ -628,7 +639,7 @@ static void control_route(const struct verify_index *ix, const struct topo_names
 	free(path);
 }
 
-static void control_cmd_routes(const struct control_ops *ops, char *const *args,
+static void control_cmd_routes(const struct control_ops *ops, const struct control_request *q,
 			       struct control_reply *r)
 {
 	const struct fabric *f = control_fabric(ops, r);
@@ -641,20 +652,20 @@ static void control_cmd_routes(const struct control_ops *ops, char *const *args,
 		control_fail(r, "routes: out of memory");
 		return;
 	}
-	control_route(&ix, control_names(ops), args, r);
+	control_route(&ix, control_names(ops), q->arg, r);
 	verify_index_fini(&ix);
 }
 
 /* ---- metrics ------------------------------------------------------------ */
 
-static void control_cmd_metrics(const struct control_ops *ops, char *const *args,
+static void control_cmd_metrics(const struct control_ops *ops, const struct control_request *q,
 				struct control_reply *r)
 {
 	struct metrics_figures m;
 	size_t len;
 	char *text;
 
-	(void)args;
+	(void)q;
 	if (!ops->metrics) {
 		control_fail(r, "metrics are not available");
 		return;
@@ -673,31 +684,31 @@ static void control_cmd_metrics(const struct control_ops *ops, char *const *args
 
 /* ---- Requests ----------------------------------------------------------- */
 
+/* The handlers of sm/control_grammar.c's commands (which words each
+ * takes is checked there, before a handler runs). */
 static const struct control_cmd control_cmds[] = {
-    {"status", 0, 0, "status", control_cmd_status},
-    {"sweep", 0, 0, "sweep", control_cmd_sweep},
-    {"reload", 0, 0, "reload", control_cmd_reload},
-    {"plan", 1, 1, "plan FILE", control_cmd_plan},
-    {"topology", 0, 1, "topology [ibnetdiscover|json|dot]", control_cmd_topology},
-    {"lfts", 0, 0, "lfts", control_cmd_lfts},
-    {"lids", 0, 0, "lids", control_cmd_lids},
-    {"routes", 2, 2, "routes SRC DST", control_cmd_routes},
-    {"metrics", 0, 0, "metrics", control_cmd_metrics},
+    {"status", control_cmd_status},	{"sweep", control_cmd_sweep},
+    {"reload", control_cmd_reload},	{"plan", control_cmd_plan},
+    {"topology", control_cmd_topology}, {"lfts", control_cmd_lfts},
+    {"lids", control_cmd_lids},		{"routes", control_cmd_routes},
+    {"metrics", control_cmd_metrics},
 };
 
 #define CONTROL_N_CMDS (sizeof(control_cmds) / sizeof(control_cmds[0]))
 
-/* Split line into words: blanks separate, "..." keeps blanks inside one
- * word.  Returns 0, or -1 with the reply failed. */
-static int control_split(const char *line, struct control_request *q, struct control_reply *r)
+/* Split the line (len bytes) into words: blanks separate, "..." keeps
+ * blanks inside one word.  Returns 0, or -1 with the reply failed. */
+static int control_split(const char *line, size_t len, struct control_request *q,
+			 struct control_reply *r)
 {
 	char *p = q->buf;
 
-	if (strlen(line) >= sizeof(q->buf)) {
+	if (len >= sizeof(q->buf)) {
 		control_fail(r, "request too long (max %d bytes)", CONTROL_REQUEST_MAX - 1);
 		return -1;
 	}
-	strcpy(q->buf, line);
+	memcpy(q->buf, line, len);
+	q->buf[len] = '\0';
 	for (q->n = 0;; q->n++) {
 		int quoted;
 
@@ -726,27 +737,17 @@ static int control_split(const char *line, struct control_request *q, struct con
 	}
 }
 
-static int control_printable(const char *line, struct control_reply *r)
+static int control_printable(const char *line, size_t len, struct control_reply *r)
 {
-	for (const unsigned char *s = (const unsigned char *)line; *s; s++) {
-		if ((*s < 0x20 && *s != '\t') || *s == 0x7f) {
-			control_fail(r, "request contains a control character (0x%02x)", *s);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)line[i];
+
+		if ((c < 0x20 && c != '\t') || c == 0x7f) {
+			control_fail(r, "request contains a control character (0x%02x)", c);
 			return -1;
 		}
 	}
 	return 0;
-}
-
-/* "status, sweep, ..." from the table into list (cut to size). */
-static const char *control_names_list(char *list, size_t size)
-{
-	size_t len = 0;
-
-	list[0] = '\0';
-	for (size_t i = 0; i < CONTROL_N_CMDS && len < size; i++)
-		len += (size_t)snprintf(list + len, size - len, "%s%s", i ? ", " : "",
-					control_cmds[i].name);
-	return list;
 }
 
 static const struct control_cmd *control_find(const char *name)
@@ -757,35 +758,63 @@ static const struct control_cmd *control_find(const char *name)
 	return NULL;
 }
 
-static void control_dispatch(const struct control_ops *ops, const char *line,
-			     struct control_reply *r)
+/* Split and check a request line; 0 with q filled (its body not yet), or
+ * -1 with the reply failed. */
+static int control_parse(const char *line, size_t len, struct control_request *q,
+			 struct control_reply *r)
+{
+	const struct control_grammar *g;
+	char err[sizeof(r->msg)];
+	int words;
+
+	if (control_printable(line, len, r) < 0 || control_split(line, len, q, r) < 0)
+		return -1;
+	g = control_grammar_check_wire(q->word, q->n, &q->body_len, err, sizeof(err));
+	if (!g) {
+		control_fail(r, "%s", err);
+		return -1;
+	}
+	words = q->n - (g->flags & CONTROL_GRAMMAR_BODY ? 1 : 0); /* the length is no argument */
+	memset(q->arg, 0, sizeof(q->arg));
+	for (int i = 1; i < words; i++)
+		q->arg[i - 1] = q->word[i];
+	return 0;
+}
+
+/* The body length a request line announces; 0 when none (or the line is
+ * one control_parse refuses). */
+static size_t control_announced_body(const char *line, size_t len)
+{
+	struct control_request q;
+	struct control_reply r;
+
+	memset(&r, 0, sizeof(r));
+	return control_parse(line, len, &q, &r) == 0 ? q.body_len : 0;
+}
+
+/* Answer the line (len bytes, no newline) and the have bytes of body
+ * that came after it. */
+static void control_dispatch(const struct control_ops *ops, const char *line, size_t len,
+			     const char *body, size_t have, struct control_reply *r)
 {
 	struct control_request q;
 	const struct control_cmd *cmd;
-	char *args[CONTROL_MAX_WORDS] = {NULL};
-	char names[256];
 
-	if (control_printable(line, r) < 0 || control_split(line, &q, r) < 0)
+	if (control_parse(line, len, &q, r) < 0)
 		return;
-	if (!q.n) {
-		control_fail(r, "empty request (commands: %s)",
-			     control_names_list(names, sizeof(names)));
+	if (have < q.body_len) {
+		control_fail(r, "the request's body is shorter than its length (%zu of %zu bytes)",
+			     have, q.body_len);
 		return;
 	}
+	q.body = body;
 	cmd = control_find(q.word[0]);
 	if (!cmd) {
-		control_fail(r, "unknown command '%.64s' (commands: %s)", q.word[0],
-			     control_names_list(names, sizeof(names)));
+		control_fail(r, "%s is not available", q.word[0]);
 		return;
 	}
-	if (q.n - 1 < cmd->min_args || q.n - 1 > cmd->max_args) {
-		control_fail(r, "usage: %s", cmd->usage);
-		return;
-	}
-	for (int i = 1; i < q.n; i++)
-		args[i - 1] = q.word[i];
-	log_debug("control: %s", line);
-	cmd->run(ops, args, r);
+	log_debug("control: %.*s", (int)len, line);
+	cmd->run(ops, &q, r);
 }
 
 /* The first line: "ok\n" or "error <msg>\n" (a body that could not be
@@ -811,23 +840,27 @@ static void control_body(const struct control_reply *r, const char **body, size_
 		*len = 0;
 }
 
-static void control_run(const struct control_ops *ops, const char *line, struct control_reply *r)
+static void control_run(const struct control_ops *ops, const char *line, size_t len,
+			const char *body, size_t have, struct control_reply *r)
 {
 	memset(r, 0, sizeof(*r));
 	verify_buf_init(&r->body);
-	control_dispatch(ops, line, r);
+	control_dispatch(ops, line, len, body, have, r);
 }
 
-int control_handle(const struct control_ops *ops, const char *line, char **reply, size_t *len)
+int control_handle(const struct control_ops *ops, const char *request, size_t len, char **reply,
+		   size_t *reply_len)
 {
+	const char *nl = memchr(request, '\n', len);
+	size_t line_len = nl ? (size_t)(nl - request) : len;
 	struct control_reply r;
 	char first[sizeof(r.msg) + 8];
 	const char *body;
 	size_t first_len, body_len;
 
 	*reply = NULL;
-	*len = 0;
-	control_run(ops, line, &r);
+	*reply_len = 0;
+	control_run(ops, request, line_len, nl ? nl + 1 : NULL, nl ? len - line_len - 1 : 0, &r);
 	control_first_line(&r, first, sizeof(first));
 	control_body(&r, &body, &body_len);
 	first_len = strlen(first);
@@ -837,7 +870,7 @@ int control_handle(const struct control_ops *ops, const char *line, char **reply
 		if (body_len)
 			memcpy(*reply + first_len, body, body_len);
 		(*reply)[first_len + body_len] = '\0';
-		*len = first_len + body_len;
+		*reply_len = first_len + body_len;
 	}
 	control_reply_fini(&r);
 	return *reply ? 0 : -ENOMEM;
@@ -1009,49 +1042,98 @@ static int control_wait(int fd, short events, uint64_t deadline)
 
 enum control_read_result { CONTROL_LINE, CONTROL_GONE, CONTROL_TIMEOUT, CONTROL_TOO_LONG };
 
-/* Cut line at its first newline (and a CR before it); 1 if there was one. */
-static int control_cut_line(char *line, size_t have)
+/* A request as read from a client: its line (newline and a CR before it
+ * cut) and the body the line announces. */
+struct control_in {
+	char line[CONTROL_REQUEST_MAX + 1];
+	size_t line_len; /* bytes of the line, without its newline */
+	size_t have;	 /* bytes read into line[] (the body's first ones included) */
+	size_t rest;	 /* where the bytes after the newline start in line[] */
+	char *body;	 /* malloc'ed, body_len bytes announced, body_have read */
+	size_t body_len, body_have;
+};
+
+/* Find the line's newline in in->line; 1 if there was one. */
+static int control_cut_line(struct control_in *in)
 {
-	char *nl = memchr(line, '\n', have);
+	char *nl = memchr(in->line, '\n', in->have);
 
 	if (!nl)
 		return 0;
 	*nl = '\0';
-	if (nl > line && nl[-1] == '\r')
-		nl[-1] = '\0';
+	in->rest = (size_t)(nl - in->line) + 1;
+	in->line_len = (size_t)(nl - in->line);
+	if (nl > in->line && nl[-1] == '\r')
+		nl[-1] = '\0', in->line_len--;
 	return 1;
 }
 
-/* Read one request line into line (CONTROL_REQUEST_MAX + 1 bytes): up to
- * its newline, or EOF after some bytes; CONTROL_READ_TIMEOUT_MS at most. */
-static enum control_read_result control_read_line(int fd, char *line)
+/* Read up to cap bytes more into buf at *have: 1 some came, 0 EOF, or
+ * CONTROL_TIMEOUT / CONTROL_GONE (negated) once deadline passed. */
+static int control_read_some(int fd, char *buf, size_t *have, size_t cap, uint64_t deadline)
 {
-	uint64_t deadline = control_now_ms() + CONTROL_READ_TIMEOUT_MS;
-	size_t have = 0;
-
 	for (;;) {
-		ssize_t got = read(fd, line + have, CONTROL_REQUEST_MAX - have);
+		ssize_t got = read(fd, buf + *have, cap - *have);
 		int w;
 
 		if (got > 0) {
-			have += (size_t)got;
-			line[have] = '\0';
-			if (control_cut_line(line, have))
-				return CONTROL_LINE;
-			if (have == CONTROL_REQUEST_MAX)
-				return CONTROL_TOO_LONG;
-			continue;
+			*have += (size_t)got;
+			return 1;
 		}
 		if (got == 0)
-			return have ? CONTROL_LINE : CONTROL_GONE;
+			return 0;
 		if (errno == EINTR)
 			continue;
 		if (errno != EAGAIN && errno != EWOULDBLOCK)
-			return CONTROL_GONE;
+			return -CONTROL_GONE;
 		w = control_wait(fd, POLLIN, deadline);
 		if (w <= 0)
-			return w == 0 ? CONTROL_TIMEOUT : CONTROL_GONE;
+			return w == 0 ? -CONTROL_TIMEOUT : -CONTROL_GONE;
 	}
+}
+
+/* Read one request line into in->line: up to its newline, or EOF after
+ * some bytes; until deadline. */
+static enum control_read_result control_read_line(int fd, struct control_in *in, uint64_t deadline)
+{
+	for (;;) {
+		int rc = control_read_some(fd, in->line, &in->have, CONTROL_REQUEST_MAX, deadline);
+
+		if (rc < 0)
+			return (enum control_read_result) - rc;
+		in->line[in->have] = '\0';
+		if (rc == 0) {
+			in->line_len = in->rest = in->have;
+			return in->have ? CONTROL_LINE : CONTROL_GONE;
+		}
+		if (control_cut_line(in))
+			return CONTROL_LINE;
+		if (in->have == CONTROL_REQUEST_MAX)
+			return CONTROL_TOO_LONG;
+	}
+}
+
+/* Read the body the line announces (what came with the line first), until
+ * EOF, its length or deadline.  A short body is left for
+ * control_dispatch to refuse. */
+static enum control_read_result control_read_body(int fd, struct control_in *in, uint64_t deadline)
+{
+	size_t extra = in->have - in->rest;
+	int rc = 1;
+
+	in->body_len = control_announced_body(in->line, in->line_len);
+	if (!in->body_len)
+		return CONTROL_LINE;
+	in->body = malloc(in->body_len);
+	if (!in->body) {
+		log_warnx("NSM-W701 control: out of memory for a %zu-byte request", in->body_len);
+		return CONTROL_GONE;
+	}
+	in->body_have = extra < in->body_len ? extra : in->body_len;
+	memcpy(in->body, in->line + in->rest, in->body_have);
+	while (rc > 0 && in->body_have < in->body_len)
+		rc = control_read_some(fd, in->body, &in->body_have, in->body_len, deadline);
+	return rc < 0 ? (enum control_read_result) - rc : CONTROL_LINE;
 }
 
 /* Send all of buf: stop after CONTROL_STALL_TIMEOUT_MS without progress or
@@ -1105,8 +1187,8 @@ static int control_peer_allowed(int fd)
 	return cred.uid == 0 || cred.uid == geteuid();
 }
 
-/* Answer line: first line, then the body, without copying it. */
-static void control_answer(int fd, const struct control_ops *ops, const char *line)
+/* Answer the request: first line, then the body, without copying it. */
+static void control_answer(int fd, const struct control_ops *ops, const struct control_in *in)
 {
 	struct control_reply r;
 	char first[sizeof(r.msg) + 8];
@@ -1114,15 +1196,15 @@ static void control_answer(int fd, const struct control_ops *ops, const char *li
 	size_t len;
 	int rc;
 
-	control_run(ops, line, &r);
+	control_run(ops, in->line, in->line_len, in->body, in->body_have, &r);
 	control_first_line(&r, first, sizeof(first));
 	control_body(&r, &body, &len);
 	rc = control_write_all(fd, first, strlen(first));
 	if (!rc && len)
 		rc = control_write_all(fd, body, len);
 	if (rc < 0)
-		log_warnx("NSM-W702 control: reply to '%.40s' not delivered (%zu bytes): %s", line,
-			  strlen(first) + len,
+		log_warnx("NSM-W702 control: reply to '%.40s' not delivered (%zu bytes): %s",
+			  in->line, strlen(first) + len,
 			  rc == -ETIMEDOUT ? "the client stopped reading" : strerror(-rc));
 	control_reply_fini(&r);
 }
@@ -1135,9 +1217,32 @@ static void control_refuse(int fd, const char *msg)
 	control_write_all(fd, line, (size_t)n);
 }
 
+/* The line, then its body, both within CONTROL_READ_TIMEOUT_MS. */
+static enum control_read_result control_read_request(int fd, struct control_in *in)
+{
+	uint64_t deadline = control_now_ms() + CONTROL_READ_TIMEOUT_MS;
+	enum control_read_result rc = control_read_line(fd, in, deadline);
+
+	return rc == CONTROL_LINE ? control_read_body(fd, in, deadline) : rc;
+}
+
+static void control_timed_out(int fd, const struct control_in *in)
+{
+	char msg[160];
+
+	if (in->body_len)
+		snprintf(msg, sizeof(msg),
+			 "the request's body did not come within 1 s (%zu of %zu bytes)",
+			 in->body_have, in->body_len);
+	else
+		snprintf(msg, sizeof(msg), "no request line within 1 s");
+	log_warnx("NSM-W701 control: %s; dropped the client", msg);
+	control_refuse(fd, msg);
+}
+
 void control_serve(int lfd, const struct control_ops *ops)
 {
-	char line[CONTROL_REQUEST_MAX + 1];
+	struct control_in in;
 	int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 	if (fd < 0) {
@@ -1152,14 +1257,13 @@ void control_serve(int lfd, const struct control_ops *ops)
 		close(fd);
 		return;
 	}
-	switch (control_read_line(fd, line)) {
+	memset(&in, 0, sizeof(in));
+	switch (control_read_request(fd, &in)) {
 	case CONTROL_LINE:
-		control_answer(fd, ops, line);
+		control_answer(fd, ops, &in);
 		break;
 	case CONTROL_TIMEOUT:
-		log_warnx("NSM-W701 control: no request line within %d ms; dropped the client",
-			  CONTROL_READ_TIMEOUT_MS);
-		control_refuse(fd, "no request line within 1 s");
+		control_timed_out(fd, &in);
 		break;
 	case CONTROL_TOO_LONG:
 		log_warnx("NSM-W701 control: request longer than %d bytes refused",
@@ -1170,5 +1274,6 @@ void control_serve(int lfd, const struct control_ops *ops)
 	case CONTROL_GONE:
 		break;
 	}
+	free(in.body);
 	close(fd);
 }

@@ -5,14 +5,18 @@
  * directory created 0755) with a one-request protocol.  The client sends one
  * line:
  *
- *   status | sweep | reload | plan FILE | topology [ibnetdiscover|json|dot]
+ *   status | sweep | reload | plan FILE LENGTH | topology [ibnetdiscover|json|dot]
  *   | lfts | lids | routes SRC DST | metrics
  *
  * (words split on blanks; "double quotes" keep a node name with blanks in
- * one word).  The server answers "ok" or "error <message>" on the first
- * line, then the body, and closes.  One client at a time: control_serve
- * accepts one pending connection, reads its line (CONTROL_READ_TIMEOUT_MS at
- * most, so a silent client cannot stall the SM), answers and closes.
+ * one word; which words each command takes is sm/control_grammar.c's
+ * table).  "plan" carries the policy file itself: LENGTH bytes of it
+ * follow the line, and FILE only names it in messages -- the daemon never
+ * opens a path a client gives.  The server answers "ok" or "error
+ * <message>" on the first line, then the body, and closes.  One client at
+ * a time: control_serve accepts one pending connection, reads its request
+ * (CONTROL_READ_TIMEOUT_MS at most, line and body together, so a silent
+ * client cannot stall the SM), answers and closes.
  *
  * control.c never sees the SM's internals nor the event loop: the daemon
  * hands it a struct control_ops (callbacks + ctx) and calls control_serve
@@ -34,10 +38,13 @@
 #include "sm/sm.h"
 
 #define CONTROL_DEFAULT_PATH "/run/nanosm/nanosm.sock"
-#define CONTROL_REQUEST_MAX 4096       /* bytes of a request line, newline included */
+#define CONTROL_REQUEST_MAX 4096 /* bytes of a request line, newline included */
+/* (a body after the line: at most CONTROL_BODY_MAX, sm/control_grammar.h) */
 #define CONTROL_READ_TIMEOUT_MS 1000   /* a client has this long to send its line */
 #define CONTROL_STALL_TIMEOUT_MS 1000  /* a reply write making no progress this long ends */
 #define CONTROL_WRITE_TIMEOUT_MS 10000 /* a reply write ends after this long in total */
+
+#define CONTROL_PLAN_REFUSED 1 /* plan: a reload of it would be refused */
 
 /* What "status" reports, filled by the daemon (all times from one
  * monotonic clock, in milliseconds). */
@@ -72,9 +79,13 @@ struct control_ops {
 	/* Re-read the configuration.  0 with msg set to a summary (may be ""),
 	 * or -errno with msg set to the error. */
 	int (*reload)(void *ctx, char *msg, size_t msglen);
-	/* What applying the configuration in path would change: 0 with *text
-	 * malloc'ed (NUL-terminated, caller frees), or -errno with err set. */
-	int (*plan)(void *ctx, const char *path, char **text, char *err, size_t errlen);
+	/* What applying the configuration text (len bytes, not NUL-terminated;
+	 * name names it in messages, "name:line:col: ...") would change: 0
+	 * with *out malloc'ed (NUL-terminated, caller frees);
+	 * CONTROL_PLAN_REFUSED with *out the plan and err why a reload would
+	 * be refused; or -errno with err set. */
+	int (*plan)(void *ctx, const char *name, const char *text, size_t len, char **out,
+		    char *err, size_t errlen);
 	/* The last good fabric model (LIDs assigned). */
 	const struct fabric *(*fabric)(void *ctx);
 	/* The LFTs programmed into that model's switches (node indices of
@@ -108,9 +119,11 @@ void control_serve(int lfd, const struct control_ops *ops);
 void control_close(int lfd, const char *path);
 
 /* The protocol without the socket: the whole reply ("ok\n<body>" or
- * "error <message>\n<body>") to one request line (without its newline).
- * *reply is malloc'ed and NUL-terminated, *len its length.  Returns 0, or
+ * "error <message>\n<body>") to one request (len bytes: its line, and
+ * after the line's newline the body a "plan" announces).  *reply is
+ * malloc'ed and NUL-terminated, *reply_len its length.  Returns 0, or
  * -ENOMEM (no reply could be built). */
-int control_handle(const struct control_ops *ops, const char *line, char **reply, size_t *len);
+int control_handle(const struct control_ops *ops, const char *request, size_t len, char **reply,
+		   size_t *reply_len);
 
 #endif

@@ -162,10 +162,24 @@ struct lft_push_job {
 	int quiet; /* a dry run logs nothing */
 };
 
+/* An engine that does not fit: an error when it was the last one to try,
+ * else the normal fallback (an info line, no ID: ftree on a fabric that is
+ * no fat tree, under the default list). */
+static void lft_push_not_used(const struct lft_push_job *job, const char *id, const char *why,
+			      int last)
+{
+	if (job->quiet)
+		return;
+	if (last)
+		log_errx("%s %s", id, why);
+	else
+		log_info("%s; trying the next engine", why);
+}
+
 /* Route with one engine and run the gate; on success the tables replace
- * *job->out, else it is left as it was. */
+ * *job->out, else it is left as it was.  last: no engine after it. */
 static int lft_push_try(struct sm *sm, const struct lft_push_job *job,
-			const struct route_engine *eng, char *why, size_t whylen)
+			const struct route_engine *eng, int last, char *why, size_t whylen)
 {
 	struct route_check_opts copts = {0};
 	struct route_check res;
@@ -178,8 +192,7 @@ static int lft_push_try(struct sm *sm, const struct lft_push_job *job,
 	rc = eng->compute(job->f, &job->opts, &t, &err);
 	if (rc < 0) {
 		snprintf(why, whylen, "routing engine %s failed: %s", eng->name, err.msg);
-		if (!job->quiet)
-			log_warnx("NSM-E401 %s", why);
+		lft_push_not_used(job, "NSM-E401", why, last);
 		lft_set_fini(&t);
 		return rc;
 	}
@@ -190,10 +203,9 @@ static int lft_push_try(struct sm *sm, const struct lft_push_job *job,
 			 "%zu bad ports, credit loop: %s): %s",
 			 eng->name, res.unreachable, res.loops, res.bad_ports,
 			 res.credit_loop ? "yes" : "no", res.first);
-		if (!job->quiet) {
+		if (!job->quiet)
 			sm->st.gate_refusals++;
-			log_warnx("NSM-E402 %s", why);
-		}
+		lft_push_not_used(job, "NSM-E402", why, last);
 		lft_set_fini(&t);
 		return rc;
 	}
@@ -223,10 +235,10 @@ static const char *lft_push_route(struct sm *sm, const struct lft_push_job *job,
 		if (!eng) {
 			snprintf(why, whylen, "unknown routing engine '%s'", name);
 			if (!job->quiet)
-				log_warnx("NSM-E400 %s", why);
+				log_errx("NSM-E400 %s", why);
 			continue;
 		}
-		if (lft_push_try(sm, job, eng, why, whylen) == 0)
+		if (lft_push_try(sm, job, eng, !*save, why, whylen) == 0)
 			return eng->name;
 	}
 	return NULL;
@@ -247,8 +259,9 @@ int lft_push_compute(struct sm *sm)
 		sm->lfts_ahead = 1;
 		return 0;
 	}
-	log_warnx("NSM-E403 no routing engine of '%s' produced tables that pass the gate; "
-		  "nothing pushed, the switches keep their last good tables", sm->opts.engine);
+	log_errx("NSM-E403 no routing engine of '%s' produced tables that pass the gate; "
+		 "nothing pushed, the switches keep their last good tables",
+		 sm->opts.engine);
 	return -EINVAL;
 }
 

@@ -17,7 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "config/policy.h"
+#include "sm/log.h"
+
+_Static_assert(LOG_LVL_ERR == (int)POLICY_LOG_ERROR && LOG_LVL_WARN == (int)POLICY_LOG_WARNING &&
+		   LOG_LVL_INFO == (int)POLICY_LOG_INFO && LOG_LVL_DEBUG == (int)POLICY_LOG_DEBUG,
+	       "log levels and the policy's log_level share their numbers");
 
 static int log_verbosity = LOG_LVL_INFO;
 static const char *log_prog = "nanosm";
@@ -27,24 +32,33 @@ static int log_prefix_mode; /* 1: "<N>" prefixes, no timestamp */
 
 /* ---- Pure helpers -------------------------------------------------------- */
 
-static const char *const log_names[] = {"err", "warn", "info", "debug"};
-
+/* The names are the policy's (config/policy.c), so --log-level and
+ * sm.log_level take the same words; the numbers are the same too. */
 int log_level_parse(const char *name, int *level)
 {
-	static const char *const long_names[] = {"error", "warning", "info", "debug"};
+	enum policy_log_level l;
 
-	for (int i = 0; name && i < 4; i++) {
-		if (!strcasecmp(name, log_names[i]) || !strcasecmp(name, long_names[i])) {
-			*level = i;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	if (policy_log_level_parse(name, &l) < 0)
+		return -EINVAL;
+	*level = (int)l;
+	return 0;
 }
 
 const char *log_level_name(int level)
 {
-	return level >= 0 && level < 4 ? log_names[level] : "?";
+	return level >= LOG_LVL_ERR && level <= LOG_LVL_DEBUG
+		   ? policy_log_level_name((enum policy_log_level)level)
+		   : "?";
+}
+
+int log_id_level(const char *msg, int level)
+{
+	if (!msg || strncmp(msg, "NSM-", 4) || (msg[4] != 'E' && msg[4] != 'W') || msg[5] < '0' ||
+	    msg[5] > '9')
+		return level;
+	if (msg[4] == 'E')
+		return LOG_LVL_ERR;
+	return level > LOG_LVL_WARN ? LOG_LVL_WARN : level;
 }
 
 int log_syslog_priority(int level)
@@ -243,20 +257,32 @@ static void log_emit(int level, const char *tag, const char *err, const char *ms
 	free(big);
 }
 
-static void log_vwrite(int level, const char *tag, const char *err, const char *fmt, va_list ap)
+/* Tag before the message: the ID's level decides it, fatal says so. */
+static const char *log_tag(int level)
+{
+	static const char *const tags[] = {"error: ", "warning: ", "", "debug: "};
+
+	return level >= LOG_LVL_ERR && level <= LOG_LVL_DEBUG ? tags[level] : "";
+}
+
+static void log_vwrite(int level, const char *fatal_tag, const char *err, const char *fmt,
+		       va_list ap)
 {
 	char msg[1024], *big = NULL;
 	int saved = errno, n;
 	va_list again;
 
-	if (level > log_verbosity)
-		return;
+	level = log_id_level(fmt, level);
+	if (level > log_verbosity && fmt[0] != '%')
+		return; /* an ID is at the start of the format, if anywhere */
 	va_copy(again, ap);
 	n = vsnprintf(msg, sizeof(msg), fmt, ap);
 	if (n >= (int)sizeof(msg) && (big = malloc((size_t)n + 1)) != NULL)
 		vsnprintf(big, (size_t)n + 1, fmt, again);
 	va_end(again);
-	log_emit(level, tag, err, big ? big : msg);
+	level = log_id_level(msg, level);
+	if (level <= log_verbosity)
+		log_emit(level, fatal_tag ? fatal_tag : log_tag(level), err, big ? big : msg);
 	free(big);
 	errno = saved;
 }
@@ -269,26 +295,38 @@ static void log_vwrite(int level, const char *tag, const char *err, const char *
 		va_end(ap);                                                                        \
 	} while (0)
 
+void log_err(const char *fmt, ...)
+{
+	const char *err = strerror(errno);
+
+	LOG_BODY(LOG_LVL_ERR, NULL, err);
+}
+
+void log_errx(const char *fmt, ...)
+{
+	LOG_BODY(LOG_LVL_ERR, NULL, NULL);
+}
+
 void log_warn(const char *fmt, ...)
 {
 	const char *err = strerror(errno);
 
-	LOG_BODY(LOG_LVL_WARN, "warning: ", err);
+	LOG_BODY(LOG_LVL_WARN, NULL, err);
 }
 
 void log_warnx(const char *fmt, ...)
 {
-	LOG_BODY(LOG_LVL_WARN, "warning: ", NULL);
+	LOG_BODY(LOG_LVL_WARN, NULL, NULL);
 }
 
 void log_info(const char *fmt, ...)
 {
-	LOG_BODY(LOG_LVL_INFO, "", NULL);
+	LOG_BODY(LOG_LVL_INFO, NULL, NULL);
 }
 
 void log_debug(const char *fmt, ...)
 {
-	LOG_BODY(LOG_LVL_DEBUG, "debug: ", NULL);
+	LOG_BODY(LOG_LVL_DEBUG, NULL, NULL);
 }
 
 void fatal(const char *fmt, ...)

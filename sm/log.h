@@ -2,9 +2,12 @@
  * log.h - the daemon's log: one line per event, with a level, on stderr or
  * in a file.
  *
- * DOC: log_warn appends strerror(errno); log_warnx does not.  fatal/fatalx
- * log and exit(1).  Recurring errors carry a stable ID such as "NSM-E101"
- * so users can grep for them (see docs/design.md).
+ * DOC: log_err/log_warn append strerror(errno); log_errx/log_warnx do not.
+ * fatal/fatalx log and exit(1).  Recurring errors carry a stable ID such as
+ * "NSM-E101" so users can grep for them (see docs/logging.md), and the ID
+ * decides the level: a message that starts with NSM-E... is logged at
+ * error level ("error: "), one with NSM-W... at warning level at least,
+ * whichever function logs it.
  *
  * Where lines go: stderr until log_open_file names a file (appended,
  * close-on-exec); log_reopen opens that path again (log rotation, on
@@ -23,6 +26,8 @@ enum log_level { LOG_LVL_ERR = 0, LOG_LVL_WARN = 1, LOG_LVL_INFO = 2, LOG_LVL_DE
 
 void log_init(int level, const char *progname);
 int log_level_get(void);
+void log_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_errx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -52,11 +57,17 @@ int log_syslog_prefix(int mode);
 
 /* ---- Pure helpers (unit-tested) ----------------------------------------- */
 
-/* "err"/"error", "warn"/"warning", "info", "debug" -> enum log_level.
- * 0, or -EINVAL for anything else (level untouched). */
+/* "error"/"err", "warning"/"warn", "info", "debug" (any case) -> enum
+ * log_level: the words the policy's sm.log_level takes
+ * (policy_log_level_parse).  0, or -EINVAL for anything else (level
+ * untouched). */
 int log_level_parse(const char *name, int *level);
-/* The short name of a level ("err", "warn", "info", "debug"; "?"). */
+/* The name of a level ("error", "warning", "info", "debug"; "?"). */
 const char *log_level_name(int level);
+/* The level a message is logged at: LOG_LVL_ERR when it starts with an
+ * error ID ("NSM-E" and a digit), at most LOG_LVL_WARN for a warning ID
+ * ("NSM-W"), else level. */
+int log_id_level(const char *msg, int level);
 /* The syslog priority of a level, as sd-daemon(3)'s "<N>" prefixes use it:
  * err 3, warn 4, info 6, debug 7. */
 int log_syslog_priority(int level);
@@ -71,7 +82,7 @@ struct log_line {
 	int syslog_prefix; /* 1: "<N>" first, no timestamp, no program name */
 	const char *when;  /* "HH:MM:SS.mmm" (unused with syslog_prefix) */
 	const char *prog;  /* "nanosm" (unused with syslog_prefix) */
-	const char *tag;   /* "warning: ", "fatal: ", "debug: " or "" */
+	const char *tag;   /* "error: ", "warning: ", "fatal: ", "debug: " or "" */
 	const char *msg;   /* the message (newlines become blanks: one line) */
 	const char *err;   /* strerror text appended as ": err", or NULL */
 };

@@ -486,11 +486,14 @@ static int loop_ctl_reload(void *ctx, char *msg, size_t msglen)
 	return 0;
 }
 
-/* The policy's own differences, then what the routing change would do. */
-static char *loop_plan_text(struct loop *l, const struct policy *np, const struct loop_opts *next)
+/* The policy's own differences, then what the routing change would do
+ * (refused: why a reload would be refused, "" if it would not). */
+static char *loop_plan_text(struct loop *l, const struct policy *np, const struct loop_opts *next,
+			    char *refused, size_t refusedlen)
 {
 	const struct policy *cur = l->reloaded ? l->reloaded : l->opts->policy;
-	char *routes = sm_plan(l->sm, next->sm.engine, next->sm.roots, next->sm.n_roots);
+	char *routes =
+	    sm_plan(l->sm, next->sm.engine, next->sm.roots, next->sm.n_roots, refused, refusedlen);
 	size_t n = cur ? policy_diff(cur, np, NULL, 0) : 0;
 	size_t rl = routes ? strlen(routes) : 0;
 	char *out = routes ? malloc(n + rl + 64) : NULL;
@@ -510,21 +513,29 @@ static char *loop_plan_text(struct loop *l, const struct policy *np, const struc
 	return out;
 }
 
-static int loop_ctl_plan(void *ctx, const char *path, char **text, char *err, size_t errlen)
+/* The policy text nanosmctl read and sent (name: the file it named, for
+ * messages); the daemon never opens it itself. */
+static int loop_ctl_plan(void *ctx, const char *name, const char *text, size_t len, char **out,
+			 char *err, size_t errlen)
 {
 	struct loop *l = ctx;
 	struct policy np;
 	struct loop_opts next = *l->opts;
-	int rc = policy_load(path, &np, err, errlen);
+	char refused[768];
+	int rc = policy_parse(text, len, name, &np, err, errlen);
 
 	if (rc < 0)
 		return rc;
 	opts_apply_policy(&next, &np);
-	*text = loop_plan_text(l, &np, &next);
+	*out = loop_plan_text(l, &np, &next, refused, sizeof(refused));
 	policy_fini(&np);
-	if (!*text) {
+	if (!*out) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
+	}
+	if (refused[0]) {
+		snprintf(err, errlen, "the new routing fails the gate: %s", refused);
+		return CONTROL_PLAN_REFUSED;
 	}
 	return 0;
 }

@@ -52,11 +52,11 @@ static void main_usage(FILE *to)
 		    "      --mad-retries N     retries after a timeout (default 3)\n"
 		    "  -L, --log-file FILE     log to FILE (appended; SIGUSR1 reopens it) instead\n"
 		    "                          of stderr\n"
-		    "      --log-level LEVEL   err, warn, info (default) or debug\n"
+		    "      --log-level LEVEL   error, warning, info (default) or debug (err, warn)\n"
 		    "      --log-syslog-prefix start lines with <N> syslog priorities, without\n"
 		    "                          timestamps (automatic when stderr is the journal)\n"
 		    "  -v, --verbose           debug log (--log-level debug)\n"
-		    "  -q, --quiet             warnings and errors only (--log-level warn)\n"
+		    "  -q, --quiet             warnings and errors only (--log-level warning)\n"
 		    "  -h, --help              this text\n");
 }
 
@@ -256,7 +256,7 @@ static void main_parse(int argc, char **argv, struct loop_opts *o, struct main_f
 			break;
 		case OPT_LOG_LEVEL:
 			if (log_level_parse(optarg, &o->verbosity) < 0)
-				main_bad("log level (err, warn, info, debug)", optarg);
+				main_bad("log level (" POLICY_LOG_LEVEL_WORDS ")", optarg);
 			o->cli_set |= OPTS_CLI_VERBOSE;
 			break;
 		case 'L':

@@ -225,9 +225,10 @@ int ping_chan_listen(const char *host, uint16_t port, int *fd, uint16_t *bound,
 				rc = ping_chan_bind(ai, fd);
 	freeaddrinfo(list);
 	if (rc < 0) {
-		ping_chan_fail(
-		    err, "listen on TCP port %u: %s%s", port, strerror(-rc),
-		    rc == -EADDRINUSE ? " (another nanosm-ping --server? choose one with -p)" : "");
+		ping_chan_fail(err, "listen on TCP port %u: %s%s", port, strerror(-rc),
+			       rc == -EADDRINUSE
+				   ? " (another nanosm-ping --server? choose one with --tcp-port)"
+				   : "");
 		return rc;
 	}
 	if (bound)

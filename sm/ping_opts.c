@@ -16,9 +16,10 @@
 
 enum ping_opts_id {
 	PING_OPT_SERVER,
-	PING_OPT_PORT,
+	PING_OPT_TCP_PORT,
 	PING_OPT_DEV,
 	PING_OPT_IBPORT,
+	PING_OPT_GUID,
 	PING_OPT_RC,
 	PING_OPT_UD,
 	PING_OPT_ITERS,
@@ -45,9 +46,11 @@ struct ping_opts_def {
 
 static const struct ping_opts_def ping_opts_table[] = {
     {"server", 0, 0, 0, PING_OPT_SERVER},
-    {"port", 'p', 1, 0, PING_OPT_PORT},
-    {"ib-dev", 'd', 1, 0, PING_OPT_DEV},
-    {"ib-port", 'i', 1, 0, PING_OPT_IBPORT},
+    {"tcp-port", 0, 1, 0, PING_OPT_TCP_PORT},
+    /* -d, -p, -g: the CA, its port and the port GUID, as in nanosm */
+    {"ca", 'd', 1, 0, PING_OPT_DEV},
+    {"port", 'p', 1, 0, PING_OPT_IBPORT},
+    {"guid", 'g', 1, 0, PING_OPT_GUID},
     {"rc", 0, 0, 1, PING_OPT_RC},
     {"ud", 0, 0, 1, PING_OPT_UD},
     {"iters", 'n', 1, 1, PING_OPT_ITERS},
@@ -298,6 +301,25 @@ static int ping_opts_uint(const char *opt, const char *val, int suffix_ok, unsig
 	return ping_opts_number(opt, val, 0, suffix_ok, min, max, out, err);
 }
 
+/* -p N: the IB port, 1..254; a TCP-sized number is the old meaning of -p,
+ * so say where that went. */
+static int ping_opts_ib_port(const char *opt, const char *val, unsigned *port, struct ping_err *err)
+{
+	unsigned long long v;
+
+	if (ping_opts_uint(opt, val, 0, 1, 254, &v, err) == 0) {
+		*port = (unsigned)v;
+		return 0;
+	}
+	if (ping_opts_uint(opt, val, 0, 255, 65535, &v, NULL) == 0)
+		return ping_opts_fail(err,
+				      "%s: %s is not an InfiniBand port (1..254): -p/--port is the "
+				      "IB port, as in nanosm; the side channel's TCP port is "
+				      "--tcp-port",
+				      opt, val);
+	return -EINVAL;
+}
+
 static int ping_opts_apply(struct ping_opts *o, enum ping_opts_id id, const char *opt,
 			   const char *val, struct ping_err *err)
 {
@@ -308,7 +330,7 @@ static int ping_opts_apply(struct ping_opts *o, enum ping_opts_id id, const char
 	case PING_OPT_SERVER:
 		o->server = 1;
 		break;
-	case PING_OPT_PORT:
+	case PING_OPT_TCP_PORT:
 		rc = ping_opts_uint(opt, val, 0, 1, 65535, &v, err);
 		o->tcp_port = (uint16_t)v;
 		break;
@@ -319,8 +341,11 @@ static int ping_opts_apply(struct ping_opts *o, enum ping_opts_id id, const char
 		strcpy(o->dev, val);
 		break;
 	case PING_OPT_IBPORT:
-		rc = ping_opts_uint(opt, val, 0, 1, 254, &v, err);
-		o->ib_port = (unsigned)v;
+		rc = ping_opts_ib_port(opt, val, &o->ib_port, err);
+		break;
+	case PING_OPT_GUID:
+		rc = ping_opts_number(opt, val, 1, 0, 1, ULLONG_MAX, &v, err);
+		o->port_guid = (uint64_t)v;
 		break;
 	case PING_OPT_RC:
 		o->mode = PING_MODE_RC;
@@ -388,6 +413,21 @@ static const struct ping_opts_def *ping_opts_find_short(char letter)
 	return NULL;
 }
 
+/* An unknown "--name": the names nanosm-ping had before its port options
+ * took nanosm's letters say what replaced them. */
+static int ping_opts_unknown_long(const char *word, size_t len, struct ping_err *err)
+{
+	static const char *const renamed[][2] = {{"--ib-dev", "-d/--ca"},
+						 {"--ib-port", "-p/--port"}};
+
+	for (size_t i = 0; i < sizeof(renamed) / sizeof(renamed[0]); i++)
+		if (strlen(renamed[i][0]) == len && !strncmp(word, renamed[i][0], len))
+			return ping_opts_fail(err, "%s is now %s, as in nanosm", renamed[i][0],
+					      renamed[i][1]);
+	return ping_opts_fail(err, "unknown option \"%.*s\" (try --help)",
+			      (int)(len < 40 ? len : 40), word);
+}
+
 /* "-vv": a bundle of short options that take no value. */
 static int ping_opts_flags(struct ping_opts *o, struct ping_opts_scan *sc, const char *word,
 			   struct ping_err *err)
@@ -421,14 +461,17 @@ static int ping_opts_one(struct ping_opts *o, struct ping_opts_scan *sc, int arg
 		def =
 		    ping_opts_find_long(word + 2, eq ? (size_t)(eq - word - 2) : strlen(word + 2));
 		if (!def)
-			return ping_opts_fail(err, "unknown option \"%.*s\" (try --help)",
-					      eq ? (int)(eq - word) : 40, word);
+			return ping_opts_unknown_long(word, eq ? (size_t)(eq - word) : strlen(word),
+						      err);
 		snprintf(opt, sizeof(opt), "--%s", def->name);
 		if (eq && !def->has_arg)
 			return ping_opts_fail(err, "%s takes no value", opt);
 		val = eq ? eq + 1 : NULL;
 	} else {
 		def = ping_opts_find_short(word[1]);
+		if (!def && word[1] == 'i')
+			return ping_opts_fail(err, "-i is gone: the IB port is -p/--port, as in "
+						   "nanosm (the TCP port is --tcp-port)");
 		if (!def)
 			return ping_opts_fail(err, "unknown option \"-%c\" (try --help)", word[1]);
 		snprintf(opt, sizeof(opt), "-%c", def->letter);
@@ -537,6 +580,10 @@ int ping_opts_parse(struct ping_opts *o, int argc, char *const argv[], struct pi
 	if (!sc.words)
 		return -ENOMEM;
 	rc = ping_opts_scan_argv(o, &sc, argc, argv, err);
+	if (rc == 0 && o->port_guid && (o->dev[0] || o->ib_port))
+		rc =
+		    ping_opts_fail(err, "-g names the local port: give -g GUID or -d CA [-p PORT], "
+					"not both");
 	if (rc == 0 && !o->help && !o->version)
 		rc = o->server ? ping_opts_check_server(&sc, err) : ping_opts_targets(o, &sc, err);
 	if (rc == 0 && !o->help && !o->version && !o->server)

@@ -2,8 +2,11 @@
  * ping_opts.h - nanosm-ping's command line, hosts file and run plan (pure:
  * strings in, structs out; the caller reads the files).
  *
- * DOC: Server:  nanosm-ping --server [-p TCPPORT] [-d DEV] [-i IBPORT] [-v]
+ * DOC: Server:  nanosm-ping --server [--tcp-port N] [-g GUID | -d CA [-p PORT]] [-v]
  *      Client:  nanosm-ping [options] TARGET...   or   --all HOSTS_FILE
+ * -d/--ca, -p/--port and -g/--guid choose the local InfiniBand port as they
+ * do for nanosm and nanosm-verify (CA, its port number, port GUID); the
+ * side channel's TCP port is --tcp-port on both ends.
  * A TARGET is HOST, HOST:PORT, [IPV6]:PORT, a bare IPv6 address, or a LID
  * (decimal or 0x hex; a word of digits is always a LID).  A LID alone has
  * no TCP address, so LID targets need a hosts file (--hosts FILE): every
@@ -43,8 +46,9 @@ struct ping_opts {
 	int help, version;
 	int verbose;
 	uint16_t tcp_port;
-	char dev[PING_OPTS_DEV_MAX + 1]; /* "" = first InfiniBand port */
-	unsigned ib_port;		 /* 0 = first InfiniBand port of dev */
+	char dev[PING_OPTS_DEV_MAX + 1]; /* -d: "" = first InfiniBand port */
+	unsigned ib_port;		 /* -p: 0 = first InfiniBand port of dev */
+	uint64_t port_guid;		 /* -g: 0 = any */
 	enum ping_mode mode;
 	unsigned iters;
 	uint32_t ping_size;

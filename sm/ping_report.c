@@ -276,7 +276,7 @@ int ping_report_port_usable(const struct ping_port_desc *p, struct ping_err *err
 	if (p->link == PING_LINK_ETHERNET) {
 		ping_report_err(err,
 				"port %u of %s is Ethernet (RoCE): nanosm-ping tests InfiniBand "
-				"ports (choose one with -d/-i)",
+				"ports (choose one with -d/-p or -g)",
 				p->port, p->dev);
 		return -EPROTONOSUPPORT;
 	}
@@ -292,9 +292,11 @@ int ping_report_port_usable(const struct ping_port_desc *p, struct ping_err *err
 	return 0;
 }
 
-static int ping_report_matches(const struct ping_port_desc *p, const char *dev, unsigned port)
+static int ping_report_matches(const struct ping_port_desc *p, const char *dev, unsigned port,
+			       uint64_t guid)
 {
-	return (!dev || !dev[0] || strcmp(p->dev, dev) == 0) && (!port || p->port == port);
+	return (!dev || !dev[0] || strcmp(p->dev, dev) == 0) && (!port || p->port == port) &&
+	       (!guid || p->guid == guid);
 }
 
 /* "mlx5_0, mlx5_1": each device once, in list order. */
@@ -323,13 +325,16 @@ static int ping_report_matches_any_dev(const struct ping_port_desc *ports, size_
 }
 
 static int ping_report_no_match(const struct ping_port_desc *ports, size_t n, const char *dev,
-				unsigned port, struct ping_err *err)
+				unsigned port, uint64_t guid, struct ping_err *err)
 {
 	char have[160];
 	int dev_given = dev && dev[0];
 
 	ping_report_dev_list(ports, n, have, sizeof(have));
-	if (dev_given && !ping_report_matches_any_dev(ports, n, dev))
+	if (guid)
+		ping_report_err(err, "no RDMA port has GUID 0x%016llx (devices: %s)",
+				(unsigned long long)guid, have);
+	else if (dev_given && !ping_report_matches_any_dev(ports, n, dev))
 		ping_report_err(err, "RDMA device %s not found (found: %s)", dev, have);
 	else if (dev_given)
 		ping_report_err(err, "%s has no port %u", dev, port);
@@ -339,7 +344,7 @@ static int ping_report_no_match(const struct ping_port_desc *ports, size_t n, co
 }
 
 int ping_report_pick_port(const struct ping_port_desc *ports, size_t n, const char *dev,
-			  unsigned port, size_t *idx, struct ping_err *err)
+			  unsigned port, uint64_t guid, size_t *idx, struct ping_err *err)
 {
 	size_t first = n, first_ib = n;
 
@@ -348,7 +353,7 @@ int ping_report_pick_port(const struct ping_port_desc *ports, size_t n, const ch
 		return -ENODEV;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (!ping_report_matches(&ports[i], dev, port))
+		if (!ping_report_matches(&ports[i], dev, port, guid))
 			continue;
 		if (ping_report_port_usable(&ports[i], NULL) == 0) {
 			*idx = i;
@@ -360,6 +365,6 @@ int ping_report_pick_port(const struct ping_port_desc *ports, size_t n, const ch
 			first_ib = i;
 	}
 	if (first == n)
-		return ping_report_no_match(ports, n, dev, port, err);
+		return ping_report_no_match(ports, n, dev, port, guid, err);
 	return ping_report_port_usable(&ports[first_ib < n ? first_ib : first], err);
 }

@@ -69,7 +69,8 @@ struct ping_port_desc {
 	enum ping_port_state state;
 	enum ping_link_layer link;
 	uint16_t lid;
-	uint16_t mtu; /* active MTU, bytes */
+	uint16_t mtu;  /* active MTU, bytes */
+	uint64_t guid; /* port GUID (GID 0's interface ID), 0 unknown */
 };
 
 /* Sorts samples in place.  Returns 0, or -EINVAL when n is 0. */
@@ -94,11 +95,12 @@ const char *ping_report_port_state_name(enum ping_port_state s);
  * -ENETDOWN (not ACTIVE), -EADDRNOTAVAIL (LID 0) or -EPROTONOSUPPORT
  * (Ethernet) with err saying what to do. */
 int ping_report_port_usable(const struct ping_port_desc *p, struct ping_err *err);
-/* Choose the local port: dev ("" any) and port (0 any) narrow the list; of
- * what is left, the first usable InfiniBand port wins.  Returns 0 with *idx
- * set; -ENODEV (no device, no such device or port) or the first candidate's
- * ping_report_port_usable error, with err set. */
+/* Choose the local port: dev ("" any), port (0 any) and guid (0 any)
+ * narrow the list; of what is left, the first usable InfiniBand port wins.
+ * Returns 0 with *idx set; -ENODEV (no device, no such device, port or
+ * GUID) or the first candidate's ping_report_port_usable error, with err
+ * set. */
 int ping_report_pick_port(const struct ping_port_desc *ports, size_t n, const char *dev,
-			  unsigned port, size_t *idx, struct ping_err *err);
+			  unsigned port, uint64_t guid, size_t *idx, struct ping_err *err);
 
 #endif

@@ -94,7 +94,8 @@ static void plan_score(struct plan_text *t, const struct fabric *f, const struct
 		    b.ebb_mean);
 }
 
-char *sm_plan(struct sm *sm, const char *engines, const uint64_t *roots, size_t n_roots)
+char *sm_plan(struct sm *sm, const char *engines, const uint64_t *roots, size_t n_roots,
+	      char *refused, size_t refusedlen)
 {
 	struct plan_text t = {0};
 	struct lft_set next;
@@ -102,6 +103,8 @@ char *sm_plan(struct sm *sm, const char *engines, const uint64_t *roots, size_t 
 	size_t blocks = 0, moved = 0, touched = 0;
 	int rc;
 
+	if (refusedlen)
+		refused[0] = '\0';
 	if (sm->lfts_ahead) {
 		plan_printf(&t, "a sweep is routing right now: try again when it ends\n");
 		return t.buf;
@@ -109,8 +112,14 @@ char *sm_plan(struct sm *sm, const char *engines, const uint64_t *roots, size_t 
 	lft_set_init(&next);
 	rc = lft_push_dry_run(sm, engines, roots, n_roots, &next, why, sizeof(why));
 	plan_printf(&t, "routing: %s -> %s\n", sm->opts.engine, engines);
+	if (rc == -EAGAIN) { /* no fabric yet: a reload would not be refused */
+		plan_printf(&t, "not checked: %s (the next sweep's gate decides)\n", why);
+		lft_set_fini(&next);
+		return t.buf;
+	}
 	if (rc < 0) {
 		plan_printf(&t, "refused: %s\nnothing would change\n", why);
+		snprintf(refused, refusedlen, "%s", why);
 		lft_set_fini(&next);
 		return t.buf;
 	}

@@ -117,8 +117,11 @@ int sm_set_names(struct sm *sm, const uint64_t *guids, const char *const *names,
 /* A dry run of a routing change on the last good fabric: the engine that
  * would win, the LFT blocks per switch that would be written, the routes
  * that move, and scores before/after.  Pushes nothing.  Returns text
- * (caller frees) or NULL when out of memory. */
-char *sm_plan(struct sm *sm, const char *engines, const uint64_t *roots, size_t n_roots);
+ * (caller frees) or NULL when out of memory; refused (refusedlen bytes)
+ * is set to why a reload with this routing would be refused (the text
+ * says "refused: ..."), "" when it would not. */
+char *sm_plan(struct sm *sm, const char *engines, const uint64_t *roots, size_t n_roots,
+	      char *refused, size_t refusedlen);
 /* A static LID (policy lids.static): reserved before guid2lid is read, so
  * it wins over a persisted one.  lid_alloc_reserve's return codes. */
 int sm_reserve_lid(struct sm *sm, uint64_t guid, uint16_t lid);

@@ -174,6 +174,19 @@ static enum ibv_mtu nping_mtu_enum(uint16_t bytes)
 	}
 }
 
+/* The port GUID: GID 0's interface ID (0 when it cannot be read). */
+static uint64_t nping_port_guid(struct ibv_context *ctx, uint8_t port)
+{
+	union ibv_gid gid;
+	uint64_t guid = 0;
+
+	if (ibv_query_gid(ctx, port, 0, &gid) != 0)
+		return 0;
+	for (int i = 8; i < 16; i++)
+		guid = guid << 8 | gid.raw[i];
+	return guid;
+}
+
 static void nping_port_desc(const char *dev, uint8_t port, const struct ibv_port_attr *pa,
 			    struct ping_port_desc *d)
 {
@@ -204,8 +217,10 @@ static void nping_list_device(struct ibv_device *dev, struct ping_port_desc *por
 	if (ibv_query_device(ctx, &da) == 0) {
 		for (uint8_t p = 1; p <= da.phys_port_cnt && *n < NPING_MAX_PORTS; p++) {
 			struct ibv_port_attr pa;
-			if (ibv_query_port(ctx, p, &pa) == 0)
-				nping_port_desc(ibv_get_device_name(dev), p, &pa, &ports[(*n)++]);
+			if (ibv_query_port(ctx, p, &pa) != 0)
+				continue;
+			nping_port_desc(ibv_get_device_name(dev), p, &pa, &ports[*n]);
+			ports[(*n)++].guid = nping_port_guid(ctx, p);
 		}
 	}
 	ibv_close_device(ctx);
@@ -1293,14 +1308,15 @@ static void nping_usage(FILE *to)
 {
 	fprintf(
 	    to,
-	    "usage: nanosm-ping --server [-p TCPPORT] [-d DEV] [-i IBPORT] [-v]\n"
-	    "       nanosm-ping [options] HOST[:PORT]|LID ...\n"
+	    "usage: nanosm-ping --server [--tcp-port N] [-g PORTGUID | -d CA [-p PORT]] [-v]\n"
+	    "       nanosm-ping [options] HOST[:TCPPORT]|LID ...\n"
 	    "       nanosm-ping [options] --all HOSTS_FILE\n"
 	    "Ping-pong over InfiniBand (UD, or RC with --rc) to every host, after swapping\n"
 	    "QP numbers over TCP with its \"nanosm-ping --server\".  One verdict line per path.\n"
-	    "  -p, --port N        TCP port of the side channel (default %d)\n"
-	    "  -d, --ib-dev DEV    RDMA device, e.g. mlx5_0 (default: first usable IB port)\n"
-	    "  -i, --ib-port N     port of that device\n"
+	    "  -d, --ca CA         RDMA device, e.g. mlx5_0 (default: first usable IB port)\n"
+	    "  -p, --port N        port number on that CA\n"
+	    "  -g, --guid GUID     the local port with this port GUID\n"
+	    "      --tcp-port N    TCP port of the side channel, both ends (default %d)\n"
 	    "      --rc            reliable connected QPs (default: UD)\n"
 	    "  -n, --iters N       round trips per path (default %d)\n"
 	    "      --ping-size B   ping message size (default %d)\n"
@@ -1374,7 +1390,7 @@ static int nping_open_local(const struct ping_opts *o, struct nping_dev *d)
 
 	if (nping_list_ports(ports, &n, &list_errno) < 0)
 		return -ENODEV;
-	rc = ping_report_pick_port(ports, n, o->dev, o->ib_port, &idx, &err);
+	rc = ping_report_pick_port(ports, n, o->dev, o->ib_port, o->port_guid, &idx, &err);
 	if (rc < 0 && !(o->server && rc != -ENODEV && rc != -EPROTONOSUPPORT)) {
 		nping_warn("%s", err.msg);
 		if (n == 0 && list_errno == ENOSYS)
@@ -1388,6 +1404,7 @@ static int nping_open_local(const struct ping_opts *o, struct nping_dev *d)
 		for (idx = 0; idx < n; idx++)
 			if ((!o->dev[0] || strcmp(ports[idx].dev, o->dev) == 0) &&
 			    (!o->ib_port || ports[idx].port == o->ib_port) &&
+			    (!o->port_guid || ports[idx].guid == o->port_guid) &&
 			    ports[idx].link != PING_LINK_ETHERNET)
 				break;
 	if (idx >= n || nping_dev_open(d, &ports[idx]) < 0)

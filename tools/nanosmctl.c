@@ -2,8 +2,11 @@
  * nanosmctl.c - talk to a running nanosm over its control socket: send one
  * request line, print the body of the answer.  Owns the command line and
  * the client end of the protocol (sm/control.h describes it); it never
- * touches the fabric itself.  Exit status: 0 ok, 1 the daemon answered
- * "error", 2 the daemon could not be reached (or bad usage).
+ * touches the fabric itself.  A command line is checked against the
+ * protocol's grammar (sm/control_grammar.c) before it connects; "plan FILE"
+ * reads FILE here, with the caller's permissions, and sends its bytes.
+ * Exit status: 0 ok, 1 the daemon answered "error" (or FILE cannot be
+ * read), 2 bad usage or the daemon could not be reached.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,11 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "routing/topo_write.h"
 #include "sm/control.h"
+#include "sm/control_grammar.h"
 
 #define CTL_EXIT_OK 0
 #define CTL_EXIT_ERROR 1
@@ -29,9 +35,12 @@
 struct ctl_args {
 	const char *socket;
 	unsigned timeout_s;
-	int svg;			       /* topology --format svg: run dot -Tsvg */
-	const char *word[CONTROL_REQUEST_MAX]; /* the request's words */
+	int svg;			     /* topology --format svg: run dot -Tsvg */
+	const char *word[CONTROL_MAX_WORDS]; /* the request's words */
 	int n;
+	char *body; /* plan FILE: the file's bytes (owned) */
+	size_t body_len;
+	char body_len_word[24]; /* its length, the line's last word */
 };
 
 struct ctl_reply {
@@ -52,6 +61,8 @@ static void ctl_usage(FILE *to)
 	    "  sweep                       request a heavy sweep\n"
 	    "  reload                      re-read the configuration\n"
 	    "  plan FILE                   what applying the configuration FILE would change\n"
+	    "                              (FILE is read here and sent; exit 1 if a reload\n"
+	    "                              of it would be refused)\n"
 	    "  topology [--format F]       the fabric as ibnetdiscover (default), json, dot or\n"
 	    "                              svg (dot piped through Graphviz's dot -Tsvg)\n"
 	    "  lfts                        the switches' forwarding tables (dump_fts format)\n"
@@ -59,8 +70,8 @@ static void ctl_usage(FILE *to)
 	    "  routes SRC DST              the path from SRC to DST, as ibtracert prints it\n"
 	    "                              (each a LID, a GUID or a node name)\n"
 	    "  metrics                     counters and gauges in the Prometheus text format\n"
-	    "exit status: 0 ok, 1 the daemon answered with an error, 2 the daemon could not\n"
-	    "be reached or bad usage\n",
+	    "exit status: 0 ok, 1 the daemon answered with an error (or FILE cannot be read),\n"
+	    "2 bad usage (checked before connecting) or the daemon could not be reached\n",
 	    CONTROL_DEFAULT_PATH, CTL_DEFAULT_TIMEOUT_S);
 }
 
@@ -94,6 +105,26 @@ static int ctl_on_path(const char *prog)
 	return 0;
 }
 
+/* A usage error found before connecting: the message, exit 2. */
+static void ctl_usage_error(const char *msg)
+{
+	fprintf(stderr, "nanosmctl: %s\n", msg);
+	exit(CTL_EXIT_USAGE);
+}
+
+/* ibnetdiscover, json, dot (the daemon's), svg (dot through Graphviz). */
+static void ctl_topology_format(const char *fmt)
+{
+	enum topo_format f;
+	char msg[160];
+
+	if (strcmp(fmt, "svg") && topo_format_from_name(fmt, &f) < 0) {
+		snprintf(msg, sizeof(msg), "unknown topology format '%.64s' (%s)", fmt,
+			 CONTROL_TOPOLOGY_FORMATS);
+		ctl_usage_error(msg);
+	}
+}
+
 /* topology [--format F | --format=F | -f F | F] -> "topology F" */
 static void ctl_topology(struct ctl_args *a, int argc, char **argv)
 {
@@ -102,7 +133,7 @@ static void ctl_topology(struct ctl_args *a, int argc, char **argv)
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--format") || !strcmp(argv[i], "-f")) {
 			if (++i == argc)
-				ctl_bad("%s needs a format (ibnetdiscover, json, dot, svg)",
+				ctl_bad("%s needs a format (" CONTROL_TOPOLOGY_FORMATS ")",
 					argv[i - 1]);
 			fmt = argv[i];
 		} else if (!strncmp(argv[i], "--format=", 9)) {
@@ -114,6 +145,8 @@ static void ctl_topology(struct ctl_args *a, int argc, char **argv)
 		}
 	}
 	a->word[a->n++] = "topology";
+	if (fmt)
+		ctl_topology_format(fmt);
 	if (fmt && !strcmp(fmt, "svg")) {
 		a->svg = 1;
 		fmt = "dot";
@@ -122,19 +155,38 @@ static void ctl_topology(struct ctl_args *a, int argc, char **argv)
 		a->word[a->n++] = fmt;
 }
 
-/* plan FILE: the daemon runs elsewhere, so send an absolute path. */
-static void ctl_plan(struct ctl_args *a, int argc, char **argv)
+/* All of path (at most CONTROL_BODY_MAX bytes) into a->body, read here
+ * with the caller's permissions; exit 1 when it cannot be. */
+static void ctl_read_body(struct ctl_args *a, const char *path)
 {
-	static char abs_path[PATH_MAX];
+	FILE *f = fopen(path, "r");
+	struct stat st;
+	size_t n = 0;
 
-	if (argc != 1)
-		ctl_bad("usage: %s FILE", "plan");
-	if (!realpath(argv[0], abs_path)) {
-		fprintf(stderr, "nanosmctl: %s: %s\n", argv[0], strerror(errno));
+	if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		f = NULL;
+		errno = EISDIR;
+	}
+	a->body = f ? malloc(CONTROL_BODY_MAX + 1) : NULL;
+	if (a->body)
+		n = fread(a->body, 1, CONTROL_BODY_MAX + 1, f);
+	if (!f || !a->body || ferror(f)) {
+		fprintf(stderr, "nanosmctl: %s: %s\n", path,
+			strerror(f && !a->body ? ENOMEM : errno));
 		exit(CTL_EXIT_ERROR);
 	}
-	a->word[a->n++] = "plan";
-	a->word[a->n++] = abs_path;
+	fclose(f);
+	if (n > CONTROL_BODY_MAX) {
+		fprintf(stderr,
+			"nanosmctl: %s: too large to send (more than %u bytes, the most "
+			"the control socket takes)\n",
+			path, CONTROL_BODY_MAX);
+		exit(CTL_EXIT_ERROR);
+	}
+	a->body_len = n;
+	snprintf(a->body_len_word, sizeof(a->body_len_word), "%zu", n);
+	a->word[a->n++] = a->body_len_word;
 }
 
 static const struct option ctl_longopts[] = {
@@ -172,6 +224,8 @@ static void ctl_options(struct ctl_args *a, int argc, char **argv)
 
 static void ctl_parse(struct ctl_args *a, int argc, char **argv)
 {
+	const struct control_grammar *g;
+	char err[512];
 	const char *cmd;
 
 	ctl_options(a, argc, argv);
@@ -180,17 +234,24 @@ static void ctl_parse(struct ctl_args *a, int argc, char **argv)
 	cmd = argv[optind++];
 	argc -= optind;
 	argv += optind;
-	if (argc >= CONTROL_REQUEST_MAX - 2)
-		ctl_bad("%s: too many arguments", cmd);
+	if (argc > CONTROL_MAX_WORDS - 2) { /* room for the command and a length */
+		g = control_grammar_find(cmd);
+		snprintf(err, sizeof(err), "%s: too many arguments%s%s", cmd, g ? "; usage: " : "",
+			 g ? g->usage : "");
+		ctl_usage_error(err);
+	}
 	if (!strcmp(cmd, "topology")) {
 		ctl_topology(a, argc, argv);
-	} else if (!strcmp(cmd, "plan")) {
-		ctl_plan(a, argc, argv);
 	} else {
 		a->word[a->n++] = cmd;
 		for (int i = 0; i < argc; i++)
 			a->word[a->n++] = argv[i];
 	}
+	g = control_grammar_check((char *const *)a->word, a->n, err, sizeof(err));
+	if (!g)
+		ctl_usage_error(err);
+	if (g->flags & CONTROL_GRAMMAR_BODY)
+		ctl_read_body(a, a->word[a->n - 1]);
 	if (a->svg && !ctl_on_path("dot")) {
 		fprintf(stderr, "nanosmctl: --format svg needs Graphviz's dot, which is not "
 				"installed (apt-get install graphviz); --format dot prints the "
@@ -254,12 +315,12 @@ static int ctl_connect(const char *path)
 	return fd;
 }
 
-static int ctl_send(int fd, const char *line)
+static int ctl_send_all(int fd, const char *buf, size_t len)
 {
-	size_t len = strlen(line), done = 0;
+	size_t done = 0;
 
 	while (done < len) {
-		ssize_t n = send(fd, line + done, len - done, MSG_NOSIGNAL);
+		ssize_t n = send(fd, buf + done, len - done, MSG_NOSIGNAL);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -267,6 +328,14 @@ static int ctl_send(int fd, const char *line)
 			return -1;
 		done += (size_t)n;
 	}
+	return 0;
+}
+
+/* The line, then the body a plan carries; then no more from us. */
+static int ctl_send(int fd, const char *line, const struct ctl_args *a)
+{
+	if (ctl_send_all(fd, line, strlen(line)) < 0 || ctl_send_all(fd, a->body, a->body_len) < 0)
+		return -1;
 	shutdown(fd, SHUT_WR);
 	return 0;
 }
@@ -334,14 +403,29 @@ static int ctl_unreachable(const char *path, const char *what)
 	return CTL_EXIT_UNREACHABLE;
 }
 
+/* connect() failed: a path that is there but no socket says so. */
+static int ctl_connect_failed(const char *path, int e)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
+		fprintf(stderr,
+			"nanosmctl: cannot reach nanosm at %s: it is a %s, not a socket "
+			"(see -s)\n",
+			path, S_ISDIR(st.st_mode) ? "directory" : "file");
+		return CTL_EXIT_UNREACHABLE;
+	}
+	return ctl_unreachable(path, strerror(e));
+}
+
 /* Send the request, read the whole reply. */
 static int ctl_talk(const struct ctl_args *a, const char *line, struct ctl_reply *r)
 {
 	int fd = ctl_connect(a->socket), rc;
 
 	if (fd < 0)
-		return ctl_unreachable(a->socket, strerror(errno));
-	if (ctl_send(fd, line) < 0) {
+		return ctl_connect_failed(a->socket, errno);
+	if (ctl_send(fd, line, a) < 0) {
 		rc = ctl_unreachable(a->socket, strerror(errno));
 		close(fd);
 		return rc;
@@ -430,5 +514,6 @@ int main(int argc, char **argv)
 	if (rc == CTL_EXIT_OK)
 		rc = ctl_print(&a, &r);
 	free(r.text);
+	free(a.body);
 	return rc;
 }

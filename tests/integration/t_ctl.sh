@@ -4,8 +4,14 @@
 # with the fabric's counts; `lids` holds exactly the (port GUID, LID, name)
 # ibnetdiscover shows; `routes` between two hosts (by name and by LID) and
 # to a switch equals ibtracert's path; `lfts` holds the entries dump_fts
-# reads from the switches; `sweep` brings a new "sweep N:" line; bad
-# requests exit 1, an absent daemon exits 2.  Last, `topology` (json and
+# reads from the switches; `sweep` brings a new "sweep N:" line; usage
+# errors (unknown command, wrong argument count, unknown format, with svg
+# in the list) exit 2 without contacting the daemon (a -s path that is a
+# file or directory says "not a socket"); a daemon's error exits 1, an
+# absent daemon exits 2.  `plan FILE` reads FILE in nanosmctl (a relative
+# path, a pipe as /dev/stdin or <(...), which only the client can open) and
+# the daemon's messages name FILE:line:col; a plan the gate would refuse
+# exits 1 and still prints the plan.  Last, `topology` (json and
 # dot checked for nodes/links) is loaded into a fresh ibsim: ibnetdiscover
 # there prints the same fabric as on the original (LIDs ignored).
 # nanosm-specific: SKIPped under SM=opensm.
@@ -153,10 +159,22 @@ EOF
 }
 
 ctl_check_errors() {
-	it_step "errors: exit 1 with the daemon's message, exit 2 without a daemon"
-	ctl_expect_rc 1 "^nanosmctl: unknown command 'frobnicate'" "$CTL_DIR/bad.txt" frobnicate
+	it_step "errors: usage 2 (before connecting), daemon errors 1, no daemon 2"
+	# usage errors: the same without a daemon behind -s (nothing is contacted)
+	local sock
+	for sock in "$CTL_SOCK" "$IT_SCRATCH/nowhere.sock"; do
+		CTL_SOCK_USED=$sock
+		ctl_usage 2 "^nanosmctl: unknown command 'frobnicate' \(commands: status, sweep, reload, plan, topology, lfts, lids, routes, metrics\)" frobnicate
+		ctl_usage 2 "^nanosmctl: usage: routes SRC DST" routes "$FIRST_CA"
+		ctl_usage 2 "^nanosmctl: usage: routes SRC DST" routes a b c
+		ctl_usage 2 "^nanosmctl: usage: status" status now
+		ctl_usage 2 "^nanosmctl: usage: plan FILE" plan
+		ctl_usage 2 "^nanosmctl: usage: plan FILE" plan a.yaml b.yaml
+		ctl_usage 2 "^nanosmctl: lids: unknown option '--all'" lids --all
+		ctl_usage 2 "^nanosmctl: unknown topology format 'png' \(ibnetdiscover, json, dot or svg\)" topology png
+		ctl_usage 2 "^nanosmctl: unknown topology format 'png' \(ibnetdiscover, json, dot or svg\)" topology --format png
+	done
 	ctl_expect_rc 1 "^nanosmctl: no node named 'nobody'" "$CTL_DIR/nobody.txt" routes "$FIRST_CA" nobody
-	ctl_expect_rc 1 "^nanosmctl: unknown topology format 'png'" "$CTL_DIR/png.txt" topology png
 	if command -v dot >/dev/null; then
 		ctl_ok "$CTL_DIR/topo.svg" topology --format svg
 		grep -q '<svg' "$CTL_DIR/topo.svg" || it_fail "topology --format svg: no <svg> in the output"
@@ -168,6 +186,58 @@ ctl_check_errors() {
 	[ $? = 2 ] || it_fail "nanosmctl with no daemon behind the socket: expected exit 2"
 	grep -q "cannot reach nanosm at $IT_SCRATCH/nowhere.sock: .*(is it running? see -s)" \
 		"$IT_LAST_OUT" || it_fail "nanosmctl with no daemon: unclear message"
+	# a -s path that is there but no socket
+	: >"$IT_SCRATCH/plain-file"
+	mkdir -p "$IT_SCRATCH/a-dir"
+	CTL_SOCK_USED=$IT_SCRATCH/plain-file
+	ctl_usage 2 "^nanosmctl: cannot reach nanosm at $IT_SCRATCH/plain-file: it is a file, not a socket \(see -s\)" status
+	CTL_SOCK_USED=$IT_SCRATCH/a-dir
+	ctl_usage 2 "^nanosmctl: cannot reach nanosm at $IT_SCRATCH/a-dir: it is a directory, not a socket \(see -s\)" status
+}
+
+# ctl_usage RC PATTERN ARGS...: nanosmctl -s $CTL_SOCK_USED must exit RC
+# with PATTERN on stderr and print nothing on stdout.
+ctl_usage() {
+	local rc=$1 pat=$2 out=$CTL_DIR/usage.txt got
+	shift 2
+	IT_LAST_OUT=$out.err
+	timeout -k 5 "$CLIENT_TIMEOUT" "$NANOSMCTL" -s "$CTL_SOCK_USED" "$@" >"$out" 2>"$out.err"
+	got=$?
+	[ "$got" = "$rc" ] || it_fail "nanosmctl -s ${CTL_SOCK_USED##*/} $* exited $got (expected $rc)"
+	grep -qE -- "$pat" "$out.err" || it_fail "nanosmctl -s ${CTL_SOCK_USED##*/} $*: stderr lacks /$pat/"
+	[ ! -s "$out" ] || it_fail "nanosmctl $*: printed something on stdout"
+}
+
+# plan FILE: nanosmctl reads FILE (the daemon never opens it) and the
+# daemon's messages name FILE as the client gave it.
+ctl_check_plan() {
+	local d=$CTL_DIR/plan
+	it_step "plan: FILE is read by nanosmctl (relative, /dev/stdin, a private directory)"
+	mkdir -p "$d/private"
+	printf 'routing:\n  engine: [updn]\n' >"$d/private/updn.yaml"
+	printf 'routing:\n  engine: [updn]\n  rooots: []\n' >"$d/private/typo.yaml"
+	# a relative path, resolved against the client's cwd (not the daemon's)
+	(cd "$d/private" && ctl_ok "$d/rel.txt" plan updn.yaml) || exit 1
+	grep -q "^routing: .* -> updn" "$d/rel.txt" || it_fail "plan updn.yaml: no 'routing: ... -> updn' line"
+	grep -q "^engine that would be used: updn (gate passed)" "$d/rel.txt" ||
+		it_fail "plan updn.yaml: no 'engine that would be used: updn' line"
+	# the daemon's parse error names the file as the client gave it
+	(cd "$d/private" && ctl_expect_rc 1 "^nanosmctl: plan: typo.yaml:3:3: unknown key 'rooots'" "$d/typo.txt" plan typo.yaml) || exit 1
+	# pipes only this process can name: the daemon could never open them
+	cat "$d/private/updn.yaml" | ctl_ok "$d/stdin.txt" plan /dev/stdin
+	cmp -s "$d/rel.txt" "$d/stdin.txt" || { IT_LAST_OUT=$d/stdin.txt; it_fail "plan /dev/stdin differs from plan updn.yaml"; }
+	ctl_ok "$d/fd.txt" plan <(cat "$d/private/updn.yaml")
+	cmp -s "$d/rel.txt" "$d/fd.txt" || { IT_LAST_OUT=$d/fd.txt; it_fail "plan <(...) differs from plan updn.yaml"; }
+	# unreadable or missing here: nanosmctl says so, exit 1, nothing sent
+	ctl_expect_rc 1 "^nanosmctl: $d/missing.yaml: No such file or directory" "$d/missing.txt" plan "$d/missing.yaml"
+	ctl_expect_rc 1 "^nanosmctl: $d: Is a directory" "$d/dir.txt" plan "$d"
+	head -c $((4 * 1024 * 1024 + 1)) /dev/zero | tr '\0' '#' >"$d/huge.yaml"
+	ctl_expect_rc 1 "^nanosmctl: $d/huge.yaml: too large to send \(more than 4194304 bytes" "$d/huge.txt" plan "$d/huge.yaml"
+	# a plan the gate would refuse exits 1, with the plan on stdout
+	printf 'routing:\n  engine: [ftree]\n' >"$d/refused.yaml"
+	ctl_expect_rc 1 "^nanosmctl: plan: $d/refused.yaml would be refused: " "$d/refused.txt" plan "$d/refused.yaml"
+	grep -q "^refused: " "$d/refused.txt" || { IT_LAST_OUT=$d/refused.txt; it_fail "a refused plan does not print the plan"; }
+	it_log "   $(head -n 2 "$d/refused.txt" | tail -n 1)"
 }
 
 ctl_check_sweep() {
@@ -259,6 +329,7 @@ ctl_check_route "$LAST_CA" "$FIRST_CA"
 ctl_check_route "$FIRST_CA" "$LAST_SW"
 ctl_check_lfts
 ctl_check_errors
+ctl_check_plan
 ctl_check_sweep
 ctl_check_formats
 ctl_check_topology_reload

@@ -24,6 +24,7 @@
 #include "routing/route.h"
 #include "routing/topo_file.h"
 #include "sm/control.h"
+#include "sm/control_grammar.h"
 #include "sm/quarantine.h"
 #include "sm/log.h"
 #include "tests/unit/unit.h"
@@ -60,11 +61,14 @@ struct tc {
 	struct lid_alloc lids;
 	struct topo_name name_v[1];
 	struct topo_names names;
-	int no_lfts;	  /* lfts op answers NULL */
-	int sweeps;	  /* sweep op calls */
-	int standby;	  /* status answers STANDBY under a master */
-	int reload_fails; /* reload op answers an error */
-	char plan_path[256];
+	int no_lfts;	     /* lfts op answers NULL */
+	int sweeps;	     /* sweep op calls */
+	int standby;	     /* status answers STANDBY under a master */
+	int reload_fails;    /* reload op answers an error */
+	char plan_name[256]; /* what the plan op was given: the name */
+	char plan_text[64];  /* and the text (its start) */
+	size_t plan_len;     /* and its length */
+	int plan_calls;
 	char dir[64];	/* mkdtemp */
 	char path[128]; /* the socket */
 	int log_level;	/* restored after the suite (its expected warnings muted) */
@@ -142,25 +146,36 @@ static int tc_reload(void *ctx, char *msg, size_t msglen)
 	return 0;
 }
 
-static int tc_plan(void *ctx, const char *path, char **text, char *err, size_t errlen)
+static int tc_plan(void *ctx, const char *name, const char *text, size_t len, char **out, char *err,
+		   size_t errlen)
 {
 	struct tc *t = ctx;
 
-	snprintf(t->plan_path, sizeof(t->plan_path), "%s", path);
-	if (!strcmp(path, "/missing.yaml")) {
-		snprintf(err, errlen, "%s: No such file or directory", path);
-		return -ENOENT;
+	t->plan_calls++;
+	snprintf(t->plan_name, sizeof(t->plan_name), "%s", name);
+	snprintf(t->plan_text, sizeof(t->plan_text), "%.*s", (int)(len < 63 ? len : 63),
+		 text ? text : "");
+	t->plan_len = len;
+	if (!strcmp(name, "bad.yaml")) {
+		snprintf(err, errlen, "%s:3:1: unknown key 'rooots'", name);
+		return -EINVAL;
 	}
-	if (!strcmp(path, "/big")) {
-		*text = malloc(TC_BIG_PLAN + 1);
-		if (!*text)
+	if (!strcmp(name, "big")) {
+		*out = malloc(TC_BIG_PLAN + 1);
+		if (!*out)
 			return -ENOMEM;
-		memset(*text, 'x', TC_BIG_PLAN);
-		(*text)[TC_BIG_PLAN] = '\0';
+		memset(*out, 'x', TC_BIG_PLAN);
+		(*out)[TC_BIG_PLAN] = '\0';
 		return 0;
 	}
-	*text = strdup("routing: ftree,updn,minhop -> minhop\nnothing would change\n");
-	return *text ? 0 : -ENOMEM;
+	if (!strcmp(name, "ring.yaml")) {
+		*out =
+		    strdup("routing: updn -> minhop\nrefused: credit loop\nnothing would change\n");
+		snprintf(err, errlen, "the new routing fails the gate: credit loop");
+		return *out ? CONTROL_PLAN_REFUSED : -ENOMEM;
+	}
+	*out = strdup("routing: ftree,updn,minhop -> minhop\nnothing would change\n");
+	return *out ? 0 : -ENOMEM;
 }
 
 static const struct fabric *tc_fabric(void *ctx)
@@ -277,7 +292,7 @@ static char *tc_ask(const char *line)
 	char *reply = NULL;
 	size_t len = 0;
 
-	CU_ASSERT_EQUAL(control_handle(&tc_ops, line, &reply, &len), 0);
+	CU_ASSERT_EQUAL(control_handle(&tc_ops, line, strlen(line), &reply, &len), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(reply);
 	CU_ASSERT_EQUAL(strlen(reply), len);
 	return reply;
@@ -352,15 +367,45 @@ static void test_control_sweep_reload_plan(void)
 	tc.reload_fails = 1;
 	tc_expect("reload", "error reload: policy.yaml:3:1: unknown key 'rooots' (line 3)\n");
 	tc.reload_fails = 0;
-	tc_expect("plan /etc/nanosm/policy.yaml",
+	tc_expect("plan policy.yaml 27\nrouting: {engines: minhop}\n",
 		  "ok\nrouting: ftree,updn,minhop -> minhop\nnothing would change\n");
-	CU_ASSERT_STRING_EQUAL(tc.plan_path, "/etc/nanosm/policy.yaml");
-	tc_expect("plan \"/etc/my dir/p.yaml\"",
-		  "ok\nrouting: ftree,updn,minhop -> minhop\nnothing would change\n");
-	CU_ASSERT_STRING_EQUAL(tc.plan_path, "/etc/my dir/p.yaml");
-	tc_expect("plan /missing.yaml", "error plan: /missing.yaml: No such file or directory\n");
-	tc_expect("plan p.yaml", "error plan: 'p.yaml' is not an absolute path\n");
-	tc_expect("plan", "error usage: plan FILE\n");
+	CU_ASSERT_STRING_EQUAL(tc.plan_name, "policy.yaml");
+	CU_ASSERT_STRING_EQUAL(tc.plan_text, "routing: {engines: minhop}\n");
+	CU_ASSERT_EQUAL(tc.plan_len, 27);
+	/* the body is the announced bytes: what follows them is not */
+	tc_expect_has("plan \"/etc/my dir/p.yaml\" 3\nsm:junk", "ok", "nothing would change");
+	CU_ASSERT_STRING_EQUAL(tc.plan_name, "/etc/my dir/p.yaml");
+	CU_ASSERT_STRING_EQUAL(tc.plan_text, "sm:");
+	tc_expect_has("plan empty.yaml 0", "ok", NULL); /* an empty file, no newline */
+	CU_ASSERT_EQUAL(tc.plan_len, 0);
+	tc_expect("plan bad.yaml 2\nx\n", "error plan: bad.yaml:3:1: unknown key 'rooots'\n");
+	/* a refused plan is an error (nanosmctl exits 1), with the plan */
+	tc_expect("plan ring.yaml 1\n\n",
+		  "error plan: ring.yaml would be refused: the new routing fails the gate: credit "
+		  "loop\nrouting: updn -> minhop\nrefused: credit loop\nnothing would change\n");
+	tc_expect("plan p.yaml 50\nabc",
+		  "error the request's body is shorter than its length (3 of 50 bytes)\n");
+}
+
+/* The daemon never opens a path a client names: a "plan FILE" line
+ * without the file's bytes is a usage error and the op never runs. */
+static void test_control_plan_no_path(void)
+{
+	static const char *const lines[] = {"plan /etc/shadow",
+					    "plan /etc/shadow\n",
+					    "plan /etc/shadow x",
+					    "plan /etc/shadow -1",
+					    "plan /etc/shadow 4194305",
+					    "plan /etc/shadow 99999999999999999999",
+					    "plan",
+					    "plan 0"};
+	const char *want = "error usage: plan FILE LENGTH, then the file's LENGTH bytes (at most "
+			   "4194304): nanosmctl reads the file, the daemon never opens a path\n";
+
+	tc.plan_calls = 0;
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		tc_expect(lines[i], want);
+	CU_ASSERT_EQUAL(tc.plan_calls, 0);
 }
 
 static void test_control_topology(void)
@@ -382,8 +427,9 @@ static void test_control_topology(void)
 	free(want);
 	tc_expect_has("topology json", "ok", "\"desc\": \"sw2\", \"name\": \"edge-2\"");
 	tc_expect_has("topology dot", "ok", "[shape=box, label=\"edge-2\\nlid 6\"];\n");
-	tc_expect("topology svg", "error unknown topology format 'svg' (ibnetdiscover, json or "
-				  "dot)\n");
+	tc_expect("topology svg",
+		  "error unknown topology format 'svg' (ibnetdiscover, json or dot; "
+		  "nanosmctl makes svg from dot)\n");
 	tc_expect("topology dot json", "error usage: topology [ibnetdiscover|json|dot]\n");
 }
 
@@ -507,7 +553,9 @@ static void test_control_bad_requests(void)
 	tc_expect("STATUS", "error unknown command 'STATUS' (commands: status, sweep, reload, "
 			    "plan, topology, lfts, lids, routes, metrics)\n");
 	tc_expect("status now", "error usage: status\n");
-	tc_expect("routes a b c d", "error too many words in the request\n");
+	tc_expect("routes a b c d", "error usage: routes SRC DST\n");
+	tc_expect("routes a b c d e f g h", "error too many words in the request\n");
+	tc_expect("status --now", "error status: unknown option '--now' (usage: status)\n");
 	tc_expect("routes \"host1 host3", "error unterminated quote in the request\n");
 	tc_expect("routes ho\"st1 host3", "error unexpected quote after 'ho'\n");
 	tc_expect("status\x01", "error request contains a control character (0x01)\n");
@@ -518,11 +566,51 @@ static void test_control_bad_requests(void)
 	free(huge);
 }
 
+/* The grammar nanosmctl checks before it connects: the same table. */
+static void test_control_grammar(void)
+{
+	static char *const ok[][4] = {{"status"},	    {"plan", "p.yaml"},
+				      {"topology", "json"}, {"routes", "a", "b"},
+				      {"topology"},	    {"metrics"}};
+	static const int ok_n[] = {1, 2, 2, 3, 1, 1};
+	char err[256];
+	char *w[4];
+	size_t len;
+
+	for (size_t i = 0; i < sizeof(ok_n) / sizeof(ok_n[0]); i++)
+		CU_ASSERT_PTR_NOT_NULL(control_grammar_check(ok[i], ok_n[i], err, sizeof(err)));
+	w[0] = "frobnicate";
+	CU_ASSERT_PTR_NULL(control_grammar_check(w, 1, err, sizeof(err)));
+	CU_ASSERT_STRING_EQUAL(err, "unknown command 'frobnicate' (commands: status, sweep, "
+				    "reload, plan, topology, lfts, lids, routes, metrics)");
+	w[0] = "routes", w[1] = "a";
+	CU_ASSERT_PTR_NULL(control_grammar_check(w, 2, err, sizeof(err)));
+	CU_ASSERT_STRING_EQUAL(err, "usage: routes SRC DST");
+	w[0] = "plan";
+	CU_ASSERT_PTR_NULL(control_grammar_check(w, 1, err, sizeof(err)));
+	CU_ASSERT_STRING_EQUAL(err, "usage: plan FILE");
+	w[0] = "lids", w[1] = "--all";
+	CU_ASSERT_PTR_NULL(control_grammar_check(w, 2, err, sizeof(err)));
+	CU_ASSERT_STRING_EQUAL(err, "lids: unknown option '--all' (usage: lids)");
+	CU_ASSERT_PTR_NULL(control_grammar_check(w, 0, err, sizeof(err)));
+	CU_ASSERT_EQUAL(strncmp(err, "empty request (commands: status, ", 33), 0);
+	/* on the wire a plan carries its length; others carry none */
+	w[0] = "plan", w[1] = "p.yaml", w[2] = "4194304";
+	CU_ASSERT_PTR_NOT_NULL(control_grammar_check_wire(w, 3, &len, err, sizeof(err)));
+	CU_ASSERT_EQUAL(len, CONTROL_BODY_MAX);
+	w[0] = "routes", w[1] = "1", w[2] = "2";
+	CU_ASSERT_PTR_NOT_NULL(control_grammar_check_wire(w, 3, &len, err, sizeof(err)));
+	CU_ASSERT_EQUAL(len, 0);
+	w[0] = "--force", w[1] = NULL;
+	CU_ASSERT_TRUE(control_grammar_has_option(w, "--force"));
+	CU_ASSERT_FALSE(control_grammar_has_option(w + 1, "--force"));
+}
+
 /* Every command with ops that provide nothing. */
 static void test_control_missing_ops(void)
 {
 	static const struct control_ops none = {0};
-	static const char *const lines[] = {"status", "sweep", "reload",     "plan /x", "topology",
+	static const char *const lines[] = {"status", "sweep", "reload",     "plan x 0", "topology",
 					    "lfts",   "lids",  "routes 1 2", "metrics"};
 	static const char *const want[] = {
 	    "error status is not available\n",
@@ -540,7 +628,7 @@ static void test_control_missing_ops(void)
 		char *reply = NULL;
 		size_t len;
 
-		CU_ASSERT_EQUAL(control_handle(&none, lines[i], &reply, &len), 0);
+		CU_ASSERT_EQUAL(control_handle(&none, lines[i], strlen(lines[i]), &reply, &len), 0);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(reply);
 		if (strcmp(reply, want[i]))
 			fprintf(stderr, "\n'%s': got '%s'", lines[i], reply);
@@ -727,8 +815,9 @@ static void test_control_serve_eof_request(void)
 	control_close(lfd, tc.path);
 }
 
-/* Connected, but never a line: control_serve gives up after the timeout. */
-static void test_control_serve_silent_client(void)
+/* Send part of a request, then nothing: control_serve gives up after the
+ * read timeout with the answer want. */
+static void tc_serve_stalled(const char *part, const char *want)
 {
 	char err[256], *got;
 	int lfd = control_listen(tc.path, err, sizeof(err)), fd;
@@ -737,7 +826,7 @@ static void test_control_serve_silent_client(void)
 	CU_ASSERT_FATAL(lfd >= 0);
 	fd = tc_connect(tc.path);
 	CU_ASSERT_FATAL(fd >= 0);
-	tc_send(fd, "sta", 3); /* part of a line, then nothing */
+	tc_send(fd, part, strlen(part));
 	t0 = tc_now_ms();
 	control_serve(lfd, &tc_ops);
 	took = tc_now_ms() - t0;
@@ -745,10 +834,16 @@ static void test_control_serve_silent_client(void)
 	CU_ASSERT_TRUE(took < CONTROL_READ_TIMEOUT_MS + 500);
 	got = tc_read_all(fd, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(got);
-	CU_ASSERT_STRING_EQUAL(got, "error no request line within 1 s\n");
+	CU_ASSERT_STRING_EQUAL(got, want);
 	free(got);
 	close(fd);
 	control_close(lfd, tc.path);
+}
+
+/* Connected, but never a line: control_serve gives up after the timeout. */
+static void test_control_serve_silent_client(void)
+{
+	tc_serve_stalled("sta", "error no request line within 1 s\n");
 }
 
 static void test_control_serve_oversized(void)
@@ -798,7 +893,7 @@ static void test_control_serve_stuck_reader(void)
 	CU_ASSERT_FATAL(lfd >= 0);
 	fd = tc_connect(tc.path);
 	CU_ASSERT_FATAL(fd >= 0);
-	tc_send(fd, "plan /big\n", 10);
+	tc_send(fd, "plan big 0\n", 11);
 	t0 = tc_now_ms();
 	control_serve(lfd, &tc_ops);
 	took = tc_now_ms() - t0;
@@ -808,7 +903,7 @@ static void test_control_serve_stuck_reader(void)
 	/* one that leaves right after asking: no SIGPIPE, the server goes on */
 	fd = tc_connect(tc.path);
 	CU_ASSERT_FATAL(fd >= 0);
-	tc_send(fd, "plan /big\n", 10);
+	tc_send(fd, "plan big 0\n", 11);
 	close(fd);
 	control_serve(lfd, &tc_ops);
 	control_close(lfd, tc.path);
@@ -840,7 +935,7 @@ static void test_control_serve_large_reply(void)
 	CU_ASSERT_FATAL(lfd >= 0);
 	r.fd = tc_connect(tc.path);
 	CU_ASSERT_FATAL(r.fd >= 0);
-	tc_send(r.fd, "plan /big\n", 10);
+	tc_send(r.fd, "plan big 0\n", 11);
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, tc_reader_main, &r), 0);
 	control_serve(lfd, &tc_ops);
 	pthread_join(th, NULL);
@@ -855,12 +950,85 @@ static void test_control_serve_large_reply(void)
 	control_close(lfd, tc.path);
 }
 
+struct tc_writer {
+	int fd;
+	const char *buf;
+	size_t len;
+	char *reply;
+};
+
+/* Send a whole request (larger than the socket buffer), then read the
+ * reply. */
+static void *tc_writer_main(void *arg)
+{
+	struct tc_writer *w = arg;
+	size_t done = 0;
+
+	while (done < w->len) {
+		ssize_t n = write(w->fd, w->buf + done, w->len - done);
+
+		if (n <= 0)
+			break;
+		done += (size_t)n;
+	}
+	shutdown(w->fd, SHUT_WR);
+	w->reply = tc_read_all(w->fd, NULL);
+	return NULL;
+}
+
+/* A plan's body of 1 MiB over the socket: the op gets every byte, under
+ * the name the client gave. */
+static void test_control_serve_plan_body(void)
+{
+	const size_t body = 1u << 20;
+	char err[256], head[64];
+	char *req = malloc(body + sizeof(head));
+	int lfd = control_listen(tc.path, err, sizeof(err));
+	struct tc_writer w = {0};
+	size_t hl;
+	pthread_t th;
+
+	CU_ASSERT_FATAL(lfd >= 0 && req != NULL);
+	hl = (size_t)snprintf(head, sizeof(head), "plan \"my policy.yaml\" %zu\n", body);
+	memcpy(req, head, hl);
+	memset(req + hl, '#', body);
+	memcpy(req + hl, "sm: {}", 6);
+	w.fd = tc_connect(tc.path);
+	w.buf = req;
+	w.len = hl + body;
+	CU_ASSERT_FATAL(w.fd >= 0);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, tc_writer_main, &w), 0);
+	control_serve(lfd, &tc_ops);
+	pthread_join(th, NULL);
+	close(w.fd);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w.reply);
+	CU_ASSERT_STRING_EQUAL(w.reply, "ok\nrouting: ftree,updn,minhop -> minhop\nnothing would "
+					"change\n");
+	CU_ASSERT_STRING_EQUAL(tc.plan_name, "my policy.yaml");
+	CU_ASSERT_EQUAL(tc.plan_len, body);
+	CU_ASSERT_EQUAL(strncmp(tc.plan_text, "sm: {}####", 10), 0);
+	free(w.reply);
+	free(req);
+	control_close(lfd, tc.path);
+}
+
+/* A body that stops coming: refused after the read timeout, the op never
+ * runs. */
+static void test_control_serve_body_timeout(void)
+{
+	tc.plan_calls = 0;
+	tc_serve_stalled("plan p.yaml 10\nsm:",
+			 "error the request's body did not come within 1 s (3 of 10 bytes)\n");
+	CU_ASSERT_EQUAL(tc.plan_calls, 0);
+}
+
 void test_control_register(void)
 {
 	CU_pSuite s = CU_add_suite("control", tc_suite_init, tc_suite_clean);
 
 	CU_add_test(s, "status", test_control_status);
 	CU_add_test(s, "sweep, reload, plan", test_control_sweep_reload_plan);
+	CU_add_test(s, "plan: the daemon never opens a path", test_control_plan_no_path);
 	CU_add_test(s, "topology", test_control_topology);
 	CU_add_test(s, "lfts", test_control_lfts);
 	CU_add_test(s, "lids", test_control_lids);
@@ -869,6 +1037,7 @@ void test_control_register(void)
 	CU_add_test(s, "routes: ambiguous name, black hole, no tables", test_control_routes_faults);
 	CU_add_test(s, "malformed requests", test_control_bad_requests);
 	CU_add_test(s, "ops missing", test_control_missing_ops);
+	CU_add_test(s, "grammar: the table both ends check", test_control_grammar);
 	CU_add_test(s, "socket file: modes, stale, live, foreign", test_control_listen);
 	CU_add_test(s, "serve: commands over the socket", test_control_serve_commands);
 	CU_add_test(s, "serve: request ended by EOF, client gone", test_control_serve_eof_request);
@@ -876,4 +1045,6 @@ void test_control_register(void)
 	CU_add_test(s, "serve: oversized request", test_control_serve_oversized);
 	CU_add_test(s, "serve: client never reads the reply", test_control_serve_stuck_reader);
 	CU_add_test(s, "serve: large reply read by a thread", test_control_serve_large_reply);
+	CU_add_test(s, "serve: a plan's 1 MiB body", test_control_serve_plan_body);
+	CU_add_test(s, "serve: a body that stops coming", test_control_serve_body_timeout);
 }

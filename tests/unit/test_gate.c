@@ -3,8 +3,10 @@
  * falls back along its engine list to the first engine whose tables pass.
  */
 #include <CUnit/CUnit.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sm/log.h"
 #include "tests/unit/sm_rig.h"
@@ -59,36 +61,78 @@ static void test_fallback_to_updn(void)
 	rig_fini(&r);
 }
 
+/* One sweep of the ring with engines, its log (info level) into text. */
+static void gate_sweep_logged(const char *engines, struct sm_sweep_stats *last, char *text,
+			      size_t size)
+{
+	char path[] = "/tmp/nanosm-gate-log.XXXXXX";
+	int fd = mkstemp(path), level = log_level_get();
+	struct rig r;
+	FILE *f;
+	size_t n;
+
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(log_open_file(path), 0);
+	log_init(LOG_LVL_INFO, NULL);
+	rig_init(&r, gate_ring, NULL, engines);
+	rig_sweep(&r);
+	*last = r.last;
+	rig_fini(&r);
+	log_init(level, NULL);
+	log_to_stderr();
+	f = fopen(path, "r");
+	n = f ? fread(text, 1, size - 1, f) : 0;
+	text[n] = '\0';
+	if (f)
+		fclose(f);
+	unlink(path);
+}
+
 static void test_engine_error_falls_through(void)
 {
-	struct rig r;
+	static char text[65536];
+	struct sm_sweep_stats last;
 
-	/* ftree refuses a ring (not a tree); updn takes over */
-	rig_init(&r, gate_ring, NULL, "ftree,updn,minhop");
-	rig_sweep(&r);
-	CU_ASSERT_EQUAL(r.last.status, 0);
-	CU_ASSERT_STRING_EQUAL(r.last.engine, "updn");
-	rig_check_up(&r);
-	rig_fini(&r);
+	/* ftree refuses a ring (not a tree); updn takes over: the normal
+	 * fallback of the default list, an info line without an error ID */
+	gate_sweep_logged("ftree,updn,minhop", &last, text, sizeof(text));
+	CU_ASSERT_EQUAL(last.status, 0);
+	CU_ASSERT_STRING_EQUAL(last.engine, "updn");
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "nanosm-unit: routing engine ftree failed: "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "; trying the next engine\n"));
+	CU_ASSERT_PTR_NULL(strstr(text, "NSM-E4"));
+	CU_ASSERT_PTR_NULL(strstr(text, "error: "));
+	CU_ASSERT_PTR_NULL(strstr(text, "warning: "));
+	/* the same failure with nothing after it is an error */
+	gate_sweep_logged("ftree", &last, text, sizeof(text));
+	CU_ASSERT_NOT_EQUAL(last.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "nanosm-unit: error: NSM-E401 routing engine ftree "
+					    "failed: "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "nanosm-unit: error: NSM-E403 no routing engine of "
+					    "'ftree' produced tables"));
 }
 
 static void test_plan(void)
 {
 	struct rig r;
-	char *text;
+	char *text, refused[256];
 
 	rig_init(&r, gate_ring, NULL, "updn");
 	rig_sweep(&r);
 	CU_ASSERT_EQUAL_FATAL(r.last.status, 0);
 	/* the same routing: nothing would be written */
-	text = sm_plan(r.sm, "updn", NULL, 0);
+	text = sm_plan(r.sm, "updn", NULL, 0, refused, sizeof(refused));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	CU_ASSERT_STRING_EQUAL(refused, "");
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "engine that would be used: updn (gate passed)"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "LFT: 0 block(s) on 0 of 5 switch(es)"));
 	free(text);
 	/* min-hop on the ring: refused, with the reason */
-	text = sm_plan(r.sm, "minhop", NULL, 0);
+	text = sm_plan(r.sm, "minhop", NULL, 0, refused, sizeof(refused));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	CU_ASSERT_EQUAL(strncmp(refused, "routing engine minhop: tables refused by the gate", 49),
+			0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "refused: routing engine minhop: tables refused by the gate"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "credit loop"));
 	free(text);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config/policy.h"
 #include "sm/log.h"
 #include "tests/unit/unit.h"
 
@@ -40,8 +41,8 @@ static void test_log_levels(void)
 	CU_ASSERT_EQUAL(log_level_parse(NULL, &level), -EINVAL);
 	CU_ASSERT_EQUAL(level, LOG_LVL_DEBUG);
 
-	CU_ASSERT_STRING_EQUAL(log_level_name(LOG_LVL_ERR), "err");
-	CU_ASSERT_STRING_EQUAL(log_level_name(LOG_LVL_WARN), "warn");
+	CU_ASSERT_STRING_EQUAL(log_level_name(LOG_LVL_ERR), "error");
+	CU_ASSERT_STRING_EQUAL(log_level_name(LOG_LVL_WARN), "warning");
 	CU_ASSERT_STRING_EQUAL(log_level_name(LOG_LVL_INFO), "info");
 	CU_ASSERT_STRING_EQUAL(log_level_name(LOG_LVL_DEBUG), "debug");
 	CU_ASSERT_STRING_EQUAL(log_level_name(7), "?");
@@ -58,6 +59,51 @@ static void test_log_levels(void)
 	CU_ASSERT_EQUAL(log_syslog_priority(LOG_LVL_INFO), 6);
 	CU_ASSERT_EQUAL(log_syslog_priority(LOG_LVL_DEBUG), 7);
 	CU_ASSERT_EQUAL(log_syslog_priority(9), 7);
+}
+
+/* --log-level and the policy's sm.log_level take the same words: each
+ * word is taken by both or by neither, for the same level. */
+static void test_log_level_words_shared(void)
+{
+	static const char *const words[] = {"error", "err",    "ERROR", "warning", "warn",  "Warn",
+					    "info",  "INFO",   "debug", "verbose", "trace", "2",
+					    "e",     "notice", "crit",	"warnings"};
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		char yaml[64], err[256];
+		struct policy p;
+		int level = -1, opt, file;
+
+		snprintf(yaml, sizeof(yaml), "sm:\n  log_level: %s\n", words[i]);
+		opt = log_level_parse(words[i], &level);
+		file = policy_parse(yaml, strlen(yaml), "p.yaml", &p, err, sizeof(err));
+		if ((opt == 0) != (file == 0))
+			fprintf(stderr, "\n'%s': --log-level %s, sm.log_level %s (%s)\n", words[i],
+				opt ? "refused" : "taken", file ? "refused" : "taken", err);
+		CU_ASSERT_EQUAL(opt == 0, file == 0);
+		if (opt == 0 && file == 0)
+			CU_ASSERT_EQUAL(level, (int)p.sm.log_level);
+		if (file == 0)
+			policy_fini(&p);
+		else
+			CU_ASSERT_PTR_NOT_NULL(strstr(err, POLICY_LOG_LEVEL_WORDS));
+	}
+}
+
+/* The ID decides the level: NSM-E... is an error, NSM-W... at least a
+ * warning, whatever function logs it. */
+static void test_log_id_level(void)
+{
+	CU_ASSERT_EQUAL(log_id_level("NSM-E600 reload refused", LOG_LVL_WARN), LOG_LVL_ERR);
+	CU_ASSERT_EQUAL(log_id_level("NSM-E110 x", LOG_LVL_INFO), LOG_LVL_ERR);
+	CU_ASSERT_EQUAL(log_id_level("NSM-W410 x", LOG_LVL_INFO), LOG_LVL_WARN);
+	CU_ASSERT_EQUAL(log_id_level("NSM-W410 x", LOG_LVL_ERR), LOG_LVL_ERR);
+	CU_ASSERT_EQUAL(log_id_level("NSM-W410 x", LOG_LVL_DEBUG), LOG_LVL_WARN);
+	CU_ASSERT_EQUAL(log_id_level("routing engine ftree failed", LOG_LVL_INFO), LOG_LVL_INFO);
+	CU_ASSERT_EQUAL(log_id_level("NSM-Exyz", LOG_LVL_INFO), LOG_LVL_INFO);
+	CU_ASSERT_EQUAL(log_id_level(" NSM-E100", LOG_LVL_WARN), LOG_LVL_WARN);
+	CU_ASSERT_EQUAL(log_id_level("NSM-", LOG_LVL_WARN), LOG_LVL_WARN);
+	CU_ASSERT_EQUAL(log_id_level(NULL, LOG_LVL_DEBUG), LOG_LVL_DEBUG);
 }
 
 static void test_log_journal_match(void)
@@ -203,11 +249,33 @@ static void test_log_file_rotation(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, ": line four\n"));
 	CU_ASSERT_STRING_EQUAL(log_file_path(), path);
 
+	/* an error ID is an error line, whichever function logged it, and is
+	 * kept at --log-level error while a warning is not */
+	log_warnx("NSM-E600 reload refused: %s", "x");
+	log_errx("NSM-E403 no engine");
+	log_warnx("%s", "NSM-E110 /var/lib/nanosm/guid2lid: bad");
+	log_info("NSM-W231 sweep left work undone");
+	log_init(LOG_LVL_ERR, NULL);
+	log_warnx("NSM-E100 sweep 2 failed");
+	log_warnx("NSM-W410 not at error level");
+	log_init(LOG_LVL_INFO, NULL);
+	tl_slurp(moved2, text, sizeof(text));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, ": error: NSM-E600 reload refused: x\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, ": error: NSM-E403 no engine\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, ": error: NSM-E110 /var/lib/nanosm/guid2lid: bad\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, ": warning: NSM-W231 sweep left work undone\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, ": error: NSM-E100 sweep 2 failed\n"));
+	CU_ASSERT_PTR_NULL(strstr(text, "not at error level"));
+	CU_ASSERT_PTR_NULL(strstr(text, "warning: NSM-E"));
+
 	/* syslog prefixes in the file when asked for */
 	CU_ASSERT_EQUAL(log_syslog_prefix(1), 1);
 	log_warnx("line five");
 	tl_slurp(moved2, text, sizeof(text));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n<4>warning: line five\n"));
+	log_warnx("NSM-E600 line six");
+	tl_slurp(moved2, text, sizeof(text));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\n<3>error: NSM-E600 line six\n"));
 	CU_ASSERT_EQUAL(log_syslog_prefix(0), 0);
 	/* automatic: never for a file */
 	setenv("JOURNAL_STREAM", "1:1", 1);
@@ -247,6 +315,9 @@ void test_log_register(void)
 	CU_pSuite s = CU_add_suite("log", NULL, NULL);
 
 	CU_add_test(s, "level names, parsing, syslog priorities", test_log_levels);
+	CU_add_test(s, "--log-level and sm.log_level take the same words",
+		    test_log_level_words_shared);
+	CU_add_test(s, "an ID's letter decides the level", test_log_id_level);
 	CU_add_test(s, "JOURNAL_STREAM matching", test_log_journal_match);
 	CU_add_test(s, "line layout", test_log_format);
 	CU_add_test(s, "log file: append, reopen after a move, failed reopen",

@@ -450,7 +450,7 @@ static void test_ping_opts_client(void)
 
 	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, &err,
 					"--rc -n 10 --bw -s 1m --bw-count=32 -t 250ms "
-					"-d mlx5_1 -i2 -p 19000 --ping-size=2k -vv "
+					"-d mlx5_1 -p2 --tcp-port 19000 --ping-size=2k -vv "
 					"host2 host3:19001 [fe80::1%ib0]:7 fe80::2 4 0x10 "
 					"--hosts h.txt"),
 			      0);
@@ -467,7 +467,7 @@ static void test_ping_opts_client(void)
 	CU_ASSERT_EQUAL(o.verbose, 2);
 	CU_ASSERT_STRING_EQUAL(o.hosts_file, "h.txt");
 	CU_ASSERT_EQUAL_FATAL(o.n_targets, 6);
-	/* the default port applies to targets given before -p too */
+	/* the default port applies to targets given before --tcp-port too */
 	CU_ASSERT_STRING_EQUAL(o.targets[0].host, "host2");
 	CU_ASSERT_EQUAL(o.targets[0].port, 19000);
 	CU_ASSERT_STRING_EQUAL(o.targets[1].host, "host3");
@@ -503,9 +503,12 @@ static void test_ping_opts_server(void)
 	struct ping_opts o;
 	struct ping_err err;
 
-	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, &err, "--server -p 18600 -d mlx5_0 -i 1 -v"), 0);
+	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, &err, "--server --tcp-port=18600 -d mlx5_0 -p 1 -v"),
+			      0);
 	CU_ASSERT_TRUE(o.server);
 	CU_ASSERT_EQUAL(o.tcp_port, 18600);
+	CU_ASSERT_STRING_EQUAL(o.dev, "mlx5_0");
+	CU_ASSERT_EQUAL(o.ib_port, 1);
 	CU_ASSERT_EQUAL(o.n_targets, 0);
 	ping_opts_fini(&o);
 	opts_fail("--server host2", "--server takes no targets (\"host2\")");
@@ -534,11 +537,12 @@ static void test_ping_opts_errors(void)
 	opts_fail("-n 0 host2", "-n: 0 is out of range 1..10000000");
 	opts_fail("-n ten host2", "-n: \"ten\" is not a number");
 	opts_fail("-n 99999999999999999999999 host2", "is too large");
-	opts_fail("-p 0 host2", "-p: 0 is out of range 1..65535");
+	opts_fail("--tcp-port 0 host2", "--tcp-port: 0 is out of range 1..65535");
+	opts_fail("-p 0 host2", "-p: 0 is out of range 1..254");
 	opts_fail("-d 0123456789012345678901234567890123456789012345678901234567890123 h",
 		  "-d: device name must be 1..63 characters");
-	opts_fail("-p 65536 host2", "out of range");
-	opts_fail("-i 255 host2", "-i: 255 is out of range 1..254");
+	opts_fail("--tcp-port 65536 host2", "out of range");
+	opts_fail("-p 65536 host2", "-p: 65536 is out of range 1..254");
 	opts_fail("--ping-size 4 host2", "--ping-size: 4 is out of range 8..8388608");
 	opts_fail("--ping-size 8k host2", "--ping-size 8192: a UD message must fit in one packet");
 	opts_fail("--bw -s 9m host2", "-s: 9m is out of range");
@@ -554,6 +558,46 @@ static void test_ping_opts_errors(void)
 	opts_fail("0", "LID target 0: not a unicast LID");
 	opts_fail("49152 --hosts h", "LID target 49152: not a unicast LID");
 	opts_fail("0x --hosts h", "LID target: \"0x\" is not a number");
+}
+
+/* -d, -p and -g mean the CA, its port and the port GUID, as for nanosm
+ * and nanosm-verify; the side channel's TCP port is --tcp-port. */
+static void test_ping_opts_port_letters(void)
+{
+	struct ping_opts o;
+	struct ping_err err;
+
+	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, &err, "--ca mlx5_0 --port 2 host2"), 0);
+	CU_ASSERT_STRING_EQUAL(o.dev, "mlx5_0");
+	CU_ASSERT_EQUAL(o.ib_port, 2);
+	CU_ASSERT_EQUAL(o.tcp_port, PING_PROTO_TCP_PORT);
+	CU_ASSERT_EQUAL(o.targets[0].port, PING_PROTO_TCP_PORT);
+	ping_opts_fini(&o);
+	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, &err, "-g 0x0002c90300a00011 host2"), 0);
+	CU_ASSERT_EQUAL(o.port_guid, 0x0002c90300a00011ULL);
+	ping_opts_fini(&o);
+	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, &err, "--guid=0x21 --server"), 0);
+	CU_ASSERT_EQUAL(o.port_guid, 0x21);
+	ping_opts_fini(&o);
+	/* both ends take --tcp-port */
+	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, &err, "--tcp-port 7000 host2 host3:7001"), 0);
+	CU_ASSERT_EQUAL(o.tcp_port, 7000);
+	CU_ASSERT_EQUAL(o.targets[0].port, 7000);
+	CU_ASSERT_EQUAL(o.targets[1].port, 7001);
+	CU_ASSERT_EQUAL(o.ib_port, 0);
+	ping_opts_fini(&o);
+	/* the old meaning of -p (a TCP port) is explained, the old names too */
+	opts_fail("-p 18600 host2", "-p: 18600 is not an InfiniBand port (1..254): -p/--port is "
+				    "the IB port, as in nanosm; the side channel's TCP port is "
+				    "--tcp-port");
+	opts_fail("--server --port 18600", "--port: 18600 is not an InfiniBand port");
+	opts_fail("-i 1 host2", "-i is gone: the IB port is -p/--port");
+	opts_fail("--ib-port 1 host2", "--ib-port is now -p/--port, as in nanosm");
+	opts_fail("--ib-dev=mlx5_0 host2", "--ib-dev is now -d/--ca, as in nanosm");
+	opts_fail("-g 0 host2", "-g: 0 is out of range 1..");
+	opts_fail("-g xyz host2", "-g: \"xyz\" is not a number");
+	opts_fail("-g 0x21 -d mlx5_0 host2", "give -g GUID or -d CA [-p PORT], not both");
+	opts_fail("-p 1 -g 0x21 host2", "give -g GUID or -d CA [-p PORT], not both");
 }
 
 static void target_fail(const char *s, const char *want)
@@ -891,7 +935,7 @@ static void test_ping_report_port(void)
 	port_problem(port_desc("mlx5_2", 1, PING_PORT_ACTIVE, PING_LINK_ETHERNET, 0),
 		     -EPROTONOSUPPORT,
 		     "port 1 of mlx5_2 is Ethernet (RoCE): nanosm-ping tests InfiniBand ports "
-		     "(choose one with -d/-i)");
+		     "(choose one with -d/-p or -g)");
 	CU_ASSERT_STRING_EQUAL(ping_report_port_state_name((enum ping_port_state)9), "UNKNOWN");
 }
 
@@ -901,7 +945,7 @@ static void pick_fails(const struct ping_port_desc *ports, size_t n, const char 
 	struct ping_err err = {""};
 	size_t idx = 99;
 
-	CU_ASSERT_EQUAL(ping_report_pick_port(ports, n, dev, port, &idx, &err), rc);
+	CU_ASSERT_EQUAL(ping_report_pick_port(ports, n, dev, port, 0, &idx, &err), rc);
 	CU_ASSERT_STRING_EQUAL(err.msg, exact);
 	CU_ASSERT_EQUAL(idx, 99);
 }
@@ -919,18 +963,32 @@ static void test_ping_report_pick(void)
 
 	pick_fails(ports, 0, "", 0, -ENODEV, "no RDMA device found: is the HCA driver loaded?");
 	/* default: the first usable InfiniBand port */
-	CU_ASSERT_EQUAL(ping_report_pick_port(ports, 4, "", 0, &idx, &err), 0);
+	CU_ASSERT_EQUAL(ping_report_pick_port(ports, 4, "", 0, 0, &idx, &err), 0);
 	CU_ASSERT_EQUAL(idx, 2);
-	CU_ASSERT_EQUAL(ping_report_pick_port(ports, 4, NULL, 1, &idx, &err), 0);
+	CU_ASSERT_EQUAL(ping_report_pick_port(ports, 4, NULL, 1, 0, &idx, &err), 0);
 	CU_ASSERT_EQUAL(idx, 3);
-	CU_ASSERT_EQUAL(ping_report_pick_port(ports, 4, "mlx5_2", 0, &idx, &err), 0);
+	CU_ASSERT_EQUAL(ping_report_pick_port(ports, 4, "mlx5_2", 0, 0, &idx, &err), 0);
 	CU_ASSERT_EQUAL(idx, 3);
+	/* -g: the port with that GUID */
+	ports[3].guid = 0x0002c90300a00021ULL;
+	CU_ASSERT_EQUAL(ping_report_pick_port(ports, 4, "", 0, 0x0002c90300a00021ULL, &idx, &err),
+			0);
+	CU_ASSERT_EQUAL(idx, 3);
+	{
+		struct ping_err e = {""};
+		size_t keep = 99;
+
+		CU_ASSERT_EQUAL(ping_report_pick_port(ports, 4, "", 0, 0x99, &keep, &e), -ENODEV);
+		CU_ASSERT_STRING_EQUAL(e.msg, "no RDMA port has GUID 0x0000000000000099 (devices: "
+					      "mlx5_0, mlx5_1, mlx5_2)");
+		CU_ASSERT_EQUAL(keep, 99);
+	}
 	/* the named port is not usable: say why */
 	pick_fails(ports, 4, "mlx5_1", 1, -ENETDOWN,
 		   "port 1 of mlx5_1 is INIT: is a subnet manager running? (run nanosm)");
 	pick_fails(ports, 4, "mlx5_0", 0, -EPROTONOSUPPORT,
 		   "port 1 of mlx5_0 is Ethernet (RoCE): nanosm-ping tests InfiniBand ports "
-		   "(choose one with -d/-i)");
+		   "(choose one with -d/-p or -g)");
 	pick_fails(ports, 4, "mlx5_9", 0, -ENODEV,
 		   "RDMA device mlx5_9 not found (found: mlx5_0, mlx5_1, mlx5_2)");
 	pick_fails(ports, 4, "mlx5_2", 2, -ENODEV, "mlx5_2 has no port 2");
@@ -943,7 +1001,7 @@ static void test_ping_report_pick(void)
 		   "port 1 of mlx5_1 is INIT: is a subnet manager running? (run nanosm)");
 	pick_fails(ports, 1, "", 0, -EPROTONOSUPPORT,
 		   "port 1 of mlx5_0 is Ethernet (RoCE): nanosm-ping tests InfiniBand ports "
-		   "(choose one with -d/-i)");
+		   "(choose one with -d/-p or -g)");
 }
 
 /* ==== ping_peer with a fake verbs/transport ================================= */
@@ -2093,7 +2151,7 @@ static void test_ping_chan_refused(void)
 	/* the port taken */
 	CU_ASSERT_EQUAL_FATAL(ping_chan_listen("127.0.0.1", 0, &lfd, &port, &err), 0);
 	CU_ASSERT_EQUAL(ping_chan_listen("127.0.0.1", port, &lfd2, NULL, &err), -EADDRINUSE);
-	CU_ASSERT_TRUE(has(err.msg, "another nanosm-ping --server? choose one with -p"));
+	CU_ASSERT_TRUE(has(err.msg, "another nanosm-ping --server? choose one with --tcp-port"));
 	close(lfd);
 }
 
@@ -2402,6 +2460,7 @@ void test_ping_register(void)
 	CU_add_test(s, "client options, all spellings", test_ping_opts_client);
 	CU_add_test(s, "server options", test_ping_opts_server);
 	CU_add_test(s, "errors", test_ping_opts_errors);
+	CU_add_test(s, "-d/-p/-g as in nanosm, --tcp-port", test_ping_opts_port_letters);
 	CU_add_test(s, "targets", test_ping_opts_targets);
 	CU_add_test(s, "hosts file", test_ping_opts_hosts);
 	CU_add_test(s, "plan: order, dedup, resolve-only", test_ping_opts_plan);
