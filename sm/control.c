@@ -255,18 +255,24 @@ static void control_cmd_sweep(const struct control_ops *ops, char *const *args,
 static void control_cmd_reload(const struct control_ops *ops, char *const *args,
 			       struct control_reply *r)
 {
-	char msg[1024] = "";
+	char msg[8192] = "";
+	int force = args[0] != NULL;
 
-	(void)args;
+	if (force && strcmp(args[0], "--force")) {
+		control_fail(r, "reload: unknown argument '%s' (usage: reload [--force])", args[0]);
+		return;
+	}
 	if (!ops->reload) {
 		control_fail(r, "reload is not available");
 		return;
 	}
-	if (ops->reload(ops->ctx, msg, sizeof(msg)) < 0) {
+	if (ops->reload(ops->ctx, force, msg, sizeof(msg)) < 0) {
 		control_fail(r, "reload: %s", msg[0] ? msg : "failed");
 		return;
 	}
-	verify_buf_printf(&r->body, "%s\n", msg[0] ? msg : "reloaded");
+	if (!msg[0])
+		snprintf(msg, sizeof(msg), "reloaded");
+	verify_buf_printf(&r->body, "%s%s", msg, msg[strlen(msg) - 1] == '\n' ? "" : "\n");
 }
 
 static void control_cmd_plan(const struct control_ops *ops, char *const *args,
@@ -676,7 +682,7 @@ static void control_cmd_metrics(const struct control_ops *ops, char *const *args
 static const struct control_cmd control_cmds[] = {
     {"status", 0, 0, "status", control_cmd_status},
     {"sweep", 0, 0, "sweep", control_cmd_sweep},
-    {"reload", 0, 0, "reload", control_cmd_reload},
+    {"reload", 0, 1, "reload [--force]", control_cmd_reload},
     {"plan", 1, 1, "plan FILE", control_cmd_plan},
     {"topology", 0, 1, "topology [ibnetdiscover|json|dot]", control_cmd_topology},
     {"lfts", 0, 0, "lfts", control_cmd_lfts},

@@ -168,6 +168,10 @@ struct sm {
 	struct sm_guid_set mkey_unkept;	 /* ports that answer a Set but keep no M_Key */
 	struct sm_guid_set enforce_unkept; /* switches that keep no P_Key enforcement bits */
 	struct sm_ha ha;
+	/* static LIDs a reload moved, logged by the sweep that programs them
+	 * (lid_static.c) */
+	struct sm_static_move *static_moves;
+	size_t n_static_moves;
 };
 
 #define SM_SA_BACKLOG 1024 /* SA requests held during a sweep; more are dropped */
@@ -177,6 +181,12 @@ struct sm_sa_pending {
 	struct mad_addr from;
 	size_t len;
 	uint8_t mad[SA_MAD_SIZE];
+};
+
+/* A port a reload gave another static LID: from (0: none) -> to. */
+struct sm_static_move {
+	uint64_t guid;
+	uint16_t from, to;
 };
 
 struct sm_name {
@@ -274,6 +284,11 @@ void configure_ports(struct sm *sm, sm_phase_fn then);
 void configure_states(struct sm *sm, uint8_t from_state, uint8_t to_state, sm_phase_fn then);
 /* Free what configure.c keeps in sm (the M_Key port sets). */
 void configure_fini(struct sm *sm);
+/* lid_static.c: after the sweep's LID assignment (reqs as configure.c
+ * made them), log each static LID a reload moved and forget them; returns
+ * how many (LIDs that changed: guid2lid is saved). */
+size_t lid_static_sweep(struct sm *sm, const struct lid_req *reqs, size_t n);
+void lid_static_fini(struct sm *sm);
 /* lft_push.c */
 int lft_push_compute(struct sm *sm);
 void lft_push_start(struct sm *sm, sm_phase_fn then);
