@@ -123,8 +123,10 @@ run_tool "$d/ibnd.moved" ibnetdiscover
 run_tool "$d/fts.moved" dump_fts
 [ "$(grep -c "^0x0041 .*portguid $h3: 'host3'" "$d/fts.moved")" = 4 ] ||
 	{ IT_LAST_OUT=$d/fts.moved; it_fail "dump_fts: not every switch routes LID 0x41 to host3"; }
-! grep -q '^0x0030 ' "$d/fts.moved" ||
-	{ IT_LAST_OUT=$d/fts.moved; it_fail "dump_fts: the old LID 0x30 is still routed"; }
+if grep -q '^0x0030 ' "$d/fts.moved"; then
+	IT_LAST_OUT=$d/fts.moved
+	it_fail "dump_fts: the old LID 0x30 is still routed"
+fi
 rm -f "$d/ibnetdiscover.txt"
 check_routes
 
