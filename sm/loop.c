@@ -530,7 +530,8 @@ static int loop_ctl_reload(void *ctx, int force, char *msg, size_t msglen)
 
 /* The policy's own differences, what a reload would say beyond them (or
  * why it would be refused), then what the routing change would do. */
-static char *loop_plan_text(struct loop *l, const struct policy *np, const struct loop_opts *next)
+static char *loop_plan_text(struct loop *l, const char *path, const struct policy *np,
+			    const struct loop_opts *next)
 {
 	const struct policy *cur = loop_policy(l);
 	char *routes = sm_plan(l->sm, next->sm.engine, next->sm.roots, next->sm.n_roots);
@@ -552,7 +553,7 @@ static char *loop_plan_text(struct loop *l, const struct policy *np, const struc
 	} else {
 		verify_buf_printf(&b, "policy: no change\n");
 	}
-	if (reload_judge(l->sm, cur, np, "the file", 0, &notes, why, sizeof(why)) < 0)
+	if (reload_judge(l->sm, cur, np, path, 0, &notes, why, sizeof(why)) < 0)
 		verify_buf_printf(&b, "refused: %s\n", why);
 	else
 		reload_notes_print(&notes, &b);
@@ -576,7 +577,7 @@ static int loop_ctl_plan(void *ctx, const char *path, char **text, char *err, si
 	if (rc < 0)
 		return rc;
 	opts_apply_policy(&next, &np);
-	*text = loop_plan_text(l, &np, &next);
+	*text = loop_plan_text(l, path, &np, &next);
 	policy_fini(&np);
 	if (!*text) {
 		snprintf(err, errlen, "out of memory");

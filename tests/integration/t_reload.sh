@@ -144,6 +144,8 @@ printf '# emptied by mistake\n' >"$pol"
 kill -HUP "$SM_PID"
 sm_wait "NSM-E600 reload of .* refused: .*nanosm.yaml holds no settings" 10 ||
 	it_fail "SIGHUP of an empty file was not refused"
+ctl "$d/empty.plan" plan "$pol"
+expect_in "$d/empty.plan" "^refused: .*nanosm.yaml holds no settings" "plan does not say an empty file would be refused"
 ctl "$d/empty.txt" reload
 [ "$CTL_RC" = 1 ] || it_fail "reload of an empty file exited $CTL_RC (expected 1)"
 expect_in "$d/empty.txt.err" "holds no settings .*drops all 1 node_names, 1 lids.static.*reload --force" \
