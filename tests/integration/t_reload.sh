@@ -6,7 +6,8 @@
 # left untouched on the switches (dump_fts before == after); a good change
 # (priority) takes effect (sminfo shows it).  A static LID changed by
 # `nanosmctl reload` is applied by the next sweep: the port holds the new
-# LID (smpquery, ibnetdiscover), dump_fts routes it and not the old one, one
+# LID (smpquery, ibnetdiscover), dump_fts routes it and not the old one, the
+# SA answers with it (saquery NodeRecord, PathRecord; none to the old), one
 # log line says so; plan and the answer name what waits for a restart.  A
 # static LID another port holds is refused, naming both.  A file emptied
 # by mistake is refused (SIGHUP and nanosmctl) unless `reload --force`,
@@ -126,6 +127,17 @@ run_tool "$d/fts.moved" dump_fts
 if grep -q '^0x0030 ' "$d/fts.moved"; then
 	IT_LAST_OUT=$d/fts.moved
 	it_fail "dump_fts: the old LID 0x30 is still routed"
+fi
+# the SA answers with the new LID: host3's NodeRecord, a path to it
+# (saquery under ibsim sees only the first MAD of a GetTable: ask by LID)
+run_tool "$d/nr.moved" saquery NR 65
+expect_in "$d/nr.moved" "port_guid\.+$h3$" "saquery NR 65: not host3's port"
+run_tool "$d/pr.moved" saquery -p --src-to-dst 1:65
+expect_in "$d/pr.moved" "dlid\.+65$" "saquery: no PathRecord to LID 65"
+sim_client saquery -p --src-to-dst 1:48 >"$d/pr.old" 2>&1
+if grep -q 'PathRecord dump' "$d/pr.old"; then
+	IT_LAST_OUT=$d/pr.old
+	it_fail "saquery: a PathRecord to the old LID 48"
 fi
 rm -f "$d/ibnetdiscover.txt"
 check_routes
