@@ -183,6 +183,23 @@ int policy_equal(const struct policy *a, const struct policy *b);
  * command.  Returns the length it needs, like policy_print; 0 = equal. */
 size_t policy_diff(const struct policy *a, const struct policy *b, char *buf, size_t len);
 
+/* What a reload of b over a running a says beyond the diff (both return
+ * the length they need, like policy_print; 0 = nothing to say).
+ * policy_restart_fields: the settings that differ and that a running SM
+ * cannot change (the SM port, MAD window/timeout/retries, the guid2lid
+ * path, the keys), comma-separated: "sm.window, sm.m_key".
+ * policy_dropped: the lists a holds and b has none of: "drops all 3
+ * partitions, 4 node_names, 2 routing.roots, 1 lids.static". */
+size_t policy_restart_fields(const struct policy *a, const struct policy *b, char *buf, size_t len);
+size_t policy_dropped(const struct policy *a, const struct policy *b, char *buf, size_t len);
+/* 1 when p holds nothing but the defaults (what an empty file, or one of
+ * comments only, gives). */
+int policy_is_empty(const struct policy *p);
+/* 1 when replacing cur by next must be forced (nanosmctl reload --force):
+ * next holds no settings while cur holds some, the sign of an emptied or
+ * cut file rather than of an intended change. */
+int policy_reload_needs_force(const struct policy *cur, const struct policy *next);
+
 /* The engine list as -R / struct sm_opts takes it: "ftree,updn,minhop".
  * Returns the length it needs, like snprintf. */
 size_t policy_engine_list(const struct policy *p, char *buf, size_t len);

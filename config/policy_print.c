@@ -444,3 +444,64 @@ size_t policy_diff(const struct policy *a, const struct policy *b, char *buf, si
 			  b->n_partitions);
 	return o.off;
 }
+
+/* ---- what a reload of b over a says beyond the diff ---- */
+
+static void policy_restart_one(struct policy_out *o, int differs, const char *what)
+{
+	if (differs)
+		policy_out(o, "%s%s", o->off ? ", " : "", what);
+}
+
+size_t policy_restart_fields(const struct policy *a, const struct policy *b, char *buf, size_t len)
+{
+	const struct policy_sm *x = &a->sm, *y = &b->sm;
+	struct policy_out o = {buf, buf ? len : 0, 0};
+
+	if (o.len)
+		buf[0] = '\0';
+	policy_restart_one(&o, x->guid != y->guid || strcmp(x->ca, y->ca) || x->port != y->port,
+			   "sm.port");
+	policy_restart_one(&o, x->window != y->window, "sm.window");
+	policy_restart_one(&o, x->mad_timeout_ms != y->mad_timeout_ms, "sm.mad_timeout_ms");
+	policy_restart_one(&o, x->mad_retries != y->mad_retries, "sm.mad_retries");
+	policy_restart_one(&o, strcmp(x->guid2lid, y->guid2lid) != 0, "sm.guid2lid");
+	policy_restart_one(&o, x->m_key != y->m_key, "sm.m_key");
+	policy_restart_one(&o, x->m_key_protect != y->m_key_protect, "sm.m_key_protect");
+	policy_restart_one(&o, x->m_key_lease != y->m_key_lease, "sm.m_key_lease");
+	policy_restart_one(&o, x->sm_key != y->sm_key, "sm.sm_key");
+	policy_restart_one(&o, a->lids.lmc != b->lids.lmc, "lids.lmc");
+	return o.off;
+}
+
+static void policy_dropped_one(struct policy_out *o, size_t had, size_t has, const char *what)
+{
+	if (had && !has)
+		policy_out(o, "%s%zu %s", o->off ? ", " : "drops all ", had, what);
+}
+
+size_t policy_dropped(const struct policy *a, const struct policy *b, char *buf, size_t len)
+{
+	struct policy_out o = {buf, buf ? len : 0, 0};
+
+	if (o.len)
+		buf[0] = '\0';
+	policy_dropped_one(&o, a->n_partitions, b->n_partitions, "partitions");
+	policy_dropped_one(&o, a->n_node_names, b->n_node_names, "node_names");
+	policy_dropped_one(&o, a->routing.n_roots, b->routing.n_roots, "routing.roots");
+	policy_dropped_one(&o, a->lids.n_statics, b->lids.n_statics, "lids.static");
+	return o.off;
+}
+
+int policy_is_empty(const struct policy *p)
+{
+	struct policy d;
+
+	policy_init(&d);
+	return policy_equal(p, &d);
+}
+
+int policy_reload_needs_force(const struct policy *cur, const struct policy *next)
+{
+	return policy_is_empty(next) && !policy_is_empty(cur);
+}

@@ -168,6 +168,7 @@ int configure_lids(struct sm *sm)
 		changed += reqs[i].lid != prev[i];
 	sm->max_lid = 0;
 	sm->st.lid_failures = configure_apply(sm, reqs, n);
+	changed += lid_static_sweep(sm, reqs, n);
 	free(reqs);
 	free(prev);
 	smn = &sm->next.nodes[sm->next.sm_node];

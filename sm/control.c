@@ -261,18 +261,20 @@ static void control_cmd_sweep(const struct control_ops *ops, const struct contro
 static void control_cmd_reload(const struct control_ops *ops, const struct control_request *q,
 			       struct control_reply *r)
 {
-	char msg[1024] = "";
+	char msg[8192] = "";
+	int force = control_grammar_has_option(q->arg, "--force");
 
-	(void)q;
 	if (!ops->reload) {
 		control_fail(r, "reload is not available");
 		return;
 	}
-	if (ops->reload(ops->ctx, msg, sizeof(msg)) < 0) {
+	if (ops->reload(ops->ctx, force, msg, sizeof(msg)) < 0) {
 		control_fail(r, "reload: %s", msg[0] ? msg : "failed");
 		return;
 	}
-	verify_buf_printf(&r->body, "%s\n", msg[0] ? msg : "reloaded");
+	if (!msg[0])
+		snprintf(msg, sizeof(msg), "reloaded");
+	verify_buf_printf(&r->body, "%s%s", msg, msg[strlen(msg) - 1] == '\n' ? "" : "\n");
 }
 
 /* plan NAME LENGTH + the file's bytes: NAME only names it in messages. */

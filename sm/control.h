@@ -5,7 +5,7 @@
  * directory created 0755) with a one-request protocol.  The client sends one
  * line:
  *
- *   status | sweep | reload | plan FILE LENGTH | topology [ibnetdiscover|json|dot]
+ *   status | sweep | reload [--force] | plan FILE LENGTH | topology [ibnetdiscover|json|dot]
  *   | lfts | lids | routes SRC DST | metrics
  *
  * (words split on blanks; "double quotes" keep a node name with blanks in
@@ -76,9 +76,10 @@ struct control_ops {
 	void (*status)(void *ctx, struct control_status *out);
 	/* Ask for a heavy sweep (coalesced with one that runs).  0 or -errno. */
 	int (*sweep)(void *ctx);
-	/* Re-read the configuration.  0 with msg set to a summary (may be ""),
-	 * or -errno with msg set to the error. */
-	int (*reload)(void *ctx, char *msg, size_t msglen);
+	/* Re-read the configuration (force: even a file with no settings over
+	 * a running policy that has some).  0 with msg set to the answer (may
+	 * be "", may be several lines), or -errno with msg set to the error. */
+	int (*reload)(void *ctx, int force, char *msg, size_t msglen);
 	/* What applying the configuration text (len bytes, not NUL-terminated;
 	 * name names it in messages, "name:line:col: ...") would change: 0
 	 * with *out malloc'ed (NUL-terminated, caller frees);

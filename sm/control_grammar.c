@@ -15,7 +15,7 @@
 static const struct control_grammar control_grammar_table[] = {
     {"status", 0, 0, {NULL}, 0, "status"},
     {"sweep", 0, 0, {NULL}, 0, "sweep"},
-    {"reload", 0, 0, {NULL}, 0, "reload"},
+    {"reload", 0, 0, {"--force"}, 0, "reload [--force]"},
     {"plan", 1, 1, {NULL}, CONTROL_GRAMMAR_BODY, "plan FILE"},
     {"topology", 0, 1, {NULL}, 0, "topology [ibnetdiscover|json|dot]"},
     {"lfts", 0, 0, {NULL}, 0, "lfts"},

@@ -483,3 +483,54 @@ int lid_alloc_foreach(const struct lid_alloc *a, int (*fn)(void *ctx, uint64_t g
 	}
 	return 0;
 }
+
+/* ---- moves by hand (static LIDs a reload changed) ---- */
+
+static int lid_alloc_moving(const struct lid_move *m, size_t n, uint64_t guid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (m[i].guid == guid)
+			return 1;
+	return 0;
+}
+
+int lid_alloc_moves_check(const struct lid_alloc *a, const struct lid_move *m, size_t n,
+			  size_t *bad, uint64_t *holder)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t owner;
+
+		*bad = i;
+		if (!m[i].lid || m[i].lid > a->max_lid)
+			return -ERANGE;
+		owner = lid_alloc_owner(a, m[i].lid);
+		if (owner && owner != m[i].guid && !lid_alloc_moving(m, n, owner)) {
+			*holder = owner;
+			return -EEXIST;
+		}
+	}
+	return 0;
+}
+
+int lid_alloc_moves_apply(struct lid_alloc *a, const struct lid_move *m, size_t n)
+{
+	uint64_t *seen = calloc(n ? n : 1, sizeof(*seen));
+	int rc = 0;
+
+	if (!seen)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		seen[i] = lid_alloc_seen(a, m[i].guid);
+		lid_alloc_release(a, m[i].guid);
+	}
+	for (size_t i = 0; i < n; i++) {
+		int r = lid_alloc_reserve(a, m[i].guid, m[i].lid);
+
+		if (r < 0 && !rc)
+			rc = r;
+		if (r == 0)
+			lid_alloc_set_seen(a, m[i].guid, seen[i]);
+	}
+	free(seen);
+	return rc;
+}

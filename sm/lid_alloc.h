@@ -97,6 +97,24 @@ struct lid_aging {
 size_t lid_alloc_assign_aged(struct lid_alloc *a, struct lid_req *reqs, size_t n,
 			     struct lid_aging *ag);
 
+/* A port moved to another LID by hand (a static LID a policy reload
+ * changed): guid leaves the LID it holds (0: none) for lid. */
+struct lid_move {
+	uint64_t guid;
+	uint16_t lid;
+};
+
+/* Could every move of m[0..n) take effect together?  A move's LID must be
+ * free, or guid's already, or held by a GUID that moves away in m too (a
+ * swap), and within 1..max_lid.  Returns 0, or -ERANGE (*bad = its index)
+ * or -EEXIST (*bad = its index, *holder = the GUID holding the LID). */
+int lid_alloc_moves_check(const struct lid_alloc *a, const struct lid_move *m, size_t n,
+			  size_t *bad, uint64_t *holder);
+/* Apply checked moves: every moving GUID leaves its LID (freed), then
+ * each takes its new one, keeping its last-seen time.  Returns 0 or the
+ * first lid_alloc_reserve error (none after a passed check, but -ENOMEM). */
+int lid_alloc_moves_apply(struct lid_alloc *a, const struct lid_move *m, size_t n);
+
 /* Iterate mappings in LID order: calls fn for each; stops if fn returns
  * non-zero and returns that value. */
 int lid_alloc_foreach(const struct lid_alloc *a, int (*fn)(void *ctx, uint64_t guid, uint16_t lid),

@@ -20,6 +20,9 @@
 #include "mcast.h"
 #include "notify.h"
 #include "sa.h"
+#include "sm/reload.h"
+
+#define LOOP_RELOAD_MSG 8192 /* the answer to a reload, notes included */
 
 struct loop {
 	struct ev_loop *ev;
@@ -51,7 +54,7 @@ struct loop {
 
 static void loop_names(struct loop *l, const struct policy *p);
 static void loop_ops_sweep_done(struct loop *l, const struct sm_sweep_stats *st);
-static int loop_ops_reload(struct loop *l, char *err, size_t errlen);
+static int loop_ops_reload(struct loop *l, int force, const char *via, char *msg, size_t msglen);
 
 static uint64_t loop_now_ms(void *ctx)
 {
@@ -180,81 +183,121 @@ static void loop_on_sweep_timer(struct ev_loop *ev, ev_timer *w, int revents)
 	loop_rearm(l);
 }
 
-/* What a reload cannot change on a running SM. */
-static void loop_reload_restart_notes(const struct loop_opts *old, const struct loop_opts *new)
+static const struct policy *loop_policy(const struct loop *l)
 {
-	if (old->port_guid != new->port_guid || old->port != new->port ||
-	    (old->ca == NULL) != (new->ca == NULL))
-		log_info("reload: the SM port changes at the next restart");
-	if (old->sm.mad.window != new->sm.mad.window ||
-	    old->sm.mad.timeout_ms != new->sm.mad.timeout_ms ||
-	    old->sm.mad.retries != new->sm.mad.retries)
-		log_info("reload: MAD window/timeout/retries change at the next restart");
+	return l->reloaded ? l->reloaded : l->opts->policy;
 }
 
-/* Re-read the policy into a fresh struct, check the new routing against
- * the last good fabric with the gate, and only then put it in force.  On
- * any failure the old policy and tables stay.  Returns 0 or -errno with
- * err set. */
-static int loop_reload(struct loop *l, char *err, size_t errlen)
+/* The notes of a reload that took, in the log: dropped sections as a
+ * warning, each static LID move and what waits for a restart as info. */
+static void loop_reload_log(const struct loop *l, const struct reload_notes *n)
 {
-	struct policy *np = malloc(sizeof(*np));
-	struct loop_opts next = *l->opts;
-	char why[768];
-	int rc;
+	const char *line = n->moves;
 
-	if (!l->opts->policy_path) {
-		snprintf(err, errlen, "no policy file (start nanosm with -f FILE)");
-		free(np);
-		return -ENOENT;
+	if (n->drops[0])
+		log_warnx("NSM-W620 reload of %s %s", l->opts->policy_path, n->drops);
+	while (*line) {
+		size_t len = strcspn(line, "\n");
+
+		log_info("reload: %.*s", (int)len, line);
+		line += len + (line[len] == '\n');
 	}
-	if (!np || (rc = policy_load(l->opts->policy_path, np, why, sizeof(why))) < 0) {
-		snprintf(err, errlen, "%s", np ? why : "out of memory");
-		free(np);
-		return -EINVAL;
-	}
-	opts_apply_policy(&next, np);
-	if (sm_set_routing(l->sm, next.sm.engine, next.sm.roots, next.sm.n_roots, 0, why,
-			   sizeof(why)) < 0) {
-		snprintf(err, errlen, "the new routing fails the gate: %s", why);
-		policy_fini(np);
-		free(np);
-		return -EINVAL;
-	}
-	sm_set_priority(l->sm, next.sm.priority);
+	if (n->restart[0])
+		log_info("reload: takes effect at restart: %s", n->restart);
+}
+
+/* Put np in force: routing (checked by the caller), priority, names and
+ * partitions, static LIDs, reclaim age, sweep interval, log level. */
+static void loop_reload_apply(struct loop *l, struct policy *np, struct loop_opts *next)
+{
+	const struct policy *cur = loop_policy(l);
+	char text[4096];
+
+	sm_set_priority(l->sm, next->sm.priority);
 	loop_names(l, np);
-	loop_reload_restart_notes(l->opts, &next);
-	if (next.sweep_interval != l->opts->sweep_interval && !next.once) {
-		l->sweep_timer.repeat = next.sweep_interval;
+	if (sm_static_lids(l->sm, cur ? cur->lids.statics : NULL, cur ? cur->lids.n_statics : 0,
+			   np->lids.statics, np->lids.n_statics, 1, text, sizeof(text)) < 0)
+		log_warnx("NSM-E503 out of memory for static LIDs");
+	sm_set_lid_reclaim_age(l->sm, next->sm.lid_reclaim_age);
+	if (next->sweep_interval != l->opts->sweep_interval && !next->once) {
+		l->sweep_timer.repeat = next->sweep_interval;
 		ev_timer_again(l->ev, &l->sweep_timer);
 	}
-	log_init(next.verbosity, "nanosm");
+	log_init(next->verbosity, "nanosm");
 	/* guid2lid keeps pointing at the policy it was read from: it changes
 	 * at the next restart, so the first policy is never freed */
-	next.sm.guid2lid = l->opts->sm.guid2lid;
-	*l->opts = next;
-	if (next.sm.engine == next.engines) /* it pointed into the local copy */
+	next->sm.guid2lid = l->opts->sm.guid2lid;
+	*l->opts = *next;
+	if (next->sm.engine == next->engines) /* it pointed into the local copy */
 		l->opts->sm.engine = l->opts->engines;
 	if (l->reloaded) {
 		policy_fini(l->reloaded);
 		free(l->reloaded);
 	}
 	l->reloaded = np;
+}
+
+/* Re-read the policy into a fresh struct, judge it (reload_judge: an
+ * empty file needs force, static LIDs must be free), check the new routing
+ * against the last good fabric with the gate, and only then put it in
+ * force.  On any failure the old policy and tables stay.  Returns 0 with
+ * msg set to the answer ("reloaded FILE (routing X)" and the notes, also
+ * logged, via saying who asked), or -errno with msg set to the error. */
+static int loop_reload(struct loop *l, int force, const char *via, char *msg, size_t msglen)
+{
+	struct policy *np = malloc(sizeof(*np));
+	struct loop_opts next = *l->opts;
+	struct reload_notes notes;
+	struct verify_buf b;
+	char why[768];
+	int rc;
+
+	if (!l->opts->policy_path) {
+		snprintf(msg, msglen, "no policy file (start nanosm with -f FILE)");
+		free(np);
+		return -ENOENT;
+	}
+	if (!np || (rc = policy_load(l->opts->policy_path, np, why, sizeof(why))) < 0) {
+		snprintf(msg, msglen, "%s", np ? why : "out of memory");
+		free(np);
+		return -EINVAL;
+	}
+	rc = reload_judge(l->sm, loop_policy(l), np, l->opts->policy_path, force, &notes, msg,
+			  msglen);
+	opts_apply_policy(&next, np);
+	if (rc == 0 && sm_set_routing(l->sm, next.sm.engine, next.sm.roots, next.sm.n_roots, 0, why,
+				      sizeof(why)) < 0) {
+		snprintf(msg, msglen, "the new routing fails the gate: %s", why);
+		rc = -EINVAL;
+	}
+	if (rc < 0) {
+		policy_fini(np);
+		free(np);
+		return rc;
+	}
+	loop_reload_apply(l, np, &next);
+	log_info("reloaded %s (routing %s)%s", l->opts->policy_path, l->opts->sm.engine, via);
+	loop_reload_log(l, &notes);
+	verify_buf_init(&b);
+	verify_buf_printf(&b, "reloaded %s (routing %s)\n", l->opts->policy_path,
+			  l->opts->sm.engine);
+	reload_notes_print(&notes, &b);
+	snprintf(msg, msglen, "%s", b.s ? b.s : "reloaded");
+	verify_buf_fini(&b);
 	return 0;
 }
 
 static void loop_on_hup(struct loop *l)
 {
-	char err[1024];
+	char msg[LOOP_RELOAD_MSG];
 
 	if (!l->opts->policy_path) {
 		log_info("SIGHUP: heavy sweep requested");
-	} else if (loop_ops_reload(l, err, sizeof(err)) < 0) {
-		log_warnx("NSM-E600 reload of %s refused: %s; the old policy and tables stay in force",
-			  l->opts->policy_path, err);
+	} else if (loop_ops_reload(l, 0, "", msg, sizeof(msg)) < 0) {
+		log_warnx(
+		    "NSM-E600 reload of %s refused: %s; the old policy and tables stay in force",
+		    l->opts->policy_path, msg);
 		return;
-	} else {
-		log_info("reloaded %s (routing %s)", l->opts->policy_path, l->opts->sm.engine);
 	}
 	loop_request_sweep(l);
 }
@@ -400,13 +443,13 @@ static void loop_ops_sweep_done(struct loop *l, const struct sm_sweep_stats *st)
 
 /* A policy reload between RELOADING=1 and READY=1 (READY only once the
  * first SUBNET UP has said it). */
-static int loop_ops_reload(struct loop *l, char *err, size_t errlen)
+static int loop_ops_reload(struct loop *l, int force, const char *via, char *msg, size_t msglen)
 {
 	int ready = l->notify.ready;
 	int rc;
 
 	notify_send(&l->notify, NOTIFY_RELOADING, "reloading the policy");
-	rc = loop_reload(l, err, errlen);
+	rc = loop_reload(l, force, via, msg, msglen);
 	notify_send(&l->notify, ready ? NOTIFY_READY : NOTIFY_STATUS,
 		    rc < 0 ? "policy reload refused; the old policy stays" : "policy reloaded");
 	return rc;
@@ -470,47 +513,66 @@ static int loop_ctl_sweep(void *ctx)
 	return 0;
 }
 
-static int loop_ctl_reload(void *ctx, char *msg, size_t msglen)
+static int loop_ctl_reload(void *ctx, int force, char *msg, size_t msglen)
 {
 	struct loop *l = ctx;
-	int rc = loop_ops_reload(l, msg, msglen);
+	int rc =
+	    loop_ops_reload(l, force, force ? " (nanosmctl, forced)" : " (nanosmctl)", msg, msglen);
 
 	if (rc < 0) {
 		log_warnx("NSM-E600 reload refused (nanosmctl): %s; the old policy and tables stay "
 			  "in force", msg);
 		return rc;
 	}
-	snprintf(msg, msglen, "reloaded %s (routing %s)", l->opts->policy_path, l->opts->sm.engine);
-	log_info("%s (nanosmctl)", msg);
 	loop_request_sweep(l);
 	return 0;
 }
 
-/* The policy's own differences, then what the routing change would do
+/* The policy's own differences, what a reload would say beyond them (or
+ * why it would be refused), then what the routing change would do
  * (refused: why a reload would be refused, "" if it would not). */
-static char *loop_plan_text(struct loop *l, const struct policy *np, const struct loop_opts *next,
-			    char *refused, size_t refusedlen)
+static char *loop_plan_text(struct loop *l, const char *name, const struct policy *np,
+			    const struct loop_opts *next, char *refused, size_t refusedlen)
 {
-	const struct policy *cur = l->reloaded ? l->reloaded : l->opts->policy;
+	const struct policy *cur = loop_policy(l);
+	char gate[768];
 	char *routes =
-	    sm_plan(l->sm, next->sm.engine, next->sm.roots, next->sm.n_roots, refused, refusedlen);
+	    sm_plan(l->sm, next->sm.engine, next->sm.roots, next->sm.n_roots, gate, sizeof(gate));
 	size_t n = cur ? policy_diff(cur, np, NULL, 0) : 0;
-	size_t rl = routes ? strlen(routes) : 0;
-	char *out = routes ? malloc(n + rl + 64) : NULL;
+	char *diff = n ? malloc(n + 1) : NULL;
+	struct reload_notes notes;
+	char why[1024];
+	struct verify_buf b;
 
-	if (!out) {
+	refused[0] = '\0';
+	if (n && !diff) {
 		free(routes);
 		return NULL;
 	}
-	if (!cur || !n) {
-		snprintf(out, n + rl + 64, "policy: no change\n%s", routes);
+	verify_buf_init(&b);
+	if (diff) {
+		policy_diff(cur, np, diff, n + 1);
+		verify_buf_printf(&b, "policy changes:\n%s%s", diff,
+				  diff[n - 1] == '\n' ? "" : "\n");
 	} else {
-		memcpy(out, "policy changes:\n", 16);
-		policy_diff(cur, np, out + 16, n + 1);
-		snprintf(out + 16 + n, rl + 48, "%s%s", out[16 + n - 1] == '\n' ? "" : "\n", routes);
+		verify_buf_printf(&b, "policy: no change\n");
 	}
+	if (reload_judge(l->sm, cur, np, name, 0, &notes, why, sizeof(why)) < 0) {
+		verify_buf_printf(&b, "refused: %s\n", why);
+		snprintf(refused, refusedlen, "%s", why);
+	} else {
+		reload_notes_print(&notes, &b);
+	}
+	if (gate[0] && !refused[0])
+		snprintf(refused, refusedlen, "the new routing fails the gate: %s", gate);
+	verify_buf_printf(&b, "%s", routes ? routes : "");
+	free(diff);
 	free(routes);
-	return out;
+	if (!routes || b.failed) {
+		verify_buf_fini(&b);
+		return NULL;
+	}
+	return b.s;
 }
 
 /* The policy text nanosmctl read and sent (name: the file it named, for
@@ -521,20 +583,20 @@ static int loop_ctl_plan(void *ctx, const char *name, const char *text, size_t l
 	struct loop *l = ctx;
 	struct policy np;
 	struct loop_opts next = *l->opts;
-	char refused[768];
+	char refused[1200];
 	int rc = policy_parse(text, len, name, &np, err, errlen);
 
 	if (rc < 0)
 		return rc;
 	opts_apply_policy(&next, &np);
-	*out = loop_plan_text(l, &np, &next, refused, sizeof(refused));
+	*out = loop_plan_text(l, name, &np, &next, refused, sizeof(refused));
 	policy_fini(&np);
 	if (!*out) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	if (refused[0]) {
-		snprintf(err, errlen, "the new routing fails the gate: %s", refused);
+		snprintf(err, errlen, "%s", refused);
 		return CONTROL_PLAN_REFUSED;
 	}
 	return 0;
@@ -558,7 +620,7 @@ static const struct lid_alloc *loop_ctl_lids(void *ctx)
 static const struct topo_names *loop_ctl_names(void *ctx)
 {
 	struct loop *l = ctx;
-	const struct policy *p = l->reloaded ? l->reloaded : l->opts->policy;
+	const struct policy *p = loop_policy(l);
 	struct topo_name *v;
 
 	if (!p || !p->n_node_names)

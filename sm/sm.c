@@ -108,6 +108,7 @@ void sm_free(struct sm *sm)
 	lft_steps_free(sm); /* freed in the middle of a push */
 	free(sm->prog);
 	configure_fini(sm);
+	lid_static_fini(sm);
 	free(sm->roots);
 	free(sm->names);
 	free(sm);
@@ -181,6 +182,11 @@ refuse:
 void sm_set_priority(struct sm *sm, uint8_t priority)
 {
 	sm->opts.priority = priority;
+}
+
+void sm_set_lid_reclaim_age(struct sm *sm, unsigned seconds)
+{
+	sm->opts.lid_reclaim_age = seconds;
 }
 
 int sm_reserve_lid(struct sm *sm, uint64_t guid, uint16_t lid)

@@ -125,6 +125,24 @@ char *sm_plan(struct sm *sm, const char *engines, const uint64_t *roots, size_t 
 /* A static LID (policy lids.static): reserved before guid2lid is read, so
  * it wins over a persisted one.  lid_alloc_reserve's return codes. */
 int sm_reserve_lid(struct sm *sm, uint64_t guid, uint16_t lid);
+struct policy_static_lid;
+/* Static LIDs a reload changes (policy lids.static, old -> next): every
+ * port whose static LID is new or different (and not the LID the map
+ * already gives it) moves to it; unchanged and removed ones are left
+ * alone.  The moves are checked together against the LID map: a LID
+ * another port holds (unless that port moves away too) or one above the
+ * switches' LinearFDBCap refuses them all, -EEXIST / -ERANGE with text
+ * naming both ports.  Otherwise text gets one line per move ("port
+ * 0x.../1 (host1): static LID 0x0010 -> 0x0020 at the next sweep") and,
+ * with apply, the map changes at once (old LIDs freed, new ones reserved):
+ * the next heavy sweep programs the ports (PortInfo Set), routes and SA
+ * answers follow, and it logs each move.  Returns the number of moves,
+ * or a negative errno (-ENOMEM). */
+int sm_static_lids(struct sm *sm, const struct policy_static_lid *old, size_t n_old,
+		   const struct policy_static_lid *next, size_t n_next, int apply, char *text,
+		   size_t textlen);
+/* policy lids.reclaim_age (seconds, 0 = never), from the next sweep on. */
+void sm_set_lid_reclaim_age(struct sm *sm, unsigned seconds);
 
 /* Load the guid2lid file named in opts (if any). Returns 0 or -errno. */
 int sm_load_lids(struct sm *sm);

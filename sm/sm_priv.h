@@ -173,6 +173,10 @@ struct sm {
 	struct sm_guid_set rereg;
 	uint64_t mcast_fit_sig; /* the IPoIB groups' misfit ports last said (mcast_policy.c) */
 	struct sm_ha ha;
+	/* static LIDs a reload moved, logged by the sweep that programs them
+	 * (lid_static.c) */
+	struct sm_static_move *static_moves;
+	size_t n_static_moves;
 };
 
 #define SM_SA_BACKLOG 1024 /* SA requests held during a sweep; more are dropped */
@@ -182,6 +186,12 @@ struct sm_sa_pending {
 	struct mad_addr from;
 	size_t len;
 	uint8_t mad[SA_MAD_SIZE];
+};
+
+/* A port a reload gave another static LID: from (0: none) -> to. */
+struct sm_static_move {
+	uint64_t guid;
+	uint16_t from, to;
 };
 
 struct sm_name {
@@ -290,6 +300,11 @@ int configure_rereg_ask(struct sm *sm, uint64_t port_guid);
  * that list changed since it was last said. */
 int mcast_policy_apply(struct sm *sm, const struct policy_partition *parts, size_t n);
 void mcast_policy_fit_check(struct sm *sm);
+/* lid_static.c: after the sweep's LID assignment (reqs as configure.c
+ * made them), log each static LID a reload moved and forget them; returns
+ * how many (LIDs that changed: guid2lid is saved). */
+size_t lid_static_sweep(struct sm *sm, const struct lid_req *reqs, size_t n);
+void lid_static_fini(struct sm *sm);
 /* lft_push.c */
 int lft_push_compute(struct sm *sm);
 void lft_push_start(struct sm *sm, sm_phase_fn then);

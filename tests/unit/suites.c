@@ -39,5 +39,6 @@ const unit_register_fn unit_suites[] = {
 	test_notify_register,
 	test_metrics_register,
 	test_progress_register,
+	test_reload_register,
 	NULL,
 };

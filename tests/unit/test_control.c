@@ -65,6 +65,7 @@ struct tc {
 	int sweeps;	     /* sweep op calls */
 	int standby;	     /* status answers STANDBY under a master */
 	int reload_fails;    /* reload op answers an error */
+	int reload_force;    /* what the last reload was given (-1: none yet) */
 	char plan_name[256]; /* what the plan op was given: the name */
 	char plan_text[64];  /* and the text (its start) */
 	size_t plan_len;     /* and its length */
@@ -134,10 +135,11 @@ static int tc_sweep(void *ctx)
 	return ++t->sweeps > 1 ? -EBUSY : 0; /* a second request coalesces */
 }
 
-static int tc_reload(void *ctx, char *msg, size_t msglen)
+static int tc_reload(void *ctx, int force, char *msg, size_t msglen)
 {
 	struct tc *t = ctx;
 
+	t->reload_force = force;
 	if (t->reload_fails) {
 		snprintf(msg, msglen, "policy.yaml:3:1: unknown key 'rooots'\n(line 3)");
 		return -EINVAL;
@@ -367,6 +369,14 @@ static void test_control_sweep_reload_plan(void)
 	tc.reload_fails = 1;
 	tc_expect("reload", "error reload: policy.yaml:3:1: unknown key 'rooots' (line 3)\n");
 	tc.reload_fails = 0;
+	/* --force reaches the daemon; anything else is refused before it */
+	CU_ASSERT_EQUAL(tc.reload_force, 0);
+	tc_expect("reload --force", "ok\npolicy reloaded: routing unchanged\n");
+	CU_ASSERT_EQUAL(tc.reload_force, 1);
+	tc.reload_force = -1;
+	tc_expect("reload now", "error usage: reload [--force]\n");
+	CU_ASSERT_EQUAL(tc.reload_force, -1);
+	tc_expect("reload --force x", "error usage: reload [--force]\n");
 	tc_expect("plan policy.yaml 27\nrouting: {engines: minhop}\n",
 		  "ok\nrouting: ftree,updn,minhop -> minhop\nnothing would change\n");
 	CU_ASSERT_STRING_EQUAL(tc.plan_name, "policy.yaml");

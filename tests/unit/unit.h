@@ -41,5 +41,6 @@ void test_log_register(void);
 void test_notify_register(void);
 void test_metrics_register(void);
 void test_progress_register(void);
+void test_reload_register(void);
 
 #endif
