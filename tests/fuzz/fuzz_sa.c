@@ -146,10 +146,12 @@ static void fuzz_sa_partitions(struct fuzz_sa_world *w)
 	char err[256];
 	int h1 = fuzz_sa_node(&w->f, "host1"), h2 = fuzz_sa_node(&w->f, "host2");
 
-	w->members[0] = (struct policy_member){ POLICY_MEMBER_GUID, w->f.nodes[h1].ports[1].guid,
-						POLICY_FULL };
-	w->members[1] = (struct policy_member){ POLICY_MEMBER_GUID, w->f.nodes[h2].ports[1].guid,
-						POLICY_LIMITED };
+	w->members[0] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
+					       .guid = w->f.nodes[h1].ports[1].guid,
+					       .membership = POLICY_FULL};
+	w->members[1] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
+					       .guid = w->f.nodes[h2].ports[1].guid,
+					       .membership = POLICY_LIMITED};
 	strcpy(w->part.name, "storage");
 	w->part.pkey = 0x0010;
 	w->part.ipoib = 1;

@@ -585,8 +585,12 @@ static void test_sa_path_partitions(void)
 	test_sa_path_rig_init(&r);
 	memset(m, 0, sizeof(m));
 	memset(&part, 0, sizeof(part));
-	m[0] = (struct policy_member){ POLICY_MEMBER_GUID, r.f.nodes[r.h1].ports[1].guid, POLICY_FULL };
-	m[1] = (struct policy_member){ POLICY_MEMBER_GUID, r.f.nodes[r.h2].ports[1].guid, POLICY_FULL };
+	m[0] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
+				      .guid = r.f.nodes[r.h1].ports[1].guid,
+				      .membership = POLICY_FULL};
+	m[1] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
+				      .guid = r.f.nodes[r.h2].ports[1].guid,
+				      .membership = POLICY_FULL};
 	strcpy(part.name, "p");
 	part.pkey = 0x0010;
 	part.members = m;
@@ -629,11 +633,14 @@ static void test_sa_path_plan_p10(struct test_sa_path_rig *r, struct pkey_plan *
 	char err[256];
 
 	memset(&part, 0, sizeof(part));
-	m[0] = (struct policy_member){ POLICY_MEMBER_GUID, r->f.nodes[r->h2].ports[1].guid,
-				       POLICY_FULL };
-	m[1] = (struct policy_member){ POLICY_MEMBER_GUID, r->f.nodes[r->h3].ports[1].guid,
-				       POLICY_FULL };
-	m[2] = (struct policy_member){ POLICY_MEMBER_ALL_SWITCHES, 0, POLICY_LIMITED };
+	m[0] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
+				      .guid = r->f.nodes[r->h2].ports[1].guid,
+				      .membership = POLICY_FULL};
+	m[1] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
+				      .guid = r->f.nodes[r->h3].ports[1].guid,
+				      .membership = POLICY_FULL};
+	m[2] = (struct policy_member){
+	    .kind = POLICY_MEMBER_ALL_SWITCHES, .guid = 0, .membership = POLICY_LIMITED};
 	strcpy(part.name, "p");
 	part.pkey = 0x0010;
 	part.members = m;
@@ -717,12 +724,15 @@ static void test_sa_path_requester_pkey(void)
 
 	test_sa_path_rig_init(&r);
 	memset(parts, 0, sizeof(parts));
-	m[0] = (struct policy_member){ POLICY_MEMBER_GUID, r.f.nodes[r.h2].ports[1].guid,
-				       POLICY_FULL };
-	m[1] = (struct policy_member){ POLICY_MEMBER_GUID, r.f.nodes[r.h3].ports[1].guid,
-				       POLICY_FULL };
-	m[2] = (struct policy_member){ POLICY_MEMBER_GUID, r.f.nodes[r.h1].ports[1].guid,
-				       POLICY_FULL };
+	m[0] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
+				      .guid = r.f.nodes[r.h2].ports[1].guid,
+				      .membership = POLICY_FULL};
+	m[1] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
+				      .guid = r.f.nodes[r.h3].ports[1].guid,
+				      .membership = POLICY_FULL};
+	m[2] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
+				      .guid = r.f.nodes[r.h1].ports[1].guid,
+				      .membership = POLICY_FULL};
 	strcpy(parts[0].name, "default");
 	parts[0].pkey = 0x7fff;
 	parts[0].members = m;
@@ -1031,10 +1041,12 @@ static void test_sa_mpath_partitions(void)
 	test_sa_path_rig_init(&r);
 	memset(m, 0, sizeof(m));
 	memset(&part, 0, sizeof(part));
-	m[0] = (struct policy_member){ POLICY_MEMBER_GUID, r.f.nodes[r.h1].ports[1].guid,
-				       POLICY_FULL };
-	m[1] = (struct policy_member){ POLICY_MEMBER_GUID, r.f.nodes[r.h2].ports[1].guid,
-				       POLICY_FULL };
+	m[0] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
+				      .guid = r.f.nodes[r.h1].ports[1].guid,
+				      .membership = POLICY_FULL};
+	m[1] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
+				      .guid = r.f.nodes[r.h2].ports[1].guid,
+				      .membership = POLICY_FULL};
 	strcpy(part.name, "p");
 	part.pkey = 0x0010;
 	part.members = m;
