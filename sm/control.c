@@ -255,7 +255,7 @@ static void control_cmd_sweep(const struct control_ops *ops, char *const *args,
 static void control_cmd_reload(const struct control_ops *ops, char *const *args,
 			       struct control_reply *r)
 {
-	char msg[1024] = "";
+	char msg[8192] = ""; /* "reloaded ...", then the members that match no port */
 
 	(void)args;
 	if (!ops->reload) {

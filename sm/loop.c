@@ -470,6 +470,21 @@ static int loop_ctl_sweep(void *ctx)
 	return 0;
 }
 
+/* After a reload's answer: the partition members of p that match no port
+ * of the last good model (the sweep it requests logs them, NSM-W422). */
+static void loop_unmatched_append(struct loop *l, const struct policy *p, char *msg, size_t msglen)
+{
+	char *u = sm_partition_unmatched(l->sm, p->partitions, p->n_partitions, p->node_names,
+					 p->n_node_names);
+	size_t off = strlen(msg), n = u ? strlen(u) : 0;
+
+	if (n && u[n - 1] == '\n')
+		u[n - 1] = '\0'; /* the control reply ends the message's line */
+	if (n && off + 1 < msglen)
+		snprintf(msg + off, msglen - off, "\n%s", u);
+	free(u);
+}
+
 static int loop_ctl_reload(void *ctx, char *msg, size_t msglen)
 {
 	struct loop *l = ctx;
@@ -482,11 +497,33 @@ static int loop_ctl_reload(void *ctx, char *msg, size_t msglen)
 	}
 	snprintf(msg, msglen, "reloaded %s (routing %s)", l->opts->policy_path, l->opts->sm.engine);
 	log_info("%s (nanosmctl)", msg);
+	loop_unmatched_append(l, l->reloaded, msg, msglen);
 	loop_request_sweep(l);
 	return 0;
 }
 
-/* The policy's own differences, then what the routing change would do. */
+/* text (malloc'ed), then the partition members of np that would match no
+ * port; text is freed (NULL when out of memory). */
+static char *loop_plan_unmatched(struct loop *l, const struct policy *np, char *text)
+{
+	char *u = sm_partition_unmatched(l->sm, np->partitions, np->n_partitions, np->node_names,
+					 np->n_node_names);
+	size_t tl = strlen(text), ul = u ? strlen(u) : 0;
+	char *out = u ? realloc(text, tl + ul + 1) : text;
+
+	if (!out) {
+		free(text);
+		free(u);
+		return NULL;
+	}
+	if (u)
+		memcpy(out + tl, u, ul + 1);
+	free(u);
+	return out;
+}
+
+/* The policy's own differences, what the routing change would do, and the
+ * partition members that would match no port. */
 static char *loop_plan_text(struct loop *l, const struct policy *np, const struct loop_opts *next)
 {
 	const struct policy *cur = l->reloaded ? l->reloaded : l->opts->policy;
@@ -507,7 +544,7 @@ static char *loop_plan_text(struct loop *l, const struct policy *np, const struc
 		snprintf(out + 16 + n, rl + 48, "%s%s", out[16 + n - 1] == '\n' ? "" : "\n", routes);
 	}
 	free(routes);
-	return out;
+	return loop_plan_unmatched(l, np, out);
 }
 
 static int loop_ctl_plan(void *ctx, const char *path, char **text, char *err, size_t errlen)

@@ -160,7 +160,8 @@ static void fuzz_sa_partitions(struct fuzz_sa_world *w)
 	w->part.n_members = 2;
 	w->sm_node = h1;
 	pkey_plan_init(&w->pk);
-	FUZZ_SA_CHECK(pkey_plan_build(&w->pk, &w->part, 1, &w->f, h1, 1, err, sizeof(err)) == 0);
+	FUZZ_SA_CHECK(
+	    pkey_plan_build(&w->pk, &w->part, 1, NULL, 0, &w->f, h1, 1, err, sizeof(err)) == 0);
 }
 
 static void fuzz_sa_world_init(struct fuzz_sa_world *w)

@@ -596,7 +596,8 @@ static void test_sa_path_partitions(void)
 	part.members = m;
 	part.n_members = 2;
 	pkey_plan_init(&pp);
-	CU_ASSERT_EQUAL_FATAL(pkey_plan_build(&pp, &part, 1, &r.f, r.h1, 1, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    pkey_plan_build(&pp, &part, 1, NULL, 0, &r.f, r.h1, 1, err, sizeof(err)), 0);
 	test_sa_path_view_pk(&r, 2, &pp);
 	/* what the ends share, asked by a trusted requester (the requester's
 	 * own partitions: test_sa_path_requester) */
@@ -646,7 +647,8 @@ static void test_sa_path_plan_p10(struct test_sa_path_rig *r, struct pkey_plan *
 	part.members = m;
 	part.n_members = 3;
 	pkey_plan_init(pp);
-	CU_ASSERT_EQUAL_FATAL(pkey_plan_build(pp, &part, 1, &r->f, r->h1, 1, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    pkey_plan_build(pp, &part, 1, NULL, 0, &r->f, r->h1, 1, err, sizeof(err)), 0);
 	test_sa_path_view_pk(r, 2, pp);
 }
 
@@ -742,7 +744,8 @@ static void test_sa_path_requester_pkey(void)
 	parts[1].members = m;
 	parts[1].n_members = 3;
 	pkey_plan_init(&pp);
-	CU_ASSERT_EQUAL_FATAL(pkey_plan_build(&pp, parts, 2, &r.f, r.h1, 1, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    pkey_plan_build(&pp, parts, 2, NULL, 0, &r.f, r.h1, 1, err, sizeof(err)), 0);
 	test_sa_path_view_pk(&r, 2, &pp);
 	CU_ASSERT_EQUAL(pkey_plan_member(&pp, r.h1, 1, 0x7fff), 0);
 	/* an end asks: the default partition, preferred */
@@ -1052,7 +1055,8 @@ static void test_sa_mpath_partitions(void)
 	part.members = m;
 	part.n_members = 2;
 	pkey_plan_init(&pp);
-	CU_ASSERT_EQUAL_FATAL(pkey_plan_build(&pp, &part, 1, &r.f, r.h1, 1, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    pkey_plan_build(&pp, &part, 1, NULL, 0, &r.f, r.h1, 1, err, sizeof(err)), 0);
 	test_sa_path_view_pk(&r, 2, &pp);
 	r.key = TEST_SA_PATH_SM_KEY; /* what the ends share, whoever asks */
 	h2[0] = r.h2;

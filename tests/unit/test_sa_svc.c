@@ -499,8 +499,8 @@ static void tsv_plan(struct tsv_rig *r, struct pkey_plan *pp)
 	part.members = &m;
 	part.n_members = 1;
 	pkey_plan_init(pp);
-	CU_ASSERT_EQUAL_FATAL(pkey_plan_build(pp, &part, 1, &r->f, sw.node, 0, err, sizeof(err)),
-			      0);
+	CU_ASSERT_EQUAL_FATAL(
+	    pkey_plan_build(pp, &part, 1, NULL, 0, &r->f, sw.node, 0, err, sizeof(err)), 0);
 	r->pk = pp;
 	tsv_view(r, &r->f);
 }
