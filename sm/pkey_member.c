@@ -419,6 +419,17 @@ static int pkey_unmatched_push(struct pkey_unmatched **v, size_t *n, size_t *cap
 	return 0;
 }
 
+/* Any guid or name member in parts?  (Groups alone need no index.) */
+static int pkey_has_selectors(const struct policy_partition *parts, size_t n_parts)
+{
+	for (size_t i = 0; parts && i < n_parts; i++)
+		for (size_t j = 0; j < parts[i].n_members; j++)
+			if (parts[i].members[j].kind == POLICY_MEMBER_GUID ||
+			    parts[i].members[j].kind == POLICY_MEMBER_NAME)
+				return 1;
+	return 0;
+}
+
 int pkey_unmatched_find(const struct policy_partition *parts, size_t n_parts,
 			const struct policy_node_name *names, size_t n_names,
 			const struct fabric *f, struct pkey_unmatched **out, size_t *n)
@@ -429,7 +440,7 @@ int pkey_unmatched_find(const struct policy_partition *parts, size_t n_parts,
 
 	*out = NULL;
 	*n = 0;
-	if (!f->n_nodes || !parts)
+	if (!f->n_nodes || !pkey_has_selectors(parts, n_parts))
 		return 0;
 	if (pkey_members_init(&x, f, names, n_names) < 0)
 		return -ENOMEM;

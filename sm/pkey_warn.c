@@ -13,6 +13,8 @@
 #include "sm/pkey_member.h"
 #include "sm/sm_priv.h"
 
+#define PKEY_WARN_SAID 20 /* new problems logged one per line per sweep */
+
 /* FNV-1a of a line: how a problem is told from another. */
 static uint64_t pkey_warn_hash(const char *s)
 {
@@ -23,12 +25,33 @@ static uint64_t pkey_warn_hash(const char *s)
 	return h;
 }
 
-static int pkey_warn_seen(const uint64_t *v, size_t n, uint64_t h)
+static int pkey_warn_cmp(const void *a, const void *b)
 {
-	for (size_t i = 0; i < n; i++)
-		if (v[i] == h)
-			return 1;
-	return 0;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Log the lines of u whose hash is not in sm->pk_unmatched (sorted): the
+ * first PKEY_WARN_SAID one by one, the rest counted in one line. */
+static void pkey_warn_new(const struct sm *sm, const struct pkey_unmatched *u, const uint64_t *hash,
+			  size_t n)
+{
+	size_t said = 0, more = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (sm->n_pk_unmatched && bsearch(&hash[i], sm->pk_unmatched, sm->n_pk_unmatched,
+						  sizeof(*hash), pkey_warn_cmp))
+			continue;
+		if (said++ < PKEY_WARN_SAID)
+			log_warnx("NSM-W422 %s; the port is left out of the partition", u[i].text);
+		else
+			more++;
+	}
+	if (more)
+		log_warnx("NSM-W422 ... and %zu more partition members match no port "
+			  "(nanosmctl plan FILE lists them all)",
+			  more);
 }
 
 void pkey_warn_sweep(struct sm *sm, const struct fabric *f)
@@ -40,17 +63,16 @@ void pkey_warn_sweep(struct sm *sm, const struct fabric *f)
 	if (pkey_unmatched_find(sm->parts, sm->n_parts, sm->names, sm->n_names, f, &u, &n) < 0)
 		return; /* out of memory: say nothing new, forget nothing */
 	now = n ? calloc(n, sizeof(*now)) : NULL;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t h = pkey_warn_hash(u[i].text);
-
-		if (!pkey_warn_seen(sm->pk_unmatched, sm->n_pk_unmatched, h))
-			log_warnx("NSM-W422 %s; the port is left out of the partition", u[i].text);
-		if (now)
-			now[i] = h;
-	}
-	free(u);
-	if (n && !now)
+	if (n && !now) {
+		free(u);
 		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		now[i] = pkey_warn_hash(u[i].text);
+	pkey_warn_new(sm, u, now, n);
+	free(u);
+	if (n)
+		qsort(now, n, sizeof(*now), pkey_warn_cmp);
 	free(sm->pk_unmatched);
 	sm->pk_unmatched = now;
 	sm->n_pk_unmatched = n;

@@ -137,7 +137,7 @@ struct sm {
 	struct pkey_plan pk;	  /* partition plan of cur (what the SA answers from) */
 	struct pkey_plan pk_next; /* the running sweep's plan, for next */
 	/* partition members that matched no port at the last plan (hashes of
-	 * their NSM-W422 lines, owned): each is logged once (pkey_warn.c) */
+	 * their NSM-W422 lines, sorted, owned): each is logged once (pkey_warn.c) */
 	uint64_t *pk_unmatched;
 	size_t n_pk_unmatched;
 	struct pkey_cache *pkc;	  /* P_Key tables the ports hold (pkey_push.c) */

@@ -285,6 +285,43 @@ static void test_member_sweep_logs_once(void)
 	rig_fini(&r);
 }
 
+/* Many new problems in one sweep: 20 lines, then one line counting the
+ * rest; the next sweep says none of them again. */
+static void test_member_sweep_caps_lines(void)
+{
+	char path[] = "/tmp/nanosm-unit-w422-XXXXXX", buf[65536];
+	int level = log_level_get(), fd;
+	struct policy pol;
+	struct policy_partition *p;
+	struct rig r;
+
+	rig_init(&r, pm_lab, NULL, "minhop");
+	policy_init(&pol);
+	p = policy_partition_add(&pol, "blue", 0x0002, 0, 2048);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	for (uint64_t g = 1; g <= 30; g++) /* no such ports */
+		policy_member_add(p, POLICY_MEMBER_GUID, 0x7700000000000000ull + g, POLICY_FULL);
+	CU_ASSERT_EQUAL_FATAL(sm_set_partitions(r.sm, pol.partitions, pol.n_partitions), 0);
+	fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	log_init(LOG_LVL_WARN, NULL);
+	CU_ASSERT_EQUAL_FATAL(log_open_file(path), 0);
+	rig_sweep(&r);
+	rig_sweep(&r);
+	log_to_stderr();
+	log_init(level, NULL);
+	CU_ASSERT_EQUAL(rig_log_count(path, "NSM-W422", buf, sizeof(buf)), 21);
+	CU_ASSERT_EQUAL(rig_log_count(path,
+				      "NSM-W422 ... and 10 more partition members match "
+				      "no port",
+				      buf, sizeof(buf)),
+			1);
+	unlink(path);
+	policy_fini(&pol);
+	rig_fini(&r);
+}
+
 void test_pkey_member_register(void)
 {
 	CU_pSuite s = CU_add_suite("pkey_member", NULL, NULL);
@@ -296,4 +333,5 @@ void test_pkey_member_register(void)
 	CU_add_test(s, "no fabric yet: nothing reported", test_member_unmatched_empty_fabric);
 	CU_add_test(s, "the SM logs an unmatched member once (NSM-W422)",
 		    test_member_sweep_logs_once);
+	CU_add_test(s, "many at once: 20 lines and a count", test_member_sweep_caps_lines);
 }
