@@ -230,6 +230,17 @@ static void test_member_unmatched_empty_fabric(void)
 	pm_fix_fini(&x);
 }
 
+/* Log warnings to a new file named after the template path (XXXXXX). */
+static void pm_log_to(char *path)
+{
+	int fd = mkstemp(path);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	log_init(LOG_LVL_WARN, NULL);
+	CU_ASSERT_EQUAL_FATAL(log_open_file(path), 0);
+}
+
 /* The SM: a member given by node GUID is logged once (NSM-W422, with the
  * hint), not at every sweep; a reload of the partitions says it again; a
  * member by name gets its P_Key; sm_partition_unmatched has it for plan
@@ -237,7 +248,7 @@ static void test_member_unmatched_empty_fabric(void)
 static void test_member_sweep_logs_once(void)
 {
 	char path[] = "/tmp/nanosm-unit-w422-XXXXXX", buf[16384], want[256], *text;
-	int level = log_level_get(), fd;
+	int level = log_level_get();
 	struct policy pol;
 	struct policy_partition *p;
 	const struct fabric *st;
@@ -255,11 +266,7 @@ static void test_member_sweep_logs_once(void)
 	policy_member_add_name(p, "h3", 0, POLICY_FULL);
 	CU_ASSERT_EQUAL_FATAL(sm_set_partitions(r.sm, pol.partitions, pol.n_partitions), 0);
 	CU_ASSERT_PTR_NULL(sm_partition_unmatched(r.sm, pol.partitions, pol.n_partitions, NULL, 0));
-	fd = mkstemp(path);
-	CU_ASSERT_FATAL(fd >= 0);
-	close(fd);
-	log_init(LOG_LVL_WARN, NULL);
-	CU_ASSERT_EQUAL_FATAL(log_open_file(path), 0);
+	pm_log_to(path);
 	rig_sweep(&r);
 	rig_sweep(&r);
 	snprintf(want, sizeof(want),
@@ -290,7 +297,7 @@ static void test_member_sweep_logs_once(void)
 static void test_member_sweep_caps_lines(void)
 {
 	char path[] = "/tmp/nanosm-unit-w422-XXXXXX", buf[65536];
-	int level = log_level_get(), fd;
+	int level = log_level_get();
 	struct policy pol;
 	struct policy_partition *p;
 	struct rig r;
@@ -302,11 +309,7 @@ static void test_member_sweep_caps_lines(void)
 	for (uint64_t g = 1; g <= 30; g++) /* no such ports */
 		policy_member_add(p, POLICY_MEMBER_GUID, 0x7700000000000000ull + g, POLICY_FULL);
 	CU_ASSERT_EQUAL_FATAL(sm_set_partitions(r.sm, pol.partitions, pol.n_partitions), 0);
-	fd = mkstemp(path);
-	CU_ASSERT_FATAL(fd >= 0);
-	close(fd);
-	log_init(LOG_LVL_WARN, NULL);
-	CU_ASSERT_EQUAL_FATAL(log_open_file(path), 0);
+	pm_log_to(path);
 	rig_sweep(&r);
 	rig_sweep(&r);
 	log_to_stderr();
