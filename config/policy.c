@@ -128,6 +128,22 @@ int policy_rate_valid(unsigned long long gbps)
 	return 0;
 }
 
+int policy_member_add_name(struct policy_partition *part, const char *name, unsigned port,
+			   enum policy_membership membership)
+{
+	struct policy_member *m;
+
+	if (strlen(name) > POLICY_NAME_MAX)
+		return -ENAMETOOLONG;
+	if (policy_grow(&part->members, part->n_members, sizeof(*part->members)) < 0)
+		return -ENOMEM;
+	m = &part->members[part->n_members++];
+	*m = (struct policy_member){
+	    .kind = POLICY_MEMBER_NAME, .port = port, .membership = membership};
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	return 0;
+}
+
 /* ---- names ---- */
 
 /* The words of each level, indexed by enum policy_log_level: its name,
@@ -242,7 +258,8 @@ static int policy_node_names_equal(const struct policy *a, const struct policy *
 
 static int policy_member_equal(const struct policy_member *a, const struct policy_member *b)
 {
-	return a->kind == b->kind && a->guid == b->guid && a->membership == b->membership;
+	return a->kind == b->kind && a->guid == b->guid && !strcmp(a->name, b->name) &&
+	       a->port == b->port && a->membership == b->membership;
 }
 
 /* Same name, P_Key, flags and members in the same order. */

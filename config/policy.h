@@ -41,7 +41,7 @@
 #define POLICY_WINDOW_MAX 4096
 #define POLICY_TIMEOUT_MAX 60000
 #define POLICY_RETRIES_MAX 100
-#define POLICY_LMC_MAX 7 /* the range of the field; only 0 is accepted today */
+#define POLICY_LMC_MAX 7		  /* the range of the field; only 0 is accepted today */
 #define POLICY_RECLAIM_AGE_MAX 315360000u /* lids.reclaim_age: ten years, seconds */
 #define POLICY_PKEY_MIN 0x0001
 #define POLICY_PKEY_MAX 0x7fff /* 15-bit P_Key; bit 15 (full member) is per member */
@@ -123,11 +123,20 @@ enum policy_member_kind {
 	POLICY_MEMBER_ALL_CAS,	    /* every CA port */
 	POLICY_MEMBER_ALL_SWITCHES, /* every switch port 0 */
 	POLICY_MEMBER_SELF,	    /* the SM's own port */
+	POLICY_MEMBER_NAME,	    /* a node's port(s), by the node's name */
 };
 
+/* A member is a selector: which ports it names depends on the fabric, so
+ * the parser only stores it and sm/pkey.c matches it against the fabric
+ * (pkey_unmatched_find says which members match no port, and why). */
 struct policy_member {
 	enum policy_member_kind kind;
 	uint64_t guid; /* POLICY_MEMBER_GUID only, else 0 */
+	/* POLICY_MEMBER_NAME only, else "" and 0: a node_names name or a
+	 * NodeDescription; port 1..254, 0 = every port of the node that owns
+	 * a LID (a CA's or router's ports, a switch's port 0) */
+	char name[POLICY_NAME_MAX + 1];
+	unsigned port;
 	enum policy_membership membership;
 };
 
@@ -217,7 +226,8 @@ const char *policy_log_level_name(enum policy_log_level l);
 int policy_log_level_parse(const char *word, enum policy_log_level *out);
 #define POLICY_LOG_LEVEL_WORDS "error (or err), warning (or warn), info or debug"
 const char *policy_membership_name(enum policy_membership m);
-/* "ALL", "ALL_CAS", "ALL_SWITCHES", "SELF"; NULL for POLICY_MEMBER_GUID. */
+/* "ALL", "ALL_CAS", "ALL_SWITCHES", "SELF"; NULL for POLICY_MEMBER_GUID
+ * and POLICY_MEMBER_NAME. */
 const char *policy_member_group_name(enum policy_member_kind k);
 
 /* Append to p's lists (for code that builds a policy, and the parser).
@@ -233,5 +243,8 @@ struct policy_partition *policy_partition_add(struct policy *p, const char *name
 					      int ipoib, unsigned mtu);
 int policy_member_add(struct policy_partition *part, enum policy_member_kind kind, uint64_t guid,
 		      enum policy_membership membership);
+/* A POLICY_MEMBER_NAME member: node name, port (0 = every port). */
+int policy_member_add_name(struct policy_partition *part, const char *name, unsigned port,
+			   enum policy_membership membership);
 
 #endif

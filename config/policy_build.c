@@ -15,8 +15,9 @@
 #include "config/policy.h"
 #include "config/policy_doc.h"
 
-#define POLICY_BUILD_MAX_KEYS 16    /* keys in one schema table */
-#define POLICY_BUILD_TOP "the file" /* where top-level keys stand */
+#define POLICY_BUILD_MAX_KEYS 16       /* keys in one schema table */
+#define POLICY_BUILD_TOP "the file"    /* where top-level keys stand */
+#define POLICY_BUILD_MEMBER "a member" /* an unknown key there lists the keys */
 
 struct policy_build {
 	const char *name; /* file name for messages */
@@ -491,7 +492,7 @@ static int policy_build_unknown_key(struct policy_build *b, const struct policy_
 				    const char *where, const struct policy_key *keys)
 {
 	const char *names[POLICY_BUILD_MAX_KEYS];
-	char hint[96], elsewhere[96], in[64] = "";
+	char hint[96], elsewhere[96], in[64] = "", alts[160], valid[192] = "";
 	const char *what = "key";
 	size_t n = 0;
 
@@ -501,12 +502,15 @@ static int policy_build_unknown_key(struct policy_build *b, const struct policy_
 		what = "section";
 	else
 		snprintf(in, sizeof(in), " in %s", where);
-	if (!policy_build_suggest(key->text, names, n) &&
+	if (!strcmp(where, POLICY_BUILD_MEMBER)) /* few keys, none from a section */
+		snprintf(valid, sizeof(valid), "; expected %s",
+			 policy_build_alternatives(alts, sizeof(alts), names, n));
+	if (!valid[0] && !policy_build_suggest(key->text, names, n) &&
 	    *policy_build_elsewhere(elsewhere, sizeof(elsewhere), key->text, where))
-		return policy_build_fail(b, key, "unknown %s '%s'%s%s", what, key->text, in,
-					 elsewhere);
-	return policy_build_fail(b, key, "unknown %s '%s'%s%s", what, key->text, in,
-				 policy_build_hint(hint, sizeof(hint), key->text, names, n));
+		return policy_build_fail(b, key, "unknown %s '%s'%s%s%s", what, key->text, in,
+					 elsewhere, valid);
+	return policy_build_fail(b, key, "unknown %s '%s'%s%s%s", what, key->text, in,
+				 policy_build_hint(hint, sizeof(hint), key->text, names, n), valid);
 }
 
 /* A key must be a scalar word. */
@@ -660,7 +664,8 @@ static const struct policy_key policy_sm_keys[] = {
  * or NULL when the key is absent. */
 static const struct policy_doc *policy_build_given(const struct policy_doc *map,
 						   const struct policy_key *keys,
-						   const struct policy_doc *const *at, const char *name)
+						   const struct policy_doc *const *at,
+						   const char *name)
 {
 	for (size_t i = 0; keys[i].key; i++)
 		if (!strcmp(keys[i].key, name))
@@ -675,7 +680,8 @@ static const struct policy_doc *policy_build_given(const struct policy_doc *map,
 static int policy_build_sm_keys(struct policy_build *b, const struct policy_doc *map,
 				const struct policy_doc *const *at, const struct policy_sm *sm)
 {
-	const struct policy_doc *protect = policy_build_given(map, policy_sm_keys, at, "m_key_protect");
+	const struct policy_doc *protect =
+	    policy_build_given(map, policy_sm_keys, at, "m_key_protect");
 	const struct policy_doc *lease = policy_build_given(map, policy_sm_keys, at, "m_key_lease");
 	const struct policy_doc *mkey = policy_build_given(map, policy_sm_keys, at, "m_key");
 
@@ -1087,6 +1093,17 @@ static int policy_build_member_group(struct policy_build *b, const struct policy
 	return rc;
 }
 
+/* A node's name: matched against node_names and NodeDescriptions only
+ * once the fabric is known (sm/pkey.c). */
+static int policy_build_member_name(struct policy_build *b, const struct policy_key *k,
+				    const struct policy_doc *val, void *obj)
+{
+	struct policy_member *m = obj;
+
+	m->kind = POLICY_MEMBER_NAME;
+	return policy_build_text(b, k->key, val, POLICY_TEXT_ANY, m->name, sizeof(m->name));
+}
+
 static int policy_build_membership(struct policy_build *b, const struct policy_key *k,
 				   const struct policy_doc *val, void *obj)
 {
@@ -1099,63 +1116,131 @@ static int policy_build_membership(struct policy_build *b, const struct policy_k
 	return rc;
 }
 
+/* The order of at[] in policy_build_member_one. */
+enum policy_member_key { POLICY_MK_GUID, POLICY_MK_NAME, POLICY_MK_PORT, POLICY_MK_GROUP };
+
 static const struct policy_key policy_member_keys[] = {
     {"guid", policy_build_member_guid, 0, 0, 0},
+    {"name", policy_build_member_name, 0, 0, 0},
+    {"port", policy_build_set_uint, 1, POLICY_PORT_MAX, offsetof(struct policy_member, port)},
     {"group", policy_build_member_group, 0, 0, 0},
     {"membership", policy_build_membership, 0, 0, 0},
     {NULL, NULL, 0, 0, 0},
 };
 
-/* Members are told apart by GUID, or by group: guids/groups hold those
- * before in the same partition. */
+/* Exactly one of guid, name and group; port only with name.  Returns the
+ * key node of the one given, or NULL with the error set. */
+static const struct policy_doc *policy_build_member_selector(struct policy_build *b,
+							     const struct policy_doc *d,
+							     const struct policy_doc **at)
+{
+	static const enum policy_member_key sel[] = {POLICY_MK_GUID, POLICY_MK_NAME,
+						     POLICY_MK_GROUP};
+	const struct policy_doc *one = NULL;
+
+	for (size_t i = 0; i < 3; i++) {
+		const struct policy_doc *k = at[sel[i]];
+
+		if (k && one) {
+			policy_build_fail(b, policy_build_later(one, k),
+					  "a member has one of 'guid', 'name' or 'group', not both "
+					  "'%s' and '%s'",
+					  one->text, k->text);
+			return NULL;
+		}
+		one = k ? k : one;
+	}
+	if (!one)
+		policy_build_fail(b, d, "a member needs 'guid', 'name' or 'group'");
+	else if (at[POLICY_MK_PORT] && one != at[POLICY_MK_NAME])
+		policy_build_fail(b, at[POLICY_MK_PORT],
+				  "port: only a member given by name takes a port ({name: host2, "
+				  "port: 1}); a %s names its port(s) already",
+				  one->text);
+	else
+		return one;
+	return NULL;
+}
+
+/* How a member is told apart from the others of its partition. */
+static void policy_build_member_label(const struct policy_member *m, char *buf, size_t len)
+{
+	if (m->kind == POLICY_MEMBER_GUID)
+		snprintf(buf, len, "0x%016" PRIx64, m->guid);
+	else if (m->kind == POLICY_MEMBER_NAME && m->port)
+		snprintf(buf, len, "name '%s' port %u", m->name, m->port);
+	else if (m->kind == POLICY_MEMBER_NAME)
+		snprintf(buf, len, "name '%s'", m->name);
+	else
+		snprintf(buf, len, "group %s", policy_member_group_name(m->kind));
+}
+
+/* Members seen before in one partition: by GUID, by name and port, by group. */
+struct policy_member_seen {
+	struct policy_seen guids, names, groups;
+};
+
+static int policy_build_member_add(struct policy_partition *part, const struct policy_member *m)
+{
+	if (m->kind == POLICY_MEMBER_NAME)
+		return policy_member_add_name(part, m->name, m->port, m->membership);
+	return policy_member_add(part, m->kind, m->guid, m->membership);
+}
+
 static int policy_build_member_one(struct policy_build *b, const struct policy_doc *d,
-				   struct policy_partition *part, struct policy_seen *guids,
-				   struct policy_seen *groups)
+				   struct policy_partition *part, struct policy_member_seen *seen)
 {
 	const struct policy_doc *at[POLICY_BUILD_MAX_KEYS] = {NULL}, *first, *by;
-	struct policy_member m = {POLICY_MEMBER_GUID, 0, POLICY_LIMITED};
-	char label[40];
+	struct policy_member m = {.kind = POLICY_MEMBER_GUID, .membership = POLICY_LIMITED};
+	struct policy_seen *set = &seen->groups;
+	uint64_t key;
+	char label[POLICY_NAME_MAX + 32];
 	int rc;
 
 	if (d->kind != POLICY_DOC_MAP)
 		return policy_build_fail(b, d,
 					 "members: each member is a mapping {guid: 0x..., "
-					 "membership: full} or {group: ALL, membership: limited}");
-	rc = policy_build_map(b, d, "a member", policy_member_keys, &m, at);
-	if (rc == 0 && at[0] && at[1])
-		return policy_build_fail(b, policy_build_later(at[0], at[1]),
-					 "a member has a guid or a group, not both");
-	if (rc == 0 && !at[0] && !at[1])
-		return policy_build_fail(b, d, "a member needs 'guid' or 'group'");
+					 "membership: full}, {name: host2, port: 1} or {group: "
+					 "ALL, membership: limited}");
+	rc = policy_build_map(b, d, POLICY_BUILD_MEMBER, policy_member_keys, &m, at);
 	if (rc < 0)
 		return rc;
-	by = policy_build_value_of(d, at[0] ? at[0] : at[1]);
-	if (m.kind == POLICY_MEMBER_GUID)
-		snprintf(label, sizeof(label), "0x%016" PRIx64, m.guid);
-	else
-		snprintf(label, sizeof(label), "group %s", policy_member_group_name(m.kind));
-	rc = policy_seen_add(m.kind == POLICY_MEMBER_GUID ? guids : groups,
-			     m.kind == POLICY_MEMBER_GUID ? m.guid : (uint64_t)m.kind, by, &first);
+	by = policy_build_member_selector(b, d, at);
+	if (!by)
+		return -EINVAL;
+	by = policy_build_value_of(d, by);
+	if (m.kind == POLICY_MEMBER_GUID) {
+		set = &seen->guids;
+		key = m.guid;
+	} else if (m.kind == POLICY_MEMBER_NAME) {
+		set = &seen->names; /* compares by->text too */
+		key = policy_seen_hash(m.name) ^ ((uint64_t)m.port << 40);
+	} else {
+		key = (uint64_t)m.kind;
+	}
+	rc = policy_seen_add(set, key, by, &first);
+	policy_build_member_label(&m, label, sizeof(label));
 	if (rc == 1)
 		return policy_build_fail(b, by,
 					 "partition '%s': %s is listed twice (first at "
 					 "%u:%u)",
 					 part->name, label, first->line, first->col);
-	return rc < 0 ? rc : policy_member_add(part, m.kind, m.guid, m.membership);
+	return rc < 0 ? rc : policy_build_member_add(part, &m);
 }
 
 static int policy_build_members(struct policy_build *b, const struct policy_doc *val,
 				struct policy_partition *part)
 {
-	struct policy_seen guids = {0}, groups = {0};
+	struct policy_member_seen seen = {.names = {.by_text = 1}};
 	int rc = policy_build_is_list(b, "members", val);
 
 	for (size_t i = 0; rc > 0 && i < val->n; i++) {
-		rc = policy_build_member_one(b, val->kids[i], part, &guids, &groups);
+		rc = policy_build_member_one(b, val->kids[i], part, &seen);
 		rc = rc < 0 ? rc : 1;
 	}
-	policy_seen_fini(&guids);
-	policy_seen_fini(&groups);
+	policy_seen_fini(&seen.guids);
+	policy_seen_fini(&seen.names);
+	policy_seen_fini(&seen.groups);
 	return rc < 0 ? rc : 0;
 }
 

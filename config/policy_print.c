@@ -81,8 +81,8 @@ static void policy_print_sm(struct policy_out *o, const struct policy_sm *sm)
 		   sm->mad_retries);
 	policy_print_string(s, sizeof(s), sm->guid2lid);
 	policy_out(o, "  guid2lid: %s\n  log_level: %s\n", s, policy_log_level_name(sm->log_level));
-	policy_out(o, "  m_key: 0x%016" PRIx64 "\n  m_key_protect: %u\n  m_key_lease: %u\n", sm->m_key,
-		   sm->m_key_protect, sm->m_key_lease);
+	policy_out(o, "  m_key: 0x%016" PRIx64 "\n  m_key_protect: %u\n  m_key_lease: %u\n",
+		   sm->m_key, sm->m_key_protect, sm->m_key_lease);
 	policy_out(o, "  sm_key: 0x%016" PRIx64 "\n", sm->sm_key);
 }
 
@@ -129,18 +129,27 @@ static void policy_print_node_names(struct policy_out *o, const struct policy *p
 	}
 }
 
-/* "guid: 0x..." or "group: ALL" */
+/* "guid: 0x...", "name: \"host2\", port: 1" or "group: ALL" */
 static void policy_print_member_who(char *buf, size_t len, const struct policy_member *m)
 {
-	if (m->kind == POLICY_MEMBER_GUID)
+	char s[4 * POLICY_NAME_MAX + 8];
+
+	if (m->kind == POLICY_MEMBER_GUID) {
 		snprintf(buf, len, "guid: 0x%016" PRIx64, m->guid);
-	else
+	} else if (m->kind == POLICY_MEMBER_NAME) {
+		policy_print_string(s, sizeof(s), m->name);
+		if (m->port)
+			snprintf(buf, len, "name: %s, port: %u", s, m->port);
+		else
+			snprintf(buf, len, "name: %s", s);
+	} else {
 		snprintf(buf, len, "group: %s", policy_member_group_name(m->kind));
+	}
 }
 
 static void policy_print_partition(struct policy_out *o, const struct policy_partition *part)
 {
-	char s[4 * POLICY_NAME_MAX + 8], who[40];
+	char s[4 * POLICY_NAME_MAX + 8], who[4 * POLICY_NAME_MAX + 32];
 
 	policy_print_string(s, sizeof(s), part->name);
 	policy_out(o, "  - name: %s\n    pkey: 0x%04x\n    ipoib: %s\n    mtu: %u\n    rate: %u\n",
@@ -249,8 +258,10 @@ struct policy_keyed {
 	void (*inside)(struct policy_out *o, const void *a, const void *b);
 };
 
+#define POLICY_KEYED_MAX (4 * POLICY_NAME_MAX + 32) /* a member's quoted name and port */
+
 struct policy_keyed_item {
-	char key[64];
+	char key[POLICY_KEYED_MAX];
 	const void *item;
 };
 
@@ -302,7 +313,7 @@ static int policy_keyed_reordered(const struct policy_keyed *k, const void *a, c
 				  size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		char x[64], y[64];
+		char x[POLICY_KEYED_MAX], y[POLICY_KEYED_MAX];
 
 		k->key((const char *)a + i * k->size, x, sizeof(x));
 		k->key((const char *)b + i * k->size, y, sizeof(y));
@@ -367,10 +378,16 @@ static void policy_key_member(const void *item, char *buf, size_t len)
 {
 	const struct policy_member *m = item;
 
-	if (m->kind == POLICY_MEMBER_GUID)
+	char s[4 * POLICY_NAME_MAX + 8];
+
+	if (m->kind == POLICY_MEMBER_GUID) {
 		snprintf(buf, len, "0x%016" PRIx64, m->guid);
-	else
+	} else if (m->kind == POLICY_MEMBER_NAME) {
+		policy_print_string(s, sizeof(s), m->name);
+		snprintf(buf, len, m->port ? "name %s port %u" : "name %s", s, m->port);
+	} else {
 		snprintf(buf, len, "%s", policy_member_group_name(m->kind));
+	}
 }
 
 static void policy_value_member(const void *item, char *buf, size_t len)

@@ -261,7 +261,7 @@ static void control_cmd_sweep(const struct control_ops *ops, const struct contro
 static void control_cmd_reload(const struct control_ops *ops, const struct control_request *q,
 			       struct control_reply *r)
 {
-	char msg[8192] = "";
+	char msg[8192] = ""; /* "reloaded ...", then the members that match no port */
 	int force = control_grammar_has_option(q->arg, "--force");
 
 	if (!ops->reload) {

@@ -513,6 +513,21 @@ static int loop_ctl_sweep(void *ctx)
 	return 0;
 }
 
+/* After a reload's answer: the partition members of p that match no port
+ * of the last good model (the sweep it requests logs them, NSM-W422). */
+static void loop_unmatched_append(struct loop *l, const struct policy *p, char *msg, size_t msglen)
+{
+	char *u = sm_partition_unmatched(l->sm, p->partitions, p->n_partitions, p->node_names,
+					 p->n_node_names);
+	size_t off = strlen(msg), n = u ? strlen(u) : 0;
+
+	if (n && u[n - 1] == '\n')
+		u[n - 1] = '\0'; /* the control reply ends the message's line */
+	if (n && off + 1 < msglen)
+		snprintf(msg + off, msglen - off, "\n%s", u);
+	free(u);
+}
+
 static int loop_ctl_reload(void *ctx, int force, char *msg, size_t msglen)
 {
 	struct loop *l = ctx;
@@ -524,13 +539,35 @@ static int loop_ctl_reload(void *ctx, int force, char *msg, size_t msglen)
 			  "in force", msg);
 		return rc;
 	}
+	loop_unmatched_append(l, loop_policy(l), msg, msglen);
 	loop_request_sweep(l);
 	return 0;
 }
 
+/* text (malloc'ed), then the partition members of np that would match no
+ * port; text is freed (NULL when out of memory). */
+static char *loop_plan_unmatched(struct loop *l, const struct policy *np, char *text)
+{
+	char *u = sm_partition_unmatched(l->sm, np->partitions, np->n_partitions, np->node_names,
+					 np->n_node_names);
+	size_t tl = strlen(text), ul = u ? strlen(u) : 0;
+	char *out = u ? realloc(text, tl + ul + 1) : text;
+
+	if (!out) {
+		free(text);
+		free(u);
+		return NULL;
+	}
+	if (u)
+		memcpy(out + tl, u, ul + 1);
+	free(u);
+	return out;
+}
+
 /* The policy's own differences, what a reload would say beyond them (or
- * why it would be refused), then what the routing change would do
- * (refused: why a reload would be refused, "" if it would not). */
+ * why it would be refused), what the routing change would do, and the
+ * partition members that would match no port (refused: why a reload would
+ * be refused, "" if it would not). */
 static char *loop_plan_text(struct loop *l, const char *name, const struct policy *np,
 			    const struct loop_opts *next, char *refused, size_t refusedlen)
 {
@@ -572,7 +609,7 @@ static char *loop_plan_text(struct loop *l, const char *name, const struct polic
 		verify_buf_fini(&b);
 		return NULL;
 	}
-	return b.s;
+	return loop_plan_unmatched(l, np, b.s);
 }
 
 /* The policy text nanosmctl read and sent (name: the file it named, for

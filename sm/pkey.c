@@ -8,23 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pkey.h"
+#include "sm/pkey.h"
+#include "sm/pkey_member.h"
 
 #define PKEY_DEFAULT_BASE 0x7fffu
-
-/* A port GUID (or a switch NodeGUID) and the LID-owning port it names. */
-struct pkey_guid {
-	uint64_t guid;
-	size_t owner;
-};
 
 /* Working state of one pkey_plan_build call. */
 struct pkey_build {
 	const struct fabric *f;
 	struct pkey_port_table *own; /* LID-owning ports, (node, port) order */
 	size_t n_own;
-	struct pkey_guid *guids; /* sorted by guid */
-	size_t n_guids;
+	struct pkey_members idx; /* which ports a guid or name member names */
 	int sm_node;
 	uint8_t sm_port;
 	char *err;
@@ -45,13 +39,6 @@ void pkey_plan_fini(struct pkey_plan *pp)
 
 /* ---- Ports the plan covers ------------------------------------------- */
 
-static int pkey_owns_lid(const struct fabric_node *n, unsigned port)
-{
-	if (fabric_is_switch(n))
-		return port == 0;
-	return port != 0 && n->ports[port].present;
-}
-
 /* One empty table per LID-owning port; sets b->own / b->n_own. */
 static int pkey_collect_owners(struct pkey_build *b)
 {
@@ -60,13 +47,13 @@ static int pkey_collect_owners(struct pkey_build *b)
 
 	for (size_t i = 0; i < f->n_nodes; i++)
 		for (unsigned p = 0; p <= f->nodes[i].num_ports; p++)
-			n += (size_t)pkey_owns_lid(&f->nodes[i], p);
+			n += (size_t)pkey_member_owns_lid(&f->nodes[i], p);
 	b->own = calloc(n ? n : 1, sizeof(*b->own));
 	if (!b->own)
 		return -ENOMEM;
 	for (size_t i = 0; i < f->n_nodes; i++)
 		for (unsigned p = 0; p <= f->nodes[i].num_ports; p++)
-			if (pkey_owns_lid(&f->nodes[i], p)) {
+			if (pkey_member_owns_lid(&f->nodes[i], p)) {
 				b->own[b->n_own].node = (int)i;
 				b->own[b->n_own++].port = (uint8_t)p;
 			}
@@ -100,33 +87,6 @@ static uint64_t pkey_port_guid(const struct fabric *f, const struct pkey_port_ta
 	return n->ports[t->port].guid ? n->ports[t->port].guid : n->guid;
 }
 
-static int pkey_guid_cmp(const void *a, const void *b)
-{
-	const struct pkey_guid *x = a, *y = b;
-
-	return (x->guid > y->guid) - (x->guid < y->guid);
-}
-
-/* Port GUID -> owner index, sorted: CA ports by their GUID, switches by
- * the port 0 GUID and (when it differs) the NodeGUID. */
-static int pkey_index_guids(struct pkey_build *b)
-{
-	b->guids = calloc(2 * b->n_own + 1, sizeof(*b->guids));
-	if (!b->guids)
-		return -ENOMEM;
-	for (size_t i = 0; i < b->n_own; i++) {
-		const struct fabric_node *n = &b->f->nodes[b->own[i].node];
-		uint64_t pg = n->ports[b->own[i].port].guid;
-
-		if (pg)
-			b->guids[b->n_guids++] = (struct pkey_guid){pg, i};
-		if (fabric_is_switch(n) && n->guid != pg)
-			b->guids[b->n_guids++] = (struct pkey_guid){n->guid, i};
-	}
-	qsort(b->guids, b->n_guids, sizeof(*b->guids), pkey_guid_cmp);
-	return 0;
-}
-
 /* ---- Memberships ----------------------------------------------------- */
 
 /* Put base into one port's table (full beats limited); -E2BIG when full. */
@@ -151,21 +111,19 @@ static int pkey_add(struct pkey_build *b, size_t owner, uint16_t base, int full)
 	return 0;
 }
 
-static int pkey_add_guid(struct pkey_build *b, uint64_t guid, uint16_t base, int full)
-{
-	struct pkey_guid key = {.guid = guid};
-	struct pkey_guid *hit = b->n_guids ? bsearch(&key, b->guids, b->n_guids, sizeof(key),
-						     pkey_guid_cmp)
-					   : NULL;
-	int rc = 0;
+/* One port a guid or name member names (pkey_member_ports' visitor). */
+struct pkey_visit {
+	struct pkey_build *b;
+	uint16_t base;
+	int full;
+};
 
-	if (!hit)
-		return 0; /* not in the fabric now */
-	while (hit > b->guids && hit[-1].guid == guid)
-		hit--;
-	for (; rc == 0 && hit < b->guids + b->n_guids && hit->guid == guid; hit++)
-		rc = pkey_add(b, hit->owner, base, full);
-	return rc;
+static int pkey_add_port(void *arg, int node, uint8_t port)
+{
+	struct pkey_visit *v = arg;
+	const struct pkey_port_table *t = pkey_find(v->b->own, v->b->n_own, node, port);
+
+	return t ? pkey_add(v->b, (size_t)(t - v->b->own), v->base, v->full) : 0;
 }
 
 static int pkey_add_self(struct pkey_build *b, uint16_t base, int full)
@@ -196,8 +154,12 @@ static int pkey_add_member(struct pkey_build *b, const struct policy_member *m, 
 	int full = m->membership == POLICY_FULL;
 	int rc = 0;
 
-	if (m->kind == POLICY_MEMBER_GUID)
-		return pkey_add_guid(b, m->guid, base, full);
+	if (m->kind == POLICY_MEMBER_GUID || m->kind == POLICY_MEMBER_NAME) {
+		struct pkey_visit v = {b, base, full};
+
+		rc = pkey_member_ports(&b->idx, m, pkey_add_port, &v);
+		return rc < 0 ? rc : 0; /* none: pkey_unmatched_find says why */
+	}
 	if (m->kind == POLICY_MEMBER_SELF)
 		return pkey_add_self(b, base, full);
 	for (size_t i = 0; rc == 0 && i < b->n_own; i++)
@@ -306,8 +268,8 @@ static int pkey_assemble(struct pkey_build *b, struct pkey_plan *out)
 }
 
 int pkey_plan_build(struct pkey_plan *pp, const struct policy_partition *parts, size_t n_parts,
-		    const struct fabric *f, int sm_node, uint8_t sm_port, char *err,
-		    size_t errlen)
+		    const struct policy_node_name *names, size_t n_names, const struct fabric *f,
+		    int sm_node, uint8_t sm_port, char *err, size_t errlen)
 {
 	struct pkey_build b = {.f = f, .sm_node = sm_node, .sm_port = sm_port,
 			       .err = err, .errlen = errlen};
@@ -319,13 +281,13 @@ int pkey_plan_build(struct pkey_plan *pp, const struct policy_partition *parts, 
 		err[0] = '\0';
 	rc = pkey_collect_owners(&b);
 	if (rc == 0)
-		rc = pkey_index_guids(&b);
+		rc = pkey_members_init(&b.idx, f, names, n_names);
 	if (rc == 0)
 		rc = pkey_add_partitions(&b, parts, parts ? n_parts : 0);
 	if (rc == 0)
 		rc = pkey_assemble(&b, &fresh);
 	free(b.own);
-	free(b.guids);
+	pkey_members_fini(&b.idx);
 	if (rc < 0)
 		return rc;
 	pkey_plan_fini(pp);

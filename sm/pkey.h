@@ -10,7 +10,9 @@
  *  - partitions given but none with P_Key 0x7fff: every port a limited
  *    member of 0x7fff (0x7fff in its table) and the SM's port a full member;
  *  - a port in several partitions gets one entry each; full beats limited
- *    when a port is named twice.
+ *    when a port is named twice;
+ *  - a guid or name member names the ports pkey_member.h says; one that
+ *    names none adds nothing (pkey_unmatched_find says why).
  * Queries answer what the SA needs: is a port a member, and which P_Key
  * two ports may use together (full+full or full+limited; limited+limited
  * cannot talk).  Pure: plan in, tables out; no I/O.
@@ -44,12 +46,13 @@ struct pkey_plan {
 void pkey_plan_init(struct pkey_plan *pp);
 void pkey_plan_fini(struct pkey_plan *pp);
 /* Build the plan for f.  sm_node/sm_port: the SM's own port (FABRIC_NONE
- * if unknown).  parts may be NULL with n_parts 0.  A port named in more
+ * if unknown).  parts may be NULL with n_parts 0; names (the policy's
+ * node_names, for name members) NULL with n_names 0.  A port named in more
  * than PKEY_TABLE_MAX partitions: -E2BIG with err naming the port GUID.
  * 0, -ENOMEM or -E2BIG; pp is replaced (fini'd first) only on success. */
 int pkey_plan_build(struct pkey_plan *pp, const struct policy_partition *parts, size_t n_parts,
-		    const struct fabric *f, int sm_node, uint8_t sm_port, char *err,
-		    size_t errlen);
+		    const struct policy_node_name *names, size_t n_names, const struct fabric *f,
+		    int sm_node, uint8_t sm_port, char *err, size_t errlen);
 /* The wanted table of one port (switch external ports facing a CA carry
  * the CA port's table; other switch external ports: NULL, left alone). */
 const struct pkey_port_table *pkey_plan_port(const struct pkey_plan *pp, int node, uint8_t port);

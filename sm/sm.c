@@ -99,6 +99,7 @@ void sm_free(struct sm *sm)
 	mft_cache_free(sm->mftc);
 	mft_set_fini(&sm->mft_want);
 	sm_parts_free(sm->parts, sm->n_parts);
+	pkey_warn_forget(sm);
 	lid_alloc_fini(&sm->lids);
 	fabric_fini(&sm->cur);
 	fabric_fini(&sm->next);
@@ -116,14 +117,14 @@ void sm_free(struct sm *sm)
 
 static int sm_name_cmp(const void *a, const void *b)
 {
-	const struct sm_name *x = a, *y = b;
+	const struct policy_node_name *x = a, *y = b;
 
 	return (x->guid > y->guid) - (x->guid < y->guid);
 }
 
 int sm_set_names(struct sm *sm, const uint64_t *guids, const char *const *names, size_t n)
 {
-	struct sm_name *v = n ? calloc(n, sizeof(*v)) : NULL;
+	struct policy_node_name *v = n ? calloc(n, sizeof(*v)) : NULL;
 
 	if (n && !v)
 		return -ENOMEM;
@@ -141,8 +142,8 @@ int sm_set_names(struct sm *sm, const uint64_t *guids, const char *const *names,
 
 const char *sm_name_of(const struct sm *sm, uint64_t guid)
 {
-	struct sm_name key = {.guid = guid};
-	const struct sm_name *hit;
+	struct policy_node_name key = {.guid = guid};
+	const struct policy_node_name *hit;
 
 	if (!sm->n_names)
 		return NULL;
@@ -794,8 +795,9 @@ static int sm_plan_pkeys(struct sm *sm)
 {
 	char err[256];
 
-	if (pkey_plan_build(&sm->pk_next, sm->parts, sm->n_parts, &sm->next, sm->next.sm_node,
-			    sm->next.sm_port, err, sizeof(err)) == 0)
+	pkey_warn_sweep(sm, &sm->next);
+	if (pkey_plan_build(&sm->pk_next, sm->parts, sm->n_parts, sm->names, sm->n_names, &sm->next,
+			    sm->next.sm_node, sm->next.sm_port, err, sizeof(err)) == 0)
 		return 0;
 	log_warnx("NSM-E421 partitions not programmed this sweep: %s", err);
 	pkey_plan_fini(&sm->pk_next);
@@ -1031,6 +1033,7 @@ int sm_set_partitions(struct sm *sm, const struct policy_partition *parts, size_
 	sm_parts_free(sm->parts, sm->n_parts);
 	sm->parts = copy;
 	sm->n_parts = n;
+	pkey_warn_forget(sm); /* the next sweep says again what matches no port */
 	/* the IPoIB broadcast groups follow the policy's partitions */
 	return mcast_policy_apply(sm, copy, n);
 }

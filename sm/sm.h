@@ -206,6 +206,14 @@ const struct sa *sm_sa(const struct sm *sm);
 /* Partitions from the policy (copied): P_Key tables, multicast groups and
  * SA answers follow them from the next sweep on.  0 or -ENOMEM. */
 int sm_set_partitions(struct sm *sm, const struct policy_partition *parts, size_t n);
+struct policy_node_name;
+/* The guid and name members of parts (names: the policy's node_names)
+ * that match no port of the last good model, for plan and reload: a
+ * heading line, then one line each with what it matched instead
+ * (pkey_member.h).  malloc'ed (caller frees); NULL when all match, before
+ * the first good sweep, or out of memory. */
+char *sm_partition_unmatched(const struct sm *sm, const struct policy_partition *parts,
+			     size_t n_parts, const struct policy_node_name *names, size_t n_names);
 
 struct progress_snap;
 /* Where a running heavy sweep is (progress.h); s->running 0 when none runs. */

@@ -124,7 +124,7 @@ struct sm {
 	struct sm_sweep_stats st;
 	char engines[256];   /* owned copy of the engine list (opts.engine points here) */
 	uint64_t *roots;     /* owned copy of the roots (opts.roots points here) */
-	struct sm_name *names; /* policy node names, sorted by GUID (owned) */
+	struct policy_node_name *names; /* policy node names, sorted by GUID (owned) */
 	size_t n_names;
 	sm_sweep_done_fn done_fn;
 	void *done_arg;
@@ -136,6 +136,10 @@ struct sm {
 	size_t n_parts;
 	struct pkey_plan pk;	  /* partition plan of cur (what the SA answers from) */
 	struct pkey_plan pk_next; /* the running sweep's plan, for next */
+	/* partition members that matched no port at the last plan (hashes of
+	 * their NSM-W422 lines, sorted, owned): each is logged once (pkey_warn.c) */
+	uint64_t *pk_unmatched;
+	size_t n_pk_unmatched;
 	struct pkey_cache *pkc;	  /* P_Key tables the ports hold (pkey_push.c) */
 	struct pkey_cache *pk_push; /* the cache a running P_Key push walks (borrowed) */
 	struct mft_cache *mftc;	  /* MFT blocks the switches hold (mft_push.c) */
@@ -194,13 +198,14 @@ struct sm_static_move {
 	uint16_t from, to;
 };
 
-struct sm_name {
-	uint64_t guid;
-	char name[65];
-};
-
 /* The policy's name for node GUID guid, or NULL. */
 const char *sm_name_of(const struct sm *sm, uint64_t guid);
+
+/* pkey_warn.c: at each sweep's partition plan, log (NSM-W422) every member
+ * that matches no port of f and was not logged at the last plan;
+ * pkey_warn_forget: the next plan logs them all again (new partitions). */
+void pkey_warn_sweep(struct sm *sm, const struct fabric *f);
+void pkey_warn_forget(struct sm *sm);
 
 /* A per-SMP context: which node/port a request was about. */
 struct sm_req {

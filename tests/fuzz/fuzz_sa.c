@@ -146,10 +146,12 @@ static void fuzz_sa_partitions(struct fuzz_sa_world *w)
 	char err[256];
 	int h1 = fuzz_sa_node(&w->f, "host1"), h2 = fuzz_sa_node(&w->f, "host2");
 
-	w->members[0] = (struct policy_member){ POLICY_MEMBER_GUID, w->f.nodes[h1].ports[1].guid,
-						POLICY_FULL };
-	w->members[1] = (struct policy_member){ POLICY_MEMBER_GUID, w->f.nodes[h2].ports[1].guid,
-						POLICY_LIMITED };
+	w->members[0] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
+					       .guid = w->f.nodes[h1].ports[1].guid,
+					       .membership = POLICY_FULL};
+	w->members[1] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
+					       .guid = w->f.nodes[h2].ports[1].guid,
+					       .membership = POLICY_LIMITED};
 	strcpy(w->part.name, "storage");
 	w->part.pkey = 0x0010;
 	w->part.ipoib = 1;
@@ -158,7 +160,8 @@ static void fuzz_sa_partitions(struct fuzz_sa_world *w)
 	w->part.n_members = 2;
 	w->sm_node = h1;
 	pkey_plan_init(&w->pk);
-	FUZZ_SA_CHECK(pkey_plan_build(&w->pk, &w->part, 1, &w->f, h1, 1, err, sizeof(err)) == 0);
+	FUZZ_SA_CHECK(
+	    pkey_plan_build(&w->pk, &w->part, 1, NULL, 0, &w->f, h1, 1, err, sizeof(err)) == 0);
 }
 
 static void fuzz_sa_world_init(struct fuzz_sa_world *w)

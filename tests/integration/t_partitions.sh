@@ -8,8 +8,13 @@
 # reaches both.  A reload that adds host3 to blue as a limited member is
 # programmed by the next sweep: host3's table gains 0x0002 and the path
 # host2 -> host3 exists in P_Key 0x8002, but host1 (not in blue) is not
-# told about it.  With no partitions at all (the
-# sa test) every port holds 0xffff.
+# told about it.  Last, a policy gives host3 to blue by its node GUID
+# (0x...30, the kind node_names takes) instead of its port GUID, and adds
+# green (0x0004) by name ({name: host2}, {name: host3, port: 1}): `nanosmctl
+# plan`, the reload's answer and the log (NSM-W422, once, not every sweep)
+# say that 0x...30 is host3's node GUID and its port 1 is 0x...31; host3 is
+# left out of blue and both hosts hold green's P_Key (smpquery pkeys).
+# With no partitions at all (the sa test) every port holds 0xffff.
 . "$(dirname "$0")/lib.sh"
 
 it_init partitions
@@ -108,5 +113,50 @@ IT_LAST_OUT=$d/path23c
 grep -q 'status 0x0300' "$d/path23c" || it_fail "host1 learned a path inside a partition it is not in"
 it_log "host1 asking for host2 -> host3: $(head -n 1 "$d/path23c")"
 grep -q 'pkey_blocks_sent=[1-9]' "$SM_LOG" || it_fail "no P_Key blocks reported on the sweep lines"
+
+it_step "members by node GUID and by name: plan, reload and the log say which match no port"
+pol2=$IT_SCRATCH/nanosm-names.yaml
+cat >"$pol2" <<EOT
+partitions:
+  - name: blue
+    pkey: 0x0002
+    ipoib: true
+    members:
+      - {guid: 0x0002c90300a00021, membership: full}
+      - {guid: 0x0002c90300a00030, membership: limited}   # host3's node GUID
+  - name: red
+    pkey: 0x0003
+    ipoib: true
+    members:
+      - {guid: 0x0002c90300a00031, membership: full}
+  - name: green
+    pkey: 0x0004
+    members:
+      - {name: host2, membership: full}
+      - {name: host3, port: 1}
+EOT
+hint="member 0x0002c90300a00030 matches no port: 0x0002c90300a00030 is the node GUID of host3, not a port GUID; its port 1 is 0x0002c90300a00031"
+nctl() { # ARGS...: nanosmctl on this SM's socket
+	timeout -k 5 "$CLIENT_TIMEOUT" "$REPO/build/bin/nanosmctl" -s "$IT_SCRATCH/nanosm.$SM_GEN.sock" "$@"
+}
+IT_LAST_OUT=$d/plan
+nctl plan "$pol2" >"$d/plan" 2>&1 || it_fail "nanosmctl plan failed"
+grep -qF "$hint" "$d/plan" || it_fail "plan does not say that host3's node GUID matches no port"
+[ "$(grep -c 'matches no port' "$d/plan")" = 1 ] || it_fail "plan lists members that match"
+it_log "plan: $(grep -F "$hint" "$d/plan" | sed 's/^ *//')"
+cp "$pol2" "$pol"
+IT_LAST_OUT=$d/reload
+nctl reload >"$d/reload" 2>&1 || it_fail "nanosmctl reload failed"
+grep -qF "$hint" "$d/reload" || it_fail "the reload's answer does not say that host3's node GUID matches no port"
+IT_LAST_OUT=$SM_LOG
+sm_wait "NSM-W422 partition 'blue' .0x0002.: $hint" 10 || it_fail "no NSM-W422 line for host3's node GUID"
+it_log "log: $(grep -m1 NSM-W422 "$SM_LOG" | cut -c1-200)"
+for i in $(seq 40); do [ "$(pkeys "$h3")" = "0x0004 0x7fff 0x8003 " ] && break; sleep 0.25; done
+expect_pkeys "$h3" "0x0004 0x7fff 0x8003 "
+expect_pkeys "$h2" "0x7fff 0x8002 0x8004 "
+last=$(grep -oE '(^|[^0-9A-Za-z_])sweep [0-9]+:' "$SM_LOG" | tail -n 1 | grep -oE '[0-9]+')
+sm_sweep_to $((last + 1))
+IT_LAST_OUT=$SM_LOG
+[ "$(grep -c NSM-W422 "$SM_LOG")" = 1 ] || it_fail "NSM-W422 not logged exactly once over two sweeps"
 sm_stop
 it_pass

@@ -3,6 +3,7 @@
  * sm_rig.h).  Test support only.
  */
 #include <CUnit/CUnit.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "routing/topo_file.h"
@@ -178,3 +179,17 @@ void rig_check_up(struct rig *r)
 	}
 }
 
+
+int rig_log_count(const char *path, const char *needle, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, len - 1, f) : 0;
+	int count = 0;
+
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	for (const char *p = buf; (p = strstr(p, needle)); p += strlen(needle))
+		count++;
+	return count;
+}

@@ -43,5 +43,8 @@ int rig_node(const struct fabric *f, const char *desc);
 int rig_walk(const struct fabric *st, const struct fake_fabric *ff, int src, uint16_t dlid);
 /* Assert: linked ports ACTIVE, LIDs unique and non-zero, all CA pairs routed. */
 void rig_check_up(struct rig *r);
+/* How often needle occurs in the file at path (a log file a test opened
+ * with log_open_file); buf (len bytes) gets the file's start. */
+int rig_log_count(const char *path, const char *needle, char *buf, size_t len);
 
 #endif

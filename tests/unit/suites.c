@@ -26,6 +26,7 @@ const unit_register_fn unit_suites[] = {
 	test_sa_register,
 	test_light_register,
 	test_pkey_register,
+	test_pkey_member_register,
 	test_sa_svc_register,
 	test_sa_path_register,
 	test_sa_topo_register,

@@ -344,21 +344,6 @@ static void test_light_mkey_lease(void)
 	rig_fini(&r);
 }
 
-/* Read the test's log file into buf; the number of lines holding needle. */
-static int light_log_count(const char *path, const char *needle, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	size_t n = f ? fread(buf, 1, len - 1, f) : 0;
-	int count = 0;
-
-	if (f)
-		fclose(f);
-	buf[n] = '\0';
-	for (const char *p = buf; (p = strstr(p, needle)); p += strlen(needle))
-		count++;
-	return count;
-}
-
 /* MADs that answer nothing of ours are thrown away with one NSM-W220 line
  * a second, naming the sender's LID and counting the ones not said. */
 static void test_light_rejected_logged(void)
@@ -383,12 +368,12 @@ static void test_light_rejected_logged(void)
 	CU_ASSERT_EQUAL(smp_encode(&bogus, mad, sizeof(mad)), 0);
 	for (int i = 0; i < 3; i++)
 		sm_recv(r.sm, &from, mad, sizeof(mad));
-	CU_ASSERT_EQUAL(light_log_count(path, "NSM-W220 ignored a MAD from LID 7", buf, sizeof(buf)),
+	CU_ASSERT_EQUAL(rig_log_count(path, "NSM-W220 ignored a MAD from LID 7", buf, sizeof(buf)),
 			1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "attribute 0x0011"));
 	r.now += 1001;
 	sm_recv(r.sm, &from, mad, 20); /* a runt: malformed */
-	CU_ASSERT_EQUAL(light_log_count(path, "NSM-W220 ignored a MAD from LID 7", buf, sizeof(buf)),
+	CU_ASSERT_EQUAL(rig_log_count(path, "NSM-W220 ignored a MAD from LID 7", buf, sizeof(buf)),
 			2);
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "3 such in all"));
 	CU_ASSERT_EQUAL(sm_mad_counters(r.sm)->unmatched, 3);

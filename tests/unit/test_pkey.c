@@ -58,8 +58,8 @@ static void pkey_fix_fini(struct pkey_fix *x)
 
 static int pkey_fix_build(struct pkey_fix *x)
 {
-	return pkey_plan_build(&x->pp, x->pol.partitions, x->pol.n_partitions, &x->f, x->h1, 1,
-			       x->err, sizeof(x->err));
+	return pkey_plan_build(&x->pp, x->pol.partitions, x->pol.n_partitions, NULL, 0, &x->f,
+			       x->h1, 1, x->err, sizeof(x->err));
 }
 
 static uint64_t pkey_guid(const struct pkey_fix *x, int node)
@@ -306,8 +306,9 @@ static void test_many_guid_members(void)
 		if (!fabric_is_switch(&f.nodes[i]))
 			policy_member_add(i % 2 ? odd : even, POLICY_MEMBER_GUID,
 					  f.nodes[i].ports[1].guid, POLICY_FULL);
-	CU_ASSERT_EQUAL_FATAL(pkey_plan_build(&pp, pol.partitions, pol.n_partitions, &f, 1, 1, err,
-					      sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(pkey_plan_build(&pp, pol.partitions, pol.n_partitions, NULL, 0, &f, 1,
+					      1, err, sizeof(err)),
+			      0);
 	CU_ASSERT_EQUAL(pp.n, (size_t)N_SW * (1 + 2 * PER_SW));
 	for (size_t i = 0; i < f.n_nodes; i++) {
 		uint16_t base = i % 2 ? 0x0b : 0x0a;
@@ -368,7 +369,7 @@ static int pkey_plan_for(struct rig *r, struct policy *pol, struct pkey_plan *pp
 {
 	char err[128];
 
-	return pkey_plan_build(pp, pol->partitions, pol->n_partitions, &r->sm->next,
+	return pkey_plan_build(pp, pol->partitions, pol->n_partitions, NULL, 0, &r->sm->next,
 			       r->sm->next.sm_node, r->sm->next.sm_port, err, sizeof(err));
 }
 
@@ -415,8 +416,9 @@ static void test_push_default_plan_is_quiet(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
 	pkey_rig(&r);
 	pkey_plan_init(&pp);
-	CU_ASSERT_EQUAL(pkey_plan_build(&pp, NULL, 0, &r.sm->next, r.sm->next.sm_node,
-					r.sm->next.sm_port, NULL, 0), 0);
+	CU_ASSERT_EQUAL(pkey_plan_build(&pp, NULL, 0, NULL, 0, &r.sm->next, r.sm->next.sm_node,
+					r.sm->next.sm_port, NULL, 0),
+			0);
 	gets = fake_fabric_counters(r.ff)->gets;
 	pkey_run(&r, &pp, c);
 	/* every port read once, none written: the fake starts with 0xffff */
@@ -444,8 +446,9 @@ static void test_push_cache_shares_blocks(void)
 	pkey_rig(&r);
 	st = fake_fabric_state(r.ff);
 	pkey_plan_init(&pp);
-	CU_ASSERT_EQUAL(pkey_plan_build(&pp, NULL, 0, &r.sm->next, r.sm->next.sm_node,
-					r.sm->next.sm_port, NULL, 0), 0);
+	CU_ASSERT_EQUAL(pkey_plan_build(&pp, NULL, 0, NULL, 0, &r.sm->next, r.sm->next.sm_node,
+					r.sm->next.sm_port, NULL, 0),
+			0);
 	pkey_run(&r, &pp, c);
 	CU_ASSERT(pp.n > 2);
 	CU_ASSERT_EQUAL(pkey_cache_blocks(c), 1); /* every port holds 0xffff */
@@ -523,8 +526,9 @@ static void test_push_programs_then_quiet(void)
 	CU_ASSERT(pkey_fake_holds(&r, &pp));
 
 	/* back to no partitions: the cache knows what each port holds */
-	CU_ASSERT_EQUAL(pkey_plan_build(&pp, NULL, 0, &r.sm->next, r.sm->next.sm_node,
-					r.sm->next.sm_port, NULL, 0), 0);
+	CU_ASSERT_EQUAL(pkey_plan_build(&pp, NULL, 0, NULL, 0, &r.sm->next, r.sm->next.sm_node,
+					r.sm->next.sm_port, NULL, 0),
+			0);
 	before = *fake_fabric_counters(r.ff);
 	pkey_run(&r, &pp, fresh);
 	CU_ASSERT_EQUAL(r.sm->st.pkey_blocks_sent, 5);

@@ -615,10 +615,25 @@ static void test_policy_edges(void)
 	    {"partitions: [{name: a, pkey: 0x8000}]",
 	     "t:1:30: pkey: 0x8000 is not a valid P_Key (0x0001..0x7fff)"},
 	    {"partitions: [{name: a, pkey: 1, members: [{membership: full}]}]",
-	     "t:1:43: a member needs 'guid' or 'group'"},
+	     "t:1:43: a member needs 'guid', 'name' or 'group'"},
 	    {"partitions: [{name: a, pkey: 1, members: [ALL]}]",
-	     "t:1:43: members: each member is a mapping {guid: 0x..., membership: full} or "
-	     "{group: ALL, membership: limited}"},
+	     "t:1:43: members: each member is a mapping {guid: 0x..., membership: full}, "
+	     "{name: host2, port: 1} or {group: ALL, membership: limited}"},
+	    {"partitions: [{name: a, pkey: 1, members: [{name: h, group: ALL}]}]",
+	     "t:1:53: a member has one of 'guid', 'name' or 'group', not both 'name' and 'group'"},
+	    {"partitions: [{name: a, pkey: 1, members: [{guid: 0x1, port: 1}]}]",
+	     "t:1:55: port: only a member given by name takes a port ({name: host2, port: 1}); "
+	     "a guid names its port(s) already"},
+	    {"partitions: [{name: a, pkey: 1, members: [{name: h, port: 0}]}]",
+	     "t:1:59: port: 0 is out of range (1..254)"},
+	    {"partitions: [{name: a, pkey: 1, members: [{name: \"\"}]}]",
+	     "t:1:50: name: must not be empty"},
+	    {"partitions: [{name: a, pkey: 1, members: [{name: h, port: 2}, {name: h}, "
+	     "{name: h, port: 2}]}]",
+	     "t:1:81: partition 'a': name 'h' port 2 is listed twice (first at 1:50)"},
+	    {"partitions: [{name: a, pkey: 1, members: [{node: h}]}]",
+	     "t:1:44: unknown key 'node' in a member; expected guid, name, port, group or "
+	     "membership"},
 	    {"partitions: [{name: a, pkey: 1, members: [{group: ALL}, {group: ALL}]}]",
 	     "t:1:65: partition 'a': group ALL is listed twice (first at 1:51)"},
 	    {"Sm: {}", "t:1:1: unknown section 'Sm' (did you mean 'sm'?)"},

@@ -585,14 +585,19 @@ static void test_sa_path_partitions(void)
 	test_sa_path_rig_init(&r);
 	memset(m, 0, sizeof(m));
 	memset(&part, 0, sizeof(part));
-	m[0] = (struct policy_member){ POLICY_MEMBER_GUID, r.f.nodes[r.h1].ports[1].guid, POLICY_FULL };
-	m[1] = (struct policy_member){ POLICY_MEMBER_GUID, r.f.nodes[r.h2].ports[1].guid, POLICY_FULL };
+	m[0] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
+				      .guid = r.f.nodes[r.h1].ports[1].guid,
+				      .membership = POLICY_FULL};
+	m[1] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
+				      .guid = r.f.nodes[r.h2].ports[1].guid,
+				      .membership = POLICY_FULL};
 	strcpy(part.name, "p");
 	part.pkey = 0x0010;
 	part.members = m;
 	part.n_members = 2;
 	pkey_plan_init(&pp);
-	CU_ASSERT_EQUAL_FATAL(pkey_plan_build(&pp, &part, 1, &r.f, r.h1, 1, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    pkey_plan_build(&pp, &part, 1, NULL, 0, &r.f, r.h1, 1, err, sizeof(err)), 0);
 	test_sa_path_view_pk(&r, 2, &pp);
 	/* what the ends share, asked by a trusted requester (the requester's
 	 * own partitions: test_sa_path_requester) */
@@ -629,17 +634,21 @@ static void test_sa_path_plan_p10(struct test_sa_path_rig *r, struct pkey_plan *
 	char err[256];
 
 	memset(&part, 0, sizeof(part));
-	m[0] = (struct policy_member){ POLICY_MEMBER_GUID, r->f.nodes[r->h2].ports[1].guid,
-				       POLICY_FULL };
-	m[1] = (struct policy_member){ POLICY_MEMBER_GUID, r->f.nodes[r->h3].ports[1].guid,
-				       POLICY_FULL };
-	m[2] = (struct policy_member){ POLICY_MEMBER_ALL_SWITCHES, 0, POLICY_LIMITED };
+	m[0] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
+				      .guid = r->f.nodes[r->h2].ports[1].guid,
+				      .membership = POLICY_FULL};
+	m[1] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
+				      .guid = r->f.nodes[r->h3].ports[1].guid,
+				      .membership = POLICY_FULL};
+	m[2] = (struct policy_member){
+	    .kind = POLICY_MEMBER_ALL_SWITCHES, .guid = 0, .membership = POLICY_LIMITED};
 	strcpy(part.name, "p");
 	part.pkey = 0x0010;
 	part.members = m;
 	part.n_members = 3;
 	pkey_plan_init(pp);
-	CU_ASSERT_EQUAL_FATAL(pkey_plan_build(pp, &part, 1, &r->f, r->h1, 1, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    pkey_plan_build(pp, &part, 1, NULL, 0, &r->f, r->h1, 1, err, sizeof(err)), 0);
 	test_sa_path_view_pk(r, 2, pp);
 }
 
@@ -717,12 +726,15 @@ static void test_sa_path_requester_pkey(void)
 
 	test_sa_path_rig_init(&r);
 	memset(parts, 0, sizeof(parts));
-	m[0] = (struct policy_member){ POLICY_MEMBER_GUID, r.f.nodes[r.h2].ports[1].guid,
-				       POLICY_FULL };
-	m[1] = (struct policy_member){ POLICY_MEMBER_GUID, r.f.nodes[r.h3].ports[1].guid,
-				       POLICY_FULL };
-	m[2] = (struct policy_member){ POLICY_MEMBER_GUID, r.f.nodes[r.h1].ports[1].guid,
-				       POLICY_FULL };
+	m[0] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
+				      .guid = r.f.nodes[r.h2].ports[1].guid,
+				      .membership = POLICY_FULL};
+	m[1] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
+				      .guid = r.f.nodes[r.h3].ports[1].guid,
+				      .membership = POLICY_FULL};
+	m[2] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
+				      .guid = r.f.nodes[r.h1].ports[1].guid,
+				      .membership = POLICY_FULL};
 	strcpy(parts[0].name, "default");
 	parts[0].pkey = 0x7fff;
 	parts[0].members = m;
@@ -732,7 +744,8 @@ static void test_sa_path_requester_pkey(void)
 	parts[1].members = m;
 	parts[1].n_members = 3;
 	pkey_plan_init(&pp);
-	CU_ASSERT_EQUAL_FATAL(pkey_plan_build(&pp, parts, 2, &r.f, r.h1, 1, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    pkey_plan_build(&pp, parts, 2, NULL, 0, &r.f, r.h1, 1, err, sizeof(err)), 0);
 	test_sa_path_view_pk(&r, 2, &pp);
 	CU_ASSERT_EQUAL(pkey_plan_member(&pp, r.h1, 1, 0x7fff), 0);
 	/* an end asks: the default partition, preferred */
@@ -1031,16 +1044,19 @@ static void test_sa_mpath_partitions(void)
 	test_sa_path_rig_init(&r);
 	memset(m, 0, sizeof(m));
 	memset(&part, 0, sizeof(part));
-	m[0] = (struct policy_member){ POLICY_MEMBER_GUID, r.f.nodes[r.h1].ports[1].guid,
-				       POLICY_FULL };
-	m[1] = (struct policy_member){ POLICY_MEMBER_GUID, r.f.nodes[r.h2].ports[1].guid,
-				       POLICY_FULL };
+	m[0] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
+				      .guid = r.f.nodes[r.h1].ports[1].guid,
+				      .membership = POLICY_FULL};
+	m[1] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
+				      .guid = r.f.nodes[r.h2].ports[1].guid,
+				      .membership = POLICY_FULL};
 	strcpy(part.name, "p");
 	part.pkey = 0x0010;
 	part.members = m;
 	part.n_members = 2;
 	pkey_plan_init(&pp);
-	CU_ASSERT_EQUAL_FATAL(pkey_plan_build(&pp, &part, 1, &r.f, r.h1, 1, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    pkey_plan_build(&pp, &part, 1, NULL, 0, &r.f, r.h1, 1, err, sizeof(err)), 0);
 	test_sa_path_view_pk(&r, 2, &pp);
 	r.key = TEST_SA_PATH_SM_KEY; /* what the ends share, whoever asks */
 	h2[0] = r.h2;

@@ -487,7 +487,7 @@ static void test_sa_svc_prune(void)
 static void tsv_plan(struct tsv_rig *r, struct pkey_plan *pp)
 {
 	struct sa_port_ref h1 = sa_by_lid(r->sa, 2), sw = sa_by_lid(r->sa, 1);
-	struct policy_member m = { POLICY_MEMBER_GUID, 0, POLICY_FULL };
+	struct policy_member m = {.kind = POLICY_MEMBER_GUID, .guid = 0, .membership = POLICY_FULL};
 	struct policy_partition part;
 	char err[256];
 
@@ -499,8 +499,8 @@ static void tsv_plan(struct tsv_rig *r, struct pkey_plan *pp)
 	part.members = &m;
 	part.n_members = 1;
 	pkey_plan_init(pp);
-	CU_ASSERT_EQUAL_FATAL(pkey_plan_build(pp, &part, 1, &r->f, sw.node, 0, err, sizeof(err)),
-			      0);
+	CU_ASSERT_EQUAL_FATAL(
+	    pkey_plan_build(pp, &part, 1, NULL, 0, &r->f, sw.node, 0, err, sizeof(err)), 0);
 	r->pk = pp;
 	tsv_view(r, &r->f);
 }

@@ -726,8 +726,9 @@ static void test_sa_topo_pkey_plan(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(part);
 	CU_ASSERT_EQUAL_FATAL(policy_member_add(part, POLICY_MEMBER_GUID,
 						e.f.nodes[e.h2].ports[1].guid, POLICY_FULL), 0);
-	CU_ASSERT_EQUAL_FATAL(pkey_plan_build(&plan, pol.partitions, pol.n_partitions, &e.f, e.h1,
-					      1, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(pkey_plan_build(&plan, pol.partitions, pol.n_partitions, NULL, 0,
+					      &e.f, e.h1, 1, err, sizeof(err)),
+			      0);
 	v = e.sa->v;
 	v.pk = &plan;
 	CU_ASSERT_EQUAL_FATAL(sa_update(e.sa, &v), 0);

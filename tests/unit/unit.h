@@ -28,6 +28,7 @@ void test_control_register(void);
 void test_sa_register(void);
 void test_light_register(void);
 void test_pkey_register(void);
+void test_pkey_member_register(void);
 void test_sa_svc_register(void);
 void test_sa_path_register(void);
 void test_sa_topo_register(void);
