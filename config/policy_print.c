@@ -80,7 +80,12 @@ static void policy_print_sm(struct policy_out *o, const struct policy_sm *sm)
 	policy_out(o, "  mad_timeout_ms: %u\n  mad_retries: %u\n", sm->mad_timeout_ms,
 		   sm->mad_retries);
 	policy_print_string(s, sizeof(s), sm->guid2lid);
-	policy_out(o, "  guid2lid: %s\n  log_level: %s\n", s, policy_log_level_name(sm->log_level));
+	policy_out(o, "  guid2lid: %s\n", s);
+	if (sm->topology[0]) {
+		policy_print_string(s, sizeof(s), sm->topology);
+		policy_out(o, "  topology: %s\n", s);
+	}
+	policy_out(o, "  log_level: %s\n", policy_log_level_name(sm->log_level));
 	policy_out(o, "  m_key: 0x%016" PRIx64 "\n  m_key_protect: %u\n  m_key_lease: %u\n", sm->m_key,
 		   sm->m_key_protect, sm->m_key_lease);
 	policy_out(o, "  sm_key: 0x%016" PRIx64 "\n", sm->sm_key);
@@ -230,6 +235,9 @@ static void policy_diff_sm(struct policy_out *o, const struct policy_sm *a,
 	policy_print_string(x, sizeof(x), a->guid2lid);
 	policy_print_string(y, sizeof(y), b->guid2lid);
 	policy_diff_value(o, "sm.guid2lid", x, y);
+	policy_print_string(x, sizeof(x), a->topology[0] ? a->topology : "beside guid2lid");
+	policy_print_string(y, sizeof(y), b->topology[0] ? b->topology : "beside guid2lid");
+	policy_diff_value(o, "sm.topology", x, y);
 	policy_diff_value(o, "sm.log_level", policy_log_level_name(a->log_level),
 			  policy_log_level_name(b->log_level));
 	policy_diff_secret(o, "sm.m_key", a->m_key, b->m_key);
