@@ -1,8 +1,9 @@
 /*
  * nanosm-verify.c - live path verification from any host, without the SM:
- * reads the fabric by directed route (or from a topology dump) and the
- * switches' LFTs, then probes every destination LID with a LID-routed
- * NodeInfo Get and compares what came back with the LFT walk.  Owns the
+ * reads the fabric by directed route and the switches' LFTs, then probes
+ * every destination LID with a LID-routed NodeInfo Get and compares what
+ * came back with the LFT walk; then compares the fabric with the expected
+ * topology (nanosm's file of its last SUBNET UP, or --topo FILE).  Owns the
  * command line, the run over a client MAD port and the output.  Sends Gets only:
  * it never configures anything.  Path logic and reports: routing/verify.c.
  */
@@ -584,13 +585,16 @@ static int vfy_report(struct vfy *v)
 
 static void vfy_usage(FILE *out)
 {
-	fprintf(out, "usage: nanosm-verify [-g PORTGUID | -d CA [-p PORT]] [--topo FILE]\n"
+	fprintf(out, "usage: nanosm-verify [-g PORTGUID | -d CA [-p PORT]] [--topo FILE|none]\n"
 		     "                     [--lids a,b-c] [--json] [--timeout MS] [-v]\n"
 		     "Checks, from this port and without the SM, that every destination LID is\n"
-		     "reachable through the switches' LFTs: reads the fabric by directed route\n"
-		     "(or from an ibnetdiscover dump with LIDs), reads every switch's LFT, walks\n"
-		     "each LID through them, and sends it a LID-routed NodeInfo Get.  Gets only.\n"
-		     "Exit status: 0 every path ok, 1 a path failed, 2 usage or setup error.\n");
+		     "reachable through the switches' LFTs: reads the fabric by directed route,\n"
+		     "reads every switch's LFT, walks each LID through them, and sends it a\n"
+		     "LID-routed NodeInfo Get.  Gets only.  Then compares the fabric with what\n"
+		     "should be there: --topo FILE (an ibnetdiscover dump), by default the\n"
+		     "topology nanosm wrote at SUBNET UP (" POLICY_DEFAULT_TOPOLOGY ").\n"
+		     "Exit status: 0 every path ok and nothing missing, 1 a path failed or a\n"
+		     "node, host or cable of the topology is missing, 2 usage or setup error.\n");
 }
 
 static int vfy_number(const char *opt, const char *s, uint64_t max, uint64_t *out)
