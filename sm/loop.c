@@ -192,6 +192,9 @@ static void loop_reload_restart_notes(const struct loop_opts *old, const struct 
 	    old->sm.mad.timeout_ms != new->sm.mad.timeout_ms ||
 	    old->sm.mad.retries != new->sm.mad.retries)
 		log_info("reload: MAD window/timeout/retries change at the next restart");
+	if (strcmp(old->topology ? old->topology : "", new->topology ? new->topology : ""))
+		log_info("reload: sm.topology is written at the next SUBNET UP (a restart or a "
+			 "takeover); the file written so far stays where it is");
 }
 
 /* Re-read the policy into a fresh struct, check the new routing against
