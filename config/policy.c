@@ -219,9 +219,9 @@ static int policy_sm_equal(const struct policy_sm *a, const struct policy_sm *b)
 	       a->priority == b->priority && a->sweep_interval == b->sweep_interval &&
 	       a->window == b->window && a->mad_timeout_ms == b->mad_timeout_ms &&
 	       a->mad_retries == b->mad_retries && !strcmp(a->guid2lid, b->guid2lid) &&
-	       a->log_level == b->log_level && a->m_key == b->m_key &&
-	       a->m_key_protect == b->m_key_protect && a->m_key_lease == b->m_key_lease &&
-	       a->sm_key == b->sm_key;
+	       !strcmp(a->topology, b->topology) && a->log_level == b->log_level &&
+	       a->m_key == b->m_key && a->m_key_protect == b->m_key_protect &&
+	       a->m_key_lease == b->m_key_lease && a->sm_key == b->sm_key;
 }
 
 static int policy_routing_equal(const struct policy_routing *a, const struct policy_routing *b)

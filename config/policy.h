@@ -27,6 +27,10 @@
 
 #define POLICY_DEFAULT_PATH "/etc/nanosm/nanosm.yaml"
 #define POLICY_DEFAULT_GUID2LID "/var/lib/nanosm/guid2lid"
+/* The topology nanosm writes at SUBNET UP, beside guid2lid (sm.topology);
+ * with the default guid2lid it is this file, nanosm-verify's default. */
+#define POLICY_TOPOLOGY_NAME "topology"
+#define POLICY_DEFAULT_TOPOLOGY "/var/lib/nanosm/" POLICY_TOPOLOGY_NAME
 #define POLICY_DEFAULT_ENGINES "ftree,updn,minhop"
 
 #define POLICY_NAME_MAX 64   /* bytes in a CA, node or partition name */
@@ -71,6 +75,10 @@ struct policy_sm {
 	unsigned mad_retries;		 /* 0..100, default 3 */
 	char guid2lid[POLICY_PATH_MAX];	 /* absolute path, default POLICY_DEFAULT_GUID2LID */
 	enum policy_log_level log_level; /* default POLICY_LOG_INFO */
+	/* where the topology brought up is written at SUBNET UP: an absolute
+	 * path, "none", or "" (the default): POLICY_TOPOLOGY_NAME in
+	 * guid2lid's directory */
+	char topology[POLICY_PATH_MAX];
 	/* Keys (secrets: the file should be readable by root only).  The
 	 * parser refuses m_key_protect or m_key_lease without an m_key, an
 	 * m_key without an sm_key (the SA trusts a request whose SM_Key

@@ -622,6 +622,20 @@ static int policy_build_sm_guid2lid(struct policy_build *b, const struct policy_
 				 sizeof(sm->guid2lid));
 }
 
+/* An absolute path or "none". */
+static int policy_build_sm_topology(struct policy_build *b, const struct policy_key *k,
+				    const struct policy_doc *val, void *obj)
+{
+	struct policy_sm *sm = obj;
+
+	if (val->text && !strcmp(val->text, "none")) {
+		snprintf(sm->topology, sizeof(sm->topology), "none");
+		return 0;
+	}
+	return policy_build_text(b, k->key, val, POLICY_TEXT_PATH, sm->topology,
+				 sizeof(sm->topology));
+}
+
 /* The words nanosm --log-level takes too (policy_log_level_parse). */
 static int policy_build_sm_log_level(struct policy_build *b, const struct policy_key *k,
 				     const struct policy_doc *val, void *obj)
@@ -651,6 +665,7 @@ static const struct policy_key policy_sm_keys[] = {
     {"mad_timeout_ms", policy_build_set_uint, 1, POLICY_TIMEOUT_MAX, POLICY_SM_AT(mad_timeout_ms)},
     {"mad_retries", policy_build_set_uint, 0, POLICY_RETRIES_MAX, POLICY_SM_AT(mad_retries)},
     {"guid2lid", policy_build_sm_guid2lid, 0, 0, 0},
+    {"topology", policy_build_sm_topology, 0, 0, 0},
     {"log_level", policy_build_sm_log_level, 0, 0, 0},
     {"m_key", policy_build_set_u64, 0, UINT64_MAX, POLICY_SM_AT(m_key)},
     {"m_key_protect", policy_build_set_uint, 0, POLICY_MKEY_PROTECT_MAX,

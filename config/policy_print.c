@@ -80,9 +80,14 @@ static void policy_print_sm(struct policy_out *o, const struct policy_sm *sm)
 	policy_out(o, "  mad_timeout_ms: %u\n  mad_retries: %u\n", sm->mad_timeout_ms,
 		   sm->mad_retries);
 	policy_print_string(s, sizeof(s), sm->guid2lid);
-	policy_out(o, "  guid2lid: %s\n  log_level: %s\n", s, policy_log_level_name(sm->log_level));
-	policy_out(o, "  m_key: 0x%016" PRIx64 "\n  m_key_protect: %u\n  m_key_lease: %u\n",
-		   sm->m_key, sm->m_key_protect, sm->m_key_lease);
+	policy_out(o, "  guid2lid: %s\n", s);
+	if (sm->topology[0]) {
+		policy_print_string(s, sizeof(s), sm->topology);
+		policy_out(o, "  topology: %s\n", s);
+	}
+	policy_out(o, "  log_level: %s\n", policy_log_level_name(sm->log_level));
+	policy_out(o, "  m_key: 0x%016" PRIx64 "\n  m_key_protect: %u\n  m_key_lease: %u\n", sm->m_key,
+		   sm->m_key_protect, sm->m_key_lease);
 	policy_out(o, "  sm_key: 0x%016" PRIx64 "\n", sm->sm_key);
 }
 
@@ -239,6 +244,9 @@ static void policy_diff_sm(struct policy_out *o, const struct policy_sm *a,
 	policy_print_string(x, sizeof(x), a->guid2lid);
 	policy_print_string(y, sizeof(y), b->guid2lid);
 	policy_diff_value(o, "sm.guid2lid", x, y);
+	policy_print_string(x, sizeof(x), a->topology[0] ? a->topology : "beside guid2lid");
+	policy_print_string(y, sizeof(y), b->topology[0] ? b->topology : "beside guid2lid");
+	policy_diff_value(o, "sm.topology", x, y);
 	policy_diff_value(o, "sm.log_level", policy_log_level_name(a->log_level),
 			  policy_log_level_name(b->log_level));
 	policy_diff_secret(o, "sm.m_key", a->m_key, b->m_key);
@@ -483,6 +491,7 @@ size_t policy_restart_fields(const struct policy *a, const struct policy *b, cha
 	policy_restart_one(&o, x->mad_timeout_ms != y->mad_timeout_ms, "sm.mad_timeout_ms");
 	policy_restart_one(&o, x->mad_retries != y->mad_retries, "sm.mad_retries");
 	policy_restart_one(&o, strcmp(x->guid2lid, y->guid2lid) != 0, "sm.guid2lid");
+	policy_restart_one(&o, strcmp(x->topology, y->topology) != 0, "sm.topology");
 	policy_restart_one(&o, x->m_key != y->m_key, "sm.m_key");
 	policy_restart_one(&o, x->m_key_protect != y->m_key_protect, "sm.m_key_protect");
 	policy_restart_one(&o, x->m_key_lease != y->m_key_lease, "sm.m_key_lease");

@@ -13,6 +13,7 @@
 
 #include "mad/smp.h"
 #include "routing/verify.h"
+#include "routing/verify_expect.h"
 
 /* ---- LID lists ---------------------------------------------------------- */
 
@@ -755,7 +756,7 @@ static void verify_json_strn(struct verify_buf *b, const char *s, size_t len)
 	verify_buf_printf(b, "\"");
 }
 
-static void verify_json_string(struct verify_buf *b, const char *s)
+void verify_buf_json_string(struct verify_buf *b, const char *s)
 {
 	verify_json_strn(b, s, strlen(s));
 }
@@ -766,7 +767,7 @@ static void verify_json_text(struct verify_buf *b, const struct verify_buf *text
 	const char *s = text->s ? text->s : "";
 
 	if (!lines) {
-		verify_json_string(b, s);
+		verify_buf_json_string(b, s);
 		return;
 	}
 	verify_buf_printf(b, "[");
@@ -786,7 +787,7 @@ static void verify_json_node(struct verify_buf *b, const struct fabric *f, int n
 	const struct fabric_node *n = &f->nodes[node];
 
 	verify_buf_printf(b, "{\"type\":\"%s\",\"name\":", verify_type_name(n));
-	verify_json_string(b, n->desc);
+	verify_buf_json_string(b, n->desc);
 	verify_buf_printf(b,
 			  ",\"node_guid\":\"0x%016" PRIx64 "\",\"port_guid\":\"0x%016" PRIx64
 			  "\",\"port\":%u,\"lid\":%u}",
@@ -887,12 +888,14 @@ void verify_format_json(struct verify_buf *b, const struct verify_index *ix,
 	verify_buf_printf(b, "{\"source\":");
 	verify_json_node(b, ix->f, src->node, src->port);
 	verify_buf_printf(b, ",\"source_lid\":%u,\"fabric_from\":", src->lid);
-	verify_json_string(b, src->fabric_from);
+	verify_buf_json_string(b, src->fabric_from);
 	verify_buf_printf(b, ",\"destinations\":[");
 	for (size_t i = 0; i < n; i++) {
 		verify_buf_printf(b, "%s\n", i ? "," : "");
 		verify_json_result(b, ix, &r[i]);
 		ok += r[i].ok != 0;
 	}
-	verify_buf_printf(b, "],\n\"ok\":%zu,\"failed\":%zu}\n", ok, n - ok);
+	verify_buf_printf(b, "],\n\"expected\":");
+	verify_expect_format_json(b, src->expect, src->expect_from ? src->expect_from : "");
+	verify_buf_printf(b, ",\n\"ok\":%zu,\"failed\":%zu}\n", ok, n - ok);
 }

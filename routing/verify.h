@@ -158,13 +158,21 @@ void verify_buf_init(struct verify_buf *b);
 void verify_buf_fini(struct verify_buf *b);
 void verify_buf_printf(struct verify_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* s as a JSON string: quoted, with '"', '\\' and control bytes escaped. */
+void verify_buf_json_string(struct verify_buf *b, const char *s);
+
+struct verify_expect; /* verify_expect.h */
 
 /* Where the report comes from, for its header. */
 struct verify_source {
 	int node;
 	uint8_t port;
 	uint16_t lid;
-	const char *fabric_from; /* "directed route" or the topology file name */
+	const char *fabric_from; /* "directed route" */
+	/* the comparison with the expected topology (verify_expect.h), NULL
+	 * when not made; expect_from names its file, or says why not */
+	const struct verify_expect *expect;
+	const char *expect_from;
 };
 
 /* The path as ibtracert prints it, one line per hop, each line prefixed by
@@ -185,7 +193,7 @@ void verify_format_result(struct verify_buf *b, const struct verify_index *ix,
 			  const struct verify_result *r);
 /* "N paths ok, M failed\n" */
 void verify_format_summary(struct verify_buf *b, const struct verify_result *r, size_t n);
-/* The whole report as one JSON object. */
+/* The whole report as one JSON object, with "expected" from src. */
 void verify_format_json(struct verify_buf *b, const struct verify_index *ix,
 			const struct verify_source *src, const struct verify_result *r, size_t n);
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "routing/fabric.h"
+#include "sm/atomic_file.h"
 #include "sm/guid2lid.h"
 
 #define GUID2LID_MAX_FILE (64u << 20) /* far above 48K lines of 60 bytes */
@@ -784,132 +785,6 @@ void guid2lid_report_fini(struct guid2lid_report *r)
 
 /* ---- save ---- */
 
-static void guid2lid_errf(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* Write into err only if nothing is there yet (first error wins). */
-static void guid2lid_errf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || errlen == 0 || err[0] != '\0')
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
-/* The directory part of path ("." or "/" at the least), malloc'd. */
-static char *guid2lid_dirname(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		return strdup(".");
-	if (slash == path)
-		return strdup("/");
-	return strndup(path, (size_t)(slash - path));
-}
-
-/* mkdir -p dir, mode 0755.  Returns 0 or -errno, err names the directory. */
-static int guid2lid_mkdirs(char *dir, char *err, size_t errlen)
-{
-	for (char *p = dir + 1;; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char saved = *p;
-		*p = '\0';
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-			int e = errno;
-			guid2lid_errf(err, errlen, "%s: mkdir: %s", dir, strerror(e));
-			*p = saved;
-			return -e;
-		}
-		*p = saved;
-		if (saved == '\0')
-			return 0;
-	}
-}
-
-static int guid2lid_write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* Write text into tmp and make it durable.  Returns 0 or -errno. */
-static int guid2lid_write_tmp(const char *tmp, const char *text, size_t len, char *err,
-			      size_t errlen)
-{
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	const char *op = "write";
-	int rc;
-
-	if (fd < 0) {
-		rc = -errno;
-		guid2lid_errf(err, errlen, "%s: open: %s", tmp, strerror(-rc));
-		return rc;
-	}
-	rc = guid2lid_write_all(fd, text, len);
-	if (rc == 0 && fsync(fd) < 0) {
-		rc = -errno;
-		op = "fsync";
-	}
-	if (close(fd) < 0 && rc == 0) {
-		rc = -errno;
-		op = "close";
-	}
-	if (rc < 0)
-		guid2lid_errf(err, errlen, "%s: %s: %s", tmp, op, strerror(-rc));
-	return rc;
-}
-
-/* fsync a directory so a rename in it survives a crash (EINVAL: the file
- * system cannot sync directories; nothing more to do). */
-static int guid2lid_sync_dir(const char *dir, char *err, size_t errlen)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int rc = 0;
-
-	if (fd < 0 || (fsync(fd) < 0 && errno != EINVAL))
-		rc = -errno;
-	if (fd >= 0)
-		close(fd);
-	if (rc < 0)
-		guid2lid_errf(err, errlen, "%s: fsync: %s", dir, strerror(-rc));
-	return rc;
-}
-
-/* Write text to <path>.tmp, make it durable and rename it over path (the
- * caller syncs the directory).  Returns 0 or -errno, err filled in. */
-static int guid2lid_replace(const char *path, const char *text, size_t len, char *err,
-			    size_t errlen)
-{
-	char *tmp = malloc(strlen(path) + sizeof(".tmp"));
-	int rc;
-
-	if (!tmp)
-		return -ENOMEM;
-	sprintf(tmp, "%s.tmp", path);
-	rc = guid2lid_write_tmp(tmp, text, len, err, errlen);
-	if (rc == 0 && rename(tmp, path) < 0) {
-		rc = -errno;
-		guid2lid_errf(err, errlen, "%s: rename from %s: %s", path, tmp, strerror(-rc));
-	}
-	if (rc < 0)
-		unlink(tmp);
-	free(tmp);
-	return rc;
-}
-
 /* Copy the file about to be replaced to <path>.bak, if it is usable.
  * Returns 0 (copied, or no file yet) or 1 with note saying why not. */
 static int guid2lid_rotate(const char *path, char *note, size_t notelen)
@@ -932,7 +807,7 @@ static int guid2lid_rotate(const char *path, char *note, size_t notelen)
 		snprintf(note, notelen, "%s is unusable (%s): not copied over %s, which is kept",
 			 path, m.why, bak);
 		rc = 1;
-	} else if ((rc = guid2lid_replace(bak, text, len, note, notelen)) < 0) {
+	} else if ((rc = atomic_file_replace(bak, text, len, note, notelen)) < 0) {
 		size_t used = strlen(note);
 		snprintf(note + used, notelen - used, " (%s not refreshed)", bak);
 	}
@@ -946,29 +821,26 @@ int guid2lid_save(const char *path, const struct lid_alloc *a, char *err, size_t
 {
 	size_t len = guid2lid_format(a, NULL, 0);
 	char *text = malloc(len + 1);
-	char *dir = guid2lid_dirname(path);
 	char note[512] = "";
 	int rc = -ENOMEM, rotated = 0;
 
 	if (err && errlen > 0)
 		err[0] = '\0';
-	if (text && dir) {
+	if (text) {
 		guid2lid_format(a, text, len + 1);
-		rc = guid2lid_mkdirs(dir, err, errlen);
+		rc = atomic_file_prepare_dir(path, err, errlen);
 		if (rc == 0)
 			rotated = guid2lid_rotate(path, note, sizeof(note));
 		if (rc == 0)
-			rc = guid2lid_replace(path, text, len, err, errlen);
-		if (rc == 0)
-			rc = guid2lid_sync_dir(dir, err, errlen);
+			rc = atomic_file_write(path, text, len, err, errlen);
 	}
-	if (rc == -ENOMEM)
-		guid2lid_errf(err, errlen, "%s: %s", path, strerror(ENOMEM));
+	if (rc == -ENOMEM && err && errlen > 0 && !err[0])
+		snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
 	if (rc == 0 && rotated) {
-		guid2lid_errf(err, errlen, "%s", note);
+		if (err && errlen > 0) /* a success leaves err empty */
+			snprintf(err, errlen, "%s", note);
 		rc = 1;
 	}
 	free(text);
-	free(dir);
 	return rc;
 }

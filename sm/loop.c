@@ -21,6 +21,7 @@
 #include "notify.h"
 #include "sa.h"
 #include "sm/reload.h"
+#include "sm/topo_save.h"
 
 #define LOOP_RELOAD_MSG 8192 /* the answer to a reload, notes included */
 
@@ -53,6 +54,7 @@ struct loop {
 };
 
 static void loop_names(struct loop *l, const struct policy *p);
+static const struct topo_names *loop_ctl_names(void *ctx);
 static void loop_ops_sweep_done(struct loop *l, const struct sm_sweep_stats *st);
 static int loop_ops_reload(struct loop *l, int force, const char *via, char *msg, size_t msglen);
 
@@ -390,6 +392,32 @@ static void loop_print_counters(const struct mad_counters *c)
 		 c->requests, c->send_errors);
 }
 
+/* What a SUBNET UP brought up, for nanosm-verify to compare with later
+ * (sm/topo_save.h).  A file that cannot be written is logged; the SM runs
+ * on. */
+static void loop_save_topology(struct loop *l, const struct sm_sweep_stats *st)
+{
+	char *path = topo_save_path(l->opts->topology, l->opts->sm.guid2lid);
+	const struct fabric *f = sm_fabric(l->sm);
+	char note[160], when[40] = "", err[512];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!path)
+		return;
+	if (localtime_r(&now, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S%z", &tm);
+	snprintf(note, sizeof(note), "nanosm: the subnet brought up at sweep %u (%s), %s",
+		 st->number, sm_subnet_state(st) == SM_SUBNET_DEGRADED ? "degraded" : "complete",
+		 when);
+	if (topo_save(path, f, loop_ctl_names(l), note, err, sizeof(err)) < 0)
+		log_warnx("NSM-E304 the topology for nanosm-verify could not be saved: %s", err);
+	else
+		log_info("topology of sweep %u (%zu nodes) written to %s", st->number, f->n_nodes,
+			 path);
+	free(path);
+}
+
 static void loop_on_sweep_done(void *arg, const struct sm_sweep_stats *st)
 {
 	struct loop *l = arg;
@@ -401,8 +429,10 @@ static void loop_on_sweep_done(void *arg, const struct sm_sweep_stats *st)
 	if (st->status == 0 && st->sm_state == SM_STATE_MASTER) {
 		enum sm_subnet up = sm_subnet_state(st);
 
-		if (up > (enum sm_subnet)l->subnet_up)
+		if (up > (enum sm_subnet)l->subnet_up) {
 			l->subnet_up = (int)up;
+			loop_save_topology(l, st);
+		}
 		l->last_good = *st;
 	}
 	/* --once: the first SUBNET UP (complete or degraded) or a failed

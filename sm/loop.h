@@ -24,6 +24,8 @@ struct loop_opts {
 	unsigned cli_set;        /* enum opts_cli: what the command line fixed */
 	char engines[256];       /* storage for sm.engine when it comes from the policy */
 	const char *socket_path; /* control socket; NULL = the default */
+	/* policy sm.topology: written at SUBNET UP (sm/topo_save.h) */
+	const char *topology;
 };
 
 /* Run the SM until SIGTERM/SIGINT (or, with once, the first good sweep).

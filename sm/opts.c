@@ -43,6 +43,7 @@ void opts_apply_policy(struct loop_opts *o, const struct policy *p)
 	if (!(o->cli_set & OPTS_CLI_GUID2LID))
 		o->sm.guid2lid = p->sm.guid2lid;
 	o->sm.lid_reclaim_age = p->lids.reclaim_age;
+	o->topology = p->sm.topology;
 	if (!(o->cli_set & OPTS_CLI_ENGINE)) {
 		policy_engine_list(p, o->engines, sizeof(o->engines));
 		o->sm.engine = o->engines;

@@ -1,8 +1,9 @@
 /*
  * nanosm-verify.c - live path verification from any host, without the SM:
- * reads the fabric by directed route (or from a topology dump) and the
- * switches' LFTs, then probes every destination LID with a LID-routed
- * NodeInfo Get and compares what came back with the LFT walk.  Owns the
+ * reads the fabric by directed route and the switches' LFTs, then probes
+ * every destination LID with a LID-routed NodeInfo Get and compares what
+ * came back with the LFT walk; then compares the fabric with the expected
+ * topology (nanosm's file of its last SUBNET UP, or --topo FILE).  Owns the
  * command line, the run over a client MAD port and the output.  Sends Gets only:
  * it never configures anything.  Path logic and reports: routing/verify.c.
  */
@@ -14,12 +15,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "config/policy.h"
 #include "mad/mad_port.h"
 #include "mad/mad_queue.h"
 #include "mad/smp.h"
 #include "routing/fabric.h"
 #include "routing/topo_file.h"
 #include "routing/verify.h"
+#include "routing/verify_expect.h"
 #include "sm/log.h"
 
 #define VFY_EXIT_OK 0
@@ -52,8 +55,11 @@ struct vfy {
 	int local_node;
 	uint8_t local_port;
 	uint16_t local_lid;
-	int topo_mode;
-	size_t mismatches; /* topology file vs. fabric (topo mode) */
+	struct fabric want;	 /* the expected topology */
+	const char *expect_path; /* its file, NULL when none was loaded */
+	char expect_why[300];	 /* why none was loaded */
+	struct verify_expect ex; /* want vs. f */
+	int expect_done;	 /* ex holds the comparison */
 	size_t dr_failures;
 	struct verify_lids lids; /* destinations: --lids, else every LID owned */
 	struct verify_result *res;
@@ -202,16 +208,6 @@ static void vfy_port_info_done(void *arg, int status, const struct smp *resp)
 	p->phys_state = pi.phys_state;
 	if (vfy_is_local_port(v, r->node, r->port))
 		v->local_lid = pi.lid;
-	if (v->topo_mode) { /* LIDs and links come from the file */
-		if ((!fabric_is_switch(n) || r->port == 0) && pi.lid != p->lid) {
-			v->mismatches++;
-			log_warnx("NSV-W014 %s: port 0x%016" PRIx64 "/%u has lid %u, the "
-				  "topology says %u",
-				  v->args.topo, fabric_is_switch(n) ? n->guid : p->guid, r->port,
-				  pi.lid, p->lid);
-		}
-		goto out;
-	}
 	if (!fabric_is_switch(n) || r->port == 0) {
 		p->lid = pi.lid;
 		p->lmc = pi.lmc;
@@ -388,177 +384,46 @@ static int vfy_discover(struct vfy *v)
 	return 0;
 }
 
-/* ---- A topology file instead of discovery --------------------------------- */
+/* ---- The expected topology ------------------------------------------------ */
 
-static int vfy_topo_local(struct vfy *v)
+/* Load what should be there: --topo FILE, else the file nanosm writes at
+ * SUBNET UP.  A missing default file is a warning (NSV-W016: only what is
+ * reachable gets verified); an unusable file that was named or exists is a
+ * setup error. */
+static int vfy_expect_load(struct vfy *v)
 {
-	const struct mad_port_info *pi = mad_port_info(v->port);
-
-	for (size_t i = 0; i < v->f.n_nodes; i++) {
-		struct fabric_node *n = &v->f.nodes[i];
-
-		for (unsigned p = 1; !fabric_is_switch(n) && p <= n->num_ports; p++) {
-			if (n->ports[p].guid != pi->port_guid)
-				continue;
-			v->local_node = (int)i;
-			v->local_port = (uint8_t)p;
-			return 0;
-		}
-		if (fabric_is_switch(n) && n->guid == pi->node_guid) {
-			v->local_node = (int)i;
-			v->local_port = 0;
-			return 0;
-		}
-	}
-	log_warnx("NSV-E003 %s: the local port 0x%016" PRIx64 " is not in the topology",
-		  v->args.topo, pi->port_guid);
-	return -ENOENT;
-}
-
-/* Give node `to` (and its port `to_port` when it is a CA) the path through
- * `port` of `from`.  Returns 1 when `to` is new. */
-static int vfy_topo_reach(struct vfy *v, int from, uint8_t port, uint8_t *seen)
-{
-	const struct fabric_node *fn = &v->f.nodes[from];
-	const struct fabric_port *fp = &fn->ports[port];
-	struct fabric_node *tn = &v->f.nodes[fp->remote_node];
-	uint8_t hops = fn->dr_hops + 1;
-
-	if (fp->remote_node == v->local_node)
-		return 0; /* back to where we stand */
-	if (!fabric_is_switch(tn) && !fabric_port_route(tn, fp->remote_port)->hops) {
-		uint8_t path[FABRIC_MAX_HOPS + 1];
-
-		memcpy(path, fn->dr_path, sizeof(path));
-		path[hops] = port;
-		fabric_port_route_set(tn, fp->remote_port, path, hops); /* no memory: not checked */
-	}
-	if (seen[fp->remote_node])
-		return 0;
-	seen[fp->remote_node] = 1;
-	memcpy(tn->dr_path, fn->dr_path, sizeof(tn->dr_path));
-	tn->dr_path[hops] = port;
-	tn->dr_hops = hops;
-	return 1;
-}
-
-/* Directed routes from the local port to every node of the file (BFS; only
- * switches, and the local node, are passed through). */
-static int vfy_topo_paths(struct vfy *v, uint8_t *seen)
-{
-	int *queue = calloc(v->f.n_nodes + 1, sizeof(*queue));
-	size_t head = 0, tail = 0;
-
-	if (!queue)
-		return -ENOMEM;
-	seen[v->local_node] = 1;
-	v->f.nodes[v->local_node].dr_hops = 0;
-	queue[tail++] = v->local_node;
-	while (head < tail) {
-		int u = queue[head++];
-		const struct fabric_node *n = &v->f.nodes[u];
-
-		if (n->dr_hops >= FABRIC_MAX_HOPS)
-			continue;
-		for (unsigned p = 1; p <= n->num_ports; p++) {
-			if (n->ports[p].remote_node == FABRIC_NONE)
-				continue;
-			if (!fabric_is_switch(n) && (u != v->local_node || p != v->local_port))
-				continue;
-			if (vfy_topo_reach(v, u, (uint8_t)p, seen) &&
-			    fabric_is_switch(&v->f.nodes[n->ports[p].remote_node]))
-				queue[tail++] = n->ports[p].remote_node;
-		}
-	}
-	free(queue);
-	return 0;
-}
-
-static void vfy_topo_mismatch(struct vfy_req *r, const char *what, uint64_t want, uint64_t got)
-{
-	char buf[200];
-
-	r->v->mismatches++;
-	log_warnx(
-	    "NSV-W013 %s: DR path %s reaches %s 0x%016" PRIx64 ", the topology says 0x%016" PRIx64,
-	    r->v->args.topo, vfy_path_str(r->path, r->hops, buf, sizeof(buf)), what, got, want);
-}
-
-/* The node at a path must be the file's; a difference fails the run. */
-static void vfy_topo_check_done(void *arg, int status, const struct smp *resp)
-{
-	struct vfy_req *r = arg;
-	struct fabric_node *n = &r->v->f.nodes[r->node];
-	struct smp_node_info ni;
-
-	if (status < 0) {
-		vfy_get_failed(r, status, "NodeInfo");
-	} else {
-		smp_node_info_decode(resp->data, &ni);
-		if (ni.node_guid != n->guid)
-			vfy_topo_mismatch(r, "node", n->guid, ni.node_guid);
-		else if (!fabric_is_switch(n) && ni.local_port != r->port)
-			vfy_topo_mismatch(r, "port number", r->port, ni.local_port);
-	}
-	free(r);
-}
-
-static void vfy_topo_read_node(struct vfy *v, int idx)
-{
-	struct fabric_node *n = &v->f.nodes[idx];
-	struct vfy_req q = {.node = idx, .hops = n->dr_hops};
-
-	memcpy(q.path, n->dr_path, sizeof(q.path));
-	if (fabric_is_switch(n)) {
-		vfy_get_dr(v, &q, SMP_ATTR_NODE_INFO, 0, vfy_topo_check_done);
-		vfy_read_switch(v, idx);
-		return;
-	}
-	for (unsigned p = 1; p <= n->num_ports; p++) {
-		const struct fabric_route *rt = fabric_port_route(n, p);
-
-		if (!rt->hops && !vfy_is_local_port(v, idx, (uint8_t)p))
-			continue;
-		q.port = (uint8_t)p;
-		q.hops = rt->hops;
-		memcpy(q.path, rt->path, sizeof(q.path));
-		vfy_get_dr(v, &q, SMP_ATTR_NODE_INFO, 0, vfy_topo_check_done);
-		vfy_get_dr(v, &q, SMP_ATTR_PORT_INFO, p, vfy_port_info_done);
-	}
-}
-
-/* Port states and switch details are read live; what is not read stays
- * NOP (not ACTIVE), so no walk trusts the file alone. */
-static int vfy_topo(struct vfy *v)
-{
+	const char *path = v->args.topo ? v->args.topo : POLICY_DEFAULT_TOPOLOGY;
 	char err[512];
-	uint8_t *seen;
-	int rc = topo_load(v->args.topo, &v->f, err, sizeof(err));
+	int rc;
 
+	if (v->args.topo && !strcmp(v->args.topo, "none")) {
+		snprintf(v->expect_why, sizeof(v->expect_why), "--topo none");
+		return 0;
+	}
+	rc = topo_load(path, &v->want, err, sizeof(err));
+	if (rc == -ENOENT && !v->args.topo) {
+		snprintf(v->expect_why, sizeof(v->expect_why), "no file %s", path);
+		log_warnx("NSV-W016 no expected topology (%s: %s): missing nodes, hosts and "
+			  "cables cannot be seen; give --topo FILE",
+			  path, strerror(ENOENT));
+		return 0;
+	}
 	if (rc < 0) {
 		log_warnx("NSV-E003 %s", err);
 		return rc;
 	}
-	if (vfy_topo_local(v) < 0)
-		return -ENOENT;
-	seen = calloc(v->f.n_nodes, 1);
-	if (!seen || vfy_topo_paths(v, seen) < 0) {
-		free(seen);
+	v->expect_path = path;
+	log_info("expected topology %s: %zu nodes", path, v->want.n_nodes);
+	return 0;
+}
+
+static int vfy_expect_compare(struct vfy *v)
+{
+	if (!v->expect_path)
+		return 0;
+	if (verify_expect_compare(&v->ex, &v->want, &v->f) < 0)
 		return -ENOMEM;
-	}
-	for (size_t i = 0; i < v->f.n_nodes; i++) {
-		for (unsigned p = 0; p <= v->f.nodes[i].num_ports; p++)
-			v->f.nodes[i].ports[p].state = PORT_STATE_NOP;
-		v->f.nodes[i].lft_cap = 0;
-		v->f.nodes[i].lft_top = 0;
-		if (seen[i])
-			vfy_topo_read_node(v, (int)i);
-	}
-	free(seen);
-	if (vfy_drain(v) < 0)
-		return -EIO;
-	log_info("%s: %zu nodes, %zu mismatches with the fabric", v->args.topo, v->f.n_nodes,
-		 v->mismatches);
+	v->expect_done = 1;
 	return 0;
 }
 
@@ -675,10 +540,14 @@ static int vfy_probe_all(struct vfy *v, const struct verify_lids *lids)
 
 static int vfy_report(struct vfy *v)
 {
+	const struct verify_expect *ex = v->expect_done ? &v->ex : NULL;
+	const char *ex_from = ex ? v->expect_path : v->expect_why;
 	struct verify_source src = {.node = v->local_node,
 				    .port = v->local_port,
 				    .lid = v->local_lid,
-				    .fabric_from = v->topo_mode ? v->args.topo : "directed route"};
+				    .fabric_from = "directed route",
+				    .expect = ex,
+				    .expect_from = ex_from};
 	struct verify_buf out, summary;
 	size_t failed = 0;
 
@@ -690,8 +559,11 @@ static int vfy_report(struct vfy *v)
 		verify_format_header(&out, &v->ix, &src, v->n_res);
 		for (size_t i = 0; i < v->n_res; i++)
 			verify_format_result(&out, &v->ix, &v->res[i]);
+		if (ex)
+			verify_expect_format(&out, ex);
 	}
 	verify_format_summary(&summary, v->res, v->n_res);
+	verify_expect_format_summary(&summary, ex, ex_from);
 	if (out.len)
 		fputs(out.s, stdout);
 	fputs(summary.s ? summary.s : "", v->args.json ? stderr : stdout);
@@ -706,23 +578,23 @@ static int vfy_report(struct vfy *v)
 		log_warnx("NSV-W011 %zu directed-route Gets failed (see above): what they would "
 			  "have read counts as unknown",
 			  v->dr_failures);
-	if (v->mismatches)
-		log_warnx("NSV-W013 %zu differences between %s and the fabric (see above)",
-			  v->mismatches, v->args.topo);
-	return failed || v->mismatches ? VFY_EXIT_FAILED : VFY_EXIT_OK;
+	return failed || (ex && ex->failures) ? VFY_EXIT_FAILED : VFY_EXIT_OK;
 }
 
 /* ---- Command line ---------------------------------------------------------- */
 
 static void vfy_usage(FILE *out)
 {
-	fprintf(out, "usage: nanosm-verify [-g PORTGUID | -d CA [-p PORT]] [--topo FILE]\n"
+	fprintf(out, "usage: nanosm-verify [-g PORTGUID | -d CA [-p PORT]] [--topo FILE|none]\n"
 		     "                     [--lids a,b-c] [--json] [--timeout MS] [-v]\n"
 		     "Checks, from this port and without the SM, that every destination LID is\n"
-		     "reachable through the switches' LFTs: reads the fabric by directed route\n"
-		     "(or from an ibnetdiscover dump with LIDs), reads every switch's LFT, walks\n"
-		     "each LID through them, and sends it a LID-routed NodeInfo Get.  Gets only.\n"
-		     "Exit status: 0 every path ok, 1 a path failed, 2 usage or setup error.\n");
+		     "reachable through the switches' LFTs: reads the fabric by directed route,\n"
+		     "reads every switch's LFT, walks each LID through them, and sends it a\n"
+		     "LID-routed NodeInfo Get.  Gets only.  Then compares the fabric with what\n"
+		     "should be there: --topo FILE (an ibnetdiscover dump), by default the\n"
+		     "topology nanosm wrote at SUBNET UP (" POLICY_DEFAULT_TOPOLOGY ").\n"
+		     "Exit status: 0 every path ok and nothing missing, 1 a path failed or a\n"
+		     "node, host or cable of the topology is missing, 2 usage or setup error.\n");
 }
 
 static int vfy_number(const char *opt, const char *s, uint64_t max, uint64_t *out)
@@ -848,10 +720,8 @@ static int vfy_setup(struct vfy *v)
 	struct mad_xmit x;
 	char err[256];
 
-	fabric_init(&v->f);
 	lft_set_init(&v->lfts);
 	v->local_node = FABRIC_NONE;
-	v->topo_mode = v->args.topo != NULL;
 	v->port = mad_port_open_client(v->args.ca, v->args.port, v->args.guid, NULL, NULL, err,
 				       sizeof(err));
 	if (!v->port) {
@@ -871,7 +741,7 @@ static int vfy_setup(struct vfy *v)
 
 static int vfy_run(struct vfy *v)
 {
-	if ((v->topo_mode ? vfy_topo(v) : vfy_discover(v)) < 0 || vfy_read_lfts(v) < 0)
+	if (vfy_discover(v) < 0 || vfy_read_lfts(v) < 0 || vfy_expect_compare(v) < 0)
 		return VFY_EXIT_USAGE;
 	if (!v->local_lid) {
 		log_warnx("NSV-E002 the local port has no LID (is a subnet manager running?)");
@@ -893,6 +763,8 @@ static void vfy_teardown(struct vfy *v)
 	verify_index_fini(&v->ix);
 	lft_set_fini(&v->lfts);
 	fabric_fini(&v->f);
+	verify_expect_fini(&v->ex);
+	fabric_fini(&v->want);
 	verify_lids_fini(&v->lids);
 	free(v->res);
 }
@@ -903,13 +775,15 @@ int main(int argc, char **argv)
 	int rc;
 
 	memset(&v, 0, sizeof(v));
+	fabric_init(&v.want);
+	fabric_init(&v.f);
 	if (vfy_parse_args(&v.args, argc, argv) < 0 || vfy_parse_lids(&v) < 0)
 		return VFY_EXIT_USAGE;
 	log_init(v.args.verbose >= 2   ? LOG_LVL_DEBUG
 		 : v.args.verbose == 1 ? LOG_LVL_INFO
 				       : LOG_LVL_WARN,
 		 "nanosm-verify");
-	rc = vfy_setup(&v) < 0 ? VFY_EXIT_USAGE : vfy_run(&v);
+	rc = vfy_expect_load(&v) < 0 || vfy_setup(&v) < 0 ? VFY_EXIT_USAGE : vfy_run(&v);
 	vfy_teardown(&v);
 	return rc;
 }

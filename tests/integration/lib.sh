@@ -55,6 +55,7 @@ SM_SOCK2=
 SM_OSMLOG=
 SM_RC=
 SM_GEN=0
+SM_TOPOLOGY=        # the topology nanosm writes at SUBNET UP (beside its guid2lid)
 IT_LAST_OUT=        # output file of the last check, printed on failure
 
 # ---------------------------------------------------------------- reporting
@@ -269,6 +270,8 @@ EOF
 # sm_start [--host NODEID] [--once] [--sweep-interval N] [--guid2lid PATH]
 #          [--priority N]
 # Start the SM under test in the background (stdout+stderr -> $SM_LOG).
+# nanosm writes the topology of its SUBNET UP to $SM_TOPOLOGY (unset for
+# OpenSM).
 # The generic options are mapped onto nanosm or OpenSM:
 #   nanosm:  --once / --sweep-interval N / --guid2lid PATH / --priority N
 #            (+ $NANOSM_ARGS)
@@ -305,6 +308,7 @@ sm_start() {
 			g2l=$IT_SCRATCH/nanosm-state.$SM_GEN/guid2lid
 		fi
 		cmd+=(--guid2lid "$g2l")
+		SM_TOPOLOGY=${g2l%/*}/topology
 		# a private control socket: /run/nanosm is machine-wide state too
 		cmd+=(--socket "$IT_SCRATCH/nanosm.$SM_GEN.sock")
 		# shellcheck disable=SC2206
@@ -312,6 +316,7 @@ sm_start() {
 		;;
 	opensm)
 		command -v opensm >/dev/null || it_fail "opensm not installed"
+		SM_TOPOLOGY=
 		SM_OSMLOG=$IT_SCRATCH/osm.$SM_GEN.log
 		# -d2: flush the log after every message (else "SUBNET UP" shows late)
 		cmd=(opensm -d2 -f "$SM_OSMLOG")

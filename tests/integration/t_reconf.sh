@@ -2,8 +2,9 @@
 # reconf: paths verified live by nanosm-verify from three attach points
 # after every reconfiguration of a running nanosm on the fat tree: start
 # (ftree), a policy reload to updn, a cable pulled (ibsim Unlink; the SM
-# reroutes around it), the cable back (ReLink).  The diags judge too
-# (all-pairs check over dump_fts).
+# reroutes around it: every path ok, but nanosm-verify names the cable
+# down against the topology of SUBNET UP and exits 1), the cable back
+# (ReLink).  The diags judge too (all-pairs check over dump_fts).
 . "$(dirname "$0")/lib.sh"
 
 it_init reconf
@@ -21,16 +22,28 @@ sim_start "$IT_FABRIC"
 sm_start --sweep-interval 300
 sm_wait_up
 
-# verify_all TAG: every LID reached from three attach points
+# verify_all TAG [DOWN]: every LID reached from three attach points; the
+# topology nanosm wrote at SUBNET UP all there (exit 0), or, with DOWN (an
+# ERE naming a cable), exactly that cable missing: down (exit 1)
 verify_all() {
-	local h out
+	local h out rc
 	for h in host01 host33 host64; do
 		out=$d/verify.$1.$h.txt
 		IT_LAST_OUT=$out
-		sim_client --host "$h" "$VERIFY" >"$out" 2>&1 ||
-			it_fail "nanosm-verify from $h after $1 exited non-zero"
+		sim_client --host "$h" "$VERIFY" --topo "$SM_TOPOLOGY" >"$out" 2>&1
+		rc=$?
 		grep -qE '^[0-9]+ paths ok, 0 failed$' "$out" ||
 			it_fail "nanosm-verify from $h after $1: not all paths ok"
+		if [ -z "${2:-}" ]; then
+			[ $rc = 0 ] || it_fail "nanosm-verify from $h after $1 exited $rc"
+			grep -qE '^expected topology .*, all there$' "$out" ||
+				it_fail "nanosm-verify from $h after $1: the expected topology is not all there"
+			continue
+		fi
+		[ $rc = 1 ] || it_fail "nanosm-verify from $h after $1 exited $rc, expected 1 (a cable is missing)"
+		[ "$(grep -cE '^(MISSING|DOWN|MOVED|CHANGED) ' "$out")" = 1 ] &&
+			grep -qE "^DOWN    cable $2" "$out" ||
+			it_fail "nanosm-verify from $h after $1: not exactly the one down cable"
 	done
 	it_log "   $1: $(grep -m1 'paths ok' "$out") from host01, host33, host64"
 	check_routes
@@ -65,7 +78,8 @@ sim_cmd 'Unlink "leaf1"[9]'
 sleep 0.5
 "$CTL" -s "$sock" sweep >/dev/null 2>&1 || it_fail "nanosmctl sweep failed"
 wait_sweep_after "$n" "the unlink"
-verify_all unlink
+verify_all unlink 'switch ("leaf1" \{0x[0-9a-f]+\} port 9 <-> switch "spine1"|"spine1" \{0x[0-9a-f]+\} port [0-9]+ <-> switch "leaf1" \{0x[0-9a-f]+\} port 9) .*\(DOWN\)$'
+
 
 it_step "the cable back"
 n=$(sweeps_now)

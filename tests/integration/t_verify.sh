@@ -1,8 +1,10 @@
 #!/bin/bash
 # verify: nanosm-verify, run from several hosts (first, middle, last CA) of
 # lab.topo and fattree64.topo once the SM (any SM: SM=opensm too) is up,
-# reports every LID reached ("N paths ok, 0 failed", exit 0), its traces
-# equal ibtracert's, and --topo / --json / --lids agree.  Then nanosm-smpset
+# reports every LID reached ("N paths ok, 0 failed", exit 0) and the
+# expected topology all there (nanosm's file of its SUBNET UP; with OpenSM
+# an ibnetdiscover dump), its traces equal ibtracert's, and --topo /
+# --json / --lids agree.  Then nanosm-smpset
 # plants a black hole behind the SM's back (one switch's LFT entry for one
 # CA's LID pointed at an uncabled port) and nanosm-verify must report exactly
 # that destination failed, naming the switch, and exit 1, from every source
@@ -18,12 +20,14 @@ SMPSET=${NANOSM_SMPSET:-$REPO/build/bin/nanosm-smpset}
 # ---------------------------------------------------------------- helpers
 
 # vt_run HOST OUT ARGS...: nanosm-verify at HOST into OUT (stderr OUT.err);
-# sets VT_RC.  Never fails by itself.
+# sets VT_RC.  Never fails by itself.  Without --topo in ARGS it compares
+# with $VT_EXPECT (never the machine's /var/lib/nanosm/topology).
 vt_run() {
-	local host=$1 out=$2
+	local host=$1 out=$2 expect=()
 	shift 2
+	[[ " $* " == *" --topo "* ]] || expect=(--topo "$VT_EXPECT")
 	IT_LAST_OUT=$out
-	sim_client --host "$host" "$VERIFY" "$@" >"$out" 2>"$out.err"
+	sim_client --host "$host" "$VERIFY" "${expect[@]}" "$@" >"$out" 2>"$out.err"
 	VT_RC=$?
 	[ -s "$out.err" ] && cat "$out.err" >>"$out"
 	return 0
@@ -37,6 +41,8 @@ vt_expect_ok() {
 	[ "$VT_RC" = 0 ] || it_fail "nanosm-verify $* from $host exited $VT_RC (expected 0)"
 	grep -qx "$VT_NLIDS paths ok, 0 failed" "$out" ||
 		it_fail "nanosm-verify $* from $host: no '$VT_NLIDS paths ok, 0 failed' line"
+	grep -qE "^expected topology \(.*\): $VT_NLIDS nodes, [0-9]+ cables, all there\$" "$out" ||
+		it_fail "nanosm-verify $* from $host: the expected topology is not all there"
 	it_log "   from $host${*:+ ($*)}: $(grep -m1 'paths ok' "$out")"
 }
 
@@ -104,6 +110,7 @@ assert doc['ok'] == n and doc['failed'] == 0, (doc['ok'], doc['failed'])
 assert len(doc['destinations']) == n
 assert all(d['ok'] and d['responder_matches'] and d['path']['result'] == 'ok'
            for d in doc['destinations'])
+assert doc['expected']['checked'] and doc['expected']['failures'] == 0, doc['expected']
 EOF
 	vt_run "$first" "$VT_DIR/lids.txt" --lids "$VT_VICTIM_LID"
 	if [ "$VT_RC" != 0 ] || ! grep -qx '1 paths ok, 0 failed' "$VT_DIR/lids.txt"; then
@@ -216,6 +223,8 @@ vt_case() {
 		wait_ports_ok 30
 		VT_DUMP=$VT_DIR/ibnetdiscover.txt
 		run_tool "$VT_DUMP" ibnetdiscover
+		# what should be there: nanosm's file of its SUBNET UP, else the dump
+		VT_EXPECT=${SM_TOPOLOGY:-$VT_DUMP}
 		VT_VICTIM_LID=$(vt_lid "$VT_DUMP" "$VT_VICTIM")
 		[ -n "$VT_VICTIM_LID" ] || it_fail "no LID for $VT_VICTIM in the ibnetdiscover dump"
 		read -r -a VT_TRACE_DSTS <<<"$6"

@@ -9,10 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "config/policy.h"
 #include "mad/smp.h"
 #include "routing/topo_file.h"
 #include "routing/verify.h"
+#include "routing/verify_expect.h"
+#include "sm/topo_save.h"
 #include "tests/unit/unit.h"
 
 void test_verify_register(void); /* also in unit.h once registered there */
@@ -464,6 +468,320 @@ static void test_verify_json(void)
 	tv_teardown(&t);
 }
 
+/* ---- The expected topology ---------------------------------------------------- */
+
+/* tv_text seen from host1 with both cables between the switches pulled:
+ * host2 and sw2 gone, sw1 port 7 left Polling.  Live order: host1 0,
+ * host3 1, sw1 2. */
+static const char tv_split[] = "caguid=0x0002c90300a00010\n"
+			       "Hca 2 \"host1\"\n"
+			       "[1] \"sw1\"[1]\n"
+			       "caguid=0x0002c90300a00030\n"
+			       "Hca 1 \"host3\"\n"
+			       "[1] \"sw1\"[2]\n"
+			       "switchguid=0x0002c90300b00001\n"
+			       "Switch 8 \"sw1\"\n"
+			       "[1] \"host1\"[1]\n"
+			       "[2] \"host3\"[1]\n";
+
+enum { LIVE_SW1 = 2 };
+
+static void tv_parse(const char *text, struct fabric *f)
+{
+	char err[256];
+
+	fabric_init(f);
+	CU_ASSERT_EQUAL_FATAL(topo_parse(text, strlen(text), "live", f, err, sizeof(err)), 0);
+}
+
+/* Replace the first from in text (at most len - 1 bytes) by to. */
+static void tv_edit(char *text, size_t len, const char *from, const char *to)
+{
+	char *at = strstr(text, from);
+	size_t head, tail;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+	head = (size_t)(at - text);
+	tail = strlen(at + strlen(from));
+	CU_ASSERT_FATAL(head + strlen(to) + tail < len);
+	memmove(at + strlen(to), at + strlen(from), tail + 1);
+	memcpy(at, to, strlen(to));
+}
+
+/* tv_text with from1 replaced by to1, then from2 (if any) by to2. */
+static void tv_parse_edited(const char *from1, const char *to1, const char *from2, const char *to2,
+			    struct fabric *f)
+{
+	char text[sizeof(tv_text) + 256];
+
+	memcpy(text, tv_text, sizeof(tv_text));
+	tv_edit(text, sizeof(text), from1, to1);
+	if (from2)
+		tv_edit(text, sizeof(text), from2, to2);
+	tv_parse(text, f);
+}
+
+static void tv_expect_line(const struct verify_expect *ex, size_t i, const char *want)
+{
+	struct verify_buf b;
+
+	verify_buf_init(&b);
+	CU_ASSERT_FATAL(i < ex->n);
+	verify_expect_format_gap(&b, ex, &ex->gap[i]);
+	if (strcmp(b.s, want) != 0)
+		fprintf(stderr, "\ngap %zu: got  '%s'\n       want '%s'\n", i, b.s, want);
+	CU_ASSERT_STRING_EQUAL(b.s, want);
+	verify_buf_fini(&b);
+}
+
+static void tv_expect_summary(const struct verify_expect *ex, const char *want)
+{
+	struct verify_buf b;
+
+	verify_buf_init(&b);
+	verify_expect_format_summary(&b, ex, "f");
+	CU_ASSERT_STRING_EQUAL(b.s, want);
+	verify_buf_fini(&b);
+}
+
+/* want = tv_text, live = tv_split with sw1 port 7 in these states; the
+ * comparison in ex (four gaps, the cable at sw1 port 7 last). */
+static void tv_compare_split(struct fabric *want, struct fabric *live, uint8_t phys, uint8_t state,
+			     struct verify_expect *ex)
+{
+	tv_parse(tv_text, want);
+	tv_parse(tv_split, live);
+	live->nodes[LIVE_SW1].ports[7].phys_state = phys;
+	live->nodes[LIVE_SW1].ports[7].state = state;
+	CU_ASSERT_EQUAL_FATAL(verify_expect_compare(ex, want, live), 0);
+	CU_ASSERT_EQUAL_FATAL(ex->n, 4);
+}
+
+static void test_verify_expect_same(void)
+{
+	struct tv t;
+	struct fabric live;
+	struct verify_expect ex;
+
+	tv_setup(&t);
+	CU_ASSERT_EQUAL_FATAL(fabric_copy(&live, &t.f), 0);
+	CU_ASSERT_EQUAL_FATAL(verify_expect_compare(&ex, &t.f, &live), 0);
+	CU_ASSERT_EQUAL(ex.n, 0);
+	CU_ASSERT_EQUAL(ex.failures, 0);
+	CU_ASSERT_EQUAL(ex.n_cables, 4);
+	tv_expect_summary(&ex, "expected topology (f): 5 nodes, 4 cables, all there\n");
+	verify_expect_fini(&ex);
+	fabric_fini(&live);
+	tv_teardown(&t);
+}
+
+/* The split: every missing node, host and cable named once; the cable
+ * whose near end is seen down is "down", with both ends. */
+static void test_verify_expect_split(void)
+{
+	struct fabric want, live;
+	struct verify_expect ex;
+
+	tv_compare_split(&want, &live, PORT_PHYS_POLLING, PORT_STATE_DOWN, &ex);
+	CU_ASSERT_EQUAL(ex.failures, 4);
+	tv_expect_line(&ex, 0,
+		       "MISSING ca \"host2\" {0x0002c90300a00020} port 1 (port GUID "
+		       "0x0002c90300a00021, lid 0): not reached");
+	tv_expect_line(&ex, 1, "MISSING switch \"sw2\" {0x0002c90300b00002} lid 0: not reached");
+	tv_expect_line(&ex, 2,
+		       "MISSING cable ca \"host2\" {0x0002c90300a00020} port 1 <-> switch \"sw2\" "
+		       "{0x0002c90300b00002} port 1: neither end reached");
+	tv_expect_line(
+	    &ex, 3,
+	    "DOWN    cable switch \"sw1\" {0x0002c90300b00001} port 7 <-> switch \"sw2\" "
+	    "{0x0002c90300b00002} port 7: port 7 of \"sw1\" is Polling (DOWN)");
+	tv_expect_summary(&ex, "expected topology (f): 5 nodes, 4 cables; 1 switch missing, 1 "
+			       "host missing, 1 cable down, 1 cable missing\n");
+	verify_expect_fini(&ex);
+	fabric_fini(&live);
+	/* both ends reached and down: still one gap, named from want's first
+	 * end */
+	tv_parse_edited("[7] \"sw2\"[7]\n", "", "[7] \"sw1\"[7]\n", "", &live);
+	live.nodes[SW1].ports[7].phys_state = PORT_PHYS_POLLING;
+	live.nodes[SW2].ports[7].phys_state = PORT_PHYS_POLLING;
+	CU_ASSERT_EQUAL_FATAL(verify_expect_compare(&ex, &want, &live), 0);
+	CU_ASSERT_EQUAL_FATAL(ex.n, 1);
+	CU_ASSERT_EQUAL(ex.gap[0].kind, VERIFY_GAP_CABLE_DOWN);
+	CU_ASSERT_EQUAL(ex.gap[0].live_node, SW1);
+	verify_expect_fini(&ex);
+	fabric_fini(&live);
+	fabric_fini(&want);
+}
+
+/* An end up and alone: nothing answered behind it.  A cable plugged into
+ * another port: moved, naming where it goes now. */
+static void test_verify_expect_lost_and_moved(void)
+{
+	struct fabric want, live;
+	struct verify_expect ex;
+
+	tv_compare_split(&want, &live, PORT_PHYS_LINKUP, PORT_STATE_ACTIVE, &ex);
+	tv_expect_line(
+	    &ex, 3,
+	    "MISSING cable switch \"sw1\" {0x0002c90300b00001} port 7 <-> switch \"sw2\" "
+	    "{0x0002c90300b00002} port 7: port 7 of \"sw1\" is LinkUp (ACTIVE), yet "
+	    "nothing answered through it");
+	verify_expect_fini(&ex);
+	fabric_fini(&live);
+	tv_parse_edited("[7] \"sw2\"[7]\n", "[7] \"sw2\"[6]\n", "[7] \"sw1\"[7]\n",
+			"[6] \"sw1\"[7]\n", &live);
+	CU_ASSERT_EQUAL_FATAL(verify_expect_compare(&ex, &want, &live), 0);
+	CU_ASSERT_EQUAL_FATAL(ex.n, 1);
+	CU_ASSERT_EQUAL(ex.failures, 1);
+	tv_expect_line(
+	    &ex, 0,
+	    "MOVED   cable switch \"sw1\" {0x0002c90300b00001} port 7 <-> switch \"sw2\" "
+	    "{0x0002c90300b00002} port 7: \"sw1\" port 7 now goes to switch \"sw2\" "
+	    "{0x0002c90300b00002} port 6");
+	verify_expect_fini(&ex);
+	fabric_fini(&live);
+	fabric_fini(&want);
+}
+
+/* A LID that changed fails; a node the file does not have is only said;
+ * a dual-port host missing one port is that port alone. */
+static void test_verify_expect_lid_new_port(void)
+{
+	struct tv t;
+	struct fabric live;
+	struct verify_expect ex;
+
+	tv_setup(&t);
+	tv_parse_edited("[7] \"sw1\"[7]\n",
+			"[7] \"sw1\"[7]\n[2] \"host4\"[1]\n"
+			"caguid=0x0002c90300a00040\nHca 1 \"host4\"\n[1] \"sw2\"[2]\n",
+			NULL, NULL, &live);
+	for (size_t i = 0; i < live.n_nodes; i++) /* the LIDs of tv_setup, host1 9 */
+		if (i < 5)
+			live.nodes[i].ports[i < SW1 ? 1 : 0].lid =
+			    t.f.nodes[i].ports[i < SW1 ? 1 : 0].lid;
+	live.nodes[H1].ports[1].lid = 9;
+	CU_ASSERT_EQUAL_FATAL(verify_expect_compare(&ex, &t.f, &live), 0);
+	CU_ASSERT_EQUAL_FATAL(ex.n, 2);
+	CU_ASSERT_EQUAL(ex.failures, 1);
+	tv_expect_line(&ex, 0,
+		       "CHANGED lid of ca \"host1\" {0x0002c90300a00010} port 1: 9, "
+		       "expected 1");
+	tv_expect_line(&ex, 1,
+		       "NEW     ca \"host4\" {0x0002c90300a00040}: not in the expected "
+		       "topology");
+	tv_expect_summary(&ex, "expected topology (f): 5 nodes, 4 cables; 1 LID changed, 1 node "
+			       "not in it\n");
+	verify_expect_fini(&ex);
+	fabric_fini(&live);
+	/* host1's port 2 cabled in the file, not reached live */
+	CU_ASSERT_EQUAL_FATAL(fabric_copy(&live, &t.f), 0);
+	fabric_link(&t.f, H1, 2, SW2, 3);
+	t.f.nodes[H1].ports[2].present = 1;
+	CU_ASSERT_EQUAL_FATAL(verify_expect_compare(&ex, &t.f, &live), 0);
+	CU_ASSERT_EQUAL_FATAL(ex.n, 2);
+	CU_ASSERT_EQUAL(ex.gap[0].kind, VERIFY_GAP_HOST);
+	CU_ASSERT_EQUAL(ex.gap[0].port, 2);
+	CU_ASSERT_EQUAL(ex.gap[1].kind, VERIFY_GAP_CABLE_DOWN); /* sw2 port 3 */
+	verify_expect_fini(&ex);
+	fabric_fini(&live);
+	tv_teardown(&t);
+}
+
+static void test_verify_expect_json_and_unchecked(void)
+{
+	struct tv t;
+	struct fabric want, live;
+	struct verify_expect ex;
+	struct verify_buf b;
+	struct verify_result r;
+	struct verify_source src = {.node = H1, .port = 1, .lid = 1, .fabric_from = "x"};
+
+	tv_setup(&t);
+	tv_parse(tv_text, &want);
+	tv_parse(tv_split, &live);
+	live.nodes[LIVE_SW1].ports[7].phys_state = PORT_PHYS_POLLING;
+	CU_ASSERT_EQUAL_FATAL(verify_expect_compare(&ex, &want, &live), 0);
+	verify_plan(&t.ix, H1, 1, 1, 1, &r);
+	r.probe.status = VERIFY_PROBE_TIMEOUT;
+	verify_judge(&t.ix, &r);
+	src.expect = &ex;
+	src.expect_from = "/var/lib/nanosm/topology";
+	verify_buf_init(&b);
+	verify_format_json(&b, &t.ix, &src, &r, 1);
+	CU_ASSERT_FALSE(b.failed);
+	CU_ASSERT_PTR_NOT_NULL(strstr(b.s, "\"expected\":{\"checked\":true,\"file\":\"/var/lib/"
+					   "nanosm/topology\",\"nodes\":5,\"cables\":4,"
+					   "\"failures\":4,\"gaps\":[{\"kind\":\"host missing\""));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(b.s, "{\"kind\":\"cable down\",\"at\":{\"type\":\"switch\",\"name\":\"sw1\","
+			"\"node_guid\":\"0x0002c90300b00001\",\"port\":7},\"to\":{\"type\":"
+			"\"switch\",\"name\":\"sw2\",\"node_guid\":\"0x0002c90300b00002\","
+			"\"port\":7},\"detail\":\"DOWN    cable switch \\\"sw1\\\""));
+	verify_buf_fini(&b);
+	src.expect = NULL;
+	src.expect_from = "no file /x";
+	verify_buf_init(&b);
+	verify_format_json(&b, &t.ix, &src, &r, 1);
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(b.s, "\"expected\":{\"checked\":false,\"why\":\"no file /x\"}"));
+	verify_buf_fini(&b);
+	verify_buf_init(&b);
+	verify_expect_format_summary(&b, NULL, "no file /x");
+	CU_ASSERT_STRING_EQUAL(b.s, "expected topology: not checked (no file /x): only what is "
+				    "reachable was verified\n");
+	verify_buf_fini(&b);
+	verify_expect_fini(&ex);
+	fabric_fini(&live);
+	fabric_fini(&want);
+	tv_teardown(&t);
+}
+
+/* What nanosm writes at SUBNET UP loads back as the same topology, LIDs
+ * included, and lands beside guid2lid by default. */
+static void test_verify_expect_saved_file(void)
+{
+	char dir[] = "/tmp/nanosm-topo-XXXXXX", path[96], sub[80], err[256], line[160];
+	struct tv t;
+	struct fabric back;
+	struct verify_expect ex;
+	char *p;
+	FILE *fp;
+
+	p = topo_save_path("", "/var/lib/nanosm/guid2lid");
+	CU_ASSERT_STRING_EQUAL(p, "/var/lib/nanosm/topology");
+	free(p);
+	p = topo_save_path("/srv/t.txt", "/var/lib/nanosm/guid2lid");
+	CU_ASSERT_STRING_EQUAL(p, "/srv/t.txt");
+	free(p);
+	CU_ASSERT_PTR_NULL(topo_save_path("none", "/var/lib/nanosm/guid2lid"));
+	CU_ASSERT_PTR_NULL(topo_save_path("", NULL));
+	CU_ASSERT_STRING_EQUAL(POLICY_DEFAULT_TOPOLOGY, "/var/lib/nanosm/topology");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/state", dir);
+	snprintf(path, sizeof(path), "%s/topology", sub);
+	tv_setup(&t);
+	CU_ASSERT_EQUAL_FATAL(topo_save(path, &t.f, NULL, "nanosm: sweep 1", err, sizeof(err)), 0);
+	fp = fopen(path, "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+	CU_ASSERT_PTR_NOT_NULL(fgets(line, sizeof(line), fp));
+	CU_ASSERT_STRING_EQUAL(line, "# nanosm: sweep 1\n");
+	fclose(fp);
+	fabric_init(&back);
+	CU_ASSERT_EQUAL_FATAL(topo_load(path, &back, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(back.nodes[fabric_find(&back, t.f.nodes[H2].guid)].ports[1].lid, 2);
+	CU_ASSERT_EQUAL_FATAL(verify_expect_compare(&ex, &back, &t.f), 0);
+	CU_ASSERT_EQUAL(ex.n, 0);
+	CU_ASSERT_EQUAL(ex.n_cables, 4);
+	verify_expect_fini(&ex);
+	fabric_fini(&back);
+	tv_teardown(&t);
+	unlink(path);
+	rmdir(sub);
+	rmdir(dir);
+}
+
 void test_verify_register(void)
 {
 	CU_pSuite s = CU_add_suite("verify", NULL, NULL);
@@ -483,4 +801,15 @@ void test_verify_register(void)
 	CU_add_test(s, "fault text names switch, GUID, LID, port", test_verify_fault_text);
 	CU_add_test(s, "result lines and summary", test_verify_result_lines);
 	CU_add_test(s, "JSON: escaping, fault, probe, totals", test_verify_json);
+	CU_add_test(s, "expected topology: all there", test_verify_expect_same);
+	CU_add_test(s, "expected topology: a split names each node, host, cable once",
+		    test_verify_expect_split);
+	CU_add_test(s, "expected topology: cable lost behind an up port, cable moved",
+		    test_verify_expect_lost_and_moved);
+	CU_add_test(s, "expected topology: LID changed, new node, one port of two",
+		    test_verify_expect_lid_new_port);
+	CU_add_test(s, "expected topology: JSON, not checked",
+		    test_verify_expect_json_and_unchecked);
+	CU_add_test(s, "expected topology: nanosm's file loads back the same",
+		    test_verify_expect_saved_file);
 }
