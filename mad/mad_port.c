@@ -397,6 +397,14 @@ static int mad_port_start(struct mad_port *p, char *err, size_t errlen)
 		return -EBUSY;
 	if (!p->client)
 		mad_port_open_issm(p);
+	return 0;
+}
+
+/* The receiver thread: started by the caller of mad_port_new once the
+ * port is its own, so a late opener (mad_port_open_bounded) never has one
+ * calling notify. */
+static int mad_port_start_rx(struct mad_port *p, char *err, size_t errlen)
+{
 	if (pthread_create(&p->thread, NULL, mad_port_rx_thread, p) != 0) {
 		snprintf(err, errlen, "cannot start the MAD receiver thread");
 		return -EAGAIN;
@@ -421,20 +429,21 @@ static int mad_port_init_sync(struct mad_port *p)
 	return rc ? -rc : 0;
 }
 
-/* Opening a port can block for ever: under umad2sim, libibumad's first
- * look at the devices connects to ibsim and retries every 2 s while no
- * simulator answers on IBSIM_SOCKNAME.  So the open (umad_init, the port
- * selection, mad_port_start) runs in an opener thread and the caller waits
- * at most MAD_PORT_OPEN_TIMEOUT_S for it.  On time-out the caller returns
- * an error and the opener, still stuck, owns the half-open port: if it
- * ever finishes it closes the port and frees itself.  Whoever sees the
- * other one's flag last (done / abandoned, under lock) frees. */
+/* Opening a port can block for ever: under umad2sim, libibumad's first look at the devices
+ * connects to ibsim and retries every 2 s while no simulator answers on IBSIM_SOCKNAME.  So
+ * the open (umad_init, the port selection, mad_port_start; the receiver thread comes after)
+ * runs in an opener thread and the caller waits at most MAD_PORT_OPEN_TIMEOUT_S for it.  On
+ * time-out the caller returns an error and the opener, still stuck, owns the half-open port:
+ * if it ever finishes it closes the port and frees itself.  Whoever sees the other one's flag
+ * last (done / abandoned, under lock) frees. */
 struct mad_port_opener {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int done, abandoned;
 	struct mad_port *p;
-	const char *ca;
+	/* copies: the caller's may be gone by the time a late opener reads them */
+	char ca[UMAD_CA_NAME_LEN];
+	int has_ca;
 	int port;
 	uint64_t guid;
 	int rc;
@@ -456,8 +465,8 @@ static void *mad_port_opener_thread(void *arg)
 
 	if (rc < 0)
 		snprintf(o->err, sizeof(o->err), "libibumad init failed");
-	else if ((rc = mad_port_select(o->ca, o->port, o->guid, &o->p->info, o->err,
-				       sizeof(o->err))) == 0)
+	else if ((rc = mad_port_select(o->has_ca ? o->ca : NULL, o->port, o->guid, &o->p->info,
+				       o->err, sizeof(o->err))) == 0)
 		rc = mad_port_start(o->p, o->err, sizeof(o->err));
 	pthread_mutex_lock(&o->lock);
 	o->rc = rc;
@@ -511,7 +520,8 @@ static int mad_port_open_bounded(struct mad_port *p, const char *ca, int port, u
 	pthread_cond_init(&o->cond, &attr);
 	pthread_condattr_destroy(&attr);
 	o->p = p;
-	o->ca = ca;
+	o->has_ca = ca != NULL;
+	snprintf(o->ca, sizeof(o->ca), "%s", ca ? ca : "");
 	o->port = port;
 	o->guid = guid;
 	if (pthread_create(&t, NULL, mad_port_opener_thread, o) != 0) {
@@ -570,7 +580,7 @@ static struct mad_port *mad_port_new(const char *ca, int port, uint64_t guid, in
 	rc = mad_port_open_bounded(p, ca, port, guid, err, errlen);
 	if (rc == -ETIMEDOUT)
 		return NULL; /* the stuck opener owns p now */
-	if (rc < 0) {
+	if (rc < 0 || mad_port_start_rx(p, err, errlen) < 0) {
 		mad_port_close(p);
 		return NULL;
 	}
