@@ -1,6 +1,7 @@
 # nanosm - plain GNU make.  `make` builds every program into build/bin/.
 # `make test` installs what is missing, builds, runs the CUnit unit tests and
-# the ibsim integration suite.  `make demo` shows a lab fabric coming up.
+# the ibsim integration suite.  `make demo` shows a lab fabric coming up;
+# `make lab` opens a shell on one to try nanosm by hand.
 
 CC      ?= cc
 BUILD   ?= build
@@ -33,7 +34,7 @@ DEB_BUILD := libibumad-dev libibmad-dev libibverbs-dev libyaml-dev libev-dev lib
              pkg-config scdoc
 DEB_TEST  := ibsim-utils infiniband-diags opensm python3 time clang
 
-.PHONY: all deps test unit route integration demo asan clean valgrind bench faults fuzz fuzz-build \
+.PHONY: all deps test unit route integration demo lab asan clean valgrind bench faults fuzz fuzz-build \
 	fuzz-smoke fuzz-seeds
 .SECONDARY:
 
@@ -93,6 +94,14 @@ test: deps
 demo: deps
 	$(MAKE) all
 	tests/demo.sh
+
+# Try nanosm by hand without an HCA (tools/simlab, docs/lab-guide.md): ibsim
+# on FABRIC, nanosm as a daemon with its socket and state in a scratch dir,
+# and a shell where nanosmctl and the diags reach them; exit stops it all.
+FABRIC ?= tests/fabrics/twosw.topo
+lab: deps
+	$(MAKE) all
+	tools/simlab $(FABRIC)
 
 # AddressSanitizer + UBSan: unit tests, then the integration suite with the
 # sanitized daemon (umad2sim must be preloaded, so ASan's link-order check is

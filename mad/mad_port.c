@@ -20,9 +20,10 @@
 #include "sa.h"
 
 #define MAD_PORT_RX_POLL_MS 200
-#define MAD_PORT_MIN_LEN 24 /* the common MAD header */
-#define MAD_PORT_RX_MAX 4096 /* queued MADs before new ones are dropped */
-#define MAD_PORT_RX_FIRST 256 /* the ring starts this size and doubles when full */
+#define MAD_PORT_MIN_LEN 24	   /* the common MAD header */
+#define MAD_PORT_RX_MAX 4096	   /* queued MADs before new ones are dropped */
+#define MAD_PORT_RX_FIRST 256	   /* the ring starts this size and doubles when full */
+#define MAD_PORT_OPEN_TIMEOUT_S 10 /* bound on opening the port (mad_port_open_bounded) */
 
 struct mad_port_rx {
 	struct mad_addr from;
@@ -34,22 +35,22 @@ struct mad_port {
 	struct mad_port_info info;
 	int fd;
 	int issm_fd;
-	int client; /* responses only, no issm (mad_port_open_client) */
+	int client;    /* responses only, no issm (mad_port_open_client) */
 	int agent_lid; /* class 0x01 */
 	int agent_dr;  /* class 0x81 */
 	int agent_sa;  /* class 0x03 (SM only; -1 for a client) */
 	void *send_buf;
 	size_t umad_len; /* umad_size() depends on the ABI found at open */
-	int timeout_ms;  /* how long the kernel keeps a request waiting for its answer */
+	int timeout_ms;	 /* how long the kernel keeps a request waiting for its answer */
 	pthread_t thread;
 	int thread_started;
 	void (*notify)(void *);
 	void *notify_arg;
 	pthread_mutex_t lock;
-	pthread_cond_t rx_cond; /* signalled on enqueue and on thread exit */
+	pthread_cond_t rx_cond;	  /* signalled on enqueue and on thread exit */
 	pthread_cond_t hold_cond; /* signalled when the loop thread lets go */
-	int hold_want; /* the loop thread asks to read the fd itself (mad_port_hold) */
-	int parked;    /* the receiver thread is out of umad_recv, waiting for hold_want 0 */
+	int hold_want;		  /* the loop thread asks to read the fd itself (mad_port_hold) */
+	int parked;	  /* the receiver thread is out of umad_recv, waiting for hold_want 0 */
 	void *direct_buf; /* mad_port_recv's umad buffer, and its MAD capacity */
 	size_t direct_cap;
 	struct mad_port_rx *rx; /* ring of rx_cap slots */
@@ -66,7 +67,7 @@ static int mad_port_is_ib(const char *link_layer)
 }
 
 static int mad_port_pick_in_ca(const char *ca_name, int want_port, uint64_t guid,
-				struct mad_port_info *out)
+			       struct mad_port_info *out)
 {
 	umad_ca_t ca;
 	int found = 0;
@@ -98,7 +99,7 @@ static int mad_port_pick_in_ca(const char *ca_name, int want_port, uint64_t guid
 }
 
 static int mad_port_select(const char *ca, int port, uint64_t guid, struct mad_port_info *out,
-			    char *err, size_t errlen)
+			   char *err, size_t errlen)
 {
 	char names[32][UMAD_CA_NAME_LEN];
 	int n = umad_get_cas_names(names, 32);
@@ -114,7 +115,8 @@ static int mad_port_select(const char *ca, int port, uint64_t guid, struct mad_p
 			return 0;
 	}
 	if (guid)
-		snprintf(err, errlen, "no local port with GUID 0x%016llx", (unsigned long long)guid);
+		snprintf(err, errlen, "no local port with GUID 0x%016llx",
+			 (unsigned long long)guid);
 	else if (ca)
 		snprintf(err, errlen, "no InfiniBand port %d on CA %s", port, ca);
 	else
@@ -131,8 +133,8 @@ static int mad_port_register_client(struct mad_port *p, char *err, size_t errlen
 	/* an SA client (nanosm-sa): answers to its own queries only */
 	p->agent_sa = umad_register(p->fd, SA_CLASS, SA_CLASS_VERSION, 1, NULL);
 	if (p->agent_lid < 0 || p->agent_dr < 0) {
-		snprintf(err, errlen, "cannot register SMP agents on %s/%d (not root?)",
-			 p->info.ca, p->info.port);
+		snprintf(err, errlen, "cannot register SMP agents on %s/%d (not root?)", p->info.ca,
+			 p->info.port);
 		return -EACCES;
 	}
 	return 0;
@@ -148,8 +150,8 @@ static void mad_port_mask_set(long *mask, int method)
  * bytes). */
 static int mad_port_register_sa(struct mad_port *p, char *err, size_t errlen)
 {
-	static const int methods[] = { SA_METHOD_GET, SA_METHOD_SET, SA_METHOD_GET_TABLE,
-				       SA_METHOD_GET_MULTI, SA_METHOD_DELETE };
+	static const int methods[] = {SA_METHOD_GET, SA_METHOD_SET, SA_METHOD_GET_TABLE,
+				      SA_METHOD_GET_MULTI, SA_METHOD_DELETE};
 	long mask[16 / sizeof(long)];
 
 	memset(mask, 0, sizeof(mask));
@@ -338,10 +340,14 @@ static void *mad_port_rx_thread(void *arg)
 static int mad_port_agent(const struct mad_port *p, uint8_t mgmt_class)
 {
 	switch (mgmt_class) {
-	case SMP_CLASS_DR: return p->agent_dr;
-	case SMP_CLASS_LID: return p->agent_lid;
-	case SA_CLASS: return p->agent_sa;
-	default: return -1;
+	case SMP_CLASS_DR:
+		return p->agent_dr;
+	case SMP_CLASS_LID:
+		return p->agent_lid;
+	case SA_CLASS:
+		return p->agent_sa;
+	default:
+		return -1;
 	}
 }
 
@@ -391,6 +397,14 @@ static int mad_port_start(struct mad_port *p, char *err, size_t errlen)
 		return -EBUSY;
 	if (!p->client)
 		mad_port_open_issm(p);
+	return 0;
+}
+
+/* The receiver thread: started by the caller of mad_port_new once the
+ * port is its own, so a late opener (mad_port_open_bounded) never has one
+ * calling notify. */
+static int mad_port_start_rx(struct mad_port *p, char *err, size_t errlen)
+{
 	if (pthread_create(&p->thread, NULL, mad_port_rx_thread, p) != 0) {
 		snprintf(err, errlen, "cannot start the MAD receiver thread");
 		return -EAGAIN;
@@ -415,16 +429,133 @@ static int mad_port_init_sync(struct mad_port *p)
 	return rc ? -rc : 0;
 }
 
+/* Opening a port can block for ever: under umad2sim, libibumad's first look at the devices
+ * connects to ibsim and retries every 2 s while no simulator answers on IBSIM_SOCKNAME.  So
+ * the open (umad_init, the port selection, mad_port_start; the receiver thread comes after)
+ * runs in an opener thread and the caller waits at most MAD_PORT_OPEN_TIMEOUT_S for it.  On
+ * time-out the caller returns an error and the opener, still stuck, owns the half-open port:
+ * if it ever finishes it closes the port and frees itself.  Whoever sees the other one's flag
+ * last (done / abandoned, under lock) frees. */
+struct mad_port_opener {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int done, abandoned;
+	struct mad_port *p;
+	/* copies: the caller's may be gone by the time a late opener reads them */
+	char ca[UMAD_CA_NAME_LEN];
+	int has_ca;
+	int port;
+	uint64_t guid;
+	int rc;
+	char err[256];
+};
+
+static void mad_port_opener_free(struct mad_port_opener *o)
+{
+	pthread_cond_destroy(&o->cond);
+	pthread_mutex_destroy(&o->lock);
+	free(o);
+}
+
+static void *mad_port_opener_thread(void *arg)
+{
+	struct mad_port_opener *o = arg;
+	int rc = umad_init() < 0 ? -EIO : 0;
+	int abandoned;
+
+	if (rc < 0)
+		snprintf(o->err, sizeof(o->err), "libibumad init failed");
+	else if ((rc = mad_port_select(o->has_ca ? o->ca : NULL, o->port, o->guid, &o->p->info,
+				       o->err, sizeof(o->err))) == 0)
+		rc = mad_port_start(o->p, o->err, sizeof(o->err));
+	pthread_mutex_lock(&o->lock);
+	o->rc = rc;
+	o->done = 1;
+	abandoned = o->abandoned;
+	pthread_cond_signal(&o->cond);
+	pthread_mutex_unlock(&o->lock);
+	if (abandoned) {
+		mad_port_close(o->p);
+		mad_port_opener_free(o);
+	}
+	return NULL;
+}
+
+/* Why the open took too long, with a hint when umad2sim is preloaded. */
+static void mad_port_open_late(char *err, size_t errlen)
+{
+	const char *pre = getenv("LD_PRELOAD");
+	const char *sock = getenv("IBSIM_SOCKNAME");
+
+	if (pre && strstr(pre, "umad2sim"))
+		snprintf(err, errlen,
+			 "cannot open the umad port: no answer within %d s (under umad2sim: "
+			 "is ibsim running with IBSIM_SOCKNAME=%s?)",
+			 MAD_PORT_OPEN_TIMEOUT_S, sock ? sock : "(unset: ibsim's default 'sim')");
+	else
+		snprintf(err, errlen,
+			 "cannot open the umad port: no answer within %d s (libibumad blocked)",
+			 MAD_PORT_OPEN_TIMEOUT_S);
+}
+
+/* Run the opener and wait for it, bounded: 0, or a negative errno with
+ * err filled.  On 0 or an error the port is the caller's again; on
+ * -ETIMEDOUT it is the opener's (the caller must not touch it). */
+static int mad_port_open_bounded(struct mad_port *p, const char *ca, int port, uint64_t guid,
+				 char *err, size_t errlen)
+{
+	struct mad_port_opener *o = calloc(1, sizeof(*o));
+	struct timespec until;
+	pthread_condattr_t attr;
+	pthread_t t;
+	int rc = 0;
+
+	if (!o || pthread_condattr_init(&attr) != 0) {
+		free(o);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_mutex_init(&o->lock, NULL);
+	pthread_cond_init(&o->cond, &attr);
+	pthread_condattr_destroy(&attr);
+	o->p = p;
+	o->has_ca = ca != NULL;
+	snprintf(o->ca, sizeof(o->ca), "%s", ca ? ca : "");
+	o->port = port;
+	o->guid = guid;
+	if (pthread_create(&t, NULL, mad_port_opener_thread, o) != 0) {
+		mad_port_opener_free(o);
+		snprintf(err, errlen, "cannot start the port opener thread");
+		return -EAGAIN;
+	}
+	pthread_detach(t);
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += MAD_PORT_OPEN_TIMEOUT_S;
+	pthread_mutex_lock(&o->lock);
+	while (!o->done && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&o->cond, &o->lock, &until);
+	if (!o->done) {
+		o->abandoned = 1;
+		pthread_mutex_unlock(&o->lock);
+		mad_port_open_late(err, errlen);
+		return -ETIMEDOUT;
+	}
+	pthread_mutex_unlock(&o->lock);
+	rc = o->rc;
+	if (rc < 0)
+		snprintf(err, errlen, "%s", o->err);
+	mad_port_opener_free(o);
+	return rc;
+}
+
 static struct mad_port *mad_port_new(const char *ca, int port, uint64_t guid, int client,
 				     void (*notify)(void *), void *notify_arg, char *err,
 				     size_t errlen)
 {
 	struct mad_port *p;
+	int rc;
 
-	if (umad_init() < 0) {
-		snprintf(err, errlen, "libibumad init failed");
-		return NULL;
-	}
 	p = calloc(1, sizeof(*p));
 	if (p) {
 		p->fd = -1;
@@ -446,8 +577,10 @@ static struct mad_port *mad_port_new(const char *ca, int port, uint64_t guid, in
 		free(p);
 		return NULL;
 	}
-	if (mad_port_select(ca, port, guid, &p->info, err, errlen) < 0 ||
-	    mad_port_start(p, err, errlen) < 0) {
+	rc = mad_port_open_bounded(p, ca, port, guid, err, errlen);
+	if (rc == -ETIMEDOUT)
+		return NULL; /* the stuck opener owns p now */
+	if (rc < 0 || mad_port_start_rx(p, err, errlen) < 0) {
 		mad_port_close(p);
 		return NULL;
 	}
@@ -455,14 +588,14 @@ static struct mad_port *mad_port_new(const char *ca, int port, uint64_t guid, in
 }
 
 struct mad_port *mad_port_open(const char *ca, int port, uint64_t guid, void (*notify)(void *),
-				 void *notify_arg, char *err, size_t errlen)
+			       void *notify_arg, char *err, size_t errlen)
 {
 	return mad_port_new(ca, port, guid, 0, notify, notify_arg, err, errlen);
 }
 
 struct mad_port *mad_port_open_client(const char *ca, int port, uint64_t guid,
-					void (*notify)(void *), void *notify_arg, char *err,
-					size_t errlen)
+				      void (*notify)(void *), void *notify_arg, char *err,
+				      size_t errlen)
 {
 	return mad_port_new(ca, port, guid, 1, notify, notify_arg, err, errlen);
 }
@@ -555,8 +688,8 @@ size_t mad_port_recv(struct mad_port *p, unsigned timeout_ms, size_t max, mad_po
 			return 0;
 	}
 	while (n < max && !mad_port_failed(p)) {
-		int rc = mad_port_read(p, &p->direct_buf, &p->direct_cap, n ? 0 : (int)timeout_ms,
-				       &one);
+		int rc =
+		    mad_port_read(p, &p->direct_buf, &p->direct_cap, n ? 0 : (int)timeout_ms, &one);
 
 		if (rc < 0)
 			__atomic_store_n(&p->failed, rc, __ATOMIC_RELEASE);
