@@ -13,22 +13,76 @@ LDFLAGS ?=
 BIN     := $(BUILD)/bin
 OBJ     := $(BUILD)/obj
 
-# Files that touch a foreign I/O API (umad, libev, main): kept out of the
-# unit-test link so the pure core is tested alone.
-SHELL_SRC := mad/mad_port.c sm/main.c sm/loop.c
-CORE_SRC  := $(filter-out $(SHELL_SRC),$(sort $(wildcard mad/*.c routing/*.c sm/*.c config/*.c)))
+# One static archive per folder or role (docs/design.md, "The map"); each
+# program links only the archives it needs, so its link line is its
+# dependency contract.  Files that touch a foreign I/O API (umad, libev,
+# main) are kept out of the unit-test link so the pure core is tested alone.
+LIB      := $(BUILD)/lib
+MAD_SRC     := $(filter-out mad/mad_port.c,$(sort $(wildcard mad/*.c)))
+UMAD_SRC    := mad/mad_port.c
+ROUTING_SRC := $(sort $(wildcard routing/*.c))
+CONFIG_SRC  := $(sort $(wildcard config/*.c))
+SMCORE_SRC   := $(sort $(wildcard sm/core/*.c))
+SA_SRC      := $(sort $(wildcard sm/sa/*.c))
+DAEMON_SRC  := $(filter-out sm/daemon/main.c sm/daemon/loop.c,$(sort $(wildcard sm/daemon/*.c)))
+CTL_SRC     := $(sort $(wildcard sm/daemon/control_proto*.c))
+TOOLLIB_SRC := $(sort $(wildcard tools/lib/*.c))
+PING_SRC    := $(filter-out tools/ping/nanosm-ping.c,$(sort $(wildcard tools/ping/*.c)))
+SHELL_SRC   := sm/daemon/main.c sm/daemon/loop.c $(UMAD_SRC)
+# everything without a foreign I/O API: the unit tests and fuzzers link it
+PURE_SRC  := $(MAD_SRC) $(ROUTING_SRC) $(CONFIG_SRC) $(SMCORE_SRC) $(SA_SRC) \
+	     $(filter-out $(CTL_SRC),$(DAEMON_SRC)) $(CTL_SRC) $(TOOLLIB_SRC) $(PING_SRC)
 UNIT_SRC  := $(sort $(wildcard tests/unit/*.c))
-
-CORE_OBJ  := $(CORE_SRC:%.c=$(OBJ)/%.o)
-SHELL_OBJ := $(SHELL_SRC:%.c=$(OBJ)/%.o)
 UNIT_OBJ  := $(UNIT_SRC:%.c=$(OBJ)/%.o)
 
+A_MAD     := $(LIB)/libnanosm-mad.a
+A_UMAD    := $(LIB)/libnanosm-umad.a
+A_ROUTING := $(LIB)/libnanosm-routing.a
+A_CONFIG  := $(LIB)/libnanosm-config.a
+A_CORE    := $(LIB)/libnanosm-core.a
+A_SA      := $(LIB)/libnanosm-sa.a
+A_DAEMON  := $(LIB)/libnanosm-daemon.a
+A_CTL     := $(if $(CTL_SRC),$(LIB)/libnanosm-ctl.a)
+A_TOOLS   := $(LIB)/libnanosm-tools.a
+A_PING    := $(LIB)/libnanosm-ping.a
+ARCHIVES  := $(A_MAD) $(A_UMAD) $(A_ROUTING) $(A_CONFIG) $(A_CORE) $(A_SA) $(A_DAEMON) \
+	     $(A_CTL) $(A_TOOLS) $(A_PING)
+
+$(A_MAD):     $(MAD_SRC:%.c=$(OBJ)/%.o)
+$(A_UMAD):    $(UMAD_SRC:%.c=$(OBJ)/%.o)
+$(A_ROUTING): $(ROUTING_SRC:%.c=$(OBJ)/%.o)
+$(A_CONFIG):  $(CONFIG_SRC:%.c=$(OBJ)/%.o)
+$(A_CORE):    $(SMCORE_SRC:%.c=$(OBJ)/%.o)
+$(A_SA):      $(SA_SRC:%.c=$(OBJ)/%.o)
+$(A_DAEMON):  $(filter-out $(CTL_SRC:%.c=$(OBJ)/%.o),$(DAEMON_SRC:%.c=$(OBJ)/%.o))
+$(A_CTL):     $(CTL_SRC:%.c=$(OBJ)/%.o)
+$(A_TOOLS):   $(TOOLLIB_SRC:%.c=$(OBJ)/%.o)
+$(A_PING):    $(PING_SRC:%.c=$(OBJ)/%.o)
+$(ARCHIVES):
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	ar rcs $@ $^
+
+# what each program links, highest layer first (the linker reads archives
+# in order)
+LINK_nanosm        := $(A_DAEMON) $(A_CTL) $(A_CORE) $(A_SA) $(A_CONFIG) $(A_ROUTING) $(A_UMAD) $(A_MAD)
+LINK_nanosm-unit   := $(A_PING) $(A_TOOLS) $(A_DAEMON) $(A_CTL) $(A_CORE) $(A_SA) $(A_CONFIG) \
+		      $(A_ROUTING) $(A_MAD)
+LINK_nanosmctl     := $(A_CTL)
+LINK_nanosm-verify := $(A_TOOLS) $(A_CORE) $(A_CONFIG) $(A_ROUTING) $(A_UMAD) $(A_MAD)
+LINK_nanosm-route  := $(A_TOOLS) $(A_CONFIG) $(A_ROUTING) $(A_MAD)
+LINK_nanosm-gen    := $(A_TOOLS) $(A_ROUTING) $(A_MAD)
+LINK_nanosm-sa     := $(A_TOOLS) $(A_UMAD) $(A_MAD)
+LINK_nanosm-smpset := $(A_TOOLS) $(A_ROUTING) $(A_UMAD) $(A_MAD)
+LINK_nanosm-ping   := $(A_PING) $(A_TOOLS) $(A_UMAD) $(A_MAD)
+
 LIBS_SM   := -libumad -libmad -lev -lyaml -lpthread
+LIBS_TOOL := -libumad -libmad -lpthread
 LIBS_UNIT := -libmad -lyaml -lcunit
 
 PROGS := $(BIN)/nanosm
-TOOLS_SRC := $(sort $(wildcard tools/*.c))
-TOOLS := $(TOOLS_SRC:tools/%.c=$(BIN)/%)
+TOOLS_SRC := $(sort $(wildcard tools/*.c)) tools/ping/nanosm-ping.c
+TOOLS := $(addprefix $(BIN)/,$(basename $(notdir $(TOOLS_SRC))))
 
 DEB_BUILD := libibumad-dev libibmad-dev libibverbs-dev libyaml-dev libev-dev libcunit1-dev \
              pkg-config scdoc
@@ -44,23 +98,29 @@ $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BIN)/nanosm: $(CORE_OBJ) $(SHELL_OBJ)
+$(BIN)/nanosm: $(OBJ)/sm/daemon/main.o $(OBJ)/sm/daemon/loop.o $(LINK_nanosm)
 	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS_SM)
 
-$(BIN)/nanosm-unit: $(CORE_OBJ) $(UNIT_OBJ)
+$(BIN)/nanosm-unit: $(UNIT_OBJ) $(LINK_nanosm-unit)
 	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS_UNIT)
 
-# tools talk to the fabric through mad_port's client mode (the one umad file)
-$(BIN)/%: $(OBJ)/tools/%.o $(CORE_OBJ) $(OBJ)/mad/mad_port.o
+.SECONDEXPANSION:
+# a tool: its own object and the archives LINK_<tool> names
+# (and libyaml when it links the policy)
+$(BIN)/%: $(OBJ)/tools/%.o $$(LINK_$$*)
 	@mkdir -p $(BIN)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS_SM)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS_TOOL) $(if $(filter $(A_CONFIG),$^),-lyaml)
+
+$(BIN)/nanosmctl: $(OBJ)/tools/nanosmctl.o $(LINK_nanosmctl)
+	@mkdir -p $(BIN)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
 
 # the verbs test client is the only program linked with libibverbs
-$(BIN)/nanosm-ping: $(OBJ)/tools/nanosm-ping.o $(CORE_OBJ) $(OBJ)/mad/mad_port.o
+$(BIN)/nanosm-ping: $(OBJ)/tools/ping/nanosm-ping.o $(LINK_nanosm-ping)
 	@mkdir -p $(BIN)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -libverbs $(LIBS_SM)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -libverbs $(LIBS_TOOL)
 
 # Install the Debian packages that are missing (needs root or sudo).
 deps:
@@ -146,7 +206,7 @@ FUZZ_CFLAGS  := -std=gnu11 $(WARN) -D_GNU_SOURCE -I. -MMD -MP -O1 -g $(FUZZ_SAN)
 FUZZ_SRC     := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_TARGETS ?= $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/bin/fuzz_%)
-FUZZ_CORE    := $(CORE_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
+FUZZ_CORE    := $(PURE_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_LIB     := $(FUZZ_BUILD)/libnanosm-core.a
 
 $(FUZZ_BUILD)/obj/%.o: %.c
@@ -165,7 +225,7 @@ fuzz-build: $(FUZZ_BINS)
 
 # Rewrite the seed corpora: binary ones from tests/fuzz/seeds.c (built
 # with the codecs), text ones copied from the repo's fixtures.
-fuzz-seeds: $(OBJ)/tests/fuzz/seeds.o $(CORE_OBJ)
+fuzz-seeds: $(OBJ)/tests/fuzz/seeds.o $(LINK_nanosm-unit)
 	@mkdir -p $(BIN) tests/fuzz/corpus/smp tests/fuzz/corpus/sa tests/fuzz/corpus/topo \
 	  tests/fuzz/corpus/policy
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $(BIN)/fuzz-seeds $^ -libmad -lyaml
@@ -272,5 +332,5 @@ install-check: all man
 clean:
 	rm -rf $(BUILD)
 
--include $(CORE_OBJ:.o=.d) $(SHELL_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(TOOLS_SRC:%.c=$(OBJ)/%.d)
+-include $(PURE_SRC:%.c=$(OBJ)/%.d) $(SHELL_SRC:%.c=$(OBJ)/%.d) $(UNIT_OBJ:.o=.d) $(TOOLS_SRC:%.c=$(OBJ)/%.d)
 -include $(wildcard $(FUZZ_BUILD)/obj/*/*.d $(FUZZ_BUILD)/obj/tests/fuzz/*.d)

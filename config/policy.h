@@ -54,7 +54,7 @@
 #define POLICY_MKEY_PROTECT_MAX 3  /* M_KeyProtectBits: a 2-bit field */
 #define POLICY_MKEY_LEASE_MAX 65535 /* M_KeyLeasePeriod: a 16-bit field, seconds */
 
-/* Same numbers as sm/log.h's LOG_LVL_*. */
+/* Same numbers as sm/core/log.h's LOG_LVL_*. */
 enum policy_log_level {
 	POLICY_LOG_ERROR = 0,
 	POLICY_LOG_WARNING = 1,
@@ -135,7 +135,7 @@ enum policy_member_kind {
 };
 
 /* A member is a selector: which ports it names depends on the fabric, so
- * the parser only stores it and sm/pkey.c matches it against the fabric
+ * the parser only stores it and config/pkey.c matches it against the fabric
  * (pkey_unmatched_find says which members match no port, and why). */
 struct policy_member {
 	enum policy_member_kind kind;
@@ -148,8 +148,8 @@ struct policy_member {
 	enum policy_membership membership;
 };
 
-/* A partition: the SM programs it as P_Key tables (sm/pkey.c) and an
- * IPoIB broadcast group when ipoib is set (sm/mcast.c). */
+/* A partition: the SM programs it as P_Key tables (config/pkey.c) and an
+ * IPoIB broadcast group when ipoib is set (sm/sa/mcast.c). */
 struct policy_partition {
 	char name[POLICY_NAME_MAX + 1]; /* [A-Za-z0-9_.-], unique */
 	uint16_t pkey;			/* 0x0001..0x7fff, unique */

@@ -1109,7 +1109,7 @@ static int policy_build_member_group(struct policy_build *b, const struct policy
 }
 
 /* A node's name: matched against node_names and NodeDescriptions only
- * once the fabric is known (sm/pkey.c). */
+ * once the fabric is known (config/pkey.c). */
 static int policy_build_member_name(struct policy_build *b, const struct policy_key *k,
 				    const struct policy_doc *val, void *obj)
 {

@@ -16,8 +16,8 @@
 
 #include <infiniband/umad.h>
 
-#include "mad_port.h"
-#include "sa.h"
+#include "mad/mad_port.h"
+#include "mad/sa.h"
 
 #define MAD_PORT_RX_POLL_MS 200
 #define MAD_PORT_MIN_LEN 24	   /* the common MAD header */

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mad_queue.h"
+#include "mad/mad_queue.h"
 
 struct mad_port_info {
 	char ca[32];

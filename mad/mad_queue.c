@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mad_queue.h"
+#include "mad/mad_queue.h"
 
 #define MAD_QUEUE_TID_MASK 0xffffffffull /* the kernel owns the high 32 bits */
 /* An attempt unanswered well past the usual round trip is probably lost:

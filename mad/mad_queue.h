@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "smp.h"
+#include "mad/smp.h"
 
 /* Where a MAD goes / came from. For directed-route SMPs dlid is 0xffff
  * (permissive); for LID-routed ones the destination LID. */

@@ -3,7 +3,7 @@
  * Owns the wire layout of the common/RMPP/SA headers (through libibmad's
  * field tables); knows nothing about any particular record.
  */
-#include "sa.h"
+#include "mad/sa.h"
 
 #include <errno.h>
 #include <string.h>

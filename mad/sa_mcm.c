@@ -1,6 +1,6 @@
 /*
  * sa_mcm.c - MCMemberRecord codec and component table (IBA 15.2.5.17).
- * Owns the record's wire layout only; group state lives in sm/mcast.c.
+ * Owns the record's wire layout only; group state lives in sm/sa/mcast.c.
  */
 #include <infiniband/mad.h>
 #include <stddef.h>

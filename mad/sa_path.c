@@ -1,9 +1,9 @@
 /*
  * sa_path.c - PathRecord wire codec, the Rate enum and the MTU/Rate/
  * PacketLifeTime selector rules.  Owns only tables and arithmetic: it
- * never sees the fabric or the SA (sm/sa_path.c computes paths).
+ * never sees the fabric or the SA (sm/sa/paths.c computes paths).
  */
-#include "sa_path.h"
+#include "mad/sa_path.h"
 
 #include <errno.h>
 #include <stddef.h>

@@ -31,7 +31,7 @@
 
 #include <stdint.h>
 
-#include "sa.h"
+#include "mad/sa.h"
 
 #define SA_PATH_REC_SIZE 64
 

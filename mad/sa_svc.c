@@ -1,7 +1,7 @@
 /*
  * sa_svc.c - wire codecs and component tables of ServiceRecord,
  * InformInfo, InformInfoRecord and Notice.  Owns only byte layouts: no
- * registrations, no subscriptions, no sending (that is sm/sa_svc.c).
+ * registrations, no subscriptions, no sending (that is sm/sa/services.c).
  */
 #include <errno.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * sa_topo.c - component tables and encoders of the SA topology records
  * (Node, PortInfo, SwitchInfo, LFT, MFT, SMInfo, Link, GUIDInfo, P_KeyTable)
  * and the SA ClassPortInfo.  Owns their wire layout only: which records
- * exist and what goes in them is sm/sa_topo.c's business.
+ * exist and what goes in them is sm/sa/records.c's business.
  */
 #include "mad/sa_topo.h"
 

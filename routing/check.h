@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fabric.h"
+#include "routing/fabric.h"
 
 struct route_check_opts {
 	int skip_credit_loops;  /* 1: skip the CDG (e.g. huge offline runs) */

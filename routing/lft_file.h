@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fabric.h"
+#include "routing/fabric.h"
 
 enum lft_file_format {
 	LFT_FILE_AUTO = 0, /* decided by the first header (0x range: dump_fts) */

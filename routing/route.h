@@ -8,7 +8,7 @@
 #ifndef NANOSM_ROUTING_ROUTE_H
 #define NANOSM_ROUTING_ROUTE_H
 
-#include "fabric.h"
+#include "routing/fabric.h"
 
 struct route_opts {
 	uint16_t max_lid;      /* highest LID in use (sizes the tables) */

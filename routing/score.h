@@ -49,8 +49,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "check.h"
-#include "fabric.h"
+#include "routing/check.h"
+#include "routing/fabric.h"
 
 #define SCORE_SHIFTS_DEFAULT 4096
 #define SCORE_BISECTIONS_DEFAULT 1000

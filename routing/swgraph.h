@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fabric.h"
-#include "route.h"
+#include "routing/fabric.h"
+#include "routing/route.h"
 
 /* A cable between two switches, seen from the switch whose list holds it. */
 struct swgraph_link {

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "fabric.h"
+#include "routing/fabric.h"
 
 /* Parse text (name is used in error messages: "<name>:<line>: <what>").
  * Node GUIDs come from switchguid=/caguid= lines when given, else are made

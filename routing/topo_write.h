@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fabric.h"
+#include "routing/fabric.h"
 
 enum topo_format {
 	TOPO_FORMAT_IBNETDISCOVER = 0,

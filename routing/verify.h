@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fabric.h"
+#include "routing/fabric.h"
 
 #define VERIFY_MAX_HOPS 64 /* links on one path; a longer walk is a loop */
 

@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fabric.h"
-#include "verify.h"
+#include "routing/fabric.h"
+#include "routing/verify.h"
 
 enum verify_gap_kind {
 	VERIFY_GAP_NODE,	/* a switch or router of the file not reached */

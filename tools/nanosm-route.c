@@ -14,10 +14,10 @@
 #include <string.h>
 
 #include "routing/lft_file.h"
+#include "routing/lid_alloc.h"
 #include "routing/route.h"
 #include "routing/score.h"
 #include "routing/topo_file.h"
-#include "sm/lid_alloc.h"
 
 #define ROUTE_EXIT_PASS 0
 #define ROUTE_EXIT_FAIL 1

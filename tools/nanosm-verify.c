@@ -23,7 +23,7 @@
 #include "routing/topo_file.h"
 #include "routing/verify.h"
 #include "routing/verify_expect.h"
-#include "sm/log.h"
+#include "sm/core/log.h"
 
 #define VFY_EXIT_OK 0
 #define VFY_EXIT_FAILED 1

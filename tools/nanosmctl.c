@@ -1,9 +1,9 @@
 /*
  * nanosmctl.c - talk to a running nanosm over its control socket: send one
  * request line, print the body of the answer.  Owns the command line and
- * the client end of the protocol (sm/control.h describes it); it never
+ * the client end of the protocol (sm/daemon/control_proto.h describes it); it never
  * touches the fabric itself.  A command line is checked against the
- * protocol's grammar (sm/control_grammar.c) before it connects; "plan FILE"
+ * protocol's grammar (sm/daemon/control_proto.c) before it connects; "plan FILE"
  * reads FILE here, with the caller's permissions, and sends its bytes.
  * Exit status: 0 ok, 1 the daemon answered "error" (or FILE cannot be
  * read), 2 bad usage or the daemon could not be reached.
@@ -22,9 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "routing/topo_write.h"
-#include "sm/control.h"
-#include "sm/control_grammar.h"
+#include "sm/daemon/control_proto.h"
 
 #define CTL_EXIT_OK 0
 #define CTL_EXIT_ERROR 1
@@ -116,10 +114,9 @@ static void ctl_usage_error(const char *msg)
 /* ibnetdiscover, json, dot (the daemon's), svg (dot through Graphviz). */
 static void ctl_topology_format(const char *fmt)
 {
-	enum topo_format f;
 	char msg[160];
 
-	if (strcmp(fmt, "svg") && topo_format_from_name(fmt, &f) < 0) {
+	if (strcmp(fmt, "svg") && !control_grammar_topology_format(fmt)) {
 		snprintf(msg, sizeof(msg), "unknown topology format '%.64s' (%s)", fmt,
 			 CONTROL_TOPOLOGY_FORMATS);
 		ctl_usage_error(msg);

@@ -31,7 +31,7 @@ trap 'rm -rf "$TMP"' EXIT
 # from route_engine_find).  The engines' objects go into an archive, so
 # the linker takes only what the table needs - nothing of sm/.
 mkdir -p "$TMP/obj" || exit 2
-for src in routing/*.c mad/smp.c; do
+for src in routing/*.c mad/smp.c mad/text.c; do
 	# shellcheck disable=SC2086
 	$CC $CFLAGS -c -o "$TMP/obj/$(echo "$src" | tr / _).o" "$src" || exit 2
 done

@@ -1,6 +1,6 @@
 /*
  * fuzz_guid2lid.c - libFuzzer target for the guid2lid parser
- * (sm/guid2lid.c, guid2lid_parse_map): any bytes in, no crash, no leak,
+ * (sm/core/guid2lid.c, guid2lid_parse_map): any bytes in, no crash, no leak,
  * and the result is self-consistent (good mappings unique, in range, and
  * good + bad = mapping lines).  Touches no file.
  */
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "routing/fabric.h"
-#include "sm/guid2lid.h"
+#include "sm/core/guid2lid.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

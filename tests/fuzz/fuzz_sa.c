@@ -1,5 +1,5 @@
 /*
- * fuzz_sa.c - libFuzzer target for the SA request path: sa_recv (sm/sa.c)
+ * fuzz_sa.c - libFuzzer target for the SA request path: sa_recv (sm/sa/server.c)
  * and every handler behind it (sa_topo.c, sa_path.c, mcast.c, sa_svc.c)
  * on a small fabric: tests/fabrics/twosw.topo (two switches joined by two
  * cables, two hosts each), LIDs 1..6, LFTs from the minhop engine, one
@@ -27,14 +27,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/pkey.h"
 #include "mad/sa.h"
 #include "routing/route.h"
 #include "routing/topo_file.h"
-#include "sm/mcast.h"
-#include "sm/pkey.h"
-#include "sm/sa.h"
-#include "sm/sa_modules.h"
-#include "sm/sa_svc.h"
+#include "sm/sa/mcast.h"
+#include "sm/sa/modules.h"
+#include "sm/sa/server.h"
+#include "sm/sa/services.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -16,7 +16,7 @@
 #include "mad/sa_svc.h"
 #include "mad/sa_topo.h"
 #include "mad/smp.h"
-#include "sm/sa.h"
+#include "sm/sa/server.h"
 
 #define SEEDS_MAX 4096
 

@@ -6,7 +6,7 @@
 #ifndef NANOSM_TESTS_UNIT_SM_RIG_H
 #define NANOSM_TESTS_UNIT_SM_RIG_H
 
-#include "sm/sm.h"
+#include "sm/core/sm.h"
 #include "tests/unit/fake_fabric.h"
 
 struct rig {

@@ -1,5 +1,5 @@
 /*
- * test_control.c - unit tests for sm/control.c: every command answered
+ * test_control.c - unit tests for sm/daemon/control.c: every command answered
  * through fake ops (a small fabric from topo_parse, minhop LFTs, a LID
  * map), malformed requests, the socket file (modes, parent directory,
  * stale/live/foreign files), and control_serve with a client in this
@@ -23,10 +23,10 @@
 #include "routing/lft_file.h"
 #include "routing/route.h"
 #include "routing/topo_file.h"
-#include "sm/control.h"
-#include "sm/control_grammar.h"
-#include "sm/quarantine.h"
-#include "sm/log.h"
+#include "sm/core/log.h"
+#include "sm/core/quarantine.h"
+#include "sm/daemon/control.h"
+#include "sm/daemon/control_proto.h"
 #include "tests/unit/unit.h"
 
 void test_control_register(void); /* also in unit.h once registered there */

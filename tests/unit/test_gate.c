@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sm/log.h"
+#include "sm/core/log.h"
 #include "tests/unit/sm_rig.h"
 #include "tests/unit/unit.h"
 

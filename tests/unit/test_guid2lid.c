@@ -1,5 +1,5 @@
 /*
- * test_guid2lid.c - unit tests for sm/guid2lid.c: format, tolerant parse,
+ * test_guid2lid.c - unit tests for sm/core/guid2lid.c: format, tolerant parse,
  * exact error texts, truncation, conflicts, and save/load through a real
  * temporary directory (created with mkdtemp and removed afterwards).
  */
@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "routing/lid_alloc.h"
 #include "routing/topo_file.h"
-#include "sm/guid2lid.h"
-#include "sm/lid_alloc.h"
-#include "sm/sm.h"
+#include "sm/core/guid2lid.h"
+#include "sm/core/sm.h"
 #include "tests/unit/sm_rig.h"
 #include "tests/unit/unit.h"
 

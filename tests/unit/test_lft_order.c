@@ -1,5 +1,5 @@
 /*
- * test_lft_order.c - LFT writes in a loop-free order (sm/lft_push.c):
+ * test_lft_order.c - LFT writes in a loop-free order (sm/core/lft_push.c):
  * when a cable goes and routes move, no moment between two block Sets
  * has a forwarding loop, judged on the fake's switches after every Set.
  */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sm/sm.h"
+#include "sm/core/sm.h"
 #include "tests/unit/sm_rig.h"
 #include "tests/unit/unit.h"
 

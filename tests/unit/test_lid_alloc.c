@@ -1,5 +1,5 @@
 /*
- * test_lid_alloc.c - unit tests for sm/lid_alloc.c: stability, reservations,
+ * test_lid_alloc.c - unit tests for routing/lid_alloc.c: stability, reservations,
  * tie-breaking, the 0xBFFF ceiling, max_lid changes, release and the hash,
  * last-seen times and the reclaiming of absent ports' LIDs.
  */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sm/lid_alloc.h"
+#include "routing/lid_alloc.h"
 #include "tests/unit/unit.h"
 
 #define G(n) (0x0002c90300000000ULL + (n))

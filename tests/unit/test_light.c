@@ -1,5 +1,5 @@
 /*
- * test_light.c - light sweeps and trap handling (sm/sm.c) against the fake
+ * test_light.c - light sweeps and trap handling (sm/core/sm.c) against the fake
  * fabric: one SwitchInfo Get per switch when nothing changed; a switch
  * with PortStateChange set, or a silent one, turns it into a heavy sweep,
  * which clears the bit; a babbling trap source gets one sweep, not one per
@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "mad/smp.h"
-#include "sm/log.h"
-#include "sm/sm.h"
+#include "sm/core/log.h"
+#include "sm/core/sm.h"
 #include "tests/unit/sm_rig.h"
 #include "tests/unit/unit.h"
 

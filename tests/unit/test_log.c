@@ -1,5 +1,5 @@
 /*
- * test_log.c - unit tests for sm/log.c: level names and parsing, syslog
+ * test_log.c - unit tests for sm/core/log.c: level names and parsing, syslog
  * priorities, $JOURNAL_STREAM matching, the line layout (timestamped and
  * "<N>"-prefixed, one line whatever the message, cut like snprintf), and
  * the log file: lines appended, a reopen after the file was moved away
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "config/policy.h"
-#include "sm/log.h"
+#include "sm/core/log.h"
 #include "tests/unit/unit.h"
 
 static void test_log_levels(void)

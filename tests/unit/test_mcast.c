@@ -11,14 +11,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config/pkey.h"
 #include "mad/sa_mcm.h"
 #include "routing/mft.h"
 #include "routing/topo_file.h"
-#include "sm/log.h"
-#include "sm/mcast.h"
-#include "sm/mft_push.h"
-#include "sm/pkey.h"
-#include "sm/sm_priv.h"
+#include "sm/core/log.h"
+#include "sm/core/mft_push.h"
+#include "sm/core/sm_priv.h"
+#include "sm/sa/mcast.h"
 #include "tests/unit/sm_rig.h"
 #include "tests/unit/unit.h"
 

@@ -1,5 +1,5 @@
 /*
- * test_metrics.c - unit tests for sm/metrics.c: the Prometheus text of a
+ * test_metrics.c - unit tests for sm/daemon/metrics.c: the Prometheus text of a
  * known set of figures (every sample line checked), the exposition rules
  * (a TYPE line before each metric's samples, counters end in _total,
  * `name{labels} value` lines), label escaping (backslash, quote, newline,
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "mad/smp.h"
-#include "sm/metrics.h"
+#include "sm/daemon/metrics.h"
 #include "tests/unit/unit.h"
 
 static const struct metrics_figures tm_figures = {

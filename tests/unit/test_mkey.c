@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sm/log.h"
-#include "sm/sa.h"
-#include "sm/sm.h"
+#include "sm/core/log.h"
+#include "sm/core/sm.h"
+#include "sm/sa/server.h"
 #include "tests/unit/sm_rig.h"
 #include "tests/unit/unit.h"
 

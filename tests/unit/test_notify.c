@@ -1,5 +1,5 @@
 /*
- * test_notify.c - unit tests for sm/notify.c: the datagrams (READY,
+ * test_notify.c - unit tests for sm/daemon/notify.c: the datagrams (READY,
  * STATUS, RELOADING with MONOTONIC_USEC, STOPPING; a status cut to one
  * line; too long for the buffer), $NOTIFY_SOCKET parsing (path, @abstract,
  * the length limits, forms we refuse), the sweep status text, and one
@@ -15,8 +15,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "sm/log.h"
-#include "sm/notify.h"
+#include "sm/core/log.h"
+#include "sm/daemon/notify.h"
 #include "tests/unit/unit.h"
 
 static void test_notify_format(void)

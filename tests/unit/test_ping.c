@@ -1,7 +1,7 @@
 /*
- * test_ping.c - unit tests for nanosm-ping's pure core (sm/ping_proto.c,
+ * test_ping.c - unit tests for nanosm-ping's pure core (tools/ping/ping_proto.c,
  * ping_opts.c, ping_report.c, ping_peer.c, ping_serve.c) and its TCP side
- * channel (sm/ping_chan.c) over 127.0.0.1 only: a client peer and a server
+ * channel (tools/ping/ping_chan.c) over 127.0.0.1 only: a client peer and a server
  * session talk through real sockets with a fake verbs layer.
  */
 #include <CUnit/CUnit.h>
@@ -12,13 +12,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sm/ping_chan.h"
-#include "sm/ping_opts.h"
-#include "sm/ping_peer.h"
-#include "sm/ping_proto.h"
-#include "sm/ping_report.h"
-#include "sm/ping_serve.h"
 #include "tests/unit/unit.h"
+#include "tools/ping/ping_chan.h"
+#include "tools/ping/ping_opts.h"
+#include "tools/ping/ping_peer.h"
+#include "tools/ping/ping_proto.h"
+#include "tools/ping/ping_report.h"
+#include "tools/ping/ping_serve.h"
 
 /* Also in unit.h once registered there; repeated so this file builds alone. */
 void test_ping_register(void);

@@ -1,6 +1,6 @@
 /*
- * test_pkey.c - partitions: the plan's rules (sm/pkey.c), the queries the
- * SA asks, and the P_KeyTable push phase (sm/pkey_push.c) judged by what
+ * test_pkey.c - partitions: the plan's rules (config/pkey.c), the queries the
+ * SA asks, and the P_KeyTable push phase (sm/core/pkey_push.c) judged by what
  * the fake fabric's ports hold afterwards.
  */
 #include <CUnit/CUnit.h>
@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/pkey.h"
 #include "config/policy.h"
 #include "routing/topo_file.h"
-#include "sm/log.h"
-#include "sm/pkey.h"
-#include "sm/pkey_push.h"
-#include "sm/sm_priv.h"
+#include "sm/core/log.h"
+#include "sm/core/pkey_push.h"
+#include "sm/core/sm_priv.h"
 #include "tests/unit/sm_rig.h"
 #include "tests/unit/unit.h"
 

@@ -1,8 +1,8 @@
 /*
  * test_pkey_member.c - partition members matched against a fabric
- * (sm/pkey_member.c): members by name land in the P_Key tables, members
+ * (config/pkey_member.c): members by name land in the P_Key tables, members
  * that match no port are listed with what they matched instead, and the
- * SM logs each of those once (NSM-W422, sm/pkey_warn.c), not every sweep.
+ * SM logs each of those once (NSM-W422, sm/core/pkey_warn.c), not every sweep.
  */
 #include <CUnit/CUnit.h>
 #include <inttypes.h>
@@ -11,11 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config/pkey.h"
+#include "config/pkey_member.h"
 #include "config/policy.h"
 #include "routing/topo_file.h"
-#include "sm/log.h"
-#include "sm/pkey.h"
-#include "sm/pkey_member.h"
+#include "sm/core/log.h"
 #include "tests/unit/sm_rig.h"
 #include "tests/unit/unit.h"
 

@@ -1,5 +1,5 @@
 /*
- * test_progress.c - progress lines of long sweeps (sm/progress.c): when one
+ * test_progress.c - progress lines of long sweeps (sm/core/progress.c): when one
  * is due and what it says.
  */
 #include <CUnit/CUnit.h>
@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sm/progress.h"
-#include "sm/sm_priv.h"
+#include "sm/core/progress.h"
+#include "sm/core/sm_priv.h"
 #include "tests/unit/sm_rig.h"
-#include "unit.h"
+#include "tests/unit/unit.h"
 
 static struct progress_snap snap_at(unsigned sweep, uint64_t elapsed_ms)
 {

@@ -1,6 +1,6 @@
 /*
  * test_quarantine.c - what the SM does with nodes that do not answer:
- * the quarantine bookkeeping (sm/quarantine.c), when the subnet is
+ * the quarantine bookkeeping (sm/core/quarantine.c), when the subnet is
  * declared up (sm_subnet_state), a silent node kept as last seen, and
  * other directed routes tried when the first one loses everything.
  */
@@ -11,9 +11,9 @@
 
 #include "mad/smp.h"
 #include "routing/topo_file.h"
-#include "sm/quarantine.h"
-#include "sm/sm.h"
-#include "sm/topo_diff.h"
+#include "sm/core/quarantine.h"
+#include "sm/core/sm.h"
+#include "sm/core/topo_diff.h"
 #include "tests/unit/sm_rig.h"
 #include "tests/unit/unit.h"
 

@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "config/policy.h"
-#include "sm/lid_alloc.h"
-#include "sm/log.h"
-#include "sm/reload.h"
-#include "sm/sm.h"
+#include "routing/lid_alloc.h"
+#include "sm/core/log.h"
+#include "sm/core/sm.h"
+#include "sm/daemon/reload.h"
 #include "tests/unit/sm_rig.h"
 #include "tests/unit/unit.h"
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sm/log.h"
-#include "sm/sm.h"
+#include "sm/core/log.h"
+#include "sm/core/sm.h"
 #include "tests/unit/sm_rig.h"
 #include "tests/unit/unit.h"
 

@@ -1,6 +1,6 @@
 /*
  * test_sa.c - the SA MAD header codec and component helpers (mad/sa.c) and
- * the SA front door (sm/sa.c): lookups, dispatch rules, error answers.
+ * the SA front door (sm/sa/server.c): lookups, dispatch rules, error answers.
  * Byte offsets come from IBA 13.4.2 (common header), 13.6.2 (RMPP header)
  * and 15.2.1.1 (SA header).
  */
@@ -11,8 +11,8 @@
 
 #include "mad/sa.h"
 #include "routing/topo_file.h"
-#include "sm/sa.h"
-#include "sm/sm.h"
+#include "sm/core/sm.h"
+#include "sm/sa/server.h"
 #include "tests/unit/sm_rig.h"
 #include "tests/unit/unit.h"
 

@@ -2,7 +2,7 @@
  * test_sa_path.c - PathRecords: the 64-byte record (mad/sa_path.c, byte
  * offsets from IBA 15.2.5.16, cross-checked with libibmad's IB_SA_PR_*
  * fields), rates, MTU/Rate/PacketLifeTime selectors, and the handler
- * (sm/sa_path.c) over a two-switch fabric routed by minhop.
+ * (sm/sa/paths.c) over a two-switch fabric routed by minhop.
  */
 #include <CUnit/CUnit.h>
 #include <errno.h>
@@ -11,11 +11,11 @@
 
 #include <infiniband/mad.h>
 
+#include "config/pkey.h"
 #include "mad/sa_path.h"
 #include "routing/route.h"
-#include "sm/pkey.h"
-#include "sm/sa.h"
-#include "sm/sa_path.h"
+#include "sm/sa/paths.h"
+#include "sm/sa/server.h"
 #include "tests/unit/route_test.h"
 #include "tests/unit/unit.h"
 

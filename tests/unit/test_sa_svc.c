@@ -2,7 +2,7 @@
  * test_sa_svc.c - ServiceRecord, InformInfo, InformInfoRecord and Notice:
  * the codecs (mad/sa_svc.c; byte offsets from IBA 15.2.5.14, 13.4.8.3,
  * 13.4.8.2, cross-checked with libibmad's IB_SA_SR_* / IB_NOTICE_* fields)
- * and the registry/subscription/report logic (sm/sa_svc.c) driven through
+ * and the registry/subscription/report logic (sm/sa/services.c) driven through
  * sa_svc_handle with a fake transmit that records what is sent.
  */
 #include <CUnit/CUnit.h>
@@ -12,12 +12,12 @@
 
 #include <infiniband/mad.h>
 
+#include "config/pkey.h"
 #include "mad/sa.h"
 #include "mad/sa_svc.h"
 #include "routing/topo_file.h"
-#include "sm/pkey.h"
-#include "sm/sa.h"
-#include "sm/sa_svc.h"
+#include "sm/sa/server.h"
+#include "sm/sa/services.h"
 #include "tests/unit/unit.h"
 
 /* sw LID 1, h1 LID 2, h2 LID 3 (node order of the text). */

@@ -11,13 +11,13 @@
 
 #include <infiniband/mad.h>
 
-#include "mad/sa_topo.h"
+#include "config/pkey.h"
 #include "config/policy.h"
+#include "mad/sa_topo.h"
 #include "routing/mft.h"
 #include "routing/topo_file.h"
-#include "sm/pkey.h"
-#include "sm/sa.h"
-#include "sm/sa_topo.h"
+#include "sm/sa/records.h"
+#include "sm/sa/server.h"
 #include "tests/unit/unit.h"
 
 /* ---- component tables ---------------------------------------------------- */

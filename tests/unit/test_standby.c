@@ -8,8 +8,8 @@
 
 #include "mad/sa.h"
 #include "mad/smp.h"
-#include "sm/sm.h"
-#include "sm/standby.h"
+#include "sm/core/sm.h"
+#include "sm/core/standby.h"
 #include "tests/unit/sm_rig.h"
 #include "tests/unit/unit.h"
 

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "routing/topo_file.h"
-#include "sm/log.h"
-#include "sm/sm.h"
+#include "sm/core/log.h"
+#include "sm/core/sm.h"
 #include "tests/unit/sm_rig.h"
 #include "tests/unit/unit.h"
 

@@ -16,7 +16,7 @@
 #include "routing/topo_file.h"
 #include "routing/verify.h"
 #include "routing/verify_expect.h"
-#include "sm/topo_save.h"
+#include "sm/daemon/topo_save.h"
 #include "tests/unit/unit.h"
 
 void test_verify_register(void); /* also in unit.h once registered there */

@@ -1,0 +1,895 @@
+/*
+ * sm/daemon/loop.c - libev glue: MAD arrival (ev_async from the receiver thread),
+ * MAD timeouts (one ev_timer set to the queue's next deadline), periodic
+ * sweeps, and signals that only set flags or request work.  Owns every
+ * watcher; the SM core never sees libev.
+ */
+#include <errno.h>
+#include <ev.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mad/mad_port.h"
+#include "sm/core/log.h"
+#include "sm/daemon/control.h"
+#include "sm/daemon/loop.h"
+#include "sm/daemon/notify.h"
+#include "sm/daemon/opts.h"
+#include "sm/daemon/reload.h"
+#include "sm/daemon/topo_save.h"
+#include "sm/sa/mcast.h"
+#include "sm/sa/server.h"
+
+#define LOOP_RELOAD_MSG 8192 /* the answer to a reload, notes included */
+
+struct loop {
+	struct ev_loop *ev;
+	ev_async rx;
+	ev_timer mad_timer;
+	ev_timer sweep_timer;
+	ev_idle sweep_idle; /* runs a requested sweep once the loop is idle */
+	ev_idle rx_direct;  /* reads answers in this thread while SMPs are out */
+	ev_signal sig_term, sig_int, sig_hup;
+	struct mad_port *port;
+	struct sm *sm;
+	struct loop_opts *opts;
+	struct policy *reloaded; /* the policy a reload put in force (owned) */
+	/* control socket */
+	ev_io ctl_io;
+	int ctl_fd;
+	struct control_ops ctl_ops;
+	struct topo_names names;
+	struct topo_name *name_v;
+	uint64_t started_ms, last_end_ms;
+	struct sm_sweep_stats last, last_good;
+	int subnet_up;
+	int exit_code;
+	/* operations: log rotation, sd_notify, metrics (loop_ops_*) */
+	ev_signal sig_usr1;
+	struct notify notify;
+	uint64_t heavy_sweeps, failed_sweeps, lft_blocks_total;
+};
+
+static void loop_names(struct loop *l, const struct policy *p);
+static const struct topo_names *loop_ctl_names(void *ctx);
+static void loop_ops_sweep_done(struct loop *l, const struct sm_sweep_stats *st);
+static int loop_ops_reload(struct loop *l, int force, const char *via, char *msg, size_t msglen);
+
+static uint64_t loop_now_ms(void *ctx)
+{
+	struct timespec ts;
+
+	(void)ctx;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static uint64_t loop_wall_s(void *ctx)
+{
+	(void)ctx;
+	return (uint64_t)time(NULL);
+}
+
+/* After anything that may have queued or completed MADs: aim the timer at
+ * the next MAD deadline. */
+static void loop_rearm(struct loop *l)
+{
+	uint64_t next = sm_tick(l->sm);
+	uint64_t now = loop_now_ms(NULL);
+	int out = sm_outstanding(l->sm) > 0;
+
+	sm_progress_tick(l->sm); /* a line every 2 s while a long sweep runs */
+	/* SMPs on the wire: this thread reads their answers itself once the
+	 * receiver thread is parked (one thread hand-off fewer each); the
+	 * receiver thread takes over again when none are left */
+	if (mad_port_hold(l->port, out))
+		ev_idle_start(l->ev, &l->rx_direct);
+	else
+		ev_idle_stop(l->ev, &l->rx_direct);
+	ev_timer_stop(l->ev, &l->mad_timer);
+	if (!next)
+		return;
+	ev_timer_set(&l->mad_timer, next > now ? (double)(next - now) / 1000.0 : 0.0, 0.0);
+	ev_timer_start(l->ev, &l->mad_timer);
+}
+
+static void loop_rx_one(void *ctx, const struct mad_addr *from, const uint8_t *mad, size_t len)
+{
+	sm_recv(ctx, from, mad, len);
+}
+
+/* After the MADs are handed over: a failed receive ends the loop, else
+ * the timers and the reader are set for what is on the wire now. */
+static void loop_after_rx(struct loop *l)
+{
+	int failed = mad_port_failed(l->port);
+
+	if (failed) {
+		log_warnx("NSM-E500 MAD receiver stopped: %s", strerror(-failed));
+		l->exit_code = 1;
+		ev_break(l->ev, EVBREAK_ALL);
+		return;
+	}
+	loop_rearm(l);
+}
+
+static void loop_on_rx(struct ev_loop *ev, ev_async *w, int revents)
+{
+	struct loop *l = w->data;
+
+	(void)ev;
+	(void)revents;
+	mad_port_drain(l->port, loop_rx_one, l->sm);
+	loop_after_rx(l);
+}
+
+/* How long the loop may block in umad_recv: up to the next MAD deadline,
+ * at most LOOP_DIRECT_MS so the control socket, signals and timers still
+ * get their turn. */
+#define LOOP_DIRECT_MS 10
+#define LOOP_DIRECT_MAX 256
+
+static void loop_on_rx_direct(struct ev_loop *ev, ev_idle *w, int revents)
+{
+	struct loop *l = w->data;
+	unsigned wait = LOOP_DIRECT_MS;
+
+	(void)revents;
+	if (ev_is_active(&l->mad_timer)) { /* loop_rearm aimed it at the next deadline */
+		ev_tstamp left = ev_timer_remaining(ev, &l->mad_timer);
+
+		if (left < LOOP_DIRECT_MS / 1000.0)
+			wait = left > 0 ? (unsigned)(left * 1000.0) : 0;
+	}
+	mad_port_drain(l->port, loop_rx_one, l->sm);
+	mad_port_recv(l->port, wait, LOOP_DIRECT_MAX, loop_rx_one, l->sm);
+	loop_after_rx(l);
+}
+
+static void loop_on_mad_timer(struct ev_loop *ev, ev_timer *w, int revents)
+{
+	(void)ev;
+	(void)revents;
+	loop_rearm(w->data);
+}
+
+static void loop_on_sweep_idle(struct ev_loop *ev, ev_idle *w, int revents)
+{
+	struct loop *l = w->data;
+
+	(void)revents;
+	ev_idle_stop(ev, w);
+	sm_sweep_request(l->sm); /* coalesces if one is running */
+	loop_rearm(l);
+}
+
+static void loop_request_sweep(struct loop *l)
+{
+	ev_idle_start(l->ev, &l->sweep_idle);
+}
+
+/* Every sweep interval: a light sweep (SwitchInfo of each switch), which
+ * asks for a heavy sweep itself when something changed; a heavy one when
+ * there is no good model yet. */
+static void loop_on_sweep_timer(struct ev_loop *ev, ev_timer *w, int revents)
+{
+	struct loop *l = w->data;
+
+	(void)ev;
+	(void)revents;
+	if (sm_light_sweep(l->sm) == -EAGAIN)
+		loop_request_sweep(l);
+	loop_rearm(l);
+}
+
+static const struct policy *loop_policy(const struct loop *l)
+{
+	return l->reloaded ? l->reloaded : l->opts->policy;
+}
+
+/* The notes of a reload that took, in the log: dropped sections as a
+ * warning, each static LID move and what waits for a restart as info. */
+static void loop_reload_log(const struct loop *l, const struct reload_notes *n)
+{
+	const char *line = n->moves;
+
+	if (n->drops[0])
+		log_warnx("NSM-W620 reload of %s %s", l->opts->policy_path, n->drops);
+	while (*line) {
+		size_t len = strcspn(line, "\n");
+
+		log_info("reload: %.*s", (int)len, line);
+		line += len + (line[len] == '\n');
+	}
+	if (n->restart[0])
+		log_info("reload: takes effect at restart: %s", n->restart);
+}
+
+/* Put np in force: routing (checked by the caller), priority, names and
+ * partitions, static LIDs, reclaim age, sweep interval, log level. */
+static void loop_reload_apply(struct loop *l, struct policy *np, struct loop_opts *next)
+{
+	const struct policy *cur = loop_policy(l);
+	char text[4096];
+
+	sm_set_priority(l->sm, next->sm.priority);
+	loop_names(l, np);
+	if (sm_static_lids(l->sm, cur ? cur->lids.statics : NULL, cur ? cur->lids.n_statics : 0,
+			   np->lids.statics, np->lids.n_statics, 1, text, sizeof(text)) < 0)
+		log_warnx("NSM-E503 out of memory for static LIDs");
+	sm_set_lid_reclaim_age(l->sm, next->sm.lid_reclaim_age);
+	if (next->sweep_interval != l->opts->sweep_interval && !next->once) {
+		l->sweep_timer.repeat = next->sweep_interval;
+		ev_timer_again(l->ev, &l->sweep_timer);
+	}
+	log_init(next->verbosity, "nanosm");
+	/* guid2lid keeps pointing at the policy it was read from: it changes
+	 * at the next restart, so the first policy is never freed */
+	next->sm.guid2lid = l->opts->sm.guid2lid;
+	*l->opts = *next;
+	if (next->sm.engine == next->engines) /* it pointed into the local copy */
+		l->opts->sm.engine = l->opts->engines;
+	if (l->reloaded) {
+		policy_fini(l->reloaded);
+		free(l->reloaded);
+	}
+	l->reloaded = np;
+}
+
+/* Re-read the policy into a fresh struct, judge it (reload_judge: an
+ * empty file needs force, static LIDs must be free), check the new routing
+ * against the last good fabric with the gate, and only then put it in
+ * force.  On any failure the old policy and tables stay.  Returns 0 with
+ * msg set to the answer ("reloaded FILE (routing X)" and the notes, also
+ * logged, via saying who asked), or -errno with msg set to the error. */
+static int loop_reload(struct loop *l, int force, const char *via, char *msg, size_t msglen)
+{
+	struct policy *np = malloc(sizeof(*np));
+	struct loop_opts next = *l->opts;
+	struct reload_notes notes;
+	struct verify_buf b;
+	char why[768];
+	int rc;
+
+	if (!l->opts->policy_path) {
+		snprintf(msg, msglen, "no policy file (start nanosm with -f FILE)");
+		free(np);
+		return -ENOENT;
+	}
+	if (!np || (rc = policy_load(l->opts->policy_path, np, why, sizeof(why))) < 0) {
+		snprintf(msg, msglen, "%s", np ? why : "out of memory");
+		free(np);
+		return -EINVAL;
+	}
+	rc = reload_judge(l->sm, loop_policy(l), np, l->opts->policy_path, force, &notes, msg,
+			  msglen);
+	opts_apply_policy(&next, np);
+	if (rc == 0 && sm_set_routing(l->sm, next.sm.engine, next.sm.roots, next.sm.n_roots, 0, why,
+				      sizeof(why)) < 0) {
+		snprintf(msg, msglen, "the new routing fails the gate: %s", why);
+		rc = -EINVAL;
+	}
+	if (rc < 0) {
+		policy_fini(np);
+		free(np);
+		return rc;
+	}
+	loop_reload_apply(l, np, &next);
+	log_info("reloaded %s (routing %s)%s", l->opts->policy_path, l->opts->sm.engine, via);
+	loop_reload_log(l, &notes);
+	verify_buf_init(&b);
+	verify_buf_printf(&b, "reloaded %s (routing %s)\n", l->opts->policy_path,
+			  l->opts->sm.engine);
+	reload_notes_print(&notes, &b);
+	snprintf(msg, msglen, "%s", b.s ? b.s : "reloaded");
+	verify_buf_fini(&b);
+	return 0;
+}
+
+static void loop_on_hup(struct loop *l)
+{
+	char msg[LOOP_RELOAD_MSG];
+
+	if (!l->opts->policy_path) {
+		log_info("SIGHUP: heavy sweep requested");
+	} else if (loop_ops_reload(l, 0, "", msg, sizeof(msg)) < 0) {
+		log_warnx(
+		    "NSM-E600 reload of %s refused: %s; the old policy and tables stay in force",
+		    l->opts->policy_path, msg);
+		return;
+	}
+	loop_request_sweep(l);
+}
+
+static void loop_on_signal(struct ev_loop *ev, ev_signal *w, int revents)
+{
+	struct loop *l = w->data;
+
+	(void)revents;
+	if (w->signum == SIGHUP) {
+		loop_on_hup(l);
+		return;
+	}
+	if (w->signum == SIGUSR1) {
+		if (log_reopen() == 0 && log_file_path())
+			log_info("SIGUSR1: reopened the log file %s", log_file_path());
+		return;
+	}
+	log_info("signal %d: stopping", w->signum);
+	ev_break(ev, EVBREAK_ALL);
+}
+
+/* SUBNET UP once per mastership: at the first complete sweep, or, when
+ * sweeps keep leaving work undone, at the SM_DEGRADED_AFTER-th in a row
+ * (degraded; "complete" follows when a later sweep is).  Until then an
+ * incomplete sweep says it is retried. */
+static void loop_print_up(struct loop *l, const struct sm_sweep_stats *st)
+{
+	enum sm_subnet up = sm_subnet_state(st);
+
+	if (up == SM_SUBNET_NO) {
+		if (!st->status && st->incomplete_run && !l->subnet_up)
+			log_warnx(
+			    "NSM-W231 sweep %u left work undone (unreachable=%zu set_errors=%zu "
+			    "lid_failures=%zu): subnet not up yet, sweeping again soon",
+			    st->number, st->unreachable, st->set_errors, st->lid_failures);
+		return;
+	}
+	if (up == SM_SUBNET_COMPLETE && l->subnet_up == SM_SUBNET_DEGRADED) {
+		log_info("subnet complete: sweep %u reached every node and every Set took",
+			 st->number);
+		return;
+	}
+	if (l->subnet_up)
+		return;
+	log_info("SUBNET UP: switches=%zu cas=%zu ports=%zu lids=%zu mads_sent=%" PRIu64
+		 " sweep_ms=%" PRIu64 " engine=%s sm_lid=%u%s",
+		 st->switches, st->cas, st->ports, st->lids, st->mads_sent, st->sweep_ms,
+		 st->engine, sm_lid(l->sm), up == SM_SUBNET_DEGRADED ? " degraded=1" : "");
+	if (up == SM_SUBNET_DEGRADED)
+		log_warnx("NSM-W232 subnet up but degraded after %u incomplete sweeps: "
+			  "unreachable=%zu set_errors=%zu lid_failures=%zu quarantined=%zu "
+			  "(nanosmctl status lists them); the rest is programmed",
+			  st->incomplete_run, st->unreachable, st->set_errors, st->lid_failures,
+			  st->quarantined);
+}
+
+static void loop_print(struct loop *l, const struct sm_sweep_stats *st)
+{
+	uint64_t mguid;
+	uint16_t mlid;
+
+	if (st->sm_state == SM_STATE_STANDBY) {
+		if (sm_master(l->sm, &mguid, &mlid) == 0)
+			log_info("sweep %u: STANDBY under SM 0x%016" PRIx64 " (LID %u); "
+				 "nothing programmed, polling it every sweep interval",
+				 st->number, mguid, mlid);
+		l->subnet_up = 0; /* SUBNET UP again once we take over */
+		return;
+	}
+	log_info("sweep %u: %s switches=%zu cas=%zu ports=%zu lids=%zu unreachable=%zu "
+		 "lid_failures=%zu port_sets=%zu state_sets=%zu switchinfo_sets=%zu "
+		 "lft_blocks_sent=%zu lft_blocks_read=%zu pkey_blocks_sent=%zu mft_blocks_sent=%zu "
+		 "set_errors=%zu mads_sent=%" PRIu64 " sweep_ms=%" PRIu64 " engine=%s",
+		 st->number, st->status ? "failed" : "ok", st->switches, st->cas, st->ports,
+		 st->lids, st->unreachable, st->lid_failures, st->port_sets, st->state_sets,
+		 st->switchinfo_sets, st->lft_blocks_sent, st->lft_blocks_read,
+		 st->pkey_blocks_sent, st->mft_blocks_sent, st->set_errors, st->mads_sent,
+		 st->sweep_ms, st->engine);
+	if (st->stale || st->alt_tries || st->quarantined)
+		log_info("sweep %u: stale=%zu alt_tries=%zu alt_ok=%zu quarantined=%zu", st->number,
+			 st->stale, st->alt_tries, st->alt_ok, st->quarantined);
+	loop_print_up(l, st);
+}
+
+static void loop_print_counters(const struct mad_counters *c)
+{
+	log_info("MAD counters: sent=%" PRIu64 " received=%" PRIu64 " timeouts=%" PRIu64
+		 " retries=%" PRIu64 " unmatched=%" PRIu64 " malformed=%" PRIu64
+		 " requests=%" PRIu64 " send_errors=%" PRIu64,
+		 c->sent, c->received, c->timeouts, c->retries, c->unmatched, c->malformed,
+		 c->requests, c->send_errors);
+}
+
+/* What a SUBNET UP brought up, for nanosm-verify to compare with later
+ * (sm/daemon/topo_save.h).  A file that cannot be written is logged; the SM runs
+ * on. */
+static void loop_save_topology(struct loop *l, const struct sm_sweep_stats *st)
+{
+	char *path = topo_save_path(l->opts->topology, l->opts->sm.guid2lid);
+	const struct fabric *f = sm_fabric(l->sm);
+	char note[160], when[40] = "", err[512];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!path)
+		return;
+	if (localtime_r(&now, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S%z", &tm);
+	snprintf(note, sizeof(note), "nanosm: the subnet brought up at sweep %u (%s), %s",
+		 st->number, sm_subnet_state(st) == SM_SUBNET_DEGRADED ? "degraded" : "complete",
+		 when);
+	if (topo_save(path, f, loop_ctl_names(l), note, err, sizeof(err)) < 0)
+		log_warnx("NSM-E304 the topology for nanosm-verify could not be saved: %s", err);
+	else
+		log_info("topology of sweep %u (%zu nodes) written to %s", st->number, f->n_nodes,
+			 path);
+	free(path);
+}
+
+static void loop_on_sweep_done(void *arg, const struct sm_sweep_stats *st)
+{
+	struct loop *l = arg;
+
+	loop_print(l, st);
+	loop_ops_sweep_done(l, st);
+	l->last = *st;
+	l->last_end_ms = loop_now_ms(NULL);
+	if (st->status == 0 && st->sm_state == SM_STATE_MASTER) {
+		enum sm_subnet up = sm_subnet_state(st);
+
+		if (up > (enum sm_subnet)l->subnet_up) {
+			l->subnet_up = (int)up;
+			loop_save_topology(l, st);
+		}
+		l->last_good = *st;
+	}
+	/* --once: the first SUBNET UP (complete or degraded) or a failed
+	 * sweep ends it; an incomplete sweep is retried first */
+	if (l->opts->once && !st->status && st->sm_state == SM_STATE_MASTER && !l->subnet_up)
+		return;
+	if (l->opts->once) {
+		l->exit_code = st->status ? 1 : l->subnet_up == SM_SUBNET_DEGRADED ? 3 : 0;
+		ev_break(l->ev, EVBREAK_ALL);
+	}
+}
+
+static void loop_notify(void *arg)
+{
+	struct loop *l = arg;
+
+	ev_async_send(l->ev, &l->rx);
+}
+
+/* ---- operations: sd_notify, metrics figures ------------------------- */
+
+/* After each heavy sweep: count it; READY=1 at the first good one as
+ * master (SUBNET UP) or the first that leaves us standby under another
+ * master (running as it should: systemd must not wait for a SUBNET UP
+ * that is not ours to give), a short STATUS= after every other. */
+static void loop_ops_sweep_done(struct loop *l, const struct sm_sweep_stats *st)
+{
+	char status[160];
+	int up = sm_subnet_state(st) != SM_SUBNET_NO ||
+		 (st->status == 0 && st->sm_state == SM_STATE_STANDBY);
+
+	l->heavy_sweeps++;
+	l->failed_sweeps += st->status != 0;
+	l->lft_blocks_total += st->lft_blocks_sent;
+	notify_status_sweep(st, up ? st->number : l->last_good.number, status, sizeof(status));
+	notify_send(&l->notify, up && !l->notify.ready ? NOTIFY_READY : NOTIFY_STATUS, status);
+}
+
+/* A policy reload between RELOADING=1 and READY=1 (READY only once the
+ * first SUBNET UP has said it). */
+static int loop_ops_reload(struct loop *l, int force, const char *via, char *msg, size_t msglen)
+{
+	int ready = l->notify.ready;
+	int rc;
+
+	notify_send(&l->notify, NOTIFY_RELOADING, "reloading the policy");
+	rc = loop_reload(l, force, via, msg, msglen);
+	notify_send(&l->notify, ready ? NOTIFY_READY : NOTIFY_STATUS,
+		    rc < 0 ? "policy reload refused; the old policy stays" : "policy reloaded");
+	return rc;
+}
+
+static void loop_ctl_metrics(void *ctx, struct metrics_figures *m)
+{
+	struct loop *l = ctx;
+	const struct mad_counters *mad = sm_mad_counters(l->sm);
+	const struct sa_counters *sa = &sm_sa(l->sm)->counters;
+
+	m->uptime_s = (loop_now_ms(NULL) - l->started_ms) / 1000;
+	m->sweeps_heavy = l->heavy_sweeps;
+	m->sweeps_light = sm_light_stats(l->sm)->runs;
+	m->sweeps_failed = l->failed_sweeps;
+	m->have_last = l->last.number != 0;
+	m->last_sweep_ms = l->last.sweep_ms;
+	m->smp = (struct metrics_mads){mad->sent, mad->received, mad->timeouts, mad->retries};
+	m->sa = (struct metrics_mads){sa->answered + sa->reports, sa->requests, 0, 0};
+	m->sa_answered = sa->answered;
+	m->sa_errors = sa->errors;
+	m->sa_malformed = sa->malformed;
+	m->lids_used = lid_alloc_count(sm_lids(l->sm));
+	m->lft_blocks_sent = l->lft_blocks_total;
+	m->engine = l->last_good.number ? l->last_good.engine : NULL;
+	m->engines = l->opts->sm.engine;
+	m->sm_state = sm_state(l->sm);
+	m->subnet_up = l->subnet_up != 0; /* degraded counts as up */
+}
+
+/* ---- control socket (sm/daemon/control.c speaks the protocol) ------------- */
+
+static void loop_ctl_status(void *ctx, struct control_status *out)
+{
+	struct loop *l = ctx;
+
+	memset(out, 0, sizeof(*out));
+	out->state = smp_sm_state_name(sm_state(l->sm));
+	if (sm_master(l->sm, &out->master_guid, &out->master_lid) < 0)
+		out->master_guid = 0;
+	out->sweeping = sm_busy(l->sm);
+	out->port_guid = mad_port_info(l->port)->port_guid;
+	out->sm_lid = sm_lid(l->sm);
+	out->now_ms = loop_now_ms(NULL);
+	out->started_ms = l->started_ms;
+	out->engines = l->opts->sm.engine;
+	out->last = l->last;
+	out->last_end_ms = l->last_end_ms;
+	out->last_good = l->last_good;
+	out->mad = *sm_mad_counters(l->sm);
+	out->sa = sm_sa(l->sm)->counters;
+	out->rx_dropped = mad_port_rx_dropped(l->port);
+	out->light = *sm_light_stats(l->sm);
+	out->quar = sm_quarantine(l->sm);
+	out->mcast_groups = mcast_db_count(sm_sa(l->sm)->mcast);
+}
+
+static int loop_ctl_sweep(void *ctx)
+{
+	loop_request_sweep(ctx);
+	return 0;
+}
+
+/* After a reload's answer: the partition members of p that match no port
+ * of the last good model (the sweep it requests logs them, NSM-W422). */
+static void loop_unmatched_append(struct loop *l, const struct policy *p, char *msg, size_t msglen)
+{
+	char *u = sm_partition_unmatched(l->sm, p->partitions, p->n_partitions, p->node_names,
+					 p->n_node_names);
+	size_t off = strlen(msg), n = u ? strlen(u) : 0;
+
+	if (n && u[n - 1] == '\n')
+		u[n - 1] = '\0'; /* the control reply ends the message's line */
+	if (n && off + 1 < msglen)
+		snprintf(msg + off, msglen - off, "\n%s", u);
+	free(u);
+}
+
+static int loop_ctl_reload(void *ctx, int force, char *msg, size_t msglen)
+{
+	struct loop *l = ctx;
+	int rc =
+	    loop_ops_reload(l, force, force ? " (nanosmctl, forced)" : " (nanosmctl)", msg, msglen);
+
+	if (rc < 0) {
+		log_warnx("NSM-E600 reload refused (nanosmctl): %s; the old policy and tables stay "
+			  "in force",
+			  msg);
+		return rc;
+	}
+	loop_unmatched_append(l, loop_policy(l), msg, msglen);
+	loop_request_sweep(l);
+	return 0;
+}
+
+/* text (malloc'ed), then the partition members of np that would match no
+ * port; text is freed (NULL when out of memory). */
+static char *loop_plan_unmatched(struct loop *l, const struct policy *np, char *text)
+{
+	char *u = sm_partition_unmatched(l->sm, np->partitions, np->n_partitions, np->node_names,
+					 np->n_node_names);
+	size_t tl = strlen(text), ul = u ? strlen(u) : 0;
+	char *out = u ? realloc(text, tl + ul + 1) : text;
+
+	if (!out) {
+		free(text);
+		free(u);
+		return NULL;
+	}
+	if (u)
+		memcpy(out + tl, u, ul + 1);
+	free(u);
+	return out;
+}
+
+/* The policy's own differences, what a reload would say beyond them (or
+ * why it would be refused), what the routing change would do, and the
+ * partition members that would match no port (refused: why a reload would
+ * be refused, "" if it would not). */
+static char *loop_plan_text(struct loop *l, const char *name, const struct policy *np,
+			    const struct loop_opts *next, char *refused, size_t refusedlen)
+{
+	const struct policy *cur = loop_policy(l);
+	char gate[768];
+	char *routes =
+	    sm_plan(l->sm, next->sm.engine, next->sm.roots, next->sm.n_roots, gate, sizeof(gate));
+	size_t n = cur ? policy_diff(cur, np, NULL, 0) : 0;
+	char *diff = n ? malloc(n + 1) : NULL;
+	struct reload_notes notes;
+	char why[1024];
+	struct verify_buf b;
+
+	refused[0] = '\0';
+	if (n && !diff) {
+		free(routes);
+		return NULL;
+	}
+	verify_buf_init(&b);
+	if (diff) {
+		policy_diff(cur, np, diff, n + 1);
+		verify_buf_printf(&b, "policy changes:\n%s%s", diff,
+				  diff[n - 1] == '\n' ? "" : "\n");
+	} else {
+		verify_buf_printf(&b, "policy: no change\n");
+	}
+	if (reload_judge(l->sm, cur, np, name, 0, &notes, why, sizeof(why)) < 0) {
+		verify_buf_printf(&b, "refused: %s\n", why);
+		snprintf(refused, refusedlen, "%s", why);
+	} else {
+		reload_notes_print(&notes, &b);
+	}
+	if (gate[0] && !refused[0])
+		snprintf(refused, refusedlen, "the new routing fails the gate: %s", gate);
+	verify_buf_printf(&b, "%s", routes ? routes : "");
+	free(diff);
+	free(routes);
+	if (!routes || b.failed) {
+		verify_buf_fini(&b);
+		return NULL;
+	}
+	return loop_plan_unmatched(l, np, b.s);
+}
+
+/* The policy text nanosmctl read and sent (name: the file it named, for
+ * messages); the daemon never opens it itself. */
+static int loop_ctl_plan(void *ctx, const char *name, const char *text, size_t len, char **out,
+			 char *err, size_t errlen)
+{
+	struct loop *l = ctx;
+	struct policy np;
+	struct loop_opts next = *l->opts;
+	char refused[1200];
+	int rc = policy_parse(text, len, name, &np, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	opts_apply_policy(&next, &np);
+	*out = loop_plan_text(l, name, &np, &next, refused, sizeof(refused));
+	policy_fini(&np);
+	if (!*out) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (refused[0]) {
+		snprintf(err, errlen, "%s", refused);
+		return CONTROL_PLAN_REFUSED;
+	}
+	return 0;
+}
+
+static const struct fabric *loop_ctl_fabric(void *ctx)
+{
+	return sm_fabric(((struct loop *)ctx)->sm);
+}
+
+static const struct lft_set *loop_ctl_lfts(void *ctx)
+{
+	return sm_lfts(((struct loop *)ctx)->sm);
+}
+
+static const struct lid_alloc *loop_ctl_lids(void *ctx)
+{
+	return sm_lids(((struct loop *)ctx)->sm);
+}
+
+static const struct topo_names *loop_ctl_names(void *ctx)
+{
+	struct loop *l = ctx;
+	const struct policy *p = loop_policy(l);
+	struct topo_name *v;
+
+	if (!p || !p->n_node_names)
+		return NULL;
+	v = realloc(l->name_v, p->n_node_names * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < p->n_node_names; i++)
+		v[i] = (struct topo_name){p->node_names[i].guid, p->node_names[i].name};
+	l->name_v = v;
+	l->names = (struct topo_names){v, p->n_node_names};
+	return &l->names;
+}
+
+static void loop_on_ctl(struct ev_loop *ev, ev_io *w, int revents)
+{
+	struct loop *l = w->data;
+
+	(void)ev;
+	(void)revents;
+	control_serve(l->ctl_fd, &l->ctl_ops);
+	loop_rearm(l);
+}
+
+/* The control socket is a convenience: without it the SM still runs. */
+static void loop_ctl_start(struct loop *l)
+{
+	const char *path = l->opts->socket_path ? l->opts->socket_path : CONTROL_DEFAULT_PATH;
+	char err[512];
+
+	if (!strcmp(path, "none"))
+		return;
+	l->ctl_ops = (struct control_ops){
+	    .ctx = l,
+	    .status = loop_ctl_status,
+	    .sweep = loop_ctl_sweep,
+	    .reload = loop_ctl_reload,
+	    .plan = loop_ctl_plan,
+	    .fabric = loop_ctl_fabric,
+	    .lfts = loop_ctl_lfts,
+	    .lids = loop_ctl_lids,
+	    .names = loop_ctl_names,
+	    .metrics = loop_ctl_metrics,
+	};
+	l->ctl_fd = control_listen(path, err, sizeof(err));
+	if (l->ctl_fd < 0) {
+		log_warnx("NSM-W610 %s; running without a control socket", err);
+		return;
+	}
+	ev_io_init(&l->ctl_io, loop_on_ctl, l->ctl_fd, EV_READ);
+	l->ctl_io.data = l;
+	ev_io_start(l->ev, &l->ctl_io);
+	log_info("control socket %s", path);
+}
+
+static void loop_ctl_stop(struct loop *l)
+{
+	if (l->ctl_fd < 0)
+		return;
+	ev_io_stop(l->ev, &l->ctl_io);
+	control_close(l->ctl_fd,
+		      l->opts->socket_path ? l->opts->socket_path : CONTROL_DEFAULT_PATH);
+	l->ctl_fd = -1;
+}
+
+static void loop_watchers_start(struct loop *l)
+{
+	ev_async_init(&l->rx, loop_on_rx);
+	ev_timer_init(&l->mad_timer, loop_on_mad_timer, 0.0, 0.0);
+	ev_timer_init(&l->sweep_timer, loop_on_sweep_timer, l->opts->sweep_interval,
+		      l->opts->sweep_interval);
+	ev_idle_init(&l->sweep_idle, loop_on_sweep_idle);
+	ev_idle_init(&l->rx_direct, loop_on_rx_direct);
+	/* an idle watcher runs only when nothing of its priority or higher is
+	 * pending: at the top, no busy timer can keep the answers unread */
+	ev_set_priority(&l->rx_direct, EV_MAXPRI);
+	ev_signal_init(&l->sig_term, loop_on_signal, SIGTERM);
+	ev_signal_init(&l->sig_int, loop_on_signal, SIGINT);
+	ev_signal_init(&l->sig_hup, loop_on_signal, SIGHUP);
+	ev_signal_init(&l->sig_usr1, loop_on_signal, SIGUSR1);
+	l->sig_usr1.data = l;
+	l->rx.data = l->mad_timer.data = l->sweep_timer.data = l->sweep_idle.data =
+	    l->rx_direct.data = l;
+	l->sig_term.data = l->sig_int.data = l->sig_hup.data = l;
+	ev_async_start(l->ev, &l->rx);
+}
+
+/* Signals are taken over only once the port is open, so a signal during a
+ * slow start-up still ends the process the default way. */
+static void loop_signals_start(struct loop *l)
+{
+	ev_signal_start(l->ev, &l->sig_term);
+	ev_signal_start(l->ev, &l->sig_int);
+	ev_signal_start(l->ev, &l->sig_hup);
+	ev_signal_start(l->ev, &l->sig_usr1);
+}
+
+/* The policy's node names, handed to the SM (it copies them). */
+static void loop_names(struct loop *l, const struct policy *p)
+{
+	uint64_t *g = p && p->n_node_names ? calloc(p->n_node_names, sizeof(*g)) : NULL;
+	const char **n = g ? calloc(p->n_node_names, sizeof(*n)) : NULL;
+
+	for (size_t i = 0; n && i < p->n_node_names; i++) {
+		g[i] = p->node_names[i].guid;
+		n[i] = p->node_names[i].name;
+	}
+	if (sm_set_names(l->sm, g, n, n ? p->n_node_names : 0) < 0)
+		log_warnx("NSM-E503 out of memory for node names");
+	free(g);
+	free(n);
+	if (sm_set_partitions(l->sm, p ? p->partitions : NULL, p ? p->n_partitions : 0) < 0)
+		log_warnx("NSM-E503 out of memory for partitions");
+}
+
+/* Static LIDs from the policy are reserved before guid2lid is read. */
+static void loop_static_lids(struct loop *l)
+{
+	const struct policy *p = l->opts->policy;
+
+	for (size_t i = 0; p && i < p->lids.n_statics; i++) {
+		const struct policy_static_lid *st = &p->lids.statics[i];
+
+		if (sm_reserve_lid(l->sm, st->guid, st->lid) < 0)
+			log_warnx("NSM-W602 static LID 0x%04x for port 0x%016" PRIx64
+				  " not reserved (taken or out of range)",
+				  st->lid, st->guid);
+	}
+}
+
+static int loop_open(struct loop *l)
+{
+	char err[256];
+	const struct mad_port_info *pi;
+	struct mad_xmit xmit;
+	struct sm_clock clock = {.now_ms = loop_now_ms, .wall_s = loop_wall_s};
+	struct sm_opts so = l->opts->sm;
+
+	l->port = mad_port_open(l->opts->ca, l->opts->port, l->opts->port_guid, loop_notify, l, err,
+				sizeof(err));
+	if (!l->port) {
+		log_warnx("NSM-E501 %s", err);
+		return -1;
+	}
+	pi = mad_port_info(l->port);
+	log_info("SM port %s/%d GUID 0x%016" PRIx64 "%s", pi->ca, pi->port, pi->port_guid,
+		 pi->is_sm ? " (IsSM set)" : " (issm not available: IsSM not advertised)");
+	so.port_guid = pi->port_guid;
+	mad_port_set_timeout(l->port, so.mad.timeout_ms);
+	xmit = mad_port_xmit(l->port);
+	l->sm = sm_new(&so, &xmit, &clock);
+	if (!l->sm) {
+		log_warnx("NSM-E502 out of memory");
+		return -1;
+	}
+	sm_set_sweep_done(l->sm, loop_on_sweep_done, l);
+	loop_static_lids(l);
+	loop_names(l, l->opts->policy);
+	sm_load_lids(l->sm);
+	return 0;
+}
+
+int loop_run(struct loop_opts *opts)
+{
+	struct loop l;
+
+	memset(&l, 0, sizeof(l));
+	l.opts = opts;
+	notify_open(&l.notify);
+	l.ev = ev_default_loop(EVFLAG_AUTO);
+	if (!l.ev) {
+		log_warnx("NSM-E503 cannot start the event loop");
+		return 1;
+	}
+	loop_watchers_start(&l);
+	if (loop_open(&l) < 0) {
+		mad_port_close(l.port);
+		return 1;
+	}
+	loop_signals_start(&l);
+	l.started_ms = loop_now_ms(NULL);
+	l.ctl_fd = -1;
+	if (!opts->once)
+		loop_ctl_start(&l);
+	if (!opts->once)
+		ev_timer_start(l.ev, &l.sweep_timer);
+	loop_request_sweep(&l);
+	ev_run(l.ev, 0);
+	notify_send(&l.notify, NOTIFY_STOPPING, "stopping");
+	loop_ctl_stop(&l);
+	free(l.name_v);
+	loop_print_counters(sm_mad_counters(l.sm));
+	sm_free(l.sm); /* before the port: pending SMPs complete as canceled */
+	if (l.reloaded) {
+		policy_fini(l.reloaded);
+		free(l.reloaded);
+	}
+	mad_port_close(l.port);
+	ev_loop_destroy(l.ev);
+	notify_close(&l.notify);
+	return l.exit_code;
+}
