@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "mad/smp.h"
+#include "mad/text.h"
 #include "routing/check.h"
 #include "routing/swgraph.h"
 
@@ -303,15 +304,8 @@ static int check_collect_sources(struct check *c)
 
 static int check_push_dest(struct check *c, uint32_t lid, int node, unsigned pn, int sw)
 {
-	if (c->n_dests == c->cap_dests) {
-		size_t cap = c->cap_dests ? c->cap_dests * 2 : 256;
-		struct check_dest *d = realloc(c->dests, cap * sizeof(*d));
-
-		if (!d)
-			return -ENOMEM;
-		c->dests = d;
-		c->cap_dests = cap;
-	}
+	if (TEXT_GROW(c->dests, c->cap_dests, c->n_dests + 1, 256) < 0)
+		return -ENOMEM;
 	c->dests[c->n_dests++] = (struct check_dest){lid, node, (uint8_t)pn, sw};
 	return 0;
 }

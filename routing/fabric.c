@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mad/text.h"
 #include "routing/fabric.h"
 
 #define FABRIC_MIN_NODES 16
@@ -185,17 +186,7 @@ int fabric_copy(struct fabric *dst, const struct fabric *src)
 
 static int fabric_grow_nodes(struct fabric *f)
 {
-	size_t cap = f->cap_nodes ? f->cap_nodes * 2 : FABRIC_MIN_NODES;
-	struct fabric_node *nodes;
-
-	if (f->n_nodes < f->cap_nodes)
-		return 0;
-	nodes = realloc(f->nodes, cap * sizeof(*nodes));
-	if (!nodes)
-		return -ENOMEM;
-	f->nodes = nodes;
-	f->cap_nodes = cap;
-	return 0;
+	return TEXT_GROW(f->nodes, f->cap_nodes, f->n_nodes + 1, FABRIC_MIN_NODES);
 }
 
 static struct fabric_port *fabric_new_ports(uint8_t num_ports)

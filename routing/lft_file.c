@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mad/text.h"
 #include "routing/lft_file.h"
 
 #define LFT_FILE_LINE_MAX 1024
@@ -443,45 +444,8 @@ int lft_file_parse(const char *text, size_t len, const char *name, enum lft_file
 
 /* ---- Writer ------------------------------------------------------------ */
 
-struct lft_file_buf {
-	char *text;
-	size_t len, cap;
-	int failed;
-};
-
-__attribute__((format(printf, 2, 3))) static void lft_file_printf(struct lft_file_buf *b,
-								  const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (b->failed)
-		return;
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(b->text + b->len, b->cap - b->len, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			b->failed = 1;
-			return;
-		}
-		if ((size_t)n < b->cap - b->len)
-			break;
-		size_t cap = (b->cap + (size_t)n + 1) * 2;
-		char *t = realloc(b->text, cap);
-
-		if (!t) {
-			b->failed = 1;
-			return;
-		}
-		b->text = t;
-		b->cap = cap;
-	}
-	b->len += (size_t)n;
-}
-
 /* "(Channel Adapter portguid 0x...: 'host1')", as ibroute describes a LID. */
-static void lft_file_describe(struct lft_file_buf *b, const struct fabric *f, const int *owner,
+static void lft_file_describe(struct text_buf *b, const struct fabric *f, const int *owner,
 			      unsigned lid)
 {
 	static const char *const kinds[] = {"Unknown", "Channel Adapter", "Switch", "Router"};
@@ -489,12 +453,12 @@ static void lft_file_describe(struct lft_file_buf *b, const struct fabric *f, co
 	unsigned pn;
 
 	if (owner[lid] < 0) {
-		lft_file_printf(b, "(no port has this LID in the topology)");
+		text_buf_printf(b, "(no port has this LID in the topology)");
 		return;
 	}
 	n = &f->nodes[owner[lid] / 256];
 	pn = (unsigned)owner[lid] % 256;
-	lft_file_printf(b, "(%s portguid 0x%016" PRIx64 ": '%s')",
+	text_buf_printf(b, "(%s portguid 0x%016" PRIx64 ": '%s')",
 			kinds[n->type <= 3 ? n->type : 0], n->ports[pn].guid, n->desc);
 }
 
@@ -524,37 +488,36 @@ static int *lft_file_owners(const struct fabric *f)
 	return owner;
 }
 
-static void lft_file_write_table(struct lft_file_buf *b, const struct fabric *f, const int *owner,
+static void lft_file_write_table(struct text_buf *b, const struct fabric *f, const int *owner,
 				 const struct lft *t)
 {
 	const struct fabric_node *n = &f->nodes[t->node];
 	size_t valid = 0;
 
-	lft_file_printf(b, "Unicast lids [0x0-0x%x] of switch Lid %u guid 0x%016" PRIx64 " (%s):\n",
+	text_buf_printf(b, "Unicast lids [0x0-0x%x] of switch Lid %u guid 0x%016" PRIx64 " (%s):\n",
 			t->top, n->ports[0].lid, n->guid, n->desc);
-	lft_file_printf(b, "  Lid  Out   Destination\n       Port     Info\n");
+	text_buf_printf(b, "  Lid  Out   Destination\n       Port     Info\n");
 	for (unsigned lid = 0; lid <= t->top; lid++) {
 		if (t->port[lid] == LFT_DROP)
 			continue;
-		lft_file_printf(b, "0x%04x %03u : ", lid, t->port[lid]);
+		text_buf_printf(b, "0x%04x %03u : ", lid, t->port[lid]);
 		lft_file_describe(b, f, owner, lid);
-		lft_file_printf(b, "\n");
+		text_buf_printf(b, "\n");
 		valid++;
 	}
-	lft_file_printf(b, "%zu valid lids dumped\n", valid);
+	text_buf_printf(b, "%zu valid lids dumped\n", valid);
 }
 
 int lft_file_write_dump_fts(const struct fabric *f, const struct lft_set *s, char **text,
 			    size_t *len)
 {
-	struct lft_file_buf b = {.text = malloc(4096), .cap = 4096};
+	struct text_buf b;
 	int *owner = lft_file_owners(f);
-	int rc = 0;
+	int rc = owner ? 0 : -ENOMEM;
 
+	text_buf_init(&b);
 	*text = NULL;
 	*len = 0;
-	if (!b.text || !owner)
-		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < s->n; i++) {
 		const struct lft *t = &s->tables[i];
 
@@ -564,16 +527,11 @@ int lft_file_write_dump_fts(const struct fabric *f, const struct lft_set *s, cha
 		else
 			lft_file_write_table(&b, f, owner, t);
 	}
-	if (!rc && b.failed)
-		rc = -ENOMEM;
-	if (!rc && b.len == 0)
-		b.text[0] = '\0';
 	free(owner);
 	if (rc) {
-		free(b.text);
+		text_buf_fini(&b);
 		return rc;
 	}
-	*text = b.text;
-	*len = b.len;
-	return 0;
+	*text = text_buf_take(&b, len);
+	return *text ? 0 : -ENOMEM;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mad/text.h"
 #include "routing/score.h"
 #include "routing/swgraph.h"
 
@@ -710,15 +711,8 @@ static int score_flows_append(struct score *sc, struct score_flows *fl, const st
 		size_t at = fl->start[fl->n], len = b->len[k];
 		const uint32_t *path = score_batch_path(sc, k);
 
-		if (at + len > fl->cap) {
-			size_t cap = (at + len) * 2;
-			uint32_t *links = realloc(fl->links, cap * sizeof(*links));
-
-			if (!links)
-				return -ENOMEM;
-			fl->links = links;
-			fl->cap = cap;
-		}
+		if (TEXT_GROW(fl->links, fl->cap, at + len, at + len) < 0)
+			return -ENOMEM;
 		for (size_t i = 0; i < len; i++) {
 			fl->links[at + i] = path[i];
 			score_load_add(sc, path[i]);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mad/text.h"
 #include "routing/swgraph.h"
 
 /* ---- The graph ---------------------------------------------------------- */
@@ -194,15 +195,8 @@ struct swgraph_claim {
 
 static int swgraph_push_dest(struct swgraph_dests *d, struct swgraph_dest dest)
 {
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 256;
-		struct swgraph_dest *v = realloc(d->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		d->v = v;
-		d->cap = cap;
-	}
+	if (TEXT_GROW(d->v, d->cap, d->n + 1, 256) < 0)
+		return -ENOMEM;
 	d->v[d->n++] = dest;
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "mad/smp.h"
+#include "mad/text.h"
 #include "routing/topo_file.h"
 
 #define TOPO_LINE_MAX 2048
@@ -291,15 +292,8 @@ static int topo_recs_reserve(struct topo_parser *p, size_t n)
 {
 	size_t cap = p->id_cap ? p->id_cap : 64;
 
-	if (n > p->cap_recs) {
-		size_t want = p->cap_recs ? p->cap_recs * 2 : 32;
-		struct topo_rec *recs = realloc(p->recs, want * sizeof(*recs));
-
-		if (!recs)
-			return -ENOMEM;
-		p->recs = recs;
-		p->cap_recs = want;
-	}
+	if (TEXT_GROW(p->recs, p->cap_recs, n, 32) < 0)
+		return -ENOMEM;
 	while (cap < n * 2)
 		cap *= 2;
 	if (cap == p->id_cap)
@@ -511,15 +505,8 @@ static int topo_port_range(struct topo_parser *p, int line, int node, unsigned l
 
 static int topo_push_link(struct topo_parser *p, const struct topo_link *l, const char *rid)
 {
-	if (p->n_links == p->cap_links) {
-		size_t cap = p->cap_links ? p->cap_links * 2 : 64;
-		struct topo_link *links = realloc(p->links, cap * sizeof(*links));
-
-		if (!links)
-			return -ENOMEM;
-		p->links = links;
-		p->cap_links = cap;
-	}
+	if (TEXT_GROW(p->links, p->cap_links, p->n_links + 1, 64) < 0)
+		return -ENOMEM;
 	p->links[p->n_links] = *l;
 	p->links[p->n_links].rid = strdup(rid);
 	if (!p->links[p->n_links].rid)

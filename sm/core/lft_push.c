@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mad/text.h"
 #include "routing/check.h"
 #include "sm/core/lft_push.h"
 #include "sm/core/log.h"
@@ -490,15 +491,8 @@ static int lft_push_plan(struct sm *sm, const struct lft *t, unsigned b, const u
 		st->overflow = 1;
 		return -ENOSPC;
 	}
-	if (st->n == st->cap) {
-		size_t cap = st->cap ? st->cap * 2 : 64;
-		struct lft_step_block *nb = realloc(st->b, cap * sizeof(*nb));
-
-		if (!nb)
-			return -ENOMEM;
-		st->b = nb;
-		st->cap = cap;
-	}
+	if (TEXT_GROW(st->b, st->cap, st->n + 1, 64) < 0)
+		return -ENOMEM;
 	x = &st->b[st->n++];
 	memset(x, 0, sizeof(*x));
 	x->t = t;

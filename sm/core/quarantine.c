@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mad/text.h"
 #include "sm/core/quarantine.h"
 
 void quar_init(struct quar *q)
@@ -33,15 +34,8 @@ int quar_miss(struct quar *q, unsigned sweep, uint64_t guid, uint8_t port, uint1
 	struct quar_entry *e = quar_find(q, guid, port, attr);
 
 	if (!e) {
-		if (q->n == q->cap) {
-			size_t cap = q->cap ? q->cap * 2 : 16;
-			struct quar_entry *ne = realloc(q->e, cap * sizeof(*ne));
-
-			if (!ne)
-				return -ENOMEM;
-			q->e = ne;
-			q->cap = cap;
-		}
+		if (TEXT_GROW(q->e, q->cap, q->n + 1, 16) < 0)
+			return -ENOMEM;
 		e = &q->e[q->n++];
 		memset(e, 0, sizeof(*e));
 		e->guid = guid;

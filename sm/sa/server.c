@@ -5,6 +5,7 @@
  * sa_svc.c); this file never builds a record itself.
  */
 #include "sm/sa/server.h"
+#include "mad/text.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -16,15 +17,8 @@
 
 int sa_out_add(struct sa_out *o, const uint8_t *rec)
 {
-	if (o->n == o->cap) {
-		size_t cap = o->cap ? o->cap * 2 : 16;
-		uint8_t *r = realloc(o->recs, cap * o->rec_size);
-
-		if (!r)
-			return -ENOMEM;
-		o->recs = r;
-		o->cap = cap;
-	}
+	if (text_grow((void **)&o->recs, &o->cap, o->n + 1, o->rec_size, 16) < 0)
+		return -ENOMEM;
 	memcpy(o->recs + o->n * o->rec_size, rec, o->rec_size);
 	o->n++;
 	return 0;

@@ -4,6 +4,7 @@
  * and lookups, never changes them; record layouts are mad/sa_svc.c's.
  */
 #include "sm/sa/services.h"
+#include "mad/text.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -57,22 +58,6 @@ void sa_svc_free(struct sa_svc *svc)
 	free(svc->svcs);
 	free(svc->subs);
 	free(svc);
-}
-
-/* Room for one more element in *arr (cap doubles); 0 or -ENOMEM. */
-static int sa_svc_reserve(void **arr, size_t *cap, size_t n, size_t elem)
-{
-	size_t c = *cap ? *cap * 2 : 16;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	p = realloc(*arr, c * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = c;
-	return 0;
 }
 
 static int sa_svc_gid_zero(const uint8_t gid[16])
@@ -233,8 +218,7 @@ static uint16_t sa_svc_service_set(struct sa *sa, const struct sa_req *req, stru
 	i = sa_svc_find(svc, tmpl);
 	if (i < 0) {
 		if (svc->n_svcs >= SA_SVC_MAX_SERVICES ||
-		    sa_svc_reserve((void **)&svc->svcs, &svc->cap_svcs, svc->n_svcs,
-				   sizeof(*svc->svcs)) < 0)
+		    TEXT_GROW(svc->svcs, svc->cap_svcs, svc->n_svcs + 1, 16) < 0)
 			return SA_STATUS_NO_RESOURCES;
 		i = (long)svc->n_svcs++;
 	}
@@ -350,8 +334,7 @@ static uint16_t sa_svc_subscribe(struct sa_svc *svc, const struct sa_req *req,
 
 	if (i < 0) {
 		if (svc->n_subs >= SA_SVC_MAX_SUBS ||
-		    sa_svc_reserve((void **)&svc->subs, &svc->cap_subs, svc->n_subs,
-				   sizeof(*svc->subs)) < 0)
+		    TEXT_GROW(svc->subs, svc->cap_subs, svc->n_subs + 1, 16) < 0)
 			return SA_STATUS_NO_RESOURCES;
 		i = (long)svc->n_subs;
 		svc->subs[i].enum_id = sa_svc_enum_new(svc, gid); /* before n_subs counts it */

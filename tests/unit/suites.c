@@ -3,6 +3,7 @@
 #include <stddef.h>
 
 const unit_register_fn unit_suites[] = {
+	test_text_register,
 	test_smp_register,
 	test_fabric_register,
 	test_topo_register,
