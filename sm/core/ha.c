@@ -157,7 +157,7 @@ static void ha_be_master(struct sm *sm)
 		ha_state(sm, SM_STATE_MASTER,
 			 sm->ha.n_peers ? "no better SM found" : "no other SM found");
 		/* our first sweep as master: ClientReregister, SubnetTimeOut */
-		sm->sweeps = 1;
+		sm->sweep.count = 1;
 		sm->st.number = 1;
 	}
 	if (sm->ha.takeover) {
@@ -180,7 +180,7 @@ static void ha_be_standby(struct sm *sm, const struct sm_ha_peer *peer, const ch
 	sm->ha.has_master = 1;
 	sm->ha.poll.misses = 0;
 	sm->ha.takeover = 0;
-	sm->sweeps = 0; /* the next sweep as master is a first one again */
+	sm->sweep.count = 0; /* the next sweep as master is a first one again */
 	sm->st.status = 0;
 	sm->st.sm_state = SM_STATE_STANDBY;
 	fabric_fini(&sm->next);
@@ -287,14 +287,9 @@ static void ha_count_poll(struct sm *sm);
  * sweep pending. */
 static void ha_after_poll(struct sm *sm)
 {
-	sm->running = 0;
-	sm_sa_release_all(sm);
 	if (sm->ha.state == SM_STATE_STANDBY)
 		ha_count_poll(sm);
-	if (sm->sweep_pending && !sm->running) {
-		sm->sweep_pending = 0;
-		sm_sweep_request(sm);
-	}
+	sm_activity_end(sm);
 }
 static void ha_count_poll(struct sm *sm)
 {
@@ -426,7 +421,7 @@ static void ha_on_handover(struct sm *sm, const struct smp_sm_info *from)
 		ha_acknowledge(sm);
 	sm->ha.has_master = 0;
 	sm->ha.takeover = 1;
-	sm->sweeps = 0; /* the takeover sweep is our first as master */
+	sm->sweep.count = 0; /* the takeover sweep is our first as master */
 	if (sm_sweep_request(sm) == -EBUSY)
 		log_info("takeover sweep runs after the current one");
 }

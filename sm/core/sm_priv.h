@@ -87,6 +87,54 @@ struct sm_ha {
 	uint8_t poll_state;	   /* and the state it said */
 };
 
+/* The running phase's SMPs and the paced queue (calls.c). */
+struct sm_calls {
+	size_t pending;		      /* SMPs outstanding in the current phase */
+	sm_phase_fn phase_done;	      /* runs once pending is 0 (sm_phase_wait) */
+	sm_phase_fn feed;	      /* queues more of the phase once pending <= SM_FEED_LOW */
+	struct sm_deferred *deferred; /* sm_submit_paced's FIFO: [deferred_head, n_deferred) */
+	size_t deferred_head, n_deferred, cap_deferred;
+};
+
+/* The heavy sweep (sweep.c): where the running one is, and when the next
+ * one is due. */
+struct sm_sweep {
+	unsigned phase;		/* the running phase: an index in sweep.c's table */
+	int heavy;		/* a heavy sweep is running (not a light sweep, a poll or a push) */
+	int pending;		/* one was asked for while something ran */
+	unsigned count;		/* heavy sweeps started: the running one's number */
+	uint64_t start_ms;	/* when the running sweep (heavy or light) started */
+	uint64_t mads_at_start; /* MADs sent before it */
+	unsigned incomplete_run; /* heavy sweeps in a row that left work undone */
+	int heavy_due;		 /* the last heavy sweep failed or left work: next one heavy too */
+	uint64_t retry_ms;	 /* current back-off of those retries */
+	uint64_t retry_due_ms;	 /* when the retry sweep is due (0: none) */
+	uint64_t mcast_gen;	 /* multicast membership generation last pushed */
+	int mcast_only;		 /* running is a multicast push between sweeps */
+	size_t mft_blocks_at;	 /* st.mft_blocks_sent when that push started */
+	struct progress *prog;	 /* the progress line's rate limit, made on first use */
+};
+
+/* Light sweeps and traps (light.c): what the running light sweep found,
+ * and the trap rate limit. */
+struct sm_light {
+	int running;	      /* the running activity is a light sweep */
+	int changed;	      /* it found a change: a heavy sweep follows */
+	char why[160];	      /* the first change it found */
+	uint64_t ca_touch_ms; /* when a light sweep last read every CA port (M_Key lease) */
+	int ca_touched;	      /* ... if one did */
+	struct sm_light_stats st;
+	struct sm_trap_seen traps[SM_TRAP_SLOTS]; /* recent (source LID, trap number) pairs */
+	uint64_t trap_due_ms; /* a repressed trap still wants a sweep then (0: none) */
+};
+
+/* SA requests that arrive while a sweep runs wait here, so the sweep's
+ * SMPs do not queue behind a flood of SA answers (sa_backlog.c). */
+struct sm_sa_backlog {
+	struct sm_sa_pending *q; /* ring of SM_SA_BACKLOG, allocated on first use */
+	size_t head, n;
+};
+
 struct sm {
 	struct sm_opts opts;
 	struct sm_clock clock;
@@ -97,30 +145,22 @@ struct sm {
 	struct fabric *model;	 /* the one sm_req.node indexes now: next during a
 				  * heavy sweep until it is committed, else cur */
 	struct quar quar;	 /* what kept missing, sweep after sweep */
-	unsigned incomplete_run; /* heavy sweeps in a row that left work undone */
 	struct lft_set lfts;
 	int lfts_ahead; /* lfts were routed for next, not committed to cur yet */
 	struct lft_cache cache;
 	struct lft_steps *lft_steps; /* the running push's batches and steps (lft_push.c) */
 	struct sm_states_walk states_walk;
-	int running;
-	int heavy;	       /* a heavy sweep is running (not a light sweep, a poll or a push) */
-	struct progress *prog; /* the progress line's rate limit (sm.c), made on first use */
-	int sweep_pending;     /* requested while running */
-	size_t pending;	       /* SMPs outstanding in the current phase */
-	sm_phase_fn phase_done;
-	sm_phase_fn feed;	      /* queues more of the phase once pending <= SM_FEED_LOW */
-	struct sm_deferred *deferred; /* sm_submit_paced's FIFO: [deferred_head, n_deferred) */
-	size_t deferred_head, n_deferred, cap_deferred;
+	int running;	       /* a heavy or light sweep, a poll or a multicast push runs */
+	struct sm_calls calls; /* the running phase's SMPs (calls.c) */
+	struct sm_sweep sweep; /* the heavy sweep and the next one (sweep.c) */
+	struct sm_light light; /* light sweeps and traps (light.c) */
+	struct sm_sa_backlog sa_backlog; /* SA requests held while a sweep runs (sa_backlog.c) */
 	size_t ports_next;	   /* configure_ports' cursor (node index) */
 	sm_phase_fn ports_then;	   /* set while that walk queues */
 	sm_phase_fn discover_then; /* what runs after discovery (discover.c) */
 	uint16_t my_lid;
 	uint16_t max_lid;
 	uint32_t act_count;
-	unsigned sweeps;
-	uint64_t sweep_start_ms;
-	uint64_t mads_at_start;
 	struct sm_sweep_stats st;
 	char engines[256]; /* owned copy of the engine list (opts.engine points here) */
 	uint64_t *roots;   /* owned copy of the roots (opts.roots points here) */
@@ -144,29 +184,9 @@ struct sm {
 	struct pkey_cache *pk_push; /* the cache a running P_Key push walks (borrowed) */
 	struct mft_cache *mftc;	    /* MFT blocks the switches hold (mft_push.c) */
 	struct mft_set mft_want;    /* the tables being pushed (borrowed by the push) */
-	uint64_t mcast_gen;	    /* multicast membership generation last pushed */
-	int mcast_only;		    /* running is a multicast push between sweeps */
-	/* SA requests that arrive while a sweep runs wait here, so the sweep's
-	 * SMPs do not queue behind a flood of SA answers (sm.c) */
-	struct sm_sa_pending *sa_q; /* ring of SM_SA_BACKLOG, allocated on first use */
-	size_t sa_q_head, sa_q_n;
-	/* light sweep (sm.c): running with light set; what it found */
-	int heavy_due;	       /* the last heavy sweep failed or left work: next one heavy too */
-	uint64_t retry_ms;     /* current back-off of those retries */
-	uint64_t retry_due_ms; /* when the retry sweep is due (0: none) */
-	int light;
-	int light_changed;
-	uint64_t ca_touch_ms; /* when a light sweep last read every CA port (M_Key lease) */
-	int ca_touched;	      /* ... if one did */
-	char light_why[160];
-	struct sm_light_stats light_st;
-	/* trap rate limit (sm.c): recent (source LID, trap number) pairs */
-	struct sm_trap_seen traps[SM_TRAP_SLOTS];
-	uint64_t trap_due_ms;	 /* a repressed trap still wants a sweep then (0: none) */
 	uint64_t rejected_ms;	 /* when a thrown-away MAD was last logged */
 	uint64_t rejected_quiet; /* thrown away since then */
 	int rejected_said;	 /* one was logged (rejected_ms is set) */
-	size_t mft_blocks_at;	 /* st.mft_blocks_sent when that push started */
 	/* M_Key trouble, each port logged once (configure.c) */
 	struct sm_guid_set mkey_foreign;   /* ports holding an M_Key that is not ours */
 	struct sm_guid_set mkey_unkept;	   /* ports that answer a Set but keep no M_Key */
@@ -228,13 +248,20 @@ struct sm_deferred {
 };
 
 uint64_t sm_now(const struct sm *sm);
-/* Submit one SMP of the current phase (directed route along req's path);
+
+/* calls.c: the SMPs of the running phase.
+ *
+ * Submit one SMP of the current phase (directed route along req's path);
  * counts it pending; done runs with the sm_req, which it must not free,
- * except when the queue is freed (-ECANCELED): then done is not called. */
+ * except when the queue is freed (-ECANCELED): then done is not called.
+ * done runs from sm_recv or sm_tick, when the answer arrives or the last
+ * retry timed out, never from sm_submit itself. */
 int sm_submit(struct sm *sm, const struct sm_req *req, uint8_t method, uint16_t attr, uint32_t mod,
 	      const uint8_t *data,
 	      void (*done)(struct sm_req *r, int status, const struct smp *resp));
-/* Run next_phase once every SMP of the current phase has completed. */
+/* Run next_phase once every SMP of the current phase has completed: at
+ * once (from this call) when none is pending, else from the done hook of
+ * the last one to complete. */
 void sm_phase_wait(struct sm *sm, sm_phase_fn next_phase);
 /* A phase with many SMPs queues them SM_FEED_BATCH at a time: fill while
  * pending < SM_FEED_BATCH, then sm_phase_feed(more), which runs more once
@@ -259,12 +286,36 @@ int sm_feed_walk(struct sm *sm, size_t *next, size_t n, void (*one)(struct sm *s
  * -ENOMEM (the Get is dropped). */
 int sm_submit_paced(struct sm *sm, const struct sm_req *req, uint16_t attr, uint32_t mod,
 		    void (*done)(struct sm_req *r, int status, const struct smp *resp));
+/* Forget the continuations and free the paced FIFO (sm_free, before the
+ * queue completes what is pending with -ECANCELED). */
+void sm_calls_fini(struct sm *sm);
+
+/* sweep.c: the heavy sweep (its phases are a table there).
+ *
+ * Fail the running sweep (NSM-E100 with why): the last good state stays,
+ * and the sweep ends as sm_sweep_end says. */
 void sm_sweep_fail(struct sm *sm, int status, const char *why);
-/* End the running sweep: figures to the done hook, held SA requests out,
- * a pending sweep started. */
+/* End the running sweep: figures to the done hook (called from here),
+ * then sm_activity_end. */
 void sm_sweep_end(struct sm *sm);
-/* Answer (or, when not master, drop) every SA request held back. */
-void sm_sa_release_all(struct sm *sm);
+/* Whatever ran (a heavy or light sweep, a poll, a multicast push) is
+ * over: running cleared, held SA requests answered, and a sweep asked for
+ * meanwhile started, from this call. */
+void sm_activity_end(struct sm *sm);
+/* A join or leave between sweeps changed the groups: push the MFTs now
+ * (nothing while something runs: a sweep pushes them at its end). */
+void sweep_mcast_check(struct sm *sm);
+
+/* sa_backlog.c: an SA MAD is answered at once, or held while something
+ * runs; release answers up to max held ones (all when 0), oldest first,
+ * and stops early when an answer started a multicast push. */
+void sa_backlog_recv(struct sm *sm, const struct mad_addr *from, const uint8_t *mad, size_t len);
+void sa_backlog_release(struct sm *sm, size_t max);
+void sa_backlog_fini(struct sm *sm);
+
+/* light.c: a trap (its repression sent, a sweep asked for unless it is a
+ * repeat within SM_TRAP_QUIET_MS). */
+void sm_light_on_trap(struct sm *sm, const struct mad_addr *from, const struct smp *req);
 /* Our SMInfo as we answer it (sm_key as given). */
 void sm_sminfo_fill(struct sm *sm, uint64_t sm_key, struct smp_sm_info *out);
 /* Answer an SMInfo request (Get or Set) with our SMInfo, SM_Key sm_key. */

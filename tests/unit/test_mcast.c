@@ -993,7 +993,7 @@ static void test_mft_push(void)
 	CU_ASSERT_EQUAL_FATAL(mcast_mft_compute(r.sa, &want), 0);
 	done = mc_push_done;
 	mft_push_start(g.sm, sm_fabric(g.sm), &want, c, mc_push_then);
-	CU_ASSERT_EQUAL(g.sm->pending, 3);
+	CU_ASSERT_EQUAL(g.sm->calls.pending, 3);
 	rig_fini(&g);
 	CU_ASSERT_EQUAL(mc_push_done, done);
 	mft_set_fini(&want);

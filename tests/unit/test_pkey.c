@@ -362,7 +362,7 @@ static void pkey_run(struct rig *r, const struct pkey_plan *pp, struct pkey_cach
 		sm_tick(r->sm);
 	}
 	CU_ASSERT_EQUAL(pkey_then_runs, before + 1);
-	CU_ASSERT_EQUAL(r->sm->pending, 0);
+	CU_ASSERT_EQUAL(r->sm->calls.pending, 0);
 }
 
 static int pkey_plan_for(struct rig *r, struct policy *pol, struct pkey_plan *pp)
@@ -591,9 +591,9 @@ static void test_push_cancelled_by_sm_free(void)
 	pkey_plan_init(&pp);
 	CU_ASSERT_EQUAL_FATAL(pkey_plan_for(&r, &pol, &pp), 0);
 	pkey_push_start(r.sm, &pp, c, pkey_then);
-	CU_ASSERT_EQUAL(r.sm->pending, pp.n); /* one Get a port */
+	CU_ASSERT_EQUAL(r.sm->calls.pending, pp.n); /* one Get a port */
 	fake_fabric_deliver(r.ff, r.sm->q, r.now);
-	CU_ASSERT_EQUAL(r.sm->pending, 5); /* the Sets */
+	CU_ASSERT_EQUAL(r.sm->calls.pending, 5); /* the Sets */
 	rig_fini(&r);
 	CU_ASSERT_EQUAL(pkey_then_runs, before);
 	pkey_plan_fini(&pp);

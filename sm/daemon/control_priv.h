@@ -1,0 +1,68 @@
+/*
+ * sm/daemon/control_priv.h - what the control socket's three files share:
+ * a request split into words, the reply being built, and the command
+ * table.  control.c parses and answers, control_cmds.c holds the
+ * commands, control_socket.c the socket and its bounded reads and writes.
+ * Not for use outside sm/daemon/control*.c.
+ */
+#ifndef NANOSM_SM_DAEMON_CONTROL_PRIV_H
+#define NANOSM_SM_DAEMON_CONTROL_PRIV_H
+
+#include <stddef.h>
+
+#include "routing/verify.h"
+#include "sm/daemon/control.h"
+#include "sm/daemon/control_proto.h"
+
+/* The reply being built: a first-line message (error only) and a body,
+ * either printed into body or, for whole texts a producer malloc'ed, owned
+ * in text (no copy). */
+struct control_reply {
+	int failed;
+	char msg[512];
+	struct verify_buf body;
+	char *text;
+	size_t text_len;
+};
+
+/* One request: its line split into words; arg the words after the command
+ * (options where the client put them, a body's length word dropped),
+ * NULL-terminated; the body a BODY command carries (borrowed). */
+struct control_request {
+	char buf[CONTROL_REQUEST_MAX];
+	char *word[CONTROL_MAX_WORDS];
+	int n;
+	char *arg[CONTROL_MAX_WORDS];
+	const char *body;
+	size_t body_len;
+};
+
+/* The handler of a command of sm/daemon/control_proto.c's table. */
+struct control_cmd {
+	const char *name;
+	void (*run)(const struct control_ops *ops, const struct control_request *q,
+		    struct control_reply *r);
+};
+
+/* Fail the reply with a one-line message (the first failure wins). */
+void control_fail(struct control_reply *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Take over a malloc'ed text as the body. */
+void control_take_text(struct control_reply *r, char *text, size_t len);
+void control_reply_fini(struct control_reply *r);
+
+/* control_cmds.c: the handler of a command, or NULL. */
+const struct control_cmd *control_cmd_find(const char *name);
+
+/* control.c: answer the line (len bytes, no newline) and the have bytes of
+ * body that came after it into r (control_reply_fini after); the reply's
+ * first line ("ok\n" or "error <msg>\n") and its body (borrowed from r). */
+void control_run(const struct control_ops *ops, const char *line, size_t len, const char *body,
+		 size_t have, struct control_reply *r);
+void control_first_line(struct control_reply *r, char *line, size_t size);
+void control_body(const struct control_reply *r, const char **body, size_t *len);
+/* The body length a request line announces; 0 when none (or the line is
+ * one the parser refuses). */
+size_t control_announced_body(const char *line, size_t len);
+
+#endif
