@@ -1,6 +1,9 @@
 /*
- * sm/core/sm_priv.h - state shared by the SM core's files (sm.c, discover.c,
- * configure.c, lft_push.c).  Not for use outside sm/.
+ * sm/core/sm_priv.h - struct sm and what the SM core's files share: the
+ * one private header of sm/core/, included by its .c files and by the
+ * white-box unit tests only.  Each file owns the part of struct sm its
+ * comment names (a sub-struct where it has one: calls, sweep, light,
+ * sa_backlog, ha).
  */
 #ifndef NANOSM_SM_CORE_SM_PRIV_H
 #define NANOSM_SM_CORE_SM_PRIV_H
