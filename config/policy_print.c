@@ -5,132 +5,110 @@
  * buffer; never parses.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config/policy.h"
-
-/* A snprintf-style sink: counts what it would write past the end. */
-struct policy_out {
-	char *buf;
-	size_t len, off;
-};
-
-static void policy_out(struct policy_out *o, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void policy_out(struct policy_out *o, const char *fmt, ...)
-{
-	size_t room = o->off < o->len ? o->len - o->off : 0;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(room ? o->buf + o->off : NULL, room, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		o->off += (size_t)n;
-}
+#include "mad/text.h"
 
 /* s as a YAML double-quoted string.  Besides '"' and '\\', what YAML would
  * not read back as itself is escaped: C0 controls and DEL, C1 controls
  * (U+0080..U+009F, NEL among them) and the line breaks U+2028/U+2029. */
 static void policy_print_string(char *buf, size_t len, const char *s)
 {
-	struct policy_out o = {buf, len, 0};
+	struct text_sink o = {buf, len, 0};
 
-	policy_out(&o, "\"");
+	text_sinkf(&o, "\"");
 	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
 		if (*c == '"' || *c == '\\') {
-			policy_out(&o, "\\%c", *c);
+			text_sinkf(&o, "\\%c", *c);
 		} else if (*c < 0x20 || *c == 0x7f) {
-			policy_out(&o, "\\x%02x", *c);
+			text_sinkf(&o, "\\x%02x", *c);
 		} else if (c[0] == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f) {
-			policy_out(&o, "\\x%02x", c[1]);
+			text_sinkf(&o, "\\x%02x", c[1]);
 			c++;
 		} else if (c[0] == 0xe2 && c[1] == 0x80 && (c[2] == 0xa8 || c[2] == 0xa9)) {
-			policy_out(&o, "\\%c", c[2] == 0xa8 ? 'L' : 'P');
+			text_sinkf(&o, "\\%c", c[2] == 0xa8 ? 'L' : 'P');
 			c += 2;
 		} else {
-			policy_out(&o, "%c", *c);
+			text_sinkf(&o, "%c", *c);
 		}
 	}
-	policy_out(&o, "\"");
+	text_sinkf(&o, "\"");
 }
 
 /* ---- canonical YAML ---- */
 
-static void policy_print_sm(struct policy_out *o, const struct policy_sm *sm)
+static void policy_print_sm(struct text_sink *o, const struct policy_sm *sm)
 {
 	char s[4 * POLICY_PATH_MAX + 8];
 
-	policy_out(o, "sm:\n");
+	text_sinkf(o, "sm:\n");
 	if (sm->guid)
-		policy_out(o, "  guid: 0x%016" PRIx64 "\n", sm->guid);
+		text_sinkf(o, "  guid: 0x%016" PRIx64 "\n", sm->guid);
 	if (sm->ca[0]) {
 		policy_print_string(s, sizeof(s), sm->ca);
-		policy_out(o, "  ca: %s\n", s);
+		text_sinkf(o, "  ca: %s\n", s);
 	}
 	if (sm->port)
-		policy_out(o, "  port: %u\n", sm->port);
-	policy_out(o, "  priority: %u\n  sweep_interval: %u\n  window: %u\n", sm->priority,
+		text_sinkf(o, "  port: %u\n", sm->port);
+	text_sinkf(o, "  priority: %u\n  sweep_interval: %u\n  window: %u\n", sm->priority,
 		   sm->sweep_interval, sm->window);
-	policy_out(o, "  mad_timeout_ms: %u\n  mad_retries: %u\n", sm->mad_timeout_ms,
+	text_sinkf(o, "  mad_timeout_ms: %u\n  mad_retries: %u\n", sm->mad_timeout_ms,
 		   sm->mad_retries);
 	policy_print_string(s, sizeof(s), sm->guid2lid);
-	policy_out(o, "  guid2lid: %s\n", s);
+	text_sinkf(o, "  guid2lid: %s\n", s);
 	if (sm->topology[0]) {
 		policy_print_string(s, sizeof(s), sm->topology);
-		policy_out(o, "  topology: %s\n", s);
+		text_sinkf(o, "  topology: %s\n", s);
 	}
-	policy_out(o, "  log_level: %s\n", policy_log_level_name(sm->log_level));
-	policy_out(o, "  m_key: 0x%016" PRIx64 "\n  m_key_protect: %u\n  m_key_lease: %u\n", sm->m_key,
-		   sm->m_key_protect, sm->m_key_lease);
-	policy_out(o, "  sm_key: 0x%016" PRIx64 "\n", sm->sm_key);
+	text_sinkf(o, "  log_level: %s\n", policy_log_level_name(sm->log_level));
+	text_sinkf(o, "  m_key: 0x%016" PRIx64 "\n  m_key_protect: %u\n  m_key_lease: %u\n",
+		   sm->m_key, sm->m_key_protect, sm->m_key_lease);
+	text_sinkf(o, "  sm_key: 0x%016" PRIx64 "\n", sm->sm_key);
 }
 
 static void policy_print_engines(char *buf, size_t len, const struct policy_routing *r)
 {
-	struct policy_out o = {buf, len, 0};
+	struct text_sink o = {buf, len, 0};
 
-	policy_out(&o, "[");
+	text_sinkf(&o, "[");
 	for (size_t i = 0; i < r->n_engine; i++)
-		policy_out(&o, "%s%s", i ? ", " : "", r->engine[i]->name);
-	policy_out(&o, "]");
+		text_sinkf(&o, "%s%s", i ? ", " : "", r->engine[i]->name);
+	text_sinkf(&o, "]");
 }
 
-static void policy_print_routing(struct policy_out *o, const struct policy_routing *r)
+static void policy_print_routing(struct text_sink *o, const struct policy_routing *r)
 {
 	char engines[POLICY_MAX_ENGINES * 32];
 
 	policy_print_engines(engines, sizeof(engines), r);
-	policy_out(o, "routing:\n  engine: %s\n  roots:%s\n", engines, r->n_roots ? "" : " []");
+	text_sinkf(o, "routing:\n  engine: %s\n  roots:%s\n", engines, r->n_roots ? "" : " []");
 	for (size_t i = 0; i < r->n_roots; i++)
-		policy_out(o, "    - 0x%016" PRIx64 "\n", r->roots[i]);
-	policy_out(o, "  options:\n");
+		text_sinkf(o, "    - 0x%016" PRIx64 "\n", r->roots[i]);
+	text_sinkf(o, "  options:\n");
 	for (const struct route_engine *const *e = route_engines(); *e; e++)
-		policy_out(o, "    %s: {}\n", (*e)->name);
+		text_sinkf(o, "    %s: {}\n", (*e)->name);
 }
 
-static void policy_print_lids(struct policy_out *o, const struct policy_lids *l)
+static void policy_print_lids(struct text_sink *o, const struct policy_lids *l)
 {
-	policy_out(o, "lids:\n  lmc: %u\n  reclaim_age: %u\n  static:%s\n", l->lmc, l->reclaim_age,
+	text_sinkf(o, "lids:\n  lmc: %u\n  reclaim_age: %u\n  static:%s\n", l->lmc, l->reclaim_age,
 		   l->n_statics ? "" : " []");
 	for (size_t i = 0; i < l->n_statics; i++)
-		policy_out(o, "    - {guid: 0x%016" PRIx64 ", lid: 0x%04x}\n", l->statics[i].guid,
+		text_sinkf(o, "    - {guid: 0x%016" PRIx64 ", lid: 0x%04x}\n", l->statics[i].guid,
 			   l->statics[i].lid);
 }
 
-static void policy_print_node_names(struct policy_out *o, const struct policy *p)
+static void policy_print_node_names(struct text_sink *o, const struct policy *p)
 {
 	char s[4 * POLICY_NAME_MAX + 8];
 
-	policy_out(o, "node_names:%s\n", p->n_node_names ? "" : " {}");
+	text_sinkf(o, "node_names:%s\n", p->n_node_names ? "" : " {}");
 	for (size_t i = 0; i < p->n_node_names; i++) {
 		policy_print_string(s, sizeof(s), p->node_names[i].name);
-		policy_out(o, "  0x%016" PRIx64 ": %s\n", p->node_names[i].guid, s);
+		text_sinkf(o, "  0x%016" PRIx64 ": %s\n", p->node_names[i].guid, s);
 	}
 }
 
@@ -152,24 +130,24 @@ static void policy_print_member_who(char *buf, size_t len, const struct policy_m
 	}
 }
 
-static void policy_print_partition(struct policy_out *o, const struct policy_partition *part)
+static void policy_print_partition(struct text_sink *o, const struct policy_partition *part)
 {
 	char s[4 * POLICY_NAME_MAX + 8], who[4 * POLICY_NAME_MAX + 32];
 
 	policy_print_string(s, sizeof(s), part->name);
-	policy_out(o, "  - name: %s\n    pkey: 0x%04x\n    ipoib: %s\n    mtu: %u\n    rate: %u\n",
+	text_sinkf(o, "  - name: %s\n    pkey: 0x%04x\n    ipoib: %s\n    mtu: %u\n    rate: %u\n",
 		   s, part->pkey, part->ipoib ? "true" : "false", part->mtu, part->rate);
-	policy_out(o, "    members:%s\n", part->n_members ? "" : " []");
+	text_sinkf(o, "    members:%s\n", part->n_members ? "" : " []");
 	for (size_t i = 0; i < part->n_members; i++) {
 		policy_print_member_who(who, sizeof(who), &part->members[i]);
-		policy_out(o, "      - {%s, membership: %s}\n", who,
+		text_sinkf(o, "      - {%s, membership: %s}\n", who,
 			   policy_membership_name(part->members[i].membership));
 	}
 }
 
 size_t policy_print(const struct policy *p, char *buf, size_t len)
 {
-	struct policy_out o = {buf, buf ? len : 0, 0};
+	struct text_sink o = {buf, buf ? len : 0, 0};
 
 	if (o.len)
 		buf[0] = '\0';
@@ -177,7 +155,7 @@ size_t policy_print(const struct policy *p, char *buf, size_t len)
 	policy_print_routing(&o, &p->routing);
 	policy_print_lids(&o, &p->lids);
 	policy_print_node_names(&o, p);
-	policy_out(&o, "partitions:%s\n", p->n_partitions ? "" : " []");
+	text_sinkf(&o, "partitions:%s\n", p->n_partitions ? "" : " []");
 	for (size_t i = 0; i < p->n_partitions; i++)
 		policy_print_partition(&o, &p->partitions[i]);
 	return o.off;
@@ -186,49 +164,49 @@ size_t policy_print(const struct policy *p, char *buf, size_t len)
 /* ---- differences ---- */
 
 /* One line "what: old -> new" when the rendered values differ. */
-static void policy_diff_value(struct policy_out *o, const char *what, const char *a, const char *b)
+static void policy_diff_value(struct text_sink *o, const char *what, const char *a, const char *b)
 {
 	if (strcmp(a, b))
-		policy_out(o, "%s: %s -> %s\n", what, a, b);
+		text_sinkf(o, "%s: %s -> %s\n", what, a, b);
 }
 
-static void policy_diff_uint(struct policy_out *o, const char *what, unsigned a, unsigned b)
+static void policy_diff_uint(struct text_sink *o, const char *what, unsigned a, unsigned b)
 {
 	if (a != b)
-		policy_out(o, "%s: %u -> %u\n", what, a, b);
+		text_sinkf(o, "%s: %u -> %u\n", what, a, b);
 }
 
 /* A key is a secret: the diff says whether it is set, never its value. */
-static void policy_diff_secret(struct policy_out *o, const char *what, uint64_t a, uint64_t b)
+static void policy_diff_secret(struct text_sink *o, const char *what, uint64_t a, uint64_t b)
 {
 	if (a == b)
 		return;
 	if (a && b)
-		policy_out(o, "%s: changed (values not shown)\n", what);
+		text_sinkf(o, "%s: changed (values not shown)\n", what);
 	else
-		policy_out(o, "%s: %s -> %s (value not shown)\n", what, a ? "set" : "none",
+		text_sinkf(o, "%s: %s -> %s (value not shown)\n", what, a ? "set" : "none",
 			   b ? "set" : "none");
 }
 
 /* The SM port choice as one value: "guid 0x...", "ca \"x\" port 1", "first InfiniBand port". */
 static void policy_diff_sm_port(char *buf, size_t len, const struct policy_sm *sm)
 {
-	struct policy_out o = {buf, len, 0};
+	struct text_sink o = {buf, len, 0};
 	char s[4 * POLICY_NAME_MAX + 8];
 
 	if (sm->guid)
-		policy_out(&o, "guid 0x%016" PRIx64, sm->guid);
+		text_sinkf(&o, "guid 0x%016" PRIx64, sm->guid);
 	if (sm->ca[0]) {
 		policy_print_string(s, sizeof(s), sm->ca);
-		policy_out(&o, "ca %s", s);
+		text_sinkf(&o, "ca %s", s);
 	}
 	if (sm->port)
-		policy_out(&o, "%sport %u", sm->ca[0] ? " " : "", sm->port);
+		text_sinkf(&o, "%sport %u", sm->ca[0] ? " " : "", sm->port);
 	if (!o.off)
-		policy_out(&o, "first InfiniBand port");
+		text_sinkf(&o, "first InfiniBand port");
 }
 
-static void policy_diff_sm(struct policy_out *o, const struct policy_sm *a,
+static void policy_diff_sm(struct text_sink *o, const struct policy_sm *a,
 			   const struct policy_sm *b)
 {
 	char x[4 * POLICY_PATH_MAX + 8], y[4 * POLICY_PATH_MAX + 8];
@@ -263,7 +241,7 @@ struct policy_keyed {
 	void (*key)(const void *item, char *buf, size_t len);
 	void (*value)(const void *item, char *buf, size_t len);
 	/* optional, for items in both: differences inside (partition members) */
-	void (*inside)(struct policy_out *o, const void *a, const void *b);
+	void (*inside)(struct text_sink *o, const void *a, const void *b);
 };
 
 #define POLICY_KEYED_MAX (4 * POLICY_NAME_MAX + 32) /* a member's quoted name and port */
@@ -293,16 +271,16 @@ static struct policy_keyed_item *policy_keyed_sort(const struct policy_keyed *k,
 	return items;
 }
 
-static void policy_keyed_one(struct policy_out *o, const struct policy_keyed *k, char sign,
+static void policy_keyed_one(struct text_sink *o, const struct policy_keyed *k, char sign,
 			     const struct policy_keyed_item *it)
 {
 	char v[4 * POLICY_PATH_MAX];
 
 	k->value(it->item, v, sizeof(v));
-	policy_out(o, "%s: %c %s%s%s\n", k->what, sign, it->key, v[0] ? " " : "", v);
+	text_sinkf(o, "%s: %c %s%s%s\n", k->what, sign, it->key, v[0] ? " " : "", v);
 }
 
-static void policy_keyed_both(struct policy_out *o, const struct policy_keyed *k,
+static void policy_keyed_both(struct text_sink *o, const struct policy_keyed *k,
 			      const struct policy_keyed_item *x, const struct policy_keyed_item *y)
 {
 	char a[4 * POLICY_PATH_MAX], b[4 * POLICY_PATH_MAX];
@@ -310,7 +288,7 @@ static void policy_keyed_both(struct policy_out *o, const struct policy_keyed *k
 	k->value(x->item, a, sizeof(a));
 	k->value(y->item, b, sizeof(b));
 	if (strcmp(a, b))
-		policy_out(o, "%s: ~ %s %s -> %s\n", k->what, x->key, a, b);
+		text_sinkf(o, "%s: ~ %s %s -> %s\n", k->what, x->key, a, b);
 	if (k->inside)
 		k->inside(o, x->item, y->item);
 }
@@ -331,7 +309,7 @@ static int policy_keyed_reordered(const struct policy_keyed *k, const void *a, c
 	return 0;
 }
 
-static void policy_diff_keyed(struct policy_out *o, const struct policy_keyed *k, const void *a,
+static void policy_diff_keyed(struct text_sink *o, const struct policy_keyed *k, const void *a,
 			      size_t na, const void *b, size_t nb)
 {
 	struct policy_keyed_item *x = policy_keyed_sort(k, a, na);
@@ -339,7 +317,7 @@ static void policy_diff_keyed(struct policy_out *o, const struct policy_keyed *k
 	size_t i = 0, j = 0, before = o->off;
 
 	if (!x || !y) {
-		policy_out(o, "%s: (out of memory)\n", k->what);
+		text_sinkf(o, "%s: (out of memory)\n", k->what);
 		na = nb = 0;
 	}
 	while (i < na || j < nb) {
@@ -355,7 +333,7 @@ static void policy_diff_keyed(struct policy_out *o, const struct policy_keyed *k
 	free(x);
 	free(y);
 	if (o->off == before && na == nb && policy_keyed_reordered(k, a, b, na))
-		policy_out(o, "%s: reordered\n", k->what);
+		text_sinkf(o, "%s: reordered\n", k->what);
 }
 
 /* Items whose first member is a uint64_t GUID (a root, a static LID, a
@@ -420,7 +398,7 @@ static void policy_value_partition(const void *item, char *buf, size_t len)
 		 part->mtu, part->rate);
 }
 
-static void policy_diff_members(struct policy_out *o, const void *a, const void *b)
+static void policy_diff_members(struct text_sink *o, const void *a, const void *b)
 {
 	const struct policy_partition *x = a, *y = b;
 	char what[32];
@@ -431,7 +409,7 @@ static void policy_diff_members(struct policy_out *o, const void *a, const void 
 	policy_diff_keyed(o, &k, x->members, x->n_members, y->members, y->n_members);
 }
 
-static void policy_diff_routing(struct policy_out *o, const struct policy_routing *a,
+static void policy_diff_routing(struct text_sink *o, const struct policy_routing *a,
 				const struct policy_routing *b)
 {
 	static const struct policy_keyed roots = {"routing.roots", sizeof(uint64_t),
@@ -453,7 +431,7 @@ size_t policy_diff(const struct policy *a, const struct policy *b, char *buf, si
 	static const struct policy_keyed parts = {"partitions", sizeof(struct policy_partition),
 						  policy_key_partition, policy_value_partition,
 						  policy_diff_members};
-	struct policy_out o = {buf, buf ? len : 0, 0};
+	struct text_sink o = {buf, buf ? len : 0, 0};
 
 	if (o.len)
 		buf[0] = '\0';
@@ -472,16 +450,16 @@ size_t policy_diff(const struct policy *a, const struct policy *b, char *buf, si
 
 /* ---- what a reload of b over a says beyond the diff ---- */
 
-static void policy_restart_one(struct policy_out *o, int differs, const char *what)
+static void policy_restart_one(struct text_sink *o, int differs, const char *what)
 {
 	if (differs)
-		policy_out(o, "%s%s", o->off ? ", " : "", what);
+		text_sinkf(o, "%s%s", o->off ? ", " : "", what);
 }
 
 size_t policy_restart_fields(const struct policy *a, const struct policy *b, char *buf, size_t len)
 {
 	const struct policy_sm *x = &a->sm, *y = &b->sm;
-	struct policy_out o = {buf, buf ? len : 0, 0};
+	struct text_sink o = {buf, buf ? len : 0, 0};
 
 	if (o.len)
 		buf[0] = '\0';
@@ -500,15 +478,15 @@ size_t policy_restart_fields(const struct policy *a, const struct policy *b, cha
 	return o.off;
 }
 
-static void policy_dropped_one(struct policy_out *o, size_t had, size_t has, const char *what)
+static void policy_dropped_one(struct text_sink *o, size_t had, size_t has, const char *what)
 {
 	if (had && !has)
-		policy_out(o, "%s%zu %s", o->off ? ", " : "drops all ", had, what);
+		text_sinkf(o, "%s%zu %s", o->off ? ", " : "drops all ", had, what);
 }
 
 size_t policy_dropped(const struct policy *a, const struct policy *b, char *buf, size_t len)
 {
-	struct policy_out o = {buf, buf ? len : 0, 0};
+	struct text_sink o = {buf, buf ? len : 0, 0};
 
 	if (o.len)
 		buf[0] = '\0';

@@ -423,59 +423,6 @@ void verify_judge(const struct verify_index *ix, struct verify_result *r)
 	r->ok = r->walk_ok && r->matches;
 }
 
-/* ---- Reports: buffer ------------------------------------------------------- */
-
-void verify_buf_init(struct verify_buf *b)
-{
-	b->s = NULL;
-	b->len = 0;
-	b->cap = 0;
-	b->failed = 0;
-}
-
-void verify_buf_fini(struct verify_buf *b)
-{
-	free(b->s);
-	verify_buf_init(b);
-}
-
-static int verify_buf_reserve(struct verify_buf *b, size_t more)
-{
-	size_t cap = b->cap ? b->cap : 1024;
-	char *grown;
-
-	if (b->len + more + 1 <= b->cap)
-		return 0;
-	while (cap < b->len + more + 1)
-		cap *= 2;
-	grown = realloc(b->s, cap);
-	if (!grown) {
-		b->failed = 1;
-		return -ENOMEM;
-	}
-	b->s = grown;
-	b->cap = cap;
-	return 0;
-}
-
-void verify_buf_printf(struct verify_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (b->failed)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || verify_buf_reserve(b, (size_t)n) < 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
-
 /* ---- Reports: names ------------------------------------------------------- */
 
 static const char *verify_type_name(const struct fabric_node *n)
@@ -500,50 +447,50 @@ static const struct fabric_port *verify_lid_port(const struct fabric *f, int nod
 }
 
 /* "lid 4-4" as ibtracert prints a port's LID range. */
-static void verify_put_lid_range(struct verify_buf *b, const struct fabric_port *p)
+static void verify_put_lid_range(struct text_buf *b, const struct fabric_port *p)
 {
-	verify_buf_printf(b, "lid %u-%u", p->lid, p->lid + (1u << (p->lmc & 7)) - 1);
+	text_buf_printf(b, "lid %u-%u", p->lid, p->lid + (1u << (p->lmc & 7)) - 1);
 }
 
 /* switch "sw1" {0x..} lid 4   /   ca "host1" {0x..} port 1 lid 1 */
-static void verify_put_node(struct verify_buf *b, const struct fabric *f, int node, uint8_t port)
+static void verify_put_node(struct text_buf *b, const struct fabric *f, int node, uint8_t port)
 {
 	const struct fabric_node *n = &f->nodes[node];
 
-	verify_buf_printf(b, "%s \"%s\" {0x%016" PRIx64 "}", verify_type_name(n), n->desc, n->guid);
+	text_buf_printf(b, "%s \"%s\" {0x%016" PRIx64 "}", verify_type_name(n), n->desc, n->guid);
 	if (!fabric_is_switch(n))
-		verify_buf_printf(b, " port %u", port);
-	verify_buf_printf(b, " lid %u", verify_lid_port(f, node, port)->lid);
+		text_buf_printf(b, " port %u", port);
+	text_buf_printf(b, " lid %u", verify_lid_port(f, node, port)->lid);
 }
 
 /* ---- Reports: ibtracert-style trace --------------------------------------- */
 
-static void verify_trace_end(struct verify_buf *b, const struct fabric *f, const char *prompt,
+static void verify_trace_end(struct text_buf *b, const struct fabric *f, const char *prompt,
 			     int node, uint8_t port, const char *indent)
 {
 	const struct fabric_node *n = &f->nodes[node];
 	uint8_t shown = fabric_is_switch(n) ? 0 : port;
 
-	verify_buf_printf(b, "%s%s %s {0x%016" PRIx64 "} portnum %u ", indent, prompt,
-			  verify_type_name(n), n->guid, shown);
+	text_buf_printf(b, "%s%s %s {0x%016" PRIx64 "} portnum %u ", indent, prompt,
+			verify_type_name(n), n->guid, shown);
 	verify_put_lid_range(b, verify_lid_port(f, node, port));
-	verify_buf_printf(b, " \"%s\"\n", n->desc);
+	text_buf_printf(b, " \"%s\"\n", n->desc);
 }
 
-static void verify_trace_hop(struct verify_buf *b, const struct fabric *f,
-			     const struct verify_hop *h, const char *indent)
+static void verify_trace_hop(struct text_buf *b, const struct fabric *f, const struct verify_hop *h,
+			     const char *indent)
 {
 	const struct fabric_node *n = &f->nodes[h->node];
 	uint64_t guid =
 	    fabric_is_switch(n) ? verify_port_guid(f, h->node, 0) : n->ports[h->in_port].guid;
 
-	verify_buf_printf(b, "%s[%u] -> %s port {0x%016" PRIx64 "}[%u] ", indent, h->out_port,
-			  verify_type_name(n), guid, h->in_port);
+	text_buf_printf(b, "%s[%u] -> %s port {0x%016" PRIx64 "}[%u] ", indent, h->out_port,
+			verify_type_name(n), guid, h->in_port);
 	verify_put_lid_range(b, verify_lid_port(f, h->node, h->in_port));
-	verify_buf_printf(b, " \"%s\"\n", n->desc);
+	text_buf_printf(b, " \"%s\"\n", n->desc);
 }
 
-void verify_format_trace(struct verify_buf *b, const struct verify_index *ix,
+void verify_format_trace(struct text_buf *b, const struct verify_index *ix,
 			 const struct verify_path *p, const char *indent)
 {
 	const struct fabric *f = ix->f;
@@ -560,14 +507,14 @@ void verify_format_trace(struct verify_buf *b, const struct verify_index *ix,
 		verify_trace_end(b, f, "To", last, last_port, indent);
 		return;
 	}
-	verify_buf_printf(b, "%sstop: ", indent);
+	text_buf_printf(b, "%sstop: ", indent);
 	verify_format_fault(b, ix, p);
-	verify_buf_printf(b, "\n");
+	text_buf_printf(b, "\n");
 }
 
 /* ---- Reports: faults ------------------------------------------------------- */
 
-static void verify_fault_lft(struct verify_buf *b, const struct verify_index *ix,
+static void verify_fault_lft(struct text_buf *b, const struct verify_index *ix,
 			     const struct verify_path *p)
 {
 	const struct fabric_node *n = &ix->f->nodes[p->fault_node];
@@ -575,56 +522,56 @@ static void verify_fault_lft(struct verify_buf *b, const struct verify_index *ix
 
 	switch (p->fault) {
 	case VERIFY_NO_LFT:
-		verify_buf_printf(b, ": its LFT could not be read");
+		text_buf_printf(b, ": its LFT could not be read");
 		break;
 	case VERIFY_NO_ENTRY:
 		if (t && p->dlid > t->top)
-			verify_buf_printf(b, ": lid %u is above its LinearFDBTop %u", p->dlid,
-					  t->top);
+			text_buf_printf(b, ": lid %u is above its LinearFDBTop %u", p->dlid,
+					t->top);
 		else
-			verify_buf_printf(b, ": no LFT entry for lid %u (port 255)", p->dlid);
+			text_buf_printf(b, ": no LFT entry for lid %u (port 255)", p->dlid);
 		break;
 	case VERIFY_BAD_PORT:
-		verify_buf_printf(b, ": LFT entry for lid %u is port %u, beyond its %u ports",
-				  p->dlid, p->fault_port, n->num_ports);
+		text_buf_printf(b, ": LFT entry for lid %u is port %u, beyond its %u ports",
+				p->dlid, p->fault_port, n->num_ports);
 		break;
 	case VERIFY_UNCABLED:
-		verify_buf_printf(b, ": LFT entry for lid %u is port %u, which has no link",
-				  p->dlid, p->fault_port);
+		text_buf_printf(b, ": LFT entry for lid %u is port %u, which has no link", p->dlid,
+				p->fault_port);
 		break;
 	case VERIFY_WRONG_PORT0:
-		verify_buf_printf(b, ": LFT entry for lid %u is port 0, but the switch is lid %u",
-				  p->dlid, n->ports[0].lid);
+		text_buf_printf(b, ": LFT entry for lid %u is port 0, but the switch is lid %u",
+				p->dlid, n->ports[0].lid);
 		break;
 	case VERIFY_LOOP:
-		verify_buf_printf(b, ": lid %u comes back to it", p->dlid);
+		text_buf_printf(b, ": lid %u comes back to it", p->dlid);
 		break;
 	default:
 		break;
 	}
 }
 
-void verify_format_fault(struct verify_buf *b, const struct verify_index *ix,
+void verify_format_fault(struct text_buf *b, const struct verify_index *ix,
 			 const struct verify_path *p)
 {
 	const struct fabric_port *fp;
 
 	if (p->fault == VERIFY_OK) {
-		verify_buf_printf(b, "ok");
+		text_buf_printf(b, "ok");
 		return;
 	}
 	if (p->fault == VERIFY_NO_OWNER || p->fault_node == FABRIC_NONE) {
-		verify_buf_printf(b, "no port has lid %u", p->dlid);
+		text_buf_printf(b, "no port has lid %u", p->dlid);
 		return;
 	}
-	verify_buf_printf(b, "%s at ", verify_fault_kind(p->fault));
+	text_buf_printf(b, "%s at ", verify_fault_kind(p->fault));
 	verify_put_node(b, ix->f, p->fault_node, p->fault_port);
 	if (p->fault == VERIFY_PORT_DOWN) {
 		fp = &ix->f->nodes[p->fault_node].ports[p->fault_port];
-		verify_buf_printf(b, ": port %u is %s, not ACTIVE", p->fault_port,
-				  smp_port_state_name(fp->state));
+		text_buf_printf(b, ": port %u is %s, not ACTIVE", p->fault_port,
+				smp_port_state_name(fp->state));
 	} else if (p->fault == VERIFY_MISDELIVERED) {
-		verify_buf_printf(b, ": it does not own lid %u", p->dlid);
+		text_buf_printf(b, ": it does not own lid %u", p->dlid);
 	} else {
 		verify_fault_lft(b, ix, p);
 	}
@@ -632,199 +579,198 @@ void verify_format_fault(struct verify_buf *b, const struct verify_index *ix,
 
 /* ---- Reports: text ------------------------------------------------------- */
 
-void verify_format_header(struct verify_buf *b, const struct verify_index *ix,
+void verify_format_header(struct text_buf *b, const struct verify_index *ix,
 			  const struct verify_source *src, size_t n_dest)
 {
 	size_t switches = fabric_count_switches(ix->f), read = 0;
 
 	for (size_t i = 0; ix->lfts && i < ix->lfts->n; i++)
 		read += ix->lfts->tables[i].port != NULL;
-	verify_buf_printf(b, "# nanosm-verify from ");
+	text_buf_printf(b, "# nanosm-verify from ");
 	verify_put_node(b, ix->f, src->node, src->port);
-	verify_buf_printf(b,
-			  " (answers to lid %u): %zu destination%s; fabric from %s, "
-			  "LFTs of %zu/%zu switches read by directed route\n",
-			  src->lid, n_dest, n_dest == 1 ? "" : "s", src->fabric_from, read,
-			  switches);
+	text_buf_printf(b,
+			" (answers to lid %u): %zu destination%s; fabric from %s, "
+			"LFTs of %zu/%zu switches read by directed route\n",
+			src->lid, n_dest, n_dest == 1 ? "" : "s", src->fabric_from, read, switches);
 	if (ix->duplicates)
-		verify_buf_printf(b,
-				  "# warning: %zu LIDs claimed by more than one port (first: "
-				  "lid %u)\n",
-				  ix->duplicates, ix->first_duplicate);
+		text_buf_printf(b,
+				"# warning: %zu LIDs claimed by more than one port (first: "
+				"lid %u)\n",
+				ix->duplicates, ix->first_duplicate);
 }
 
-static void verify_put_probe(struct verify_buf *b, const struct verify_index *ix,
+static void verify_put_probe(struct text_buf *b, const struct verify_index *ix,
 			     const struct verify_result *r)
 {
 	const struct verify_probe *pr = &r->probe;
 
 	switch (pr->status) {
 	case VERIFY_PROBE_NOT_SENT:
-		verify_buf_printf(b, "probe: not sent");
+		text_buf_printf(b, "probe: not sent");
 		break;
 	case VERIFY_PROBE_TIMEOUT:
-		verify_buf_printf(b, "probe: no answer (timed out)");
+		text_buf_printf(b, "probe: no answer (timed out)");
 		break;
 	case VERIFY_PROBE_ERROR:
-		verify_buf_printf(b, "probe: could not be sent (%s)", strerror(-pr->err));
+		text_buf_printf(b, "probe: could not be sent (%s)", strerror(-pr->err));
 		break;
 	case VERIFY_PROBE_REFUSED:
-		verify_buf_printf(b, "probe: answered with MAD status 0x%04x", pr->mad_status);
+		text_buf_printf(b, "probe: answered with MAD status 0x%04x", pr->mad_status);
 		break;
 	case VERIFY_PROBE_ANSWERED:
-		verify_buf_printf(
-		    b, "probe: answered by port 0x%016" PRIx64 " (node 0x%016" PRIx64 ")",
-		    pr->port_guid, pr->node_guid);
+		text_buf_printf(b,
+				"probe: answered by port 0x%016" PRIx64 " (node 0x%016" PRIx64 ")",
+				pr->port_guid, pr->node_guid);
 		if (!r->matches && r->owner_node != FABRIC_NONE)
-			verify_buf_printf(
-			    b, ", expected port 0x%016" PRIx64 " (node 0x%016" PRIx64 ")",
-			    verify_port_guid(ix->f, r->owner_node, r->owner_port),
-			    ix->f->nodes[r->owner_node].guid);
+			text_buf_printf(b,
+					", expected port 0x%016" PRIx64 " (node 0x%016" PRIx64 ")",
+					verify_port_guid(ix->f, r->owner_node, r->owner_port),
+					ix->f->nodes[r->owner_node].guid);
 		break;
 	}
 }
 
-static void verify_put_reasons(struct verify_buf *b, const struct verify_index *ix,
+static void verify_put_reasons(struct text_buf *b, const struct verify_index *ix,
 			       const struct verify_result *r)
 {
 	if (r->fwd.fault != VERIFY_OK) {
-		verify_buf_printf(b, "forward path: ");
+		text_buf_printf(b, "forward path: ");
 		verify_format_fault(b, ix, &r->fwd);
-		verify_buf_printf(b, "; ");
+		text_buf_printf(b, "; ");
 	} else if (r->ret_walked && r->ret.fault != VERIFY_OK) {
-		verify_buf_printf(b, "return path: ");
+		text_buf_printf(b, "return path: ");
 		verify_format_fault(b, ix, &r->ret);
-		verify_buf_printf(b, "; ");
+		text_buf_printf(b, "; ");
 	}
 	verify_put_probe(b, ix, r);
 	if (!r->agree)
-		verify_buf_printf(b, "; LFT walk and probe DISAGREE (%s)",
-				  r->walk_ok ? "the LFTs route it, yet no answer came back"
-					     : "an answer came back although the LFTs do not "
-					       "route it: tables changed while verifying?");
+		text_buf_printf(b, "; LFT walk and probe DISAGREE (%s)",
+				r->walk_ok ? "the LFTs route it, yet no answer came back"
+					   : "an answer came back although the LFTs do not "
+					     "route it: tables changed while verifying?");
 }
 
-void verify_format_result(struct verify_buf *b, const struct verify_index *ix,
+void verify_format_result(struct text_buf *b, const struct verify_index *ix,
 			  const struct verify_result *r)
 {
-	verify_buf_printf(b, "%-6s lid %u -> ", r->ok ? "ok" : "FAILED", r->dlid);
+	text_buf_printf(b, "%-6s lid %u -> ", r->ok ? "ok" : "FAILED", r->dlid);
 	if (r->owner_node == FABRIC_NONE)
-		verify_buf_printf(b, "nobody");
+		text_buf_printf(b, "nobody");
 	else
-		verify_buf_printf(b, "%s \"%s\" port %u",
-				  verify_type_name(&ix->f->nodes[r->owner_node]),
-				  ix->f->nodes[r->owner_node].desc, r->owner_port);
+		text_buf_printf(b, "%s \"%s\" port %u",
+				verify_type_name(&ix->f->nodes[r->owner_node]),
+				ix->f->nodes[r->owner_node].desc, r->owner_port);
 	if (r->ok)
-		verify_buf_printf(b, ": %u hop%s, answered by port 0x%016" PRIx64 "\n",
-				  r->fwd.n_hops, r->fwd.n_hops == 1 ? "" : "s", r->probe.port_guid);
+		text_buf_printf(b, ": %u hop%s, answered by port 0x%016" PRIx64 "\n", r->fwd.n_hops,
+				r->fwd.n_hops == 1 ? "" : "s", r->probe.port_guid);
 	else {
-		verify_buf_printf(b, ": ");
+		text_buf_printf(b, ": ");
 		verify_put_reasons(b, ix, r);
-		verify_buf_printf(b, "\n");
+		text_buf_printf(b, "\n");
 	}
 	verify_format_trace(b, ix, &r->fwd, "    ");
 	if (r->ret_walked && r->ret.fault != VERIFY_OK) {
-		verify_buf_printf(b, "    return path:\n");
+		text_buf_printf(b, "    return path:\n");
 		verify_format_trace(b, ix, &r->ret, "    ");
 	}
 }
 
-void verify_format_summary(struct verify_buf *b, const struct verify_result *r, size_t n)
+void verify_format_summary(struct text_buf *b, const struct verify_result *r, size_t n)
 {
 	size_t ok = 0;
 
 	for (size_t i = 0; i < n; i++)
 		ok += r[i].ok != 0;
-	verify_buf_printf(b, "%zu paths ok, %zu failed\n", ok, n - ok);
+	text_buf_printf(b, "%zu paths ok, %zu failed\n", ok, n - ok);
 }
 
 /* ---- Reports: JSON ---------------------------------------------------------- */
 
-static void verify_json_strn(struct verify_buf *b, const char *s, size_t len)
+static void verify_json_strn(struct text_buf *b, const char *s, size_t len)
 {
-	verify_buf_printf(b, "\"");
+	text_buf_printf(b, "\"");
 	for (size_t i = 0; i < len && s[i]; i++) {
 		unsigned char c = (unsigned char)s[i];
 
 		if (c == '"' || c == '\\')
-			verify_buf_printf(b, "\\%c", c);
+			text_buf_printf(b, "\\%c", c);
 		else if (c < 0x20 || c >= 0x7f)
-			verify_buf_printf(b, "\\u%04x", c);
+			text_buf_printf(b, "\\u%04x", c);
 		else
-			verify_buf_printf(b, "%c", c);
+			text_buf_printf(b, "%c", c);
 	}
-	verify_buf_printf(b, "\"");
+	text_buf_printf(b, "\"");
 }
 
-void verify_buf_json_string(struct verify_buf *b, const char *s)
+void verify_json_string(struct text_buf *b, const char *s)
 {
 	verify_json_strn(b, s, strlen(s));
 }
 
 /* The text of a buffer as one JSON string, or as an array of its lines. */
-static void verify_json_text(struct verify_buf *b, const struct verify_buf *text, int lines)
+static void verify_json_text(struct text_buf *b, const struct text_buf *text, int lines)
 {
 	const char *s = text->s ? text->s : "";
 
 	if (!lines) {
-		verify_buf_json_string(b, s);
+		verify_json_string(b, s);
 		return;
 	}
-	verify_buf_printf(b, "[");
+	text_buf_printf(b, "[");
 	for (int first = 1; *s; first = 0) {
 		const char *nl = strchr(s, '\n');
 		size_t len = nl ? (size_t)(nl - s) : strlen(s);
 
-		verify_buf_printf(b, "%s", first ? "" : ",");
+		text_buf_printf(b, "%s", first ? "" : ",");
 		verify_json_strn(b, s, len);
 		s += len + (nl != NULL);
 	}
-	verify_buf_printf(b, "]");
+	text_buf_printf(b, "]");
 }
 
-static void verify_json_node(struct verify_buf *b, const struct fabric *f, int node, uint8_t port)
+static void verify_json_node(struct text_buf *b, const struct fabric *f, int node, uint8_t port)
 {
 	const struct fabric_node *n = &f->nodes[node];
 
-	verify_buf_printf(b, "{\"type\":\"%s\",\"name\":", verify_type_name(n));
-	verify_buf_json_string(b, n->desc);
-	verify_buf_printf(b,
-			  ",\"node_guid\":\"0x%016" PRIx64 "\",\"port_guid\":\"0x%016" PRIx64
-			  "\",\"port\":%u,\"lid\":%u}",
-			  n->guid, verify_port_guid(f, node, port), port,
-			  verify_lid_port(f, node, port)->lid);
+	text_buf_printf(b, "{\"type\":\"%s\",\"name\":", verify_type_name(n));
+	verify_json_string(b, n->desc);
+	text_buf_printf(b,
+			",\"node_guid\":\"0x%016" PRIx64 "\",\"port_guid\":\"0x%016" PRIx64
+			"\",\"port\":%u,\"lid\":%u}",
+			n->guid, verify_port_guid(f, node, port), port,
+			verify_lid_port(f, node, port)->lid);
 }
 
-static void verify_json_path(struct verify_buf *b, const struct verify_index *ix,
+static void verify_json_path(struct text_buf *b, const struct verify_index *ix,
 			     const struct verify_path *p)
 {
-	struct verify_buf text;
+	struct text_buf text;
 
-	verify_buf_printf(
-	    b, "{\"result\":\"%s\",\"hops\":%u,\"fault\":", verify_fault_kind(p->fault), p->n_hops);
-	verify_buf_init(&text);
+	text_buf_printf(b, "{\"result\":\"%s\",\"hops\":%u,\"fault\":", verify_fault_kind(p->fault),
+			p->n_hops);
+	text_buf_init(&text);
 	if (p->fault == VERIFY_OK) {
-		verify_buf_printf(b, "null");
+		text_buf_printf(b, "null");
 	} else {
-		verify_buf_printf(b, "{\"at\":");
+		text_buf_printf(b, "{\"at\":");
 		if (p->fault_node == FABRIC_NONE)
-			verify_buf_printf(b, "null");
+			text_buf_printf(b, "null");
 		else
 			verify_json_node(
 			    b, ix->f, p->fault_node,
 			    fabric_is_switch(&ix->f->nodes[p->fault_node]) ? 0 : p->fault_port);
-		verify_buf_printf(b, ",\"port\":%u,\"detail\":", p->fault_port);
+		text_buf_printf(b, ",\"port\":%u,\"detail\":", p->fault_port);
 		verify_format_fault(&text, ix, p);
 		verify_json_text(b, &text, 0);
-		verify_buf_printf(b, "}");
+		text_buf_printf(b, "}");
 	}
-	verify_buf_printf(b, ",\"trace\":");
+	text_buf_printf(b, ",\"trace\":");
 	text.len = 0;
 	verify_format_trace(&text, ix, p, "");
 	verify_json_text(b, &text, 1);
-	verify_buf_printf(b, "}");
+	text_buf_printf(b, "}");
 	b->failed |= text.failed;
-	verify_buf_fini(&text);
+	text_buf_fini(&text);
 }
 
 static const char *verify_probe_name(enum verify_probe_status s)
@@ -834,68 +780,68 @@ static const char *verify_probe_name(enum verify_probe_status s)
 	return s <= VERIFY_PROBE_ERROR ? names[s] : "?";
 }
 
-static void verify_json_probe(struct verify_buf *b, const struct verify_probe *pr)
+static void verify_json_probe(struct text_buf *b, const struct verify_probe *pr)
 {
-	verify_buf_printf(b, "{\"result\":\"%s\"", verify_probe_name(pr->status));
+	text_buf_printf(b, "{\"result\":\"%s\"", verify_probe_name(pr->status));
 	if (pr->status == VERIFY_PROBE_ANSWERED)
-		verify_buf_printf(b,
-				  ",\"node_guid\":\"0x%016" PRIx64
-				  "\",\"port_guid\":\"0x%016" PRIx64 "\",\"port\":%u",
-				  pr->node_guid, pr->port_guid, pr->local_port);
+		text_buf_printf(b,
+				",\"node_guid\":\"0x%016" PRIx64 "\",\"port_guid\":\"0x%016" PRIx64
+				"\",\"port\":%u",
+				pr->node_guid, pr->port_guid, pr->local_port);
 	if (pr->status == VERIFY_PROBE_REFUSED)
-		verify_buf_printf(b, ",\"mad_status\":%u", pr->mad_status);
-	verify_buf_printf(b, "}");
+		text_buf_printf(b, ",\"mad_status\":%u", pr->mad_status);
+	text_buf_printf(b, "}");
 }
 
-static void verify_json_result(struct verify_buf *b, const struct verify_index *ix,
+static void verify_json_result(struct text_buf *b, const struct verify_index *ix,
 			       const struct verify_result *r)
 {
-	struct verify_buf why;
+	struct text_buf why;
 
-	verify_buf_printf(b, "{\"lid\":%u,\"ok\":%s,\"owner\":", r->dlid, r->ok ? "true" : "false");
+	text_buf_printf(b, "{\"lid\":%u,\"ok\":%s,\"owner\":", r->dlid, r->ok ? "true" : "false");
 	if (r->owner_node == FABRIC_NONE)
-		verify_buf_printf(b, "null");
+		text_buf_printf(b, "null");
 	else
 		verify_json_node(b, ix->f, r->owner_node, r->owner_port);
-	verify_buf_printf(b, ",\"hops\":%u,\"path\":", r->fwd.n_hops);
+	text_buf_printf(b, ",\"hops\":%u,\"path\":", r->fwd.n_hops);
 	verify_json_path(b, ix, &r->fwd);
-	verify_buf_printf(b, ",\"return_path\":");
+	text_buf_printf(b, ",\"return_path\":");
 	if (r->ret_walked)
 		verify_json_path(b, ix, &r->ret);
 	else
-		verify_buf_printf(b, "null");
-	verify_buf_printf(b, ",\"probe\":");
+		text_buf_printf(b, "null");
+	text_buf_printf(b, ",\"probe\":");
 	verify_json_probe(b, &r->probe);
-	verify_buf_printf(b, ",\"responder_matches\":%s,\"walk_and_probe_agree\":%s,\"reason\":",
-			  r->matches ? "true" : "false", r->agree ? "true" : "false");
-	verify_buf_init(&why);
+	text_buf_printf(b, ",\"responder_matches\":%s,\"walk_and_probe_agree\":%s,\"reason\":",
+			r->matches ? "true" : "false", r->agree ? "true" : "false");
+	text_buf_init(&why);
 	if (r->ok)
-		verify_buf_printf(b, "null");
+		text_buf_printf(b, "null");
 	else {
 		verify_put_reasons(&why, ix, r);
 		verify_json_text(b, &why, 0);
 	}
 	b->failed |= why.failed;
-	verify_buf_fini(&why);
-	verify_buf_printf(b, "}");
+	text_buf_fini(&why);
+	text_buf_printf(b, "}");
 }
 
-void verify_format_json(struct verify_buf *b, const struct verify_index *ix,
+void verify_format_json(struct text_buf *b, const struct verify_index *ix,
 			const struct verify_source *src, const struct verify_result *r, size_t n)
 {
 	size_t ok = 0;
 
-	verify_buf_printf(b, "{\"source\":");
+	text_buf_printf(b, "{\"source\":");
 	verify_json_node(b, ix->f, src->node, src->port);
-	verify_buf_printf(b, ",\"source_lid\":%u,\"fabric_from\":", src->lid);
-	verify_buf_json_string(b, src->fabric_from);
-	verify_buf_printf(b, ",\"destinations\":[");
+	text_buf_printf(b, ",\"source_lid\":%u,\"fabric_from\":", src->lid);
+	verify_json_string(b, src->fabric_from);
+	text_buf_printf(b, ",\"destinations\":[");
 	for (size_t i = 0; i < n; i++) {
-		verify_buf_printf(b, "%s\n", i ? "," : "");
+		text_buf_printf(b, "%s\n", i ? "," : "");
 		verify_json_result(b, ix, &r[i]);
 		ok += r[i].ok != 0;
 	}
-	verify_buf_printf(b, "],\n\"expected\":");
+	text_buf_printf(b, "],\n\"expected\":");
 	verify_expect_format_json(b, src->expect, src->expect_from ? src->expect_from : "");
-	verify_buf_printf(b, ",\n\"ok\":%zu,\"failed\":%zu}\n", ok, n - ok);
+	text_buf_printf(b, ",\n\"ok\":%zu,\"failed\":%zu}\n", ok, n - ok);
 }

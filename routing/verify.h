@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mad/text.h"
 #include "routing/fabric.h"
 
 #define VERIFY_MAX_HOPS 64 /* links on one path; a longer walk is a loop */
@@ -146,20 +147,8 @@ void verify_judge(const struct verify_index *ix, struct verify_result *r);
 
 /* ---- Reports --------------------------------------------------------------- */
 
-/* A growing text buffer.  On allocation failure it stops growing and sets
- * failed; the text so far stays valid and NUL-terminated. */
-struct verify_buf {
-	char *s;
-	size_t len, cap;
-	int failed;
-};
-
-void verify_buf_init(struct verify_buf *b);
-void verify_buf_fini(struct verify_buf *b);
-void verify_buf_printf(struct verify_buf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 /* s as a JSON string: quoted, with '"', '\\' and control bytes escaped. */
-void verify_buf_json_string(struct verify_buf *b, const char *s);
+void verify_json_string(struct text_buf *b, const char *s);
 
 struct verify_expect; /* verify_expect.h */
 
@@ -179,22 +168,22 @@ struct verify_source {
  * indent: "From ca {0x..} portnum 1 lid 1-1 "host1"", "[1] -> switch port
  * {0x..}[2] lid 4-4 "sw"", ..., "To ca {..} ...".  A walk that stops early
  * ends with a "stop: ..." line naming the node and the reason instead. */
-void verify_format_trace(struct verify_buf *b, const struct verify_index *ix,
+void verify_format_trace(struct text_buf *b, const struct verify_index *ix,
 			 const struct verify_path *p, const char *indent);
 /* One line naming where and why a walk stopped (no newline), e.g.
  * "black hole at switch "sw1" {0x..} lid 4: LFT entry for lid 3 is port 8,
  * which has no link". */
-void verify_format_fault(struct verify_buf *b, const struct verify_index *ix,
+void verify_format_fault(struct text_buf *b, const struct verify_index *ix,
 			 const struct verify_path *p);
 /* Header line, then per result "ok|FAILED lid N ...: ..." with its trace. */
-void verify_format_header(struct verify_buf *b, const struct verify_index *ix,
+void verify_format_header(struct text_buf *b, const struct verify_index *ix,
 			  const struct verify_source *src, size_t n_dest);
-void verify_format_result(struct verify_buf *b, const struct verify_index *ix,
+void verify_format_result(struct text_buf *b, const struct verify_index *ix,
 			  const struct verify_result *r);
 /* "N paths ok, M failed\n" */
-void verify_format_summary(struct verify_buf *b, const struct verify_result *r, size_t n);
+void verify_format_summary(struct text_buf *b, const struct verify_result *r, size_t n);
 /* The whole report as one JSON object, with "expected" from src. */
-void verify_format_json(struct verify_buf *b, const struct verify_index *ix,
+void verify_format_json(struct text_buf *b, const struct verify_index *ix,
 			const struct verify_source *src, const struct verify_result *r, size_t n);
 
 #endif

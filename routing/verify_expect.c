@@ -258,95 +258,94 @@ static const char *verify_expect_phys_name(uint8_t phys)
 }
 
 /* switch "sw1" {0x..}   /   ca "host1" {0x..} port 1 */
-static void verify_expect_put_node(struct verify_buf *b, const struct fabric *f, int node)
+static void verify_expect_put_node(struct text_buf *b, const struct fabric *f, int node)
 {
 	const struct fabric_node *n = &f->nodes[node];
 
-	verify_buf_printf(b, "%s \"%s\" {0x%016" PRIx64 "}", verify_expect_type(n), n->desc,
-			  n->guid);
+	text_buf_printf(b, "%s \"%s\" {0x%016" PRIx64 "}", verify_expect_type(n), n->desc, n->guid);
 }
 
-static void verify_expect_put_end(struct verify_buf *b, const struct fabric *f, int node,
+static void verify_expect_put_end(struct text_buf *b, const struct fabric *f, int node,
 				  uint8_t port)
 {
 	verify_expect_put_node(b, f, node);
-	verify_buf_printf(b, " port %u", port);
+	text_buf_printf(b, " port %u", port);
 }
 
 /* "port 7 of "sw1" is Polling (DOWN)" */
-static void verify_expect_put_state(struct verify_buf *b, const struct verify_expect *ex,
+static void verify_expect_put_state(struct text_buf *b, const struct verify_expect *ex,
 				    const struct verify_gap *g)
 {
-	verify_buf_printf(b, "port %u of \"%s\" is %s (%s)", g->live_port,
-			  ex->live->nodes[g->live_node].desc,
-			  verify_expect_phys_name(g->phys_state), smp_port_state_name(g->state));
+	text_buf_printf(b, "port %u of \"%s\" is %s (%s)", g->live_port,
+			ex->live->nodes[g->live_node].desc, verify_expect_phys_name(g->phys_state),
+			smp_port_state_name(g->state));
 }
 
-static void verify_expect_put_why(struct verify_buf *b, const struct verify_expect *ex,
+static void verify_expect_put_why(struct text_buf *b, const struct verify_expect *ex,
 				  const struct verify_gap *g)
 {
 	const struct fabric_port *lp;
 
 	if (g->live_node == FABRIC_NONE) {
-		verify_buf_printf(b, "neither end reached");
+		text_buf_printf(b, "neither end reached");
 		return;
 	}
 	lp = &ex->live->nodes[g->live_node].ports[g->live_port];
 	if (g->kind == VERIFY_GAP_CABLE_MOVED) {
-		verify_buf_printf(b, "\"%s\" port %u now goes to ",
-				  ex->live->nodes[g->live_node].desc, g->live_port);
+		text_buf_printf(b, "\"%s\" port %u now goes to ",
+				ex->live->nodes[g->live_node].desc, g->live_port);
 		verify_expect_put_end(b, ex->live, lp->remote_node, lp->remote_port);
 		return;
 	}
 	verify_expect_put_state(b, ex, g);
 	if (g->kind == VERIFY_GAP_CABLE_LOST)
-		verify_buf_printf(b, ", yet nothing answered through it");
+		text_buf_printf(b, ", yet nothing answered through it");
 }
 
-static void verify_expect_put_cable(struct verify_buf *b, const struct verify_expect *ex,
+static void verify_expect_put_cable(struct text_buf *b, const struct verify_expect *ex,
 				    const struct verify_gap *g)
 {
 	static const char *const word[] = {[VERIFY_GAP_CABLE_DOWN] = "DOWN   ",
 					   [VERIFY_GAP_CABLE_MOVED] = "MOVED  ",
 					   [VERIFY_GAP_CABLE_LOST] = "MISSING"};
 
-	verify_buf_printf(b, "%s cable ", word[g->kind]);
+	text_buf_printf(b, "%s cable ", word[g->kind]);
 	verify_expect_put_end(b, ex->want, g->node, g->port);
-	verify_buf_printf(b, " <-> ");
+	text_buf_printf(b, " <-> ");
 	verify_expect_put_end(b, ex->want, g->peer, g->peer_port);
-	verify_buf_printf(b, ": ");
+	text_buf_printf(b, ": ");
 	verify_expect_put_why(b, ex, g);
 }
 
-void verify_expect_format_gap(struct verify_buf *b, const struct verify_expect *ex,
+void verify_expect_format_gap(struct text_buf *b, const struct verify_expect *ex,
 			      const struct verify_gap *g)
 {
 	const struct fabric *w = ex->want;
 
 	switch (g->kind) {
 	case VERIFY_GAP_NODE:
-		verify_buf_printf(b, "MISSING ");
+		text_buf_printf(b, "MISSING ");
 		verify_expect_put_node(b, w, g->node);
-		verify_buf_printf(b, " lid %u: not reached", w->nodes[g->node].ports[0].lid);
+		text_buf_printf(b, " lid %u: not reached", w->nodes[g->node].ports[0].lid);
 		break;
 	case VERIFY_GAP_HOST:
-		verify_buf_printf(b, "MISSING ");
+		text_buf_printf(b, "MISSING ");
 		verify_expect_put_end(b, w, g->node, g->port);
-		verify_buf_printf(b, " (port GUID 0x%016" PRIx64 ", lid %u): not reached",
-				  w->nodes[g->node].ports[g->port].guid,
-				  w->nodes[g->node].ports[g->port].lid);
+		text_buf_printf(b, " (port GUID 0x%016" PRIx64 ", lid %u): not reached",
+				w->nodes[g->node].ports[g->port].guid,
+				w->nodes[g->node].ports[g->port].lid);
 		break;
 	case VERIFY_GAP_LID:
-		verify_buf_printf(b, "CHANGED lid of ");
+		text_buf_printf(b, "CHANGED lid of ");
 		verify_expect_put_node(b, w, g->node);
 		if (g->port)
-			verify_buf_printf(b, " port %u", g->port);
-		verify_buf_printf(b, ": %u, expected %u", g->live_lid, g->want_lid);
+			text_buf_printf(b, " port %u", g->port);
+		text_buf_printf(b, ": %u, expected %u", g->live_lid, g->want_lid);
 		break;
 	case VERIFY_GAP_NEW:
-		verify_buf_printf(b, "NEW     ");
+		text_buf_printf(b, "NEW     ");
 		verify_expect_put_node(b, ex->live, g->live_node);
-		verify_buf_printf(b, ": not in the expected topology");
+		text_buf_printf(b, ": not in the expected topology");
 		break;
 	default:
 		verify_expect_put_cable(b, ex, g);
@@ -354,16 +353,16 @@ void verify_expect_format_gap(struct verify_buf *b, const struct verify_expect *
 	}
 }
 
-void verify_expect_format(struct verify_buf *b, const struct verify_expect *ex)
+void verify_expect_format(struct text_buf *b, const struct verify_expect *ex)
 {
 	for (size_t i = 0; i < ex->n; i++) {
 		verify_expect_format_gap(b, ex, &ex->gap[i]);
-		verify_buf_printf(b, "\n");
+		text_buf_printf(b, "\n");
 	}
 }
 
 /* "1 switch missing, 2 hosts missing, ...": the kinds that occurred. */
-static void verify_expect_put_counts(struct verify_buf *b, const struct verify_expect *ex)
+static void verify_expect_put_counts(struct text_buf *b, const struct verify_expect *ex)
 {
 	static const char *const what[] = {
 	    [VERIFY_GAP_NODE] = "switch%s missing",	 [VERIFY_GAP_HOST] = "host%s missing",
@@ -378,29 +377,29 @@ static void verify_expect_put_counts(struct verify_buf *b, const struct verify_e
 
 		if (!n)
 			continue;
-		verify_buf_printf(b, "%s%zu ", sep, n);
-		verify_buf_printf(b, what[k], n == 1 ? "" : k == VERIFY_GAP_NODE ? "es" : "s");
+		text_buf_printf(b, "%s%zu ", sep, n);
+		text_buf_printf(b, what[k], n == 1 ? "" : k == VERIFY_GAP_NODE ? "es" : "s");
 		sep = ", ";
 	}
 }
 
-void verify_expect_format_summary(struct verify_buf *b, const struct verify_expect *ex,
+void verify_expect_format_summary(struct text_buf *b, const struct verify_expect *ex,
 				  const char *from)
 {
 	if (!ex) {
-		verify_buf_printf(b,
-				  "expected topology: not checked (%s): only what is reachable "
-				  "was verified\n",
-				  from);
+		text_buf_printf(b,
+				"expected topology: not checked (%s): only what is reachable "
+				"was verified\n",
+				from);
 		return;
 	}
-	verify_buf_printf(b, "expected topology (%s): %zu nodes, %zu cables", from,
-			  ex->want->n_nodes, ex->n_cables);
+	text_buf_printf(b, "expected topology (%s): %zu nodes, %zu cables", from, ex->want->n_nodes,
+			ex->n_cables);
 	if (!ex->failures)
-		verify_buf_printf(b, ", all there");
-	verify_buf_printf(b, "%s", ex->n ? "; " : "");
+		text_buf_printf(b, ", all there");
+	text_buf_printf(b, "%s", ex->n ? "; " : "");
 	verify_expect_put_counts(b, ex);
-	verify_buf_printf(b, "\n");
+	text_buf_printf(b, "\n");
 }
 
 /* ---- JSON ------------------------------------------------------------------- */
@@ -420,57 +419,56 @@ static const char *verify_expect_kind_name(enum verify_gap_kind k)
 	return names[k];
 }
 
-static void verify_expect_json_end(struct verify_buf *b, const struct fabric *f, int node, int port)
+static void verify_expect_json_end(struct text_buf *b, const struct fabric *f, int node, int port)
 {
 	const struct fabric_node *n = &f->nodes[node];
 
-	verify_buf_printf(b, "{\"type\":\"%s\",\"name\":", verify_expect_type(n));
-	verify_buf_json_string(b, n->desc);
-	verify_buf_printf(b, ",\"node_guid\":\"0x%016" PRIx64 "\"", n->guid);
+	text_buf_printf(b, "{\"type\":\"%s\",\"name\":", verify_expect_type(n));
+	verify_json_string(b, n->desc);
+	text_buf_printf(b, ",\"node_guid\":\"0x%016" PRIx64 "\"", n->guid);
 	if (port >= 0)
-		verify_buf_printf(b, ",\"port\":%d", port);
-	verify_buf_printf(b, "}");
+		text_buf_printf(b, ",\"port\":%d", port);
+	text_buf_printf(b, "}");
 }
 
-static void verify_expect_json_gap(struct verify_buf *b, const struct verify_expect *ex,
+static void verify_expect_json_gap(struct text_buf *b, const struct verify_expect *ex,
 				   const struct verify_gap *g)
 {
-	struct verify_buf text;
+	struct text_buf text;
 
-	verify_buf_printf(b, "{\"kind\":\"%s\",\"at\":", verify_expect_kind_name(g->kind));
+	text_buf_printf(b, "{\"kind\":\"%s\",\"at\":", verify_expect_kind_name(g->kind));
 	if (g->kind == VERIFY_GAP_NEW)
 		verify_expect_json_end(b, ex->live, g->live_node, -1);
 	else
 		verify_expect_json_end(b, ex->want, g->node,
 				       g->kind == VERIFY_GAP_NODE ? -1 : g->port);
-	verify_buf_printf(b, ",\"to\":");
+	text_buf_printf(b, ",\"to\":");
 	if (g->peer == FABRIC_NONE)
-		verify_buf_printf(b, "null");
+		text_buf_printf(b, "null");
 	else
 		verify_expect_json_end(b, ex->want, g->peer, g->peer_port);
-	verify_buf_printf(b, ",\"detail\":");
-	verify_buf_init(&text);
+	text_buf_printf(b, ",\"detail\":");
+	text_buf_init(&text);
 	verify_expect_format_gap(&text, ex, g);
-	verify_buf_json_string(b, text.s ? text.s : "");
+	verify_json_string(b, text.s ? text.s : "");
 	b->failed |= text.failed;
-	verify_buf_fini(&text);
-	verify_buf_printf(b, "}");
+	text_buf_fini(&text);
+	text_buf_printf(b, "}");
 }
 
-void verify_expect_format_json(struct verify_buf *b, const struct verify_expect *ex,
-			       const char *from)
+void verify_expect_format_json(struct text_buf *b, const struct verify_expect *ex, const char *from)
 {
-	verify_buf_printf(b, "{\"checked\":%s,\"%s\":", ex ? "true" : "false", ex ? "file" : "why");
-	verify_buf_json_string(b, from);
+	text_buf_printf(b, "{\"checked\":%s,\"%s\":", ex ? "true" : "false", ex ? "file" : "why");
+	verify_json_string(b, from);
 	if (!ex) {
-		verify_buf_printf(b, "}");
+		text_buf_printf(b, "}");
 		return;
 	}
-	verify_buf_printf(b, ",\"nodes\":%zu,\"cables\":%zu,\"failures\":%zu,\"gaps\":[",
-			  ex->want->n_nodes, ex->n_cables, ex->failures);
+	text_buf_printf(b, ",\"nodes\":%zu,\"cables\":%zu,\"failures\":%zu,\"gaps\":[",
+			ex->want->n_nodes, ex->n_cables, ex->failures);
 	for (size_t i = 0; i < ex->n; i++) {
-		verify_buf_printf(b, "%s", i ? "," : "");
+		text_buf_printf(b, "%s", i ? "," : "");
 		verify_expect_json_gap(b, ex, &ex->gap[i]);
 	}
-	verify_buf_printf(b, "]}");
+	text_buf_printf(b, "]}");
 }

@@ -67,18 +67,18 @@ void verify_expect_fini(struct verify_expect *ex);
 /* One line (no newline) for a gap, e.g.
  * "DOWN    cable switch "sw1" {0x..} port 7 <-> switch "sw2" {0x..} port 7:
  * port 7 of "sw1" is Polling (DOWN)". */
-void verify_expect_format_gap(struct verify_buf *b, const struct verify_expect *ex,
+void verify_expect_format_gap(struct text_buf *b, const struct verify_expect *ex,
 			      const struct verify_gap *g);
 /* Every gap, a line each. */
-void verify_expect_format(struct verify_buf *b, const struct verify_expect *ex);
+void verify_expect_format(struct text_buf *b, const struct verify_expect *ex);
 /* The closing line, e.g. "expected topology (FILE): 6 nodes, 6 cables; 1
  * switch missing, 2 hosts missing, 2 cables down, 2 cables missing\n".
  * ex NULL: "expected topology: not checked (WHY): only what is reachable
  * was verified\n" with why. */
-void verify_expect_format_summary(struct verify_buf *b, const struct verify_expect *ex,
+void verify_expect_format_summary(struct text_buf *b, const struct verify_expect *ex,
 				  const char *from);
 /* "expected": {...} for the JSON report (ex NULL: not checked, why). */
-void verify_expect_format_json(struct verify_buf *b, const struct verify_expect *ex,
+void verify_expect_format_json(struct text_buf *b, const struct verify_expect *ex,
 			       const char *from);
 
 #endif

@@ -548,11 +548,11 @@ static int vfy_report(struct vfy *v)
 				    .fabric_from = "directed route",
 				    .expect = ex,
 				    .expect_from = ex_from};
-	struct verify_buf out, summary;
+	struct text_buf out, summary;
 	size_t failed = 0;
 
-	verify_buf_init(&out);
-	verify_buf_init(&summary);
+	text_buf_init(&out);
+	text_buf_init(&summary);
 	if (v->args.json) {
 		verify_format_json(&out, &v->ix, &src, v->res, v->n_res);
 	} else {
@@ -572,8 +572,8 @@ static int vfy_report(struct vfy *v)
 		failed += !v->res[i].ok;
 	if (out.failed || summary.failed)
 		log_warnx("NSV-E005 out of memory formatting the report");
-	verify_buf_fini(&out);
-	verify_buf_fini(&summary);
+	text_buf_fini(&out);
+	text_buf_fini(&summary);
 	if (v->dr_failures)
 		log_warnx("NSV-W011 %zu directed-route Gets failed (see above): what they would "
 			  "have read counts as unknown",

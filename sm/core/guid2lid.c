@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mad/text.h"
 #include "routing/fabric.h"
 #include "sm/core/atomic_file.h"
 #include "sm/core/guid2lid.h"
@@ -81,17 +82,6 @@ static void guid2lid_skip_blanks(struct guid2lid_cursor *c)
 		c->p++;
 }
 
-static int guid2lid_hexval(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 static int guid2lid_ends_word(const struct guid2lid_cursor *c)
 {
 	return c->p == c->end || *c->p == ' ' || *c->p == '\t' || *c->p == '\r' || *c->p == '#';
@@ -107,7 +97,7 @@ static int guid2lid_hex(struct guid2lid_cursor *c, uint64_t *out)
 	guid2lid_skip_blanks(c);
 	if (c->end - c->p >= 2 && c->p[0] == '0' && (c->p[1] == 'x' || c->p[1] == 'X'))
 		c->p += 2;
-	for (; c->p < c->end && (d = guid2lid_hexval(*c->p)) >= 0; c->p++, digits++) {
+	for (; c->p < c->end && (d = text_hexval(*c->p)) >= 0; c->p++, digits++) {
 		if (v >> 60)
 			return -EINVAL;
 		v = v << 4 | (uint64_t)d;
@@ -540,27 +530,10 @@ void guid2lid_map_fini(struct guid2lid_map *m)
 /* ---- format ---- */
 
 struct guid2lid_out {
-	char *buf;
-	size_t len, off;
+	struct text_sink o;
 	const struct lid_alloc *a;
 	size_t entries;
 };
-
-static void guid2lid_outf(struct guid2lid_out *o, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void guid2lid_outf(struct guid2lid_out *o, const char *fmt, ...)
-{
-	size_t room = o->off < o->len ? o->len - o->off : 0;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(room ? o->buf + o->off : NULL, room, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		o->off += (size_t)n;
-}
 
 static int guid2lid_format_one(void *ctx, uint64_t guid, uint16_t lid)
 {
@@ -568,27 +541,27 @@ static int guid2lid_format_one(void *ctx, uint64_t guid, uint16_t lid)
 	uint64_t seen = lid_alloc_seen(o->a, guid);
 
 	if (seen)
-		guid2lid_outf(o, "0x%016" PRIx64 " 0x%04x 0x%04x # seen %" PRIu64 "\n", guid, lid,
-			      lid, seen);
+		text_sinkf(&o->o, "0x%016" PRIx64 " 0x%04x 0x%04x # seen %" PRIu64 "\n", guid, lid,
+			   lid, seen);
 	else
-		guid2lid_outf(o, "0x%016" PRIx64 " 0x%04x 0x%04x\n", guid, lid, lid);
+		text_sinkf(&o->o, "0x%016" PRIx64 " 0x%04x 0x%04x\n", guid, lid, lid);
 	o->entries++;
 	return 0;
 }
 
 size_t guid2lid_format(const struct lid_alloc *a, char *buf, size_t len)
 {
-	struct guid2lid_out o = {buf, buf ? len : 0, 0, a, 0};
+	struct guid2lid_out o = {{buf, buf ? len : 0, 0}, a, 0};
 	uint32_t crc = 0;
 
-	if (o.len > 0)
+	if (o.o.len > 0)
 		buf[0] = '\0';
-	guid2lid_outf(&o, "%s\n", GUID2LID_HEADER);
+	text_sinkf(&o.o, "%s\n", GUID2LID_HEADER);
 	lid_alloc_foreach(a, guid2lid_format_one, &o);
-	if (o.off < o.len) /* the body is all there: sum it */
-		crc = guid2lid_crc32(buf, o.off);
-	guid2lid_outf(&o, "%s %zu %08x\n", GUID2LID_END, o.entries, crc);
-	return o.off;
+	if (o.o.off < o.o.len) /* the body is all there: sum it */
+		crc = guid2lid_crc32(buf, o.o.off);
+	text_sinkf(&o.o, "%s %zu %08x\n", GUID2LID_END, o.entries, crc);
+	return o.o.off;
 }
 
 /* ---- file I/O ---- */

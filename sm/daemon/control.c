@@ -38,7 +38,7 @@ void control_take_text(struct control_reply *r, char *text, size_t len)
 
 void control_reply_fini(struct control_reply *r)
 {
-	verify_buf_fini(&r->body);
+	text_buf_fini(&r->body);
 	free(r->text);
 	r->text = NULL;
 }
@@ -163,7 +163,7 @@ void control_first_line(struct control_reply *r, char *line, size_t size)
 	if (r->body.failed && !r->text) {
 		r->failed = 0;
 		control_fail(r, "out of memory building the reply");
-		verify_buf_fini(&r->body);
+		text_buf_fini(&r->body);
 	}
 	if (r->failed)
 		snprintf(line, size, "error %s\n", r->msg);
@@ -183,7 +183,7 @@ void control_run(const struct control_ops *ops, const char *line, size_t len, co
 		 size_t have, struct control_reply *r)
 {
 	memset(r, 0, sizeof(*r));
-	verify_buf_init(&r->body);
+	text_buf_init(&r->body);
 	control_dispatch(ops, line, len, body, have, r);
 }
 

@@ -46,56 +46,56 @@ static uint64_t control_secs_between(uint64_t from_ms, uint64_t to_ms)
 	return to_ms > from_ms ? (to_ms - from_ms) / 1000 : 0;
 }
 
-static void control_status_sweep(struct verify_buf *b, const struct control_status *st)
+static void control_status_sweep(struct text_buf *b, const struct control_status *st)
 {
 	const struct sm_sweep_stats *l = &st->last;
 
 	if (!l->number) {
-		verify_buf_printf(b, "last sweep: none yet\n");
+		text_buf_printf(b, "last sweep: none yet\n");
 	} else {
-		verify_buf_printf(b, "last sweep: %u %s", l->number, l->status ? "failed" : "ok");
+		text_buf_printf(b, "last sweep: %u %s", l->number, l->status ? "failed" : "ok");
 		if (l->status)
-			verify_buf_printf(b, " (%s)", strerror(-l->status));
-		verify_buf_printf(b, ", took %" PRIu64 " ms, ended %" PRIu64 " s ago\n",
-				  l->sweep_ms, control_secs_between(st->last_end_ms, st->now_ms));
+			text_buf_printf(b, " (%s)", strerror(-l->status));
+		text_buf_printf(b, ", took %" PRIu64 " ms, ended %" PRIu64 " s ago\n", l->sweep_ms,
+				control_secs_between(st->last_end_ms, st->now_ms));
 	}
 	if (st->last_good.number)
-		verify_buf_printf(b, "last good sweep: %u, engine %s\n", st->last_good.number,
-				  st->last_good.engine ? st->last_good.engine : "none");
+		text_buf_printf(b, "last good sweep: %u, engine %s\n", st->last_good.number,
+				st->last_good.engine ? st->last_good.engine : "none");
 	else
-		verify_buf_printf(b, "last good sweep: none yet\n");
+		text_buf_printf(b, "last good sweep: none yet\n");
 }
 
-static void control_status_counts(struct verify_buf *b, const struct fabric *f)
+static void control_status_counts(struct text_buf *b, const struct fabric *f)
 {
 	struct control_counts c;
 
 	if (!f) {
-		verify_buf_printf(b, "switches: 0\ncas: 0\nports: 0\nlids: 0\n");
+		text_buf_printf(b, "switches: 0\ncas: 0\nports: 0\nlids: 0\n");
 		return;
 	}
 	control_count(f, &c);
-	verify_buf_printf(b, "switches: %zu\ncas: %zu\nports: %zu\nlids: %zu\n", c.switches, c.cas,
-			  c.ports, c.lids);
+	text_buf_printf(b, "switches: %zu\ncas: %zu\nports: %zu\nlids: %zu\n", c.switches, c.cas,
+			c.ports, c.lids);
 }
 
-static void control_status_mads(struct verify_buf *b, const struct control_status *st)
+static void control_status_mads(struct text_buf *b, const struct control_status *st)
 {
 	const struct mad_counters *m = &st->mad;
 
-	verify_buf_printf(b,
-			  "mads: sent=%" PRIu64 " received=%" PRIu64 " timeouts=%" PRIu64
-			  " retries=%" PRIu64 " unmatched=%" PRIu64 " malformed=%" PRIu64
-			  " requests=%" PRIu64 " send_errors=%" PRIu64 " rx_dropped=%" PRIu64 "\n",
-			  m->sent, m->received, m->timeouts, m->retries, m->unmatched, m->malformed,
-			  m->requests, m->send_errors, st->rx_dropped);
+	text_buf_printf(b,
+			"mads: sent=%" PRIu64 " received=%" PRIu64 " timeouts=%" PRIu64
+			" retries=%" PRIu64 " unmatched=%" PRIu64 " malformed=%" PRIu64
+			" requests=%" PRIu64 " send_errors=%" PRIu64 " rx_dropped=%" PRIu64 "\n",
+			m->sent, m->received, m->timeouts, m->retries, m->unmatched, m->malformed,
+			m->requests, m->send_errors, st->rx_dropped);
 }
 
-static void control_status_sa(struct verify_buf *b, const struct control_status *st)
+static void control_status_sa(struct text_buf *b, const struct control_status *st)
 {
 	const struct sa_counters *c = &st->sa;
 
-	verify_buf_printf(
+	text_buf_printf(
 	    b,
 	    "sa: requests=%" PRIu64 " answered=%" PRIu64 " errors=%" PRIu64 " malformed=%" PRIu64
 	    " reports=%" PRIu64 " path_queries=%" PRIu64 " path_cache_hits=%" PRIu64
@@ -106,7 +106,7 @@ static void control_status_sa(struct verify_buf *b, const struct control_status 
 
 /* The last sweep's loose ends: silent nodes kept, retries over other
  * routes, and what is quarantined (one line each). */
-static void control_status_faults(struct verify_buf *b, const struct control_status *st)
+static void control_status_faults(struct text_buf *b, const struct control_status *st)
 {
 	const struct sm_sweep_stats *l = &st->last;
 	size_t held = st->quar ? quar_count(st->quar) : 0;
@@ -114,18 +114,18 @@ static void control_status_faults(struct verify_buf *b, const struct control_sta
 
 	if (!l->number)
 		return;
-	verify_buf_printf(b,
-			  "last sweep faults: unreachable=%zu stale=%zu set_errors=%zu "
-			  "alt_tries=%zu alt_ok=%zu incomplete_run=%u\n",
-			  l->unreachable, l->stale, l->set_errors, l->alt_tries, l->alt_ok,
-			  l->incomplete_run);
-	verify_buf_printf(b, "quarantined: %zu\n", held);
+	text_buf_printf(b,
+			"last sweep faults: unreachable=%zu stale=%zu set_errors=%zu "
+			"alt_tries=%zu alt_ok=%zu incomplete_run=%u\n",
+			l->unreachable, l->stale, l->set_errors, l->alt_tries, l->alt_ok,
+			l->incomplete_run);
+	text_buf_printf(b, "quarantined: %zu\n", held);
 	for (size_t i = 0; held && i < st->quar->n; i++) {
 		const struct quar_entry *e = &st->quar->e[i];
 
 		if (e->misses < QUAR_AFTER)
 			continue;
-		verify_buf_printf(
+		text_buf_printf(
 		    b, "  0x%016" PRIx64 " port %u: %s failed in %u sweeps (%u-%u) via %s\n",
 		    e->guid, e->port, smp_attr_name(e->attr), e->misses, e->first, e->last,
 		    smp_path_str(e->path, e->hops, path, sizeof(path)));
@@ -136,7 +136,7 @@ static void control_cmd_status(const struct control_ops *ops, const struct contr
 			       struct control_reply *r)
 {
 	struct control_status st;
-	struct verify_buf *b = &r->body;
+	struct text_buf *b = &r->body;
 
 	(void)q;
 	if (!ops->status) {
@@ -145,25 +145,24 @@ static void control_cmd_status(const struct control_ops *ops, const struct contr
 	}
 	memset(&st, 0, sizeof(st));
 	ops->status(ops->ctx, &st);
-	verify_buf_printf(b, "state: %s\n", st.state ? st.state : "unknown");
+	text_buf_printf(b, "state: %s\n", st.state ? st.state : "unknown");
 	if (st.master_guid)
-		verify_buf_printf(b, "master: 0x%016" PRIx64 " lid %u\n", st.master_guid,
-				  st.master_lid);
-	verify_buf_printf(b, "sweeping: %s\n", st.sweeping ? "yes" : "no");
-	verify_buf_printf(b, "sm port: 0x%016" PRIx64 " lid %u\n", st.port_guid, st.sm_lid);
-	verify_buf_printf(b, "uptime: %" PRIu64 " s\n",
-			  control_secs_between(st.started_ms, st.now_ms));
+		text_buf_printf(b, "master: 0x%016" PRIx64 " lid %u\n", st.master_guid,
+				st.master_lid);
+	text_buf_printf(b, "sweeping: %s\n", st.sweeping ? "yes" : "no");
+	text_buf_printf(b, "sm port: 0x%016" PRIx64 " lid %u\n", st.port_guid, st.sm_lid);
+	text_buf_printf(b, "uptime: %" PRIu64 " s\n",
+			control_secs_between(st.started_ms, st.now_ms));
 	control_status_sweep(b, &st);
-	verify_buf_printf(b, "routing engines: %s\n", st.engines ? st.engines : "-");
+	text_buf_printf(b, "routing engines: %s\n", st.engines ? st.engines : "-");
 	control_status_counts(b, ops->fabric ? ops->fabric(ops->ctx) : NULL);
 	control_status_mads(b, &st);
 	control_status_sa(b, &st);
-	verify_buf_printf(b,
-			  "light sweeps: runs=%" PRIu64 " escalations=%" PRIu64
-			  " last_mads=%" PRIu64 " last_ms=%" PRIu64 " traps_suppressed=%" PRIu64
-			  "\n",
-			  st.light.runs, st.light.escalations, st.light.last_mads, st.light.last_ms,
-			  st.light.traps_suppressed);
+	text_buf_printf(b,
+			"light sweeps: runs=%" PRIu64 " escalations=%" PRIu64 " last_mads=%" PRIu64
+			" last_ms=%" PRIu64 " traps_suppressed=%" PRIu64 "\n",
+			st.light.runs, st.light.escalations, st.light.last_mads, st.light.last_ms,
+			st.light.traps_suppressed);
 	control_status_faults(b, &st);
 }
 
@@ -184,7 +183,7 @@ static void control_cmd_sweep(const struct control_ops *ops, const struct contro
 		control_fail(r, "sweep: %s", strerror(-rc));
 		return;
 	}
-	verify_buf_printf(&r->body, "sweep requested\n");
+	text_buf_printf(&r->body, "sweep requested\n");
 }
 
 static void control_cmd_reload(const struct control_ops *ops, const struct control_request *q,
@@ -203,7 +202,7 @@ static void control_cmd_reload(const struct control_ops *ops, const struct contr
 	}
 	if (!msg[0])
 		snprintf(msg, sizeof(msg), "reloaded");
-	verify_buf_printf(&r->body, "%s%s", msg, msg[strlen(msg) - 1] == '\n' ? "" : "\n");
+	text_buf_printf(&r->body, "%s%s", msg, msg[strlen(msg) - 1] == '\n' ? "" : "\n");
 }
 
 /* plan NAME LENGTH + the file's bytes: NAME only names it in messages. */
@@ -320,7 +319,7 @@ struct control_lids_walk {
 	const struct topo_names *names;
 	struct control_port_ref *refs;
 	size_t n;
-	struct verify_buf *b;
+	struct text_buf *b;
 };
 
 static int control_ref_cmp(const void *a, const void *b)
@@ -370,8 +369,8 @@ static int control_lids_line(void *ctx, uint64_t guid, uint16_t lid)
 	const struct control_port_ref *hit =
 	    w->n ? bsearch(&key, w->refs, w->n, sizeof(*w->refs), control_ref_cmp) : NULL;
 
-	verify_buf_printf(w->b, "0x%016" PRIx64 " %u %s\n", guid, lid,
-			  hit ? control_node_name(w->f, w->names, hit->node) : "(not in fabric)");
+	text_buf_printf(w->b, "0x%016" PRIx64 " %u %s\n", guid, lid,
+			hit ? control_node_name(w->f, w->names, hit->node) : "(not in fabric)");
 	return 0;
 }
 
@@ -559,13 +558,13 @@ static void control_route(const struct verify_index *ix, const struct topo_names
 	verify_walk(ix, src.node, src.port, dst.lid, path);
 	verify_format_trace(&r->body, ix, path, "");
 	if (path->fault != VERIFY_OK) {
-		struct verify_buf why;
+		struct text_buf why;
 
-		verify_buf_init(&why);
+		text_buf_init(&why);
 		verify_format_fault(&why, ix, path);
 		control_fail(r, "no route from %s to lid %u: %s", args[0], dst.lid,
 			     why.s ? why.s : "?");
-		verify_buf_fini(&why);
+		text_buf_fini(&why);
 	}
 	free(path);
 }

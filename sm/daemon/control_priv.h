@@ -20,7 +20,7 @@
 struct control_reply {
 	int failed;
 	char msg[512];
-	struct verify_buf body;
+	struct text_buf body;
 	char *text;
 	size_t text_len;
 };

@@ -250,7 +250,7 @@ static int loop_reload(struct loop *l, int force, const char *via, char *msg, si
 	struct policy *np = malloc(sizeof(*np));
 	struct loop_opts next = *l->opts;
 	struct reload_notes notes;
-	struct verify_buf b;
+	struct text_buf b;
 	char why[768];
 	int rc;
 
@@ -280,12 +280,11 @@ static int loop_reload(struct loop *l, int force, const char *via, char *msg, si
 	loop_reload_apply(l, np, &next);
 	log_info("reloaded %s (routing %s)%s", l->opts->policy_path, l->opts->sm.engine, via);
 	loop_reload_log(l, &notes);
-	verify_buf_init(&b);
-	verify_buf_printf(&b, "reloaded %s (routing %s)\n", l->opts->policy_path,
-			  l->opts->sm.engine);
+	text_buf_init(&b);
+	text_buf_printf(&b, "reloaded %s (routing %s)\n", l->opts->policy_path, l->opts->sm.engine);
 	reload_notes_print(&notes, &b);
 	snprintf(msg, msglen, "%s", b.s ? b.s : "reloaded");
-	verify_buf_fini(&b);
+	text_buf_fini(&b);
 	return 0;
 }
 
@@ -612,34 +611,33 @@ static char *loop_plan_text(struct loop *l, const char *name, const struct polic
 	char *diff = n ? malloc(n + 1) : NULL;
 	struct reload_notes notes;
 	char why[1024];
-	struct verify_buf b;
+	struct text_buf b;
 
 	refused[0] = '\0';
 	if (n && !diff) {
 		free(routes);
 		return NULL;
 	}
-	verify_buf_init(&b);
+	text_buf_init(&b);
 	if (diff) {
 		policy_diff(cur, np, diff, n + 1);
-		verify_buf_printf(&b, "policy changes:\n%s%s", diff,
-				  diff[n - 1] == '\n' ? "" : "\n");
+		text_buf_printf(&b, "policy changes:\n%s%s", diff, diff[n - 1] == '\n' ? "" : "\n");
 	} else {
-		verify_buf_printf(&b, "policy: no change\n");
+		text_buf_printf(&b, "policy: no change\n");
 	}
 	if (reload_judge(l->sm, cur, np, name, 0, &notes, why, sizeof(why)) < 0) {
-		verify_buf_printf(&b, "refused: %s\n", why);
+		text_buf_printf(&b, "refused: %s\n", why);
 		snprintf(refused, refusedlen, "%s", why);
 	} else {
 		reload_notes_print(&notes, &b);
 	}
 	if (gate[0] && !refused[0])
 		snprintf(refused, refusedlen, "the new routing fails the gate: %s", gate);
-	verify_buf_printf(&b, "%s", routes ? routes : "");
+	text_buf_printf(&b, "%s", routes ? routes : "");
 	free(diff);
 	free(routes);
 	if (!routes || b.failed) {
-		verify_buf_fini(&b);
+		text_buf_fini(&b);
 		return NULL;
 	}
 	return loop_plan_unmatched(l, np, b.s);

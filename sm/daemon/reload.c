@@ -50,12 +50,12 @@ int reload_judge(struct sm *sm, const struct policy *cur, const struct policy *n
 	return 0;
 }
 
-void reload_notes_print(const struct reload_notes *n, struct verify_buf *b)
+void reload_notes_print(const struct reload_notes *n, struct text_buf *b)
 {
 	if (n->drops[0])
-		verify_buf_printf(b, "%s\n", n->drops);
+		text_buf_printf(b, "%s\n", n->drops);
 	if (n->moves[0])
-		verify_buf_printf(b, "%s", n->moves);
+		text_buf_printf(b, "%s", n->moves);
 	if (n->restart[0])
-		verify_buf_printf(b, "takes effect at restart: %s\n", n->restart);
+		text_buf_printf(b, "takes effect at restart: %s\n", n->restart);
 }

@@ -34,6 +34,6 @@ struct reload_notes {
 int reload_judge(struct sm *sm, const struct policy *cur, const struct policy *np, const char *path,
 		 int force, struct reload_notes *notes, char *why, size_t whylen);
 /* The notes as the answer prints them, one line each. */
-void reload_notes_print(const struct reload_notes *n, struct verify_buf *b);
+void reload_notes_print(const struct reload_notes *n, struct text_buf *b);
 
 #endif

@@ -333,7 +333,7 @@ static void test_verify_trace_like_ibtracert(void)
 {
 	struct tv t;
 	struct verify_path p;
-	struct verify_buf b;
+	struct text_buf b;
 	static const char want[] = "From ca {0x0002c90300a00010} portnum 1 lid 1-1 \"host1\"\n"
 				   "[1] -> switch port {0x0002c90300b00001}[1] lid 4-4 \"sw1\"\n"
 				   "[7] -> switch port {0x0002c90300b00002}[7] lid 5-5 \"sw2\"\n"
@@ -345,7 +345,7 @@ static void test_verify_trace_like_ibtracert(void)
 	    "  To switch {0x0002c90300b00001} portnum 0 lid 4-4 \"sw1\"\n";
 
 	tv_setup(&t);
-	verify_buf_init(&b);
+	text_buf_init(&b);
 	verify_walk(&t.ix, H1, 1, 2, &p);
 	verify_format_trace(&b, &t.ix, &p, "");
 	CU_ASSERT_STRING_EQUAL(b.s, want);
@@ -353,22 +353,22 @@ static void test_verify_trace_like_ibtracert(void)
 	verify_walk(&t.ix, H1, 1, 4, &p);
 	verify_format_trace(&b, &t.ix, &p, "  ");
 	CU_ASSERT_STRING_EQUAL(b.s, want_sw);
-	verify_buf_fini(&b);
+	text_buf_fini(&b);
 	tv_teardown(&t);
 }
 
 static void tv_expect_fault_text(struct tv *t, uint16_t lid, const char *want)
 {
 	struct verify_path p;
-	struct verify_buf b;
+	struct text_buf b;
 
-	verify_buf_init(&b);
+	text_buf_init(&b);
 	verify_walk(&t->ix, H1, 1, lid, &p);
 	verify_format_fault(&b, &t->ix, &p);
 	if (strcmp(b.s, want) != 0)
 		fprintf(stderr, "\ngot  '%s'\nwant '%s'\n", b.s, want);
 	CU_ASSERT_STRING_EQUAL(b.s, want);
-	verify_buf_fini(&b);
+	text_buf_fini(&b);
 }
 
 static void test_verify_fault_text(void)
@@ -410,10 +410,10 @@ static void test_verify_result_lines(void)
 {
 	struct tv t;
 	struct verify_result r[2];
-	struct verify_buf b;
+	struct text_buf b;
 
 	tv_setup(&t);
-	verify_buf_init(&b);
+	text_buf_init(&b);
 	verify_plan(&t.ix, H1, 1, 1, 5, &r[0]);
 	tv_answer(&r[0], 0x0002c90300b00002ULL, 0x0002c90300b00002ULL);
 	verify_judge(&t.ix, &r[0]);
@@ -436,7 +436,7 @@ static void test_verify_result_lines(void)
 	b.len = 0;
 	verify_format_summary(&b, r, 2);
 	CU_ASSERT_STRING_EQUAL(b.s, "1 paths ok, 1 failed\n");
-	verify_buf_fini(&b);
+	text_buf_fini(&b);
 	tv_teardown(&t);
 }
 
@@ -444,12 +444,12 @@ static void test_verify_json(void)
 {
 	struct tv t;
 	struct verify_result r;
-	struct verify_buf b;
+	struct text_buf b;
 	struct verify_source src = {.node = H1, .port = 1, .lid = 1, .fabric_from = "a \"b\"\n"};
 
 	tv_setup(&t);
 	snprintf(t.f.nodes[H2].desc, sizeof(t.f.nodes[H2].desc), "host\"2\\");
-	verify_buf_init(&b);
+	text_buf_init(&b);
 	*tv_entry(&t, SW2, 2) = 5;
 	verify_plan(&t.ix, H1, 1, 1, 2, &r);
 	r.probe.status = VERIFY_PROBE_TIMEOUT;
@@ -464,7 +464,7 @@ static void test_verify_json(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(b.s, "\"probe\":{\"result\":\"timeout\"}"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(b.s, "\"return_path\":null"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(b.s, "\"ok\":0,\"failed\":1}\n"));
-	verify_buf_fini(&b);
+	text_buf_fini(&b);
 	tv_teardown(&t);
 }
 
@@ -523,25 +523,25 @@ static void tv_parse_edited(const char *from1, const char *to1, const char *from
 
 static void tv_expect_line(const struct verify_expect *ex, size_t i, const char *want)
 {
-	struct verify_buf b;
+	struct text_buf b;
 
-	verify_buf_init(&b);
+	text_buf_init(&b);
 	CU_ASSERT_FATAL(i < ex->n);
 	verify_expect_format_gap(&b, ex, &ex->gap[i]);
 	if (strcmp(b.s, want) != 0)
 		fprintf(stderr, "\ngap %zu: got  '%s'\n       want '%s'\n", i, b.s, want);
 	CU_ASSERT_STRING_EQUAL(b.s, want);
-	verify_buf_fini(&b);
+	text_buf_fini(&b);
 }
 
 static void tv_expect_summary(const struct verify_expect *ex, const char *want)
 {
-	struct verify_buf b;
+	struct text_buf b;
 
-	verify_buf_init(&b);
+	text_buf_init(&b);
 	verify_expect_format_summary(&b, ex, "f");
 	CU_ASSERT_STRING_EQUAL(b.s, want);
-	verify_buf_fini(&b);
+	text_buf_fini(&b);
 }
 
 /* want = tv_text, live = tv_split with sw1 port 7 in these states; the
@@ -693,7 +693,7 @@ static void test_verify_expect_json_and_unchecked(void)
 	struct tv t;
 	struct fabric want, live;
 	struct verify_expect ex;
-	struct verify_buf b;
+	struct text_buf b;
 	struct verify_result r;
 	struct verify_source src = {.node = H1, .port = 1, .lid = 1, .fabric_from = "x"};
 
@@ -707,7 +707,7 @@ static void test_verify_expect_json_and_unchecked(void)
 	verify_judge(&t.ix, &r);
 	src.expect = &ex;
 	src.expect_from = "/var/lib/nanosm/topology";
-	verify_buf_init(&b);
+	text_buf_init(&b);
 	verify_format_json(&b, &t.ix, &src, &r, 1);
 	CU_ASSERT_FALSE(b.failed);
 	CU_ASSERT_PTR_NOT_NULL(strstr(b.s, "\"expected\":{\"checked\":true,\"file\":\"/var/lib/"
@@ -718,19 +718,19 @@ static void test_verify_expect_json_and_unchecked(void)
 			"\"node_guid\":\"0x0002c90300b00001\",\"port\":7},\"to\":{\"type\":"
 			"\"switch\",\"name\":\"sw2\",\"node_guid\":\"0x0002c90300b00002\","
 			"\"port\":7},\"detail\":\"DOWN    cable switch \\\"sw1\\\""));
-	verify_buf_fini(&b);
+	text_buf_fini(&b);
 	src.expect = NULL;
 	src.expect_from = "no file /x";
-	verify_buf_init(&b);
+	text_buf_init(&b);
 	verify_format_json(&b, &t.ix, &src, &r, 1);
 	CU_ASSERT_PTR_NOT_NULL(
 	    strstr(b.s, "\"expected\":{\"checked\":false,\"why\":\"no file /x\"}"));
-	verify_buf_fini(&b);
-	verify_buf_init(&b);
+	text_buf_fini(&b);
+	text_buf_init(&b);
 	verify_expect_format_summary(&b, NULL, "no file /x");
 	CU_ASSERT_STRING_EQUAL(b.s, "expected topology: not checked (no file /x): only what is "
 				    "reachable was verified\n");
-	verify_buf_fini(&b);
+	text_buf_fini(&b);
 	verify_expect_fini(&ex);
 	fabric_fini(&live);
 	fabric_fini(&want);
