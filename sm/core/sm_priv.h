@@ -171,7 +171,7 @@ struct sm {
 	size_t n_names;
 	sm_sweep_done_fn done_fn;
 	void *done_arg;
-	/* Subnet Administration (sa.c) and what it answers from */
+	/* Subnet Administration (sm/sa/) and what it answers from */
 	struct mad_xmit xmit;
 	struct sa *sa;
 	uint64_t route_gen;		/* bumped when a sweep changed routes, ports or LIDs */

@@ -1,5 +1,5 @@
 /*
- * sm/sa/modules.c - wires the SA modules into sa.c: attribute -> handler, and
+ * sm/sa/modules.c - wires the SA modules into server.c: attribute -> handler, and
  * each module's new/free/update/tick.  Owns no state of its own.
  */
 #include "sm/sa/modules.h"

@@ -1,7 +1,7 @@
 /*
  * sm/sa/modules.h - the SA's table of modules: which handler answers which
- * attribute, and the life-cycle hooks of each module's state.  sa.c calls
- * these; sa_modules.c is the one place that knows every module.
+ * attribute, and the life-cycle hooks of each module's state.  server.c calls
+ * these; modules.c is the one place that knows every module.
  */
 #ifndef NANOSM_SM_SA_MODULES_H
 #define NANOSM_SM_SA_MODULES_H

@@ -11,7 +11,7 @@
  * (sa_path_life_from_hops).  Facts are cached per (SLID, DLID) in a
  * fixed-size direct-mapped table: a new pair evicts whatever shared its
  * slot, so memory stays bounded.  The cache is valid for one route_gen;
- * sa_paths_flush empties it (sa.c calls it when route_gen moves, and the
+ * sa_paths_flush empties it (server.c calls it when route_gen moves, and the
  * handler also notices a changed route_gen itself).
  *
  * sa_path_handle answers Get/GetTable PathRecord: ends from SGID/SLID and

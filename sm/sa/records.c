@@ -2,7 +2,7 @@
  * sm/sa/records.c - the SA's topology records: decides which Node, PortInfo,
  * SwitchInfo, LFT, MFT, SMInfo, Link, GUIDInfo and P_KeyTable records the view
  * holds and what they say, and answers ClassPortInfo.  Wire layout is
- * mad/sa_topo.c's; dispatch and the Get/GetTable answer rules are sa.c's.
+ * mad/sa_topo.c's; dispatch and the Get/GetTable answer rules are server.c's.
  */
 #include "sm/sa/records.h"
 
@@ -539,7 +539,7 @@ static uint16_t sa_topo_records(struct sa *sa, const struct sa_req *req, struct 
 }
 
 /* CapabilityMask IsMultiPathSupported (rdma-core umad_sa.h calls it
- * UMAD_SA_CAP_MASK_IS_MULTIPATH_SUP): sa_path.c answers GetMulti
+ * UMAD_SA_CAP_MASK_IS_MULTIPATH_SUP): paths.c answers GetMulti
  * MultiPathRecord. */
 #define SA_TOPO_CAP_MULTIPATH (1u << 10)
 

@@ -1,8 +1,8 @@
 /*
  * sm/sa/server.c - the SA's front door: view and lookup maps, request dispatch by
  * attribute, Get/GetTable answer rules, response encoding.  Record
- * contents belong to the modules (sa_topo.c, sa_path.c, mcast.c,
- * sa_svc.c); this file never builds a record itself.
+ * contents belong to the modules (records.c, paths.c, mcast.c,
+ * services.c); this file never builds a record itself.
  */
 #include "sm/sa/server.h"
 #include "mad/text.h"

@@ -4,18 +4,18 @@
  *
  * DOC: struct sa holds a read-only view of what the SM programmed (the
  * fabric model, the LFTs, the partition plan), lookup maps rebuilt by
- * sa_update, and the state of the SA modules: path records (sa_path.c),
+ * sa_update, and the state of the SA modules: path records (paths.c),
  * multicast groups (mcast.c), services and event subscriptions
- * (sa_svc.c).  sa_recv decodes one request, hands it to the handler of its
+ * (services.c).  sa_recv decodes one request, hands it to the handler of its
  * attribute and encodes the answer: a Get returns exactly one record
  * (NO_RECORDS / TOO_MANY_RECORDS otherwise), a GetTable every match.
  * Nothing here touches an fd or a clock: answers leave through the struct
  * mad_xmit it is given, time comes in as now_ms.
  *
- * Files: sa.c (dispatch, view, lookups, response encoding), sa_topo.c
+ * Files: server.c (dispatch, view, lookups, response encoding), records.c
  * (Node/PortInfo/Link/SwitchInfo/LFT/GUIDInfo/PKeyTable/SMInfo records,
- * ClassPortInfo), sa_path.c (PathRecord), mcast.c (MCMemberRecord, groups),
- * sa_svc.c (ServiceRecord, InformInfo, Notice reports).
+ * ClassPortInfo), paths.c (PathRecord), mcast.c (MCMemberRecord, groups),
+ * services.c (ServiceRecord, InformInfo, Notice reports).
  */
 #ifndef NANOSM_SM_SA_SERVER_H
 #define NANOSM_SM_SA_SERVER_H
@@ -70,7 +70,7 @@ struct sa_counters {
 struct sa {
 	struct sa_view v;
 	struct mad_xmit xmit;
-	/* lookup maps over v.f (sa.c) */
+	/* lookup maps over v.f (server.c) */
 	struct sa_port_ref *by_lid; /* indexed by LID, size n_by_lid */
 	size_t n_by_lid;
 	uint64_t *guid_keys; /* port GUID -> ref, open addressing */
@@ -92,7 +92,7 @@ struct sa_req {
 };
 
 /* The records of an answer.  A handler sets rec_size (its record's padded
- * size) and adds every match; sa.c turns them into the response. */
+ * size) and adds every match; server.c turns them into the response. */
 struct sa_out {
 	uint16_t rec_size;
 	uint8_t *recs;

@@ -38,7 +38,7 @@
  * (IsGeneric 0) subscriptions are stored and listed but never reported
  * (nanosm produces no vendor traps).
  *
- * Hooks sa_modules.c wires: handler sa_svc_handle for attributes 0x31,
+ * Hooks modules.c wires: handler sa_svc_handle for attributes 0x31,
  * 0x03 and 0xF3; sa_svc_new/sa_svc_free into sa->svc; sa_svc_prune after
  * every sa_update; sa_svc_tick from sa_tick; sa_svc_report_resp for a
  * response with attribute Notice.  No I/O but sa->xmit, no clock: time is
