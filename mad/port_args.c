@@ -37,11 +37,6 @@ int port_args_number(const char *opt, const char *val, uint64_t min, uint64_t ma
 	return 0;
 }
 
-int port_args_is_option(int letter)
-{
-	return letter == 'd' || letter == 'p' || letter == 'g';
-}
-
 static int port_args_set_ca(struct port_args *a, const char *opt, const char *val, char *err,
 			    size_t errlen)
 {

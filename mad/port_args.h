@@ -8,9 +8,11 @@
  * port"), hands each of the three options to port_args_set as getopt (or
  * its own scanner) meets them, and calls port_args_check after the last:
  * -g names a port by itself, so it excludes -d and -p.  Numbers, the port
- * options' and any other option's, go through port_args_number: decimal or
- * 0x hex, the whole word (no sign, blank or octal), within the caller's
- * range.  Messages name the option and the value as the user gave them:
+ * options' and the other options' of nanosm and the umad tools, go through
+ * port_args_number: decimal or 0x hex, the whole word (no sign, blank or
+ * octal), within the caller's range (nanosm-ping keeps its own scanner for
+ * its k/m sizes and durations).  Messages name the option and the value as
+ * the user gave them:
  * -p: "abc" is not a number
  * -p: 0 is out of range 1..254
  * -g names the local port: give -g GUID or -d CA [-p PORT], not both
@@ -41,9 +43,6 @@ struct port_args {
 	{"ca", required_argument, NULL, 'd'},   \
 	{"port", required_argument, NULL, 'p'}
 /* clang-format on */
-
-/* Is letter one of the port options ('d', 'p', 'g')? */
-int port_args_is_option(int letter);
 
 /* Option letter ('d', 'p' or 'g') with its value val into a.  opt is the
  * option as the user wrote it ("--port"), for the message; NULL means
