@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mad/port_args.h"
 #include "routing/lft_file.h"
 #include "routing/lid_alloc.h"
 #include "routing/route.h"
@@ -80,14 +81,13 @@ static void route_usage(FILE *out)
 	fputc('\n', out);
 }
 
+/* A number (mad/port_args parses it: decimal or 0x hex). */
 static int route_number(const char *opt, const char *s, uint64_t *out)
 {
-	char *end;
+	char err[256];
 
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	if (errno || end == s || *end || *s == '-')
-		return route_fail("%s: not a number: '%s'", opt, s);
+	if (port_args_number(opt, s, 0, UINT64_MAX, out, err, sizeof(err)) < 0)
+		return route_fail("%s", err);
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "mad/mad_port.h"
+#include "mad/port_args.h"
 #include "mad/sa.h"
 #include "mad/sa_mcm.h"
 #include "mad/sa_path.h"
@@ -22,6 +23,9 @@
 #define SACLI_EXIT_OK 0
 #define SACLI_EXIT_FAILED 1
 #define SACLI_EXIT_USAGE 2
+#define SACLI_LID_MAX 0xbfff /* -l: a unicast LID */
+#define SACLI_TIMEOUT_MAX 60000
+#define SACLI_RETRIES_MAX 100
 
 struct sacli {
 	struct mad_port *port;
@@ -629,11 +633,12 @@ static void sacli_usage(FILE *out)
 		"Exit status: 0 answered with status 0, 1 error status or no answer, 2 usage.\n");
 }
 
-static int sacli_open(struct sacli *c, const char *ca, int port, uint64_t guid)
+static int sacli_open(struct sacli *c, const struct port_args *local)
 {
 	char err[256];
 
-	c->port = mad_port_open_client(ca, port, guid, NULL, NULL, err, sizeof(err));
+	c->port = mad_port_open_client(port_args_ca(local), (int)local->port, local->guid, NULL,
+				       NULL, err, sizeof(err));
 	if (!c->port) {
 		fprintf(stderr, "nanosm-sa: %s\n", err);
 		return -ENODEV;
@@ -648,42 +653,87 @@ static int sacli_open(struct sacli *c, const char *ca, int port, uint64_t guid)
 	return 0;
 }
 
+/* An unsigned option value in min..max. */
+static int sacli_uint(const char *opt, const char *val, unsigned min, unsigned max, unsigned *out,
+		      char *err, size_t errlen)
+{
+	uint64_t n;
+
+	if (port_args_number(opt, val, min, max, &n, err, errlen) < 0)
+		return -EINVAL;
+	*out = (unsigned)n;
+	return 0;
+}
+
+/* One option; 0, 1 for --help, or -EINVAL with err set (left alone for an
+ * option getopt has already complained about). */
+static int sacli_option(struct sacli *c, struct port_args *local, int opt, const char *val,
+			char *err, size_t errlen)
+{
+	uint64_t n;
+
+	switch (opt) {
+	case 'g':
+	case 'd':
+	case 'p':
+		return port_args_set(local, opt, NULL, val, err, errlen);
+	case 'l':
+		if (port_args_number("-l", val, 1, SACLI_LID_MAX, &n, err, errlen) < 0)
+			return -EINVAL;
+		c->sm_lid = (uint16_t)n;
+		return 0;
+	case 't':
+		return sacli_uint("-t", val, 1, SACLI_TIMEOUT_MAX, &c->timeout_ms, err, errlen);
+	case 'r':
+		return sacli_uint("-r", val, 0, SACLI_RETRIES_MAX, &c->retries, err, errlen);
+	case 'S':
+		c->issm = 1;
+		return 0;
+	case 'h':
+		return 1;
+	}
+	return -EINVAL;
+}
+
+static int sacli_usage_error(const char *err)
+{
+	if (err[0])
+		fprintf(stderr, "nanosm-sa: %s\n", err);
+	sacli_usage(stderr);
+	return SACLI_EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "guid", required_argument, NULL, 'g' },
-		{ "ca", required_argument, NULL, 'd' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "sm-lid", required_argument, NULL, 'l' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "retries", required_argument, NULL, 'r' },
-		{ "issm", no_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    PORT_ARGS_LONGOPTS,
+	    {"sm-lid", required_argument, NULL, 'l'},
+	    {"timeout", required_argument, NULL, 't'},
+	    {"retries", required_argument, NULL, 'r'},
+	    {"issm", no_argument, NULL, 'S'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct sacli c = { .timeout_ms = 1000, .retries = 2 };
-	const char *ca = NULL;
-	uint64_t guid = 0;
-	int port = 0, opt, rc;
+	struct port_args local = {.port = 0};
+	char err[256];
+	int opt, rc;
 
-	while ((opt = getopt_long(argc, argv, "g:d:p:l:t:r:Sh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'g': guid = strtoull(optarg, NULL, 0); break;
-		case 'd': ca = optarg; break;
-		case 'p': port = atoi(optarg); break;
-		case 'l': c.sm_lid = (uint16_t)strtoul(optarg, NULL, 0); break;
-		case 't': c.timeout_ms = (unsigned)strtoul(optarg, NULL, 0); break;
-		case 'r': c.retries = (unsigned)strtoul(optarg, NULL, 0); break;
-		case 'S': c.issm = 1; break;
-		case 'h': sacli_usage(stdout); return SACLI_EXIT_OK;
-		default: sacli_usage(stderr); return SACLI_EXIT_USAGE;
+	while ((opt = getopt_long(argc, argv, PORT_ARGS_OPTSTRING "l:t:r:Sh", longopts, NULL)) !=
+	       -1) {
+		err[0] = '\0';
+		rc = sacli_option(&c, &local, opt, optarg, err, sizeof(err));
+		if (rc == 1) {
+			sacli_usage(stdout);
+			return SACLI_EXIT_OK;
 		}
+		if (rc < 0)
+			return sacli_usage_error(err);
 	}
-	if (optind >= argc) {
-		sacli_usage(stderr);
-		return SACLI_EXIT_USAGE;
-	}
-	if (sacli_open(&c, ca, port, guid) < 0)
+	err[0] = '\0';
+	if (port_args_check(&local, err, sizeof(err)) < 0 || optind >= argc)
+		return sacli_usage_error(err);
+	if (sacli_open(&c, &local) < 0)
 		return SACLI_EXIT_FAILED;
 	rc = sacli_run(&c, argc - optind, argv + optind);
 	mad_port_close(c.port);

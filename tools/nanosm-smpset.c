@@ -15,6 +15,7 @@
 
 #include "mad/mad_port.h"
 #include "mad/mad_queue.h"
+#include "mad/port_args.h"
 #include "mad/smp.h"
 #include "routing/fabric.h"
 
@@ -24,9 +25,7 @@
 #define SMPSET_PERMISSIVE_LID 0xffff
 
 struct smpset_args {
-	const char *ca;
-	int port;
-	uint64_t guid;
+	struct port_args local; /* -g, -d, -p */
 	unsigned timeout_ms;
 	uint8_t path[SMP_MAX_HOPS + 1];
 	uint8_t hops;
@@ -190,17 +189,15 @@ static void smpset_usage(FILE *out)
 		     "Exit status: 0 set and read back, 1 an SMP failed, 2 usage error.\n");
 }
 
-static int smpset_number(const char *what, const char *s, uint64_t max, uint64_t *out)
+/* A number in min..max (mad/port_args parses it); says what is wrong. */
+static int smpset_number(const char *what, const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
-	char *end;
+	char err[256];
 
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	if (errno || end == s || *end || *s == '-' || *out > max) {
-		fprintf(stderr, "nanosm-smpset: %s: bad number '%s'\n", what, s);
-		return -EINVAL;
-	}
-	return 0;
+	if (port_args_number(what, s, min, max, out, err, sizeof(err)) == 0)
+		return 0;
+	fprintf(stderr, "nanosm-smpset: %s\n", err);
+	return -EINVAL;
 }
 
 /* "0,1,3" -> hops 2, path[1] = 1, path[2] = 3 (the leading 0 is the origin). */
@@ -213,8 +210,8 @@ static int smpset_parse_path(const char *s, struct smpset_args *a)
 
 	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && rc == 0;
 	     tok = strtok_r(NULL, ",", &save), i++) {
-		if (i > SMP_MAX_HOPS || smpset_number("DRPATH", tok, i ? 254 : 0, &v) < 0 ||
-		    (i && v == 0))
+		if (i > SMP_MAX_HOPS ||
+		    smpset_number("DRPATH", tok, i ? 1 : 0, i ? 254 : 0, &v) < 0)
 			rc = -EINVAL;
 		else
 			a->path[i] = (uint8_t)v;
@@ -233,8 +230,8 @@ static int smpset_parse_lft(struct smpset_args *a, char **argv)
 	uint64_t lid, port;
 
 	if (smpset_parse_path(argv[0], a) < 0 ||
-	    smpset_number("LID", argv[1], LID_UNICAST_MAX, &lid) < 0 || lid == 0 ||
-	    smpset_number("PORT", argv[2], 255, &port) < 0)
+	    smpset_number("LID", argv[1], 1, LID_UNICAST_MAX, &lid) < 0 ||
+	    smpset_number("PORT", argv[2], 0, 255, &port) < 0)
 		return -EINVAL;
 	a->lid = (uint16_t)lid;
 	a->out_port = (uint8_t)port;
@@ -244,14 +241,22 @@ static int smpset_parse_lft(struct smpset_args *a, char **argv)
 enum { OPT_LFT = 256, OPT_TIMEOUT };
 
 static const struct option smpset_long_opts[] = {
-    {"guid", required_argument, NULL, 'g'},
-    {"ca", required_argument, NULL, 'd'},
-    {"port", required_argument, NULL, 'p'},
+    PORT_ARGS_LONGOPTS,
     {"lft", no_argument, NULL, OPT_LFT},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
+
+static int smpset_port_option(struct smpset_args *a, int c, const char *val)
+{
+	char err[256];
+
+	if (port_args_set(&a->local, c, NULL, val, err, sizeof(err)) == 0)
+		return 0;
+	fprintf(stderr, "nanosm-smpset: %s\n", err);
+	return -EINVAL;
+}
 
 /* One option; returns 0, -EINVAL, or 1 for --lft. */
 static int smpset_option(struct smpset_args *a, int c, const char *val)
@@ -260,17 +265,11 @@ static int smpset_option(struct smpset_args *a, int c, const char *val)
 
 	switch (c) {
 	case 'g':
-		return smpset_number("-g", val, UINT64_MAX, &a->guid);
 	case 'd':
-		a->ca = val;
-		return 0;
 	case 'p':
-		if (smpset_number("-p", val, 254, &n) < 0)
-			return -EINVAL;
-		a->port = (int)n;
-		return 0;
+		return smpset_port_option(a, c, val);
 	case OPT_TIMEOUT:
-		if (smpset_number("--timeout", val, 60000, &n) < 0 || n == 0)
+		if (smpset_number("--timeout", val, 1, 60000, &n) < 0)
 			return -EINVAL;
 		a->timeout_ms = (unsigned)n;
 		return 0;
@@ -285,14 +284,20 @@ static int smpset_option(struct smpset_args *a, int c, const char *val)
 
 static int smpset_parse_args(struct smpset_args *a, int argc, char **argv)
 {
+	char err[256];
 	int c, rc, lft = 0;
 
 	a->timeout_ms = 200;
-	while ((c = getopt_long(argc, argv, "g:d:p:h", smpset_long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, PORT_ARGS_OPTSTRING "h", smpset_long_opts, NULL)) !=
+	       -1) {
 		rc = smpset_option(a, c, optarg);
 		if (rc < 0)
 			return rc;
 		lft |= rc;
+	}
+	if (port_args_check(&a->local, err, sizeof(err)) < 0) {
+		fprintf(stderr, "nanosm-smpset: %s\n", err);
+		return -EINVAL;
 	}
 	if (!lft || argc - optind != 3) {
 		smpset_usage(stderr);
@@ -315,7 +320,8 @@ int main(int argc, char **argv)
 	if (smpset_parse_args(&a, argc, argv) < 0)
 		return SMPSET_EXIT_USAGE;
 	qo.timeout_ms = a.timeout_ms;
-	mp = mad_port_open_client(a.ca, a.port, a.guid, NULL, NULL, err, sizeof(err));
+	mp = mad_port_open_client(port_args_ca(&a.local), (int)a.local.port, a.local.guid, NULL,
+				  NULL, err, sizeof(err));
 	if (!mp) {
 		fprintf(stderr, "nanosm-smpset: %s\n", err);
 		return SMPSET_EXIT_FAILED;

@@ -18,6 +18,7 @@
 #include "config/policy.h"
 #include "mad/mad_port.h"
 #include "mad/mad_queue.h"
+#include "mad/port_args.h"
 #include "mad/smp.h"
 #include "routing/fabric.h"
 #include "routing/topo_file.h"
@@ -32,9 +33,7 @@
 #define VFY_RECV_SLICE_MS 50 /* longest single wait for a MAD */
 
 struct vfy_args {
-	const char *ca;
-	int port;
-	uint64_t guid;
+	struct port_args local; /* -g, -d, -p */
 	const char *topo;
 	const char *lids;
 	int json;
@@ -597,25 +596,10 @@ static void vfy_usage(FILE *out)
 		     "node, host or cable of the topology is missing, 2 usage or setup error.\n");
 }
 
-static int vfy_number(const char *opt, const char *s, uint64_t max, uint64_t *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	if (errno || end == s || *end || *s == '-' || *out > max) {
-		fprintf(stderr, "nanosm-verify: %s: bad number '%s'\n", opt, s);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 enum { OPT_TOPO = 256, OPT_LIDS, OPT_JSON, OPT_TIMEOUT, OPT_RETRIES };
 
 static const struct option vfy_long_opts[] = {
-    {"guid", required_argument, NULL, 'g'},
-    {"ca", required_argument, NULL, 'd'},
-    {"port", required_argument, NULL, 'p'},
+    PORT_ARGS_LONGOPTS,
     {"topo", required_argument, NULL, OPT_TOPO},
     {"lids", required_argument, NULL, OPT_LIDS},
     {"json", no_argument, NULL, OPT_JSON},
@@ -626,22 +610,17 @@ static const struct option vfy_long_opts[] = {
     {NULL, 0, NULL, 0},
 };
 
-/* One option; returns 0, -EINVAL, or 1 for --help. */
-static int vfy_option(struct vfy_args *a, int c, const char *val)
+/* One option; returns 0, 1 for --help, or -EINVAL with err set (left
+ * alone for an option getopt has already complained about). */
+static int vfy_option(struct vfy_args *a, int c, const char *val, char *err, size_t errlen)
 {
 	uint64_t n;
 
 	switch (c) {
 	case 'g':
-		return vfy_number("-g", val, UINT64_MAX, &a->guid);
 	case 'd':
-		a->ca = val;
-		return 0;
 	case 'p':
-		if (vfy_number("-p", val, 254, &n) < 0)
-			return -EINVAL;
-		a->port = (int)n;
-		return 0;
+		return port_args_set(&a->local, c, NULL, val, err, errlen);
 	case OPT_TOPO:
 		a->topo = val;
 		return 0;
@@ -652,12 +631,12 @@ static int vfy_option(struct vfy_args *a, int c, const char *val)
 		a->json = 1;
 		return 0;
 	case OPT_TIMEOUT:
-		if (vfy_number("--timeout", val, 60000, &n) < 0 || n == 0)
+		if (port_args_number("--timeout", val, 1, 60000, &n, err, errlen) < 0)
 			return -EINVAL;
 		a->timeout_ms = (unsigned)n;
 		return 0;
 	case OPT_RETRIES:
-		if (vfy_number("--retries", val, 20, &n) < 0)
+		if (port_args_number("--retries", val, 0, 20, &n, err, errlen) < 0)
 			return -EINVAL;
 		a->retries = (unsigned)n;
 		return 0;
@@ -672,17 +651,21 @@ static int vfy_option(struct vfy_args *a, int c, const char *val)
 
 static int vfy_parse_args(struct vfy_args *a, int argc, char **argv)
 {
+	char err[256];
 	int c, rc;
 
 	a->timeout_ms = 200;
 	a->retries = 3;
-	while ((c = getopt_long(argc, argv, "g:d:p:vh", vfy_long_opts, NULL)) != -1) {
-		rc = vfy_option(a, c, optarg);
+	while ((c = getopt_long(argc, argv, PORT_ARGS_OPTSTRING "vh", vfy_long_opts, NULL)) != -1) {
+		err[0] = '\0';
+		rc = vfy_option(a, c, optarg, err, sizeof(err));
 		if (rc == 1) {
 			vfy_usage(stdout);
 			exit(VFY_EXIT_OK);
 		}
 		if (rc < 0) {
+			if (err[0])
+				fprintf(stderr, "nanosm-verify: %s\n", err);
 			vfy_usage(stderr);
 			return -EINVAL;
 		}
@@ -691,8 +674,8 @@ static int vfy_parse_args(struct vfy_args *a, int argc, char **argv)
 		fprintf(stderr, "nanosm-verify: unexpected argument '%s'\n", argv[optind]);
 		return -EINVAL;
 	}
-	if (a->guid && (a->ca || a->port)) {
-		fprintf(stderr, "nanosm-verify: -g excludes -d/-p\n");
+	if (port_args_check(&a->local, err, sizeof(err)) < 0) {
+		fprintf(stderr, "nanosm-verify: %s\n", err);
 		return -EINVAL;
 	}
 	return 0;
@@ -722,8 +705,8 @@ static int vfy_setup(struct vfy *v)
 
 	lft_set_init(&v->lfts);
 	v->local_node = FABRIC_NONE;
-	v->port = mad_port_open_client(v->args.ca, v->args.port, v->args.guid, NULL, NULL, err,
-				       sizeof(err));
+	v->port = mad_port_open_client(port_args_ca(&v->args.local), (int)v->args.local.port,
+				       v->args.local.guid, NULL, NULL, err, sizeof(err));
 	if (!v->port) {
 		log_warnx("NSV-E001 %s", err);
 		return -ENODEV;

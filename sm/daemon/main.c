@@ -5,11 +5,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "mad/port_args.h"
 #include "routing/route.h"
 #include "sm/core/log.h"
 #include "sm/daemon/loop.h"
@@ -64,15 +66,6 @@ static void main_usage(FILE *to)
 		"  -h, --help              this text\n");
 }
 
-static int main_number(const char *s, unsigned long long max, unsigned long long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	return errno || *end || end == s || *out > max ? -1 : 0;
-}
-
 enum {
 	OPT_ONCE = 256,
 	OPT_INTERVAL,
@@ -89,9 +82,7 @@ enum {
 };
 
 static const struct option main_longopts[] = {
-    {"guid", required_argument, NULL, 'g'},
-    {"ca", required_argument, NULL, 'd'},
-    {"port", required_argument, NULL, 'p'},
+    PORT_ARGS_LONGOPTS,
     {"once", no_argument, NULL, OPT_ONCE},
     {"sweep-interval", required_argument, NULL, OPT_INTERVAL},
     {"guid2lid", required_argument, NULL, OPT_GUID2LID},
@@ -113,11 +104,34 @@ static const struct option main_longopts[] = {
     {NULL, 0, NULL, 0},
 };
 
-static void main_bad(const char *what, const char *val)
+/* A usage error: the message, the usage, exit status 2. */
+__attribute__((format(printf, 1, 2), noreturn)) static void main_fail(const char *fmt, ...)
 {
-	fprintf(stderr, "nanosm: invalid %s '%s'\n", what, val);
+	va_list ap;
+
+	fputs("nanosm: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 	main_usage(stderr);
 	exit(2);
+}
+
+static void main_bad(const char *what, const char *val)
+{
+	main_fail("invalid %s '%s'", what, val);
+}
+
+/* The value of a numeric option, in min..max (mad/port_args parses it). */
+static uint64_t main_number(const char *opt, const char *val, uint64_t min, uint64_t max)
+{
+	char err[256];
+	uint64_t v = 0;
+
+	if (port_args_number(opt, val, min, max, &v, err, sizeof(err)) < 0)
+		main_fail("%s", err);
+	return v;
 }
 
 /* -R takes a comma-separated fallback list; every name must exist. */
@@ -174,43 +188,54 @@ static void main_roots(const char *path, struct loop_opts *o)
 	o->sm.n_roots = n;
 }
 
-/* What the command line says that is not the SM's business. */
+/* What the command line says that is not the SM's business, and the
+ * port options (loop_opts.ca points into port). */
 struct main_flags {
 	int check;	       /* --check */
 	const char *log_file;  /* -L */
 	int log_syslog_prefix; /* --log-syslog-prefix */
+	struct port_args port; /* -g, -d, -p */
 };
+
+static void main_port_option(struct main_flags *mf, int c, const char *val)
+{
+	char err[256];
+
+	if (port_args_set(&mf->port, c, NULL, val, err, sizeof(err)) < 0)
+		main_fail("%s", err);
+}
+
+/* After the last option: -g excludes -d/-p; the port into o. */
+static void main_port(struct loop_opts *o, const struct main_flags *mf)
+{
+	char err[256];
+
+	if (port_args_check(&mf->port, err, sizeof(err)) < 0)
+		main_fail("%s", err);
+	o->ca = port_args_ca(&mf->port);
+	o->port = (int)mf->port.port;
+	o->port_guid = mf->port.guid;
+}
 
 static void main_parse(int argc, char **argv, struct loop_opts *o, struct main_flags *mf)
 {
-	unsigned long long v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "g:d:p:R:f:L:vqh", main_longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, PORT_ARGS_OPTSTRING "R:f:L:vqh", main_longopts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'g':
-			if (main_number(optarg, UINT64_MAX, &v) < 0 || !v)
-				main_bad("port GUID", optarg);
-			o->port_guid = v;
-			o->cli_set |= OPTS_CLI_PORT;
-			break;
 		case 'd':
-			o->ca = optarg;
-			o->cli_set |= OPTS_CLI_PORT;
-			break;
 		case 'p':
-			if (main_number(optarg, 254, &v) < 0 || !v)
-				main_bad("port", optarg);
-			o->port = (int)v;
+			main_port_option(mf, c, optarg);
 			o->cli_set |= OPTS_CLI_PORT;
 			break;
 		case OPT_ONCE:
 			o->once = 1;
 			break;
 		case OPT_INTERVAL:
-			if (main_number(optarg, 86400, &v) < 0 || !v)
-				main_bad("sweep interval", optarg);
-			o->sweep_interval = (double)v;
+			o->sweep_interval =
+			    (double)main_number("--sweep-interval", optarg, 1, 86400);
 			o->cli_set |= OPTS_CLI_INTERVAL;
 			break;
 		case OPT_GUID2LID:
@@ -227,27 +252,20 @@ static void main_parse(int argc, char **argv, struct loop_opts *o, struct main_f
 			o->cli_set |= OPTS_CLI_ROOTS;
 			break;
 		case OPT_PRIORITY:
-			if (main_number(optarg, 15, &v) < 0)
-				main_bad("priority", optarg);
-			o->sm.priority = (uint8_t)v;
+			o->sm.priority = (uint8_t)main_number("--priority", optarg, 0, 15);
 			o->cli_set |= OPTS_CLI_PRIORITY;
 			break;
 		case OPT_WINDOW:
-			if (main_number(optarg, 4096, &v) < 0 || !v)
-				main_bad("window", optarg);
-			o->sm.mad.window = (unsigned)v;
+			o->sm.mad.window = (unsigned)main_number("--window", optarg, 1, 4096);
 			o->cli_set |= OPTS_CLI_WINDOW;
 			break;
 		case OPT_TIMEOUT:
-			if (main_number(optarg, 60000, &v) < 0 || !v)
-				main_bad("MAD timeout", optarg);
-			o->sm.mad.timeout_ms = (unsigned)v;
+			o->sm.mad.timeout_ms =
+			    (unsigned)main_number("--mad-timeout", optarg, 1, 60000);
 			o->cli_set |= OPTS_CLI_TIMEOUT;
 			break;
 		case OPT_RETRIES:
-			if (main_number(optarg, 100, &v) < 0)
-				main_bad("MAD retries", optarg);
-			o->sm.mad.retries = (unsigned)v;
+			o->sm.mad.retries = (unsigned)main_number("--mad-retries", optarg, 0, 100);
 			o->cli_set |= OPTS_CLI_RETRIES;
 			break;
 		case 'v':
@@ -289,6 +307,7 @@ static void main_parse(int argc, char **argv, struct loop_opts *o, struct main_f
 	}
 	if (optind < argc)
 		main_bad("argument", argv[optind]);
+	main_port(o, mf);
 }
 
 /* The policy: -f FILE, else /etc/nanosm/nanosm.yaml when it exists, else

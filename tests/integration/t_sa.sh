@@ -7,14 +7,34 @@
 # IPoIB broadcast group exists; a join/leave sequence programs and then
 # clears the switch's MFT (ibroute -M); InformInfo subscribers get traps 65
 # and 64 when a cable is pulled and put back; osmtest's inventory flow
-# passes.  With SM=opensm the same checks run against OpenSM, except the
-# bad-MAD statuses (OpenSM leaves most of them unanswered; logged only).
+# passes; bad -p/-g/-t values are usage errors naming the option (before
+# any port is opened).  With SM=opensm the same checks run against OpenSM,
+# except the bad-MAD statuses (OpenSM leaves most of them unanswered;
+# logged only).
 . "$(dirname "$0")/lib.sh"
 
 it_init sa
 fabric_file lab.topo
 NSA=$REPO/build/bin/nanosm-sa
 [ -x "$NSA" ] || it_fail "nanosm-sa not built: $NSA"
+
+it_step "bad -p/-g values are usage errors naming the option (no port opened)"
+IT_LAST_OUT=$IT_SCRATCH/usage.txt
+sa_usage() { # PATTERN ARGS...
+	local pat=$1 rc
+	shift
+	"$NSA" "$@" >"$IT_LAST_OUT" 2>&1
+	rc=$?
+	[ $rc = 2 ] || it_fail "nanosm-sa $*: exit status $rc, expected 2"
+	grep -Eq "$pat" "$IT_LAST_OUT" || it_fail "nanosm-sa $*: no line matching '$pat'"
+}
+sa_usage '^nanosm-sa: -p: "abc" is not a number$' -p abc get 0x11
+sa_usage '^nanosm-sa: -p: 255 is out of range 1\.\.254$' --port 255 get 0x11
+sa_usage '^nanosm-sa: -g: "0x2c9g" is not a number$' -g 0x2c9g get 0x11
+sa_usage '^nanosm-sa: -g names the local port: give -g GUID or -d CA \[-p PORT\], not both$' \
+	-g 0x0002c90300a00021 -p 1 get 0x11
+sa_usage '^nanosm-sa: -t: "1s" is not a number$' -t 1s get 0x11
+
 # SM_Key 1, OpenSM's default: queries carrying it are trusted (they see
 # every member of a multicast group); a key belongs in a mode-600 file
 pol=$IT_SCRATCH/nanosm.yaml

@@ -244,6 +244,10 @@ IT_LAST_OUT=$IT_SCRATCH/usage.txt
 [ $? = 2 ] || it_fail "nanosm-verify --lids 0: expected exit status 2"
 "$SMPSET" --lft 1,2 3 4 >>"$IT_LAST_OUT" 2>&1
 [ $? = 2 ] || it_fail "nanosm-smpset with a DR path not starting at 0: expected exit status 2"
+"$VERIFY" -g 0x0002c90300a00021 -p 1 >>"$IT_LAST_OUT" 2>&1
+[ $? = 2 ] || it_fail "nanosm-verify -g with -p: expected exit status 2"
+grep -q '^nanosm-verify: -g names the local port: give -g GUID or -d CA \[-p PORT\], not both$' \
+	"$IT_LAST_OUT" || it_fail "nanosm-verify -g with -p: the message does not say -g excludes -p"
 
 # lab: one switch; the victim host3 is also a source (answers to it are lost)
 vt_case lab lab.topo host3 1 "host1 host2 host3" "host1 host3 lab-sw" victim

@@ -4,6 +4,7 @@
 
 const unit_register_fn unit_suites[] = {
 	test_text_register,
+	test_port_args_register,
 	test_smp_register,
 	test_fabric_register,
 	test_topo_register,

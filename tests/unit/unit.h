@@ -6,6 +6,7 @@ typedef void (*unit_register_fn)(void);
 extern const unit_register_fn unit_suites[];
 
 void test_text_register(void);
+void test_port_args_register(void);
 void test_smp_register(void);
 void test_fabric_register(void);
 void test_topo_register(void);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "mad/port_args.h"
 #include "tools/ping/ping_opts.h"
 
 enum ping_opts_id {
@@ -301,23 +302,37 @@ static int ping_opts_uint(const char *opt, const char *val, int suffix_ok, unsig
 	return ping_opts_number(opt, val, 0, suffix_ok, min, max, out, err);
 }
 
-/* -p N: the IB port, 1..254; a TCP-sized number is the old meaning of -p,
- * so say where that went. */
-static int ping_opts_ib_port(const char *opt, const char *val, unsigned *port, struct ping_err *err)
+/* The local port as mad/port_args sees it. */
+static void ping_opts_port_args(const struct ping_opts *o, struct port_args *pa)
 {
-	unsigned long long v;
+	snprintf(pa->ca, sizeof(pa->ca), "%s", o->dev);
+	pa->port = o->ib_port;
+	pa->guid = o->port_guid;
+}
 
-	if (ping_opts_uint(opt, val, 0, 1, 254, &v, err) == 0) {
-		*port = (unsigned)v;
+/* -d CA, -p N, -g GUID: the local port, parsed as for nanosm (mad/port_args).
+ * A TCP-sized -p is the old meaning of -p, so say where that went. */
+static int ping_opts_local_port(struct ping_opts *o, char letter, const char *opt, const char *val,
+				struct ping_err *err)
+{
+	struct port_args pa;
+	unsigned long long v;
+	char msg[256];
+
+	ping_opts_port_args(o, &pa);
+	if (port_args_set(&pa, letter, opt, val, msg, sizeof(msg)) == 0) {
+		snprintf(o->dev, sizeof(o->dev), "%s", pa.ca);
+		o->ib_port = pa.port;
+		o->port_guid = pa.guid;
 		return 0;
 	}
-	if (ping_opts_uint(opt, val, 0, 255, 65535, &v, NULL) == 0)
+	if (letter == 'p' && ping_opts_uint(opt, val, 0, 255, 65535, &v, NULL) == 0)
 		return ping_opts_fail(err,
 				      "%s: %s is not an InfiniBand port (1..254): -p/--port is the "
 				      "IB port, as in nanosm; the side channel's TCP port is "
 				      "--tcp-port",
 				      opt, val);
-	return -EINVAL;
+	return ping_opts_fail(err, "%s", msg);
 }
 
 static int ping_opts_apply(struct ping_opts *o, enum ping_opts_id id, const char *opt,
@@ -335,17 +350,13 @@ static int ping_opts_apply(struct ping_opts *o, enum ping_opts_id id, const char
 		o->tcp_port = (uint16_t)v;
 		break;
 	case PING_OPT_DEV:
-		if (!*val || strlen(val) > PING_OPTS_DEV_MAX)
-			return ping_opts_fail(err, "%s: device name must be 1..%d characters", opt,
-					      PING_OPTS_DEV_MAX);
-		strcpy(o->dev, val);
+		rc = ping_opts_local_port(o, 'd', opt, val, err);
 		break;
 	case PING_OPT_IBPORT:
-		rc = ping_opts_ib_port(opt, val, &o->ib_port, err);
+		rc = ping_opts_local_port(o, 'p', opt, val, err);
 		break;
 	case PING_OPT_GUID:
-		rc = ping_opts_number(opt, val, 1, 0, 1, ULLONG_MAX, &v, err);
-		o->port_guid = (uint64_t)v;
+		rc = ping_opts_local_port(o, 'g', opt, val, err);
 		break;
 	case PING_OPT_RC:
 		o->mode = PING_MODE_RC;
@@ -569,6 +580,18 @@ static int ping_opts_scan_argv(struct ping_opts *o, struct ping_opts_scan *sc, i
 	return 0;
 }
 
+/* -g excludes -d/-p. */
+static int ping_opts_check_port(const struct ping_opts *o, struct ping_err *err)
+{
+	struct port_args pa;
+	char msg[256];
+
+	ping_opts_port_args(o, &pa);
+	if (port_args_check(&pa, msg, sizeof(msg)) < 0)
+		return ping_opts_fail(err, "%s", msg);
+	return 0;
+}
+
 int ping_opts_parse(struct ping_opts *o, int argc, char *const argv[], struct ping_err *err)
 {
 	struct ping_opts_scan sc;
@@ -580,10 +603,8 @@ int ping_opts_parse(struct ping_opts *o, int argc, char *const argv[], struct pi
 	if (!sc.words)
 		return -ENOMEM;
 	rc = ping_opts_scan_argv(o, &sc, argc, argv, err);
-	if (rc == 0 && o->port_guid && (o->dev[0] || o->ib_port))
-		rc =
-		    ping_opts_fail(err, "-g names the local port: give -g GUID or -d CA [-p PORT], "
-					"not both");
+	if (rc == 0)
+		rc = ping_opts_check_port(o, err);
 	if (rc == 0 && !o->help && !o->version)
 		rc = o->server ? ping_opts_check_server(&sc, err) : ping_opts_targets(o, &sc, err);
 	if (rc == 0 && !o->help && !o->version && !o->server)
