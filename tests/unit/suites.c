@@ -6,6 +6,7 @@ const unit_register_fn unit_suites[] = {
 	test_text_register,
 	test_smp_register,
 	test_fabric_register,
+	test_dr_walk_register,
 	test_topo_register,
 	test_swgraph_register,
 	test_minhop_register,

@@ -8,6 +8,7 @@ extern const unit_register_fn unit_suites[];
 void test_text_register(void);
 void test_smp_register(void);
 void test_fabric_register(void);
+void test_dr_walk_register(void);
 void test_topo_register(void);
 void test_minhop_register(void);
 void test_lid_alloc_register(void);
