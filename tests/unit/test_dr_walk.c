@@ -22,15 +22,15 @@ static const char dw_lab[] = "Hca 2 \"h1\"\n[1] \"sw\"[1]\n\n"
 			     "Switch 8 \"sw\"\n"
 			     "[1] \"h1\"[1]\n[2] \"h2\"[1]\n[3] \"h3\"[1]\n";
 
-/* two switches, two parallel links, and a ring closed by a third switch */
-static const char dw_loop[] = "Hca 1 \"a\"\n[1] \"s1\"[1]\n\n"
-			      "Switch 8 \"s1\"\n[1] \"a\"[1]\n[3] \"s2\"[3]\n[4] \"s2\"[4]\n"
+/* a ring of three switches, two parallel cables between s1 and s2, and
+ * the local CA cabled to both s1 (its first port) and s2 */
+static const char dw_ring[] = "Hca 2 \"h1\"\n[1] \"s1\"[1]\n[2] \"s2\"[1]\n\n"
+			      "Switch 6 \"s1\"\n[1] \"h1\"[1]\n[2] \"s2\"[2]\n[3] \"s2\"[3]\n"
+			      "[4] \"s3\"[4]\n\n"
+			      "Switch 6 \"s2\"\n[1] \"h1\"[2]\n[2] \"s1\"[2]\n[3] \"s1\"[3]\n"
 			      "[5] \"s3\"[5]\n\n"
-			      "Switch 8 \"s2\"\n[1] \"b\"[1]\n[3] \"s1\"[3]\n[4] \"s1\"[4]\n"
-			      "[6] \"s3\"[6]\n\n"
-			      "Switch 8 \"s3\"\n[1] \"c\"[1]\n[5] \"s1\"[5]\n[6] \"s2\"[6]\n\n"
-			      "Hca 1 \"b\"\n[1] \"s2\"[1]\n\n"
-			      "Hca 1 \"c\"\n[1] \"s3\"[1]\n";
+			      "Switch 6 \"s3\"\n[4] \"s1\"[4]\n[5] \"s2\"[5]\n[6] \"h2\"[1]\n\n"
+			      "Hca 1 \"h2\"\n[1] \"s3\"[6]\n";
 
 #define DW_MAX_GETS 4096
 
@@ -184,25 +184,29 @@ static void test_dw_rebuilds_loops(void)
 	struct dw_rig r;
 	const struct fabric *f = &r.f;
 	struct smp_port_info pi;
-	int a, b, s2;
+	int h1, h2, s2;
 
-	dw_init(&r, dw_loop);
+	dw_init(&r, dw_ring);
 	dw_run(&r);
 	CU_ASSERT_EQUAL(f->n_nodes, r.topo.n_nodes);
 	CU_ASSERT_EQUAL(fabric_count_switches(f), 3);
 	dw_check_cabling(&r.topo, f);
-	a = dw_node(f, "a");
-	b = dw_node(f, "b");
+	h1 = dw_node(f, "h1");
+	h2 = dw_node(f, "h2");
 	s2 = dw_node(f, "s2");
-	CU_ASSERT_FATAL(a != FABRIC_NONE && b != FABRIC_NONE && s2 != FABRIC_NONE);
-	/* the local port; a CA port far away keeps its GUID and route */
-	CU_ASSERT_EQUAL(f->sm_node, a);
+	CU_ASSERT_FATAL(h1 != FABRIC_NONE && h2 != FABRIC_NONE && s2 != FABRIC_NONE);
+	/* the local port; the local CA's other port, reached over the fabric,
+	 * and a CA port far away keep their GUID and route */
+	CU_ASSERT_EQUAL(f->sm_node, h1);
 	CU_ASSERT_EQUAL(f->sm_port, 1);
-	CU_ASSERT_EQUAL(f->nodes[a].dr_hops, 0);
-	CU_ASSERT_EQUAL(fabric_port_route(&f->nodes[a], 1)->hops, 0);
-	CU_ASSERT_NOT_EQUAL(f->nodes[b].ports[1].guid, 0);
-	CU_ASSERT_EQUAL(fabric_port_route(&f->nodes[b], 1)->hops, 3); /* a, s1, s2, b */
-	/* s2 is reached over s1's ports 3 and 4 and over s3: other routes kept */
+	CU_ASSERT_EQUAL(f->nodes[h1].dr_hops, 0);
+	CU_ASSERT_EQUAL(fabric_port_route(&f->nodes[h1], 1)->hops, 0);
+	CU_ASSERT_NOT_EQUAL(f->nodes[h1].ports[2].guid, 0);
+	CU_ASSERT(f->nodes[h1].ports[2].present);
+	CU_ASSERT_EQUAL(fabric_port_route(&f->nodes[h1], 2)->hops, 3); /* h1, s1, s2, h1 */
+	CU_ASSERT_NOT_EQUAL(f->nodes[h2].ports[1].guid, 0);
+	CU_ASSERT_EQUAL(fabric_port_route(&f->nodes[h2], 1)->hops, 3); /* h1, s1, s3, h2 */
+	/* s2 is reached over s1's ports 2 and 3: the other route is kept */
 	CU_ASSERT_EQUAL(f->nodes[s2].dr_hops, 2);
 	CU_ASSERT_NOT_EQUAL(fabric_route_get(&f->nodes[s2], 0)->hops, 0);
 	CU_ASSERT_FALSE(smp_same_route(fabric_route_get(&f->nodes[s2], 0)->path,
