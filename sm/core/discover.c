@@ -1,7 +1,7 @@
 /*
  * sm/core/discover.c - the heavy sweep's discovery: drives the directed-route
  * walk (routing/dr_walk.c, shared with nanosm-verify) over the sweep's paced
- * queue with many SMPs in flight, logs what it reports (NSM-W20x), and adds
+ * queue with many SMPs in flight, logs what it reports with the NSM IDs, and adds
  * what only the sweep does: policy node names, PortStateChange cleared, and
  * what the last sweep saw standing in for what is silent now.  Fills
  * sm->next (nodes by GUID, ports, links) and sm->walk; touches nothing else.

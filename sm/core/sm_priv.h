@@ -239,7 +239,8 @@ struct sm_req {
 	uint8_t port;
 	uint8_t hops;
 	uint8_t path[FABRIC_MAX_HOPS + 1];
-	uint32_t extra; /* phase-specific (LFT block number, wanted state) */
+	uint32_t extra; /* phase-specific (LFT block number, wanted state, the attribute a
+			 * discovery Get asks) */
 	void *ctx;	/* phase-specific context pointer, borrowed; sm_submit copies it */
 };
 
