@@ -5,7 +5,9 @@
  * came back with the LFT walk; then compares the fabric with the expected
  * topology (nanosm's file of its last SUBNET UP, or --topo FILE).  Owns the
  * command line, the run over a client MAD port and the output.  Sends Gets only:
- * it never configures anything.  Path logic and reports: routing/verify.c.
+ * it never configures anything.  The directed-route walk is the sweep's own
+ * (routing/dr_walk.c), sent here over the client port; path logic and
+ * reports: routing/verify.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -20,6 +22,7 @@
 #include "mad/mad_queue.h"
 #include "mad/port_args.h"
 #include "mad/smp.h"
+#include "routing/dr_walk.h"
 #include "routing/fabric.h"
 #include "routing/topo_file.h"
 #include "routing/verify.h"
@@ -49,6 +52,7 @@ struct vfy {
 	struct mad_port *port; /* a client port: responses only, no issm */
 	struct mad_queue *q;
 	struct fabric f;
+	struct dr_walk walk; /* discovery, building f */
 	struct lft_set lfts;
 	struct verify_index ix;
 	int local_node;
@@ -70,6 +74,7 @@ struct vfy_req {
 	struct vfy *v;
 	int node;
 	uint8_t port;
+	uint16_t attr; /* discovery: what the walk asked */
 	uint32_t mod;
 	uint8_t hops;
 	uint8_t path[FABRIC_MAX_HOPS + 1];
@@ -150,234 +155,100 @@ static void vfy_get_dr(struct vfy *v, const struct vfy_req *tmpl, uint16_t attr,
 	vfy_submit(v, &r, &to, &smp, done);
 }
 
-/* ---- Discovery by directed route ------------------------------------------ */
+/* ---- Discovery by directed route (the walk: routing/dr_walk.c) ------------ */
 
-static void vfy_node_info_done(void *arg, int status, const struct smp *resp);
-
-/* NodeInfo of whatever is behind `port` of node `from` (reached by path/hops),
- * or of the local node when from is FABRIC_NONE. */
-static void vfy_probe_dr(struct vfy *v, int from, uint8_t port, const uint8_t *path, uint8_t hops)
+static void vfy_walk_answer(void *arg, int status, const struct smp *resp)
 {
-	struct vfy_req r = {.node = from, .port = port};
+	struct vfy_req *r = arg;
+	struct dr_walk_get g = {
+	    .node = r->node, .port = r->port, .attr = r->attr, .mod = r->mod, .hops = r->hops};
 
-	if (from != FABRIC_NONE) {
-		if (hops >= FABRIC_MAX_HOPS) {
-			log_warnx("NSV-W010 node 0x%016" PRIx64 " port %u: beyond %u hops, "
-				  "not explored",
-				  v->f.nodes[from].guid, port, FABRIC_MAX_HOPS);
-			return;
-		}
-		memcpy(r.path, path, (size_t)hops + 1);
-		r.hops = hops + 1;
-		r.path[r.hops] = port;
-	}
-	vfy_get_dr(v, &r, SMP_ATTR_NODE_INFO, 0, vfy_node_info_done);
+	memcpy(g.path, r->path, sizeof(g.path));
+	dr_walk_answer(&r->v->walk, &g, status, status < 0 ? NULL : resp->data);
+	free(r);
 }
 
-static void vfy_get_failed(struct vfy_req *r, int status, const char *what)
+static void vfy_walk_get(void *ctx, const struct dr_walk_get *g)
+{
+	struct vfy_req r = {.node = g->node, .port = g->port, .attr = g->attr, .hops = g->hops};
+
+	memcpy(r.path, g->path, sizeof(r.path));
+	vfy_get_dr(ctx, &r, g->attr, g->mod, vfy_walk_answer);
+}
+
+static void vfy_dr_failed(struct vfy *v, const uint8_t *path, uint8_t hops, int status,
+			  const char *what)
 {
 	char buf[200];
 
-	r->v->dr_failures++;
+	v->dr_failures++;
 	log_warnx("NSV-W011 %s failed (%s) via DR path %s", what, strerror(-status),
-		  vfy_path_str(r->path, r->hops, buf, sizeof(buf)));
+		  vfy_path_str(path, hops, buf, sizeof(buf)));
 }
 
-static int vfy_is_local_port(const struct vfy *v, int node, uint8_t port)
+/* A Get without an answer counts as a failure (the NodeDescription is
+ * cosmetic); nothing stands in for it. */
+static const uint8_t *vfy_walk_lost(void *ctx, const struct dr_walk_get *g, int status)
 {
-	return node == v->local_node &&
-	       (port == v->local_port || (fabric_is_switch(&v->f.nodes[node]) && port == 0));
-}
-
-static void vfy_port_info_done(void *arg, int status, const struct smp *resp)
-{
-	struct vfy_req *r = arg;
-	struct vfy *v = r->v;
-	struct fabric_node *n = &v->f.nodes[r->node];
-	struct fabric_port *p = &n->ports[r->port];
-	struct smp_port_info pi;
-
-	if (status < 0) {
-		vfy_get_failed(r, status, "PortInfo");
-		goto out;
-	}
-	smp_port_info_decode(resp->data, &pi);
-	p->present = 1;
-	p->state = pi.state;
-	p->phys_state = pi.phys_state;
-	if (vfy_is_local_port(v, r->node, r->port))
-		v->local_lid = pi.lid;
-	if (!fabric_is_switch(n) || r->port == 0) {
-		p->lid = pi.lid;
-		p->lmc = pi.lmc;
-	}
-	if (pi.phys_state != PORT_PHYS_LINKUP || pi.state < PORT_STATE_INIT)
-		goto out;
-	if (fabric_is_switch(n) && r->port != 0 && p->remote_node == FABRIC_NONE)
-		vfy_probe_dr(v, r->node, r->port, n->dr_path, n->dr_hops);
-	else if (!fabric_is_switch(n) && vfy_is_local_port(v, r->node, r->port) && r->hops == 0)
-		vfy_probe_dr(v, r->node, r->port, r->path, 0);
-out:
-	free(r);
-}
-
-static void vfy_desc_done(void *arg, int status, const struct smp *resp)
-{
-	struct vfy_req *r = arg;
-	struct smp_node_desc nd;
-
-	if (status == 0) {
-		smp_node_desc_decode(resp->data, &nd);
-		snprintf(r->v->f.nodes[r->node].desc, sizeof(nd.desc), "%s", nd.desc);
-	}
-	free(r);
-}
-
-static void vfy_switch_info_done(void *arg, int status, const struct smp *resp)
-{
-	struct vfy_req *r = arg;
-	struct fabric_node *n = &r->v->f.nodes[r->node];
-	struct smp_switch_info si;
-
-	if (status < 0) {
-		vfy_get_failed(r, status, "SwitchInfo");
-	} else {
-		smp_switch_info_decode(resp->data, &si);
-		n->lft_cap = si.linear_fdb_cap;
-		n->lft_top = si.linear_fdb_top;
-	}
-	free(r);
-}
-
-/* What a switch needs read: SwitchInfo and every port's PortInfo. */
-static void vfy_read_switch(struct vfy *v, int idx)
-{
-	struct fabric_node *n = &v->f.nodes[idx];
-	struct vfy_req q = {.node = idx, .hops = n->dr_hops};
-
-	memcpy(q.path, n->dr_path, sizeof(q.path));
-	vfy_get_dr(v, &q, SMP_ATTR_SWITCH_INFO, 0, vfy_switch_info_done);
-	for (unsigned p = 0; p <= n->num_ports; p++) {
-		q.port = (uint8_t)p;
-		vfy_get_dr(v, &q, SMP_ATTR_PORT_INFO, p, vfy_port_info_done);
-	}
-}
-
-static int vfy_new_node(struct vfy *v, const struct vfy_req *r, const struct smp_node_info *ni)
-{
-	int idx = fabric_add_node(&v->f, ni->node_guid, ni->node_type, ni->num_ports);
-	struct fabric_node *n;
-	struct vfy_req q = *r;
-
-	if (idx < 0)
-		return idx;
-	n = &v->f.nodes[idx];
-	n->system_guid = ni->system_guid;
-	n->vendor_id = ni->vendor_id;
-	n->device_id = ni->device_id;
-	n->dr_hops = r->hops;
-	memcpy(n->dr_path, r->path, sizeof(n->dr_path));
-	q.node = idx;
-	vfy_get_dr(v, &q, SMP_ATTR_NODE_DESC, 0, vfy_desc_done);
-	if (fabric_is_switch(n)) {
-		n->ports[0].guid = ni->port_guid;
-		vfy_read_switch(v, idx);
-	}
-	return idx;
-}
-
-/* A CA/router port reached through r's path: keep the path, read the port. */
-static void vfy_end_port(struct vfy *v, const struct vfy_req *r, int idx,
-			 const struct smp_node_info *ni)
-{
-	struct fabric_node *n = &v->f.nodes[idx];
-	struct fabric_port *p = &n->ports[ni->local_port];
-	struct vfy_req q = *r;
-
-	if (p->guid)
-		return; /* reached already by another route */
-	p->guid = ni->port_guid;
-	if (r->hops)
-		fabric_port_route_set(n, ni->local_port, r->path, r->hops); /* no memory: not re-read */
-	q.node = idx;
-	q.port = ni->local_port;
-	vfy_get_dr(v, &q, SMP_ATTR_PORT_INFO, ni->local_port, vfy_port_info_done);
-}
-
-static const char *vfy_node_info_invalid(const struct smp_node_info *ni)
-{
-	if (ni->node_guid == 0)
-		return "NodeGUID 0";
-	if (ni->node_type < NODE_TYPE_CA || ni->node_type > NODE_TYPE_ROUTER)
-		return "unknown node type";
-	if (ni->num_ports == 0 || ni->num_ports > FABRIC_MAX_PORTS)
-		return "bad NumPorts";
-	if (ni->local_port > ni->num_ports ||
-	    (ni->node_type != NODE_TYPE_SWITCH && ni->local_port == 0))
-		return "bad LocalPortNumber";
+	if (g->attr != SMP_ATTR_NODE_DESC)
+		vfy_dr_failed(ctx, g->path, g->hops, status, smp_attr_name(g->attr));
 	return NULL;
 }
 
-static void vfy_link(struct vfy *v, const struct vfy_req *r, int idx, uint8_t local_port)
+/* What the walk found wrong; a GUID seen as two nodes and a route not
+ * kept for want of memory are left out silently. */
+static void vfy_walk_problem(void *ctx, const struct dr_walk_problem *p)
 {
-	const struct fabric_port *tp = &v->f.nodes[idx].ports[local_port];
+	struct vfy *v = ctx;
 
-	if (tp->remote_node == r->node && tp->remote_port == r->port)
-		return;
-	if (tp->remote_node != FABRIC_NONE)
+	switch (p->kind) {
+	case DR_WALK_TOO_FAR:
+		log_warnx("NSV-W010 node 0x%016" PRIx64 " port %u: beyond %u hops, "
+			  "not explored",
+			  v->f.nodes[p->get->node].guid, p->get->port, FABRIC_MAX_HOPS);
+		break;
+	case DR_WALK_BAD_NODE_INFO:
+		log_warnx("NSV-W015 NodeInfo of 0x%016" PRIx64 " rejected: %s", p->ni->node_guid,
+			  p->why);
+		break;
+	case DR_WALK_TWO_LINKS:
 		log_warnx("NSV-W012 node 0x%016" PRIx64 " port %u answers from two links: "
 			  "duplicate GUID?",
-			  v->f.nodes[idx].guid, local_port);
-	else
-		fabric_link(&v->f, r->node, r->port, idx, local_port);
+			  p->ni->node_guid, p->port);
+		break;
+	case DR_WALK_TWO_NODES:
+	case DR_WALK_NO_MEMORY:
+		break;
+	}
 }
 
-static void vfy_node_info_done(void *arg, int status, const struct smp *resp)
-{
-	struct vfy_req *r = arg;
-	struct vfy *v = r->v;
-	struct smp_node_info ni;
-	const char *why;
-	int idx;
+static const struct dr_walk_ops vfy_walk_ops = {
+    .get = vfy_walk_get, .lost = vfy_walk_lost, .problem = vfy_walk_problem};
 
-	if (status < 0) {
-		vfy_get_failed(r, status, "NodeInfo");
-		goto out;
-	}
-	smp_node_info_decode(resp->data, &ni);
-	if ((why = vfy_node_info_invalid(&ni))) {
-		log_warnx("NSV-W015 NodeInfo of 0x%016" PRIx64 " rejected: %s", ni.node_guid, why);
-		goto out;
-	}
-	idx = fabric_find(&v->f, ni.node_guid);
-	if (idx == FABRIC_NONE)
-		idx = vfy_new_node(v, r, &ni);
-	if (idx < 0 || v->f.nodes[idx].type != ni.node_type)
-		goto out;
-	if (r->node == FABRIC_NONE) {
-		v->local_node = idx;
-		v->local_port = ni.node_type == NODE_TYPE_SWITCH ? 0 : ni.local_port;
-		v->f.sm_node = idx;
-		v->f.sm_port = v->local_port;
-	} else {
-		vfy_link(v, r, idx, ni.local_port);
-	}
-	if (!fabric_is_switch(&v->f.nodes[idx]))
-		vfy_end_port(v, r, idx, &ni);
-out:
-	free(r);
+/* The walk found the local node (f.sm_node): its port (0 on a switch)
+ * and that port's LID. */
+static void vfy_local(struct vfy *v)
+{
+	const struct fabric_node *n = &v->f.nodes[v->f.sm_node];
+
+	v->local_node = v->f.sm_node;
+	v->local_port = fabric_is_switch(n) ? 0 : v->f.sm_port;
+	v->f.sm_port = v->local_port;
+	v->local_lid = n->ports[v->local_port].lid;
 }
 
 static int vfy_discover(struct vfy *v)
 {
 	v->local_node = FABRIC_NONE;
-	vfy_probe_dr(v, FABRIC_NONE, 0, NULL, 0);
+	dr_walk_init(&v->walk, &v->f, &vfy_walk_ops, v);
+	dr_walk_start(&v->walk);
 	if (vfy_drain(v) < 0)
 		return -EIO;
-	if (v->local_node == FABRIC_NONE) {
+	if (v->f.sm_node == FABRIC_NONE) {
 		log_warnx("NSV-E002 the local port does not answer NodeInfo");
 		return -EIO;
 	}
+	vfy_local(v);
 	log_info("discovered %zu nodes (%zu switches) by directed route", v->f.n_nodes,
 		 fabric_count_switches(&v->f));
 	return 0;
@@ -435,7 +306,7 @@ static void vfy_lft_done(void *arg, int status, const struct smp *resp)
 	struct smp_lft_block blk;
 
 	if (status < 0) {
-		vfy_get_failed(r, status, "LinearForwardingTable");
+		vfy_dr_failed(r->v, r->path, r->hops, status, "LinearForwardingTable");
 		free(t->port); /* the walk reports this switch as unknown */
 		t->port = NULL;
 	} else if (t->port) {

@@ -1,7 +1,10 @@
 /*
- * sm/core/discover.c - the heavy sweep's discovery: a breadth-first walk over
- * directed routes from the SM's port with many SMPs in flight.  Fills
- * sm->next (nodes by GUID, ports, links); touches nothing else.
+ * sm/core/discover.c - the heavy sweep's discovery: drives the directed-route
+ * walk (routing/dr_walk.c, shared with nanosm-verify) over the sweep's paced
+ * queue with many SMPs in flight, logs what it reports with the NSM IDs, and adds
+ * what only the sweep does: policy node names, PortStateChange cleared, and
+ * what the last sweep saw standing in for what is silent now.  Fills
+ * sm->next (nodes by GUID, ports, links) and sm->walk; touches nothing else.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,57 +13,18 @@
 #include "sm/core/log.h"
 #include "sm/core/sm_priv.h"
 
-static void discover_node_info_done(struct sm_req *r, int status, const struct smp *resp);
+/* ---- The walk's transport: routing/dr_walk.c decides what to ask ------- */
 
-static void discover_submit(struct sm *sm, const struct sm_req *req, uint16_t attr, uint32_t mod,
-			    void (*done)(struct sm_req *r, int status, const struct smp *resp))
+static void discover_answer(struct sm_req *r, int status, const struct smp *resp);
+
+static void discover_get(void *ctx, const struct dr_walk_get *g)
 {
-	if (sm_submit_paced(sm, req, attr, mod, done) < 0)
-		log_warnx("NSM-E200 out of memory queuing %s", smp_attr_name(attr));
-}
+	struct sm *sm = ctx;
+	struct sm_req r = {.node = g->node, .port = g->port, .hops = g->hops, .extra = g->attr};
 
-/* Ask NodeInfo of whatever sits behind `port` of node `from` (reached by
- * from's path), or of the SM's own node when from is FABRIC_NONE. */
-static void discover_probe(struct sm *sm, int from, uint8_t port, const uint8_t *path, uint8_t hops)
-{
-	struct sm_req r = {.node = from, .port = port, .hops = hops};
-
-	if (from != FABRIC_NONE) {
-		if (hops >= FABRIC_MAX_HOPS) {
-			log_warnx("NSM-W201 node 0x%016llx port %u: beyond %u hops, not explored",
-				  (unsigned long long)sm->next.nodes[from].guid, port,
-				  FABRIC_MAX_HOPS);
-			return;
-		}
-		memcpy(r.path, path, (size_t)hops + 1);
-		r.hops = hops + 1;
-		r.path[r.hops] = port;
-	}
-	discover_submit(sm, &r, SMP_ATTR_NODE_INFO, 0, discover_node_info_done);
-}
-
-static const uint8_t *discover_last_port_info(const struct sm *sm, uint64_t guid, uint8_t port);
-static void discover_port_apply(struct sm_req *r, const uint8_t *raw);
-
-static void discover_port_info_done(struct sm_req *r, int status, const struct smp *resp)
-{
-	struct sm *sm = r->sm;
-	struct fabric_node *n = &sm->next.nodes[r->node];
-	char buf[200];
-
-	if (status < 0) {
-		const uint8_t *last = discover_last_port_info(sm, n->guid, r->port);
-
-		sm->st.unreachable++;
-		log_warnx("NSM-W202 node 0x%016llx port %u: PortInfo failed (%s) via %s%s",
-			  (unsigned long long)n->guid, r->port, strerror(-status),
-			  smp_path_str(r->path, r->hops, buf, sizeof(buf)),
-			  last ? "; using what the last sweep read" : "");
-		if (last)
-			discover_port_apply(r, last);
-		return;
-	}
-	discover_port_apply(r, resp->data);
+	memcpy(r.path, g->path, sizeof(r.path));
+	if (sm_submit_paced(sm, &r, g->attr, g->mod, discover_answer) < 0)
+		log_warnx("NSM-E200 out of memory queuing %s", smp_attr_name(g->attr));
 }
 
 /* What the last good sweep read of this port (a MAD lost now must not
@@ -75,49 +39,100 @@ static const uint8_t *discover_last_port_info(const struct sm *sm, uint64_t guid
 	return sm->cur.nodes[i].ports[port].pi_raw;
 }
 
-/* A port's PortInfo (raw) into the model; LinkUp ports lead on. */
-static void discover_port_apply(struct sm_req *r, const uint8_t *raw)
+static const uint8_t *discover_port_info_lost(struct sm *sm, const struct dr_walk_get *g,
+					      int status)
 {
-	struct sm *sm = r->sm;
-	struct fabric_node *n = &sm->next.nodes[r->node];
-	struct fabric_port *p = &n->ports[r->port];
-	struct smp_port_info pi;
+	uint64_t guid = sm->next.nodes[g->node].guid;
+	const uint8_t *last = discover_last_port_info(sm, guid, g->port);
+	char buf[200];
 
-	smp_port_info_decode(raw, &pi);
-	memcpy(p->pi_raw, raw, sizeof(p->pi_raw));
-	p->present = 1;
-	p->state = pi.state;
-	p->phys_state = pi.phys_state;
-	p->width_active = pi.link_width_active;
-	p->speed_active = pi.link_speed_active;
-	p->mtu_cap = pi.mtu_cap;
-	p->vl_cap = pi.vl_cap;
-	p->lmc = pi.lmc;
-	if (!fabric_is_switch(n) || r->port == 0)
-		p->lid = pi.lid;
-	if (pi.phys_state != PORT_PHYS_LINKUP || pi.state < PORT_STATE_INIT)
-		return;
-	if (fabric_is_switch(n) && r->port != 0 && p->remote_node == FABRIC_NONE)
-		discover_probe(sm, r->node, r->port, n->dr_path, n->dr_hops);
-	else if (!fabric_is_switch(n) && r->node == sm->next.sm_node && r->port == sm->next.sm_port)
-		discover_probe(sm, r->node, r->port, r->path, 0);
+	sm->st.unreachable++;
+	log_warnx("NSM-W202 node 0x%016llx port %u: PortInfo failed (%s) via %s%s",
+		  (unsigned long long)guid, g->port, strerror(-status),
+		  smp_path_str(g->path, g->hops, buf, sizeof(buf)),
+		  last ? "; using what the last sweep read" : "");
+	return last;
 }
 
-static void discover_desc_done(struct sm_req *r, int status, const struct smp *resp)
+static void discover_node_info_lost(struct sm *sm, const struct dr_walk_get *g, int status)
 {
-	struct fabric_node *n = &r->sm->next.nodes[r->node];
-	const char *name = sm_name_of(r->sm, n->guid);
-	struct smp_node_desc nd;
+	char buf[200];
 
-	if (name) { /* the policy's name wins over the NodeDescription */
-		snprintf(n->desc, sizeof(n->desc), "%s", name);
-		return;
+	sm->st.unreachable++;
+	if (g->node == FABRIC_NONE)
+		log_warnx("NSM-E206 the SM's own port does not answer NodeInfo (%s)",
+			  strerror(-status));
+	else
+		log_warnx("NSM-W206 no answer from the node behind 0x%016llx port %u "
+			  "(DR path %s): %s",
+			  (unsigned long long)sm->next.nodes[g->node].guid, g->port,
+			  smp_path_str(g->path, g->hops, buf, sizeof(buf)), strerror(-status));
+}
+
+/* A Get without an answer: logged and counted unreachable, except the
+ * NodeDescription (cosmetic: the node stays); a PortInfo falls back on
+ * what the last sweep read. */
+static const uint8_t *discover_lost(void *ctx, const struct dr_walk_get *g, int status)
+{
+	struct sm *sm = ctx;
+
+	switch (g->attr) {
+	case SMP_ATTR_NODE_INFO:
+		discover_node_info_lost(sm, g, status);
+		break;
+	case SMP_ATTR_PORT_INFO:
+		return discover_port_info_lost(sm, g, status);
+	case SMP_ATTR_SWITCH_INFO:
+		sm->st.unreachable++;
+		log_warnx("NSM-W203 switch 0x%016llx: SwitchInfo failed (%s)",
+			  (unsigned long long)sm->next.nodes[g->node].guid, strerror(-status));
+		break;
 	}
-	if (status < 0)
-		return; /* the description is cosmetic; the node stays */
-	smp_node_desc_decode(resp->data, &nd);
-	snprintf(n->desc, sizeof(nd.desc), "%s", nd.desc);
+	return NULL;
 }
+
+static void discover_problem(void *ctx, const struct dr_walk_problem *p)
+{
+	struct sm *sm = ctx;
+	const struct fabric *f = &sm->next;
+	const struct dr_walk_get *g = p->get;
+	char buf[200];
+
+	switch (p->kind) {
+	case DR_WALK_TOO_FAR:
+		log_warnx("NSM-W201 node 0x%016llx port %u: beyond %u hops, not explored",
+			  (unsigned long long)f->nodes[g->node].guid, g->port, FABRIC_MAX_HOPS);
+		break;
+	case DR_WALK_BAD_NODE_INFO:
+		sm->st.unreachable++;
+		log_warnx("NSM-W204 node 0x%016llx via %s: NodeInfo rejected (%s)",
+			  (unsigned long long)p->ni->node_guid,
+			  smp_path_str(g->path, g->hops, buf, sizeof(buf)), p->why);
+		break;
+	case DR_WALK_TWO_NODES:
+		log_warnx("NSM-W207 GUID 0x%016llx seen as two different nodes (via %s)",
+			  (unsigned long long)p->ni->node_guid,
+			  smp_path_str(g->path, g->hops, buf, sizeof(buf)));
+		break;
+	case DR_WALK_TWO_LINKS: {
+		const struct fabric_port *tp = &f->nodes[p->node].ports[p->port];
+
+		log_warnx("NSM-W205 node 0x%016llx port %u answers from two links "
+			  "(0x%016llx/%u and 0x%016llx/%u): duplicate GUID?",
+			  (unsigned long long)p->ni->node_guid, p->port,
+			  (unsigned long long)f->nodes[tp->remote_node].guid, tp->remote_port,
+			  (unsigned long long)f->nodes[g->node].guid, g->port);
+		break;
+	}
+	case DR_WALK_NO_MEMORY:
+		log_warnx("NSM-E200 out of memory keeping the route to 0x%016llx port %u",
+			  (unsigned long long)f->nodes[p->node].guid, p->port);
+		break;
+	}
+}
+
+static const struct dr_walk_ops discover_walk_ops = {
+    .get = discover_get, .lost = discover_lost, .problem = discover_problem};
 
 static void discover_psc_done(struct sm_req *r, int status, const struct smp *resp)
 {
@@ -132,193 +147,43 @@ static void discover_psc_done(struct sm_req *r, int status, const struct smp *re
  * echoes what the switch reported, so nothing else changes. */
 static void discover_clear_psc(struct sm_req *r, const uint8_t *si_raw)
 {
+	struct smp_switch_info si;
+
+	smp_switch_info_decode(si_raw, &si);
+	if (!si.port_state_change)
+		return;
 	if (sm_submit(r->sm, r, SMP_METHOD_SET, SMP_ATTR_SWITCH_INFO, 0, si_raw,
 		      discover_psc_done) < 0)
 		log_debug("PortStateChange: no memory to clear it");
 }
 
-static void discover_switch_info_done(struct sm_req *r, int status, const struct smp *resp)
-{
-	struct fabric_node *n = &r->sm->next.nodes[r->node];
-	struct smp_switch_info si;
-
-	if (status < 0) {
-		r->sm->st.unreachable++;
-		log_warnx("NSM-W203 switch 0x%016llx: SwitchInfo failed (%s)",
-			  (unsigned long long)n->guid, strerror(-status));
-		return;
-	}
-	smp_switch_info_decode(resp->data, &si);
-	n->lft_cap = si.linear_fdb_cap;
-	n->lft_top = si.linear_fdb_top;
-	memcpy(n->si_raw, resp->data, sizeof(n->si_raw));
-	if (si.port_state_change)
-		discover_clear_psc(r, resp->data);
-}
-
-/* A node seen for the first time: record it and ask for its details. */
-static int discover_new_node(struct sm *sm, const struct sm_req *r, const struct smp_node_info *ni)
-{
-	struct sm_req q = *r;
-	int idx = fabric_add_node(&sm->next, ni->node_guid, ni->node_type, ni->num_ports);
-	struct fabric_node *n;
-
-	if (idx < 0)
-		return idx;
-	n = &sm->next.nodes[idx];
-	n->system_guid = ni->system_guid;
-	n->vendor_id = ni->vendor_id;
-	n->device_id = ni->device_id;
-	n->dr_hops = r->hops;
-	memcpy(n->dr_path, r->path, sizeof(n->dr_path));
-	q.node = idx;
-	q.port = 0;
-	discover_submit(sm, &q, SMP_ATTR_NODE_DESC, 0, discover_desc_done);
-	if (!fabric_is_switch(n))
-		return idx;
-	n->ports[0].guid = ni->port_guid;
-	discover_submit(sm, &q, SMP_ATTR_SWITCH_INFO, 0, discover_switch_info_done);
-	for (unsigned p = 0; p <= n->num_ports; p++) {
-		q.port = (uint8_t)p;
-		discover_submit(sm, &q, SMP_ATTR_PORT_INFO, p, discover_port_info_done);
-	}
-	return idx;
-}
-
-/* A CA/router port reached through this path: remember the path and read it. */
-static void discover_end_port(struct sm *sm, const struct sm_req *r, int idx,
-			      const struct smp_node_info *ni)
-{
-	struct fabric_node *n = &sm->next.nodes[idx];
-	struct fabric_port *p = &n->ports[ni->local_port];
-	struct sm_req q = *r;
-
-	if (fabric_port_route(n, ni->local_port)->hops || p->guid)
-		return; /* reached already by another route */
-	p->guid = ni->port_guid;
-	if (r->hops && fabric_port_route_set(n, ni->local_port, r->path, r->hops) < 0)
-		log_warnx("NSM-E200 out of memory keeping the route to 0x%016llx port %u",
-			  (unsigned long long)n->guid, ni->local_port);
-	q.node = idx;
-	q.port = ni->local_port;
-	discover_submit(sm, &q, SMP_ATTR_PORT_INFO, ni->local_port, discover_port_info_done);
-}
-
-/* A switch reached again over another route: keep a few such routes,
- * tried when its first route does not answer (sm.c). */
-static void discover_alt_route(struct fabric_node *n, const struct sm_req *r)
-{
-	if (!fabric_is_switch(n) || !r->hops)
-		return;
-	if (smp_same_route(r->path, r->hops, n->dr_path, n->dr_hops))
-		return;
-	for (unsigned k = 0; k < FABRIC_ALT_PATHS; k++) {
-		const struct fabric_route *alt = fabric_route_get(n, k);
-		struct fabric_route *slot;
-
-		if (smp_same_route(r->path, r->hops, alt->path, alt->hops))
-			return;
-		if (alt->hops)
-			continue;
-		slot = fabric_route_slot(n, k);
-		if (!slot)
-			return; /* no memory: one route fewer to try */
-		memcpy(slot->path, r->path, sizeof(slot->path));
-		slot->hops = r->hops;
-		return;
-	}
-}
-
-static int discover_valid(struct sm *sm, const struct sm_req *r, const struct smp_node_info *ni)
-{
-	char buf[200];
-	const char *why = NULL;
-
-	if (ni->node_guid == 0)
-		why = "NodeGUID 0";
-	else if (ni->node_type < NODE_TYPE_CA || ni->node_type > NODE_TYPE_ROUTER)
-		why = "unknown node type";
-	else if (ni->num_ports == 0 || ni->num_ports > FABRIC_MAX_PORTS)
-		why = "bad NumPorts";
-	else if (ni->local_port > ni->num_ports ||
-		 (ni->node_type != NODE_TYPE_SWITCH && !ni->local_port))
-		why = "bad LocalPortNumber";
-	if (!why)
-		return 1;
-	sm->st.unreachable++;
-	log_warnx("NSM-W204 node 0x%016llx via %s: NodeInfo rejected (%s)",
-		  (unsigned long long)ni->node_guid,
-		  smp_path_str(r->path, r->hops, buf, sizeof(buf)), why);
-	return 0;
-}
-
-static int discover_link(struct sm *sm, const struct sm_req *r, int idx,
-			 const struct smp_node_info *ni)
-{
-	struct fabric_node *from = &sm->next.nodes[r->node];
-	struct fabric_port *fp = &from->ports[r->port];
-	struct fabric_port *tp = &sm->next.nodes[idx].ports[ni->local_port];
-
-	if (tp->remote_node != FABRIC_NONE &&
-	    (tp->remote_node != r->node || tp->remote_port != r->port)) {
-		log_warnx("NSM-W205 node 0x%016llx port %u answers from two links "
-			  "(0x%016llx/%u and 0x%016llx/%u): duplicate GUID?",
-			  (unsigned long long)ni->node_guid, ni->local_port,
-			  (unsigned long long)sm->next.nodes[tp->remote_node].guid, tp->remote_port,
-			  (unsigned long long)from->guid, r->port);
-		return -EEXIST;
-	}
-	if (fp->remote_node == idx && fp->remote_port == ni->local_port)
-		return 0;
-	return fabric_link(&sm->next, r->node, r->port, idx, ni->local_port);
-}
-
-static void discover_node_info_done(struct sm_req *r, int status, const struct smp *resp)
+/* An answer (or none) to one of the walk's Gets: the walker takes it;
+ * then what only the sweep does - the policy's node name wins over the
+ * NodeDescription, and a switch's PortStateChange is cleared. */
+static void discover_answer(struct sm_req *r, int status, const struct smp *resp)
 {
 	struct sm *sm = r->sm;
-	struct smp_node_info ni;
-	char buf[200];
-	int idx;
+	uint16_t attr = (uint16_t)r->extra;
+	struct dr_walk_get g = {.node = r->node,
+				.port = r->port,
+				.attr = attr,
+				.mod = attr == SMP_ATTR_PORT_INFO ? r->port : 0,
+				.hops = r->hops};
+	const char *name;
 
-	if (status < 0) {
-		sm->st.unreachable++;
-		if (r->node == FABRIC_NONE)
-			log_warnx("NSM-E206 the SM's own port does not answer NodeInfo (%s)",
-				  strerror(-status));
-		else
-			log_warnx("NSM-W206 no answer from the node behind 0x%016llx port %u "
-				  "(DR path %s): %s",
-				  (unsigned long long)sm->next.nodes[r->node].guid, r->port,
-				  smp_path_str(r->path, r->hops, buf, sizeof(buf)),
-				  strerror(-status));
-		return;
+	memcpy(g.path, r->path, sizeof(g.path));
+	dr_walk_answer(&sm->walk, &g, status, status < 0 ? NULL : resp->data);
+	if (attr == SMP_ATTR_NODE_DESC) {
+		name = sm_name_of(sm, sm->next.nodes[r->node].guid);
+		if (name)
+			snprintf(sm->next.nodes[r->node].desc, sizeof(sm->next.nodes[r->node].desc),
+				 "%s", name);
+	} else if (attr == SMP_ATTR_SWITCH_INFO && status >= 0) {
+		discover_clear_psc(r, resp->data);
 	}
-	smp_node_info_decode(resp->data, &ni);
-	if (!discover_valid(sm, r, &ni))
-		return;
-	idx = fabric_find(&sm->next, ni.node_guid);
-	if (idx == FABRIC_NONE)
-		idx = discover_new_node(sm, r, &ni);
-	else
-		discover_alt_route(&sm->next.nodes[idx], r);
-	if (idx < 0)
-		return;
-	if (sm->next.nodes[idx].type != ni.node_type ||
-	    sm->next.nodes[idx].num_ports != ni.num_ports) {
-		log_warnx("NSM-W207 GUID 0x%016llx seen as two different nodes (via %s)",
-			  (unsigned long long)ni.node_guid,
-			  smp_path_str(r->path, r->hops, buf, sizeof(buf)));
-		return;
-	}
-	if (r->node == FABRIC_NONE) {
-		sm->next.sm_node = idx;
-		sm->next.sm_port = ni.local_port;
-	} else if (discover_link(sm, r, idx, &ni) < 0) {
-		return;
-	}
-	if (!fabric_is_switch(&sm->next.nodes[idx]))
-		discover_end_port(sm, r, idx, &ni);
 }
+
+/* ---- After the walk: what the last sweep saw stands in for silence ----- */
 
 /* A cable found from one end whose other end could not be read (its
  * PortInfo answers lost, nothing from an earlier sweep to fall back on)
@@ -467,8 +332,8 @@ static void discover_done(struct sm *sm)
 
 void discover_start(struct sm *sm, sm_phase_fn then)
 {
-	sm->next.sm_node = FABRIC_NONE;
 	sm->discover_then = then;
-	discover_probe(sm, FABRIC_NONE, 0, NULL, 0);
+	dr_walk_init(&sm->walk, &sm->next, &discover_walk_ops, sm);
+	dr_walk_start(&sm->walk);
 	sm_phase_wait(sm, discover_done);
 }

@@ -10,6 +10,7 @@
 
 #include "config/pkey.h"
 #include "config/policy.h"
+#include "routing/dr_walk.h"
 #include "routing/lid_alloc.h"
 #include "routing/mft.h"
 #include "routing/route.h"
@@ -161,6 +162,7 @@ struct sm {
 	size_t ports_next;	   /* configure_ports' cursor (node index) */
 	sm_phase_fn ports_then;	   /* set while that walk queues */
 	sm_phase_fn discover_then; /* what runs after discovery (discover.c) */
+	struct dr_walk walk;	   /* discovery's walk, building next (discover.c) */
 	uint16_t my_lid;
 	uint16_t max_lid;
 	uint32_t act_count;
@@ -237,7 +239,8 @@ struct sm_req {
 	uint8_t port;
 	uint8_t hops;
 	uint8_t path[FABRIC_MAX_HOPS + 1];
-	uint32_t extra; /* phase-specific (LFT block number, wanted state) */
+	uint32_t extra; /* phase-specific (LFT block number, wanted state, the attribute a
+			 * discovery Get asks) */
 	void *ctx;	/* phase-specific context pointer, borrowed; sm_submit copies it */
 };
 
@@ -340,7 +343,9 @@ int ha_poll(struct sm *sm);
 void ha_on_set(struct sm *sm, const struct mad_addr *from, const struct smp *req);
 void ha_on_get(struct sm *sm, const struct smp *req);
 
-/* discover.c */
+/* discover.c: the heavy sweep's discovery (the walk is routing/dr_walk.c's,
+ * sent through sm_submit_paced); `then` runs once every Get has completed
+ * and what stayed silent was filled in from the last sweep. */
 void discover_start(struct sm *sm, sm_phase_fn then);
 /* configure.c */
 int configure_lids(struct sm *sm);

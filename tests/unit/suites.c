@@ -7,6 +7,7 @@ const unit_register_fn unit_suites[] = {
 	test_port_args_register,
 	test_smp_register,
 	test_fabric_register,
+	test_dr_walk_register,
 	test_topo_register,
 	test_swgraph_register,
 	test_minhop_register,

@@ -9,6 +9,7 @@ void test_text_register(void);
 void test_port_args_register(void);
 void test_smp_register(void);
 void test_fabric_register(void);
+void test_dr_walk_register(void);
 void test_topo_register(void);
 void test_minhop_register(void);
 void test_lid_alloc_register(void);
