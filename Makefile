@@ -68,7 +68,7 @@ $(ARCHIVES):
 LINK_nanosm        := $(A_DAEMON) $(A_CTL) $(A_CORE) $(A_SA) $(A_CONFIG) $(A_ROUTING) $(A_UMAD) $(A_MAD)
 LINK_nanosm-unit   := $(A_PING) $(A_TOOLS) $(A_DAEMON) $(A_CTL) $(A_CORE) $(A_SA) $(A_CONFIG) \
 		      $(A_ROUTING) $(A_MAD)
-LINK_nanosmctl     := $(A_CTL)
+LINK_nanosmctl     := $(A_CTL) $(A_MAD)
 LINK_nanosm-verify := $(A_TOOLS) $(A_CORE) $(A_CONFIG) $(A_ROUTING) $(A_UMAD) $(A_MAD)
 LINK_nanosm-route  := $(A_TOOLS) $(A_CONFIG) $(A_ROUTING) $(A_MAD)
 LINK_nanosm-gen    := $(A_TOOLS) $(A_ROUTING) $(A_MAD)

@@ -86,6 +86,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mad/text.h"
 #include "routing/route.h"
 #include "routing/swgraph.h"
 
@@ -113,7 +114,9 @@ enum ftree_kind {
 
 struct ftree {
 	const struct fabric *f;
-	struct route_err *err;
+	struct route_note *note; /* the caller's, or a scratch one */
+	char *err;		 /* the caller's error buffer */
+	size_t errlen;
 	struct lft_set *out;
 	uint16_t max_lid;
 	/* switches and cables; a switch with a CA cabled (g.has_ca) is a leaf */
@@ -166,11 +169,11 @@ struct ftree {
 
 static void ftree_note(struct ftree *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Append to err->note; a note cut short ends in "...". */
+/* Append to the note; a note cut short ends in "...". */
 static void ftree_note(struct ftree *m, const char *fmt, ...)
 {
-	char *note = m->err->note;
-	size_t size = sizeof(m->err->note), len = strlen(note);
+	char *note = m->note->text;
+	size_t size = sizeof(m->note->text), len = strlen(note);
 	va_list ap;
 	int n;
 
@@ -274,9 +277,8 @@ static int ftree_mark_roots(struct ftree *m, const struct route_opts *opts)
 			continue;
 		}
 		if (m->g.sw_of[node] < 0)
-			return route_err_fail(m->err, -EINVAL,
-					      "root 0x%016" PRIx64 " is not a switch",
-					      opts->roots[i]);
+			return text_err(m->err, m->errlen, -EINVAL,
+					"root 0x%016" PRIx64 " is not a switch", opts->roots[i]);
 		m->is_root[m->g.sw_of[node]] = 1;
 	}
 	return 0;
@@ -310,11 +312,11 @@ static int ftree_leaf_depths(struct ftree *m, const int *depth, int *want)
 
 			while (!m->g.has_ca[t] || m->g.comp[t] != m->g.comp[s] || depth[t] != *w)
 				t++;
-			return route_err_fail(
-			    m->err, -EINVAL,
-			    "not a fat tree from the given roots: leaf 0x%016" PRIx64
-			    " is %d hops below them, leaf 0x%016" PRIx64 " %d",
-			    swgraph_guid(&m->g, (int)t), *w, swgraph_guid(&m->g, (int)s), depth[s]);
+			return text_err(m->err, m->errlen, -EINVAL,
+					"not a fat tree from the given roots: leaf 0x%016" PRIx64
+					" is %d hops below them, leaf 0x%016" PRIx64 " %d",
+					swgraph_guid(&m->g, (int)t), *w,
+					swgraph_guid(&m->g, (int)s), depth[s]);
 		}
 		*w = depth[s];
 	}
@@ -343,11 +345,10 @@ static int ftree_rank_from_roots(struct ftree *m)
 		if (depth[s] < 0)
 			continue;
 		if (w >= 0 && depth[s] > w)
-			return route_err_fail(
-			    m->err, -EINVAL,
-			    "not a fat tree from the given roots: switch 0x%016" PRIx64
-			    " is %d hops below them, deeper than the leaves (%d)",
-			    swgraph_guid(&m->g, (int)s), depth[s], w);
+			return text_err(m->err, m->errlen, -EINVAL,
+					"not a fat tree from the given roots: switch 0x%016" PRIx64
+					" is %d hops below them, deeper than the leaves (%d)",
+					swgraph_guid(&m->g, (int)s), depth[s], w);
 		m->rank[s] = w >= 0 ? w - depth[s] : -1;
 	}
 	return rc;
@@ -361,22 +362,21 @@ static int ftree_check_ranks(struct ftree *m)
 		if (m->rank[s] < 0)
 			continue;
 		if (m->rank[s] > FTREE_MAX_RANK)
-			return route_err_fail(m->err, -EINVAL,
-					      "not a fat tree: switch 0x%016" PRIx64
-					      " is %d hops above the nearest leaf (at most %d)",
-					      swgraph_guid(&m->g, (int)s), m->rank[s],
-					      FTREE_MAX_RANK);
+			return text_err(m->err, m->errlen, -EINVAL,
+					"not a fat tree: switch 0x%016" PRIx64
+					" is %d hops above the nearest leaf (at most %d)",
+					swgraph_guid(&m->g, (int)s), m->rank[s], FTREE_MAX_RANK);
 		m->top_rank = m->rank[s] > m->top_rank ? m->rank[s] : m->top_rank;
 		for (size_t e = m->g.adj_start[s]; e < m->g.adj_start[s + 1]; e++) {
 			const struct swgraph_link *l = &m->g.adj[e];
 
 			if (m->rank[l->sw] == m->rank[s])
-				return route_err_fail(
-				    m->err, -EINVAL,
-				    "not a fat tree: 0x%016" PRIx64 "/%u - 0x%016" PRIx64
-				    "/%u links two switches of rank %d",
-				    swgraph_guid(&m->g, (int)s), l->port,
-				    swgraph_guid(&m->g, l->sw), l->rport, m->rank[s]);
+				return text_err(m->err, m->errlen, -EINVAL,
+						"not a fat tree: 0x%016" PRIx64
+						"/%u - 0x%016" PRIx64
+						"/%u links two switches of rank %d",
+						swgraph_guid(&m->g, (int)s), l->port,
+						swgraph_guid(&m->g, l->sw), l->rport, m->rank[s]);
 		}
 	}
 	return 0;
@@ -400,8 +400,8 @@ static int ftree_rank(struct ftree *m, const struct route_opts *opts)
 	if (rc)
 		return rc;
 	if (m->g.n_sw && !ftree_rank_from_leaves(m))
-		return route_err_fail(m->err, -EINVAL,
-				      "not a fat tree: no leaf (no switch has a CA cabled)");
+		return text_err(m->err, m->errlen, -EINVAL,
+				"not a fat tree: no leaf (no switch has a CA cabled)");
 	rc = ftree_rank_from_roots(m);
 	if (!rc)
 		rc = ftree_check_ranks(m);
@@ -559,8 +559,8 @@ static int ftree_shape(struct ftree *m)
 {
 	for (int round = 0; round < 2; round++) {
 		if (ftree_split_links(m))
-			return route_err_fail(m->err, -ENOMEM, "out of memory routing %zu switches",
-					      m->g.n_sw);
+			return text_err(m->err, m->errlen, -ENOMEM,
+					"out of memory routing %zu switches", m->g.n_sw);
 		ftree_count_reach(m);
 		if (round || !ftree_demote_hostless(m))
 			break;
@@ -1100,27 +1100,32 @@ static int ftree_prepare(struct ftree *m, const struct route_opts *opts)
 	if (!rc)
 		rc = ftree_alloc(m);
 	if (rc)
-		return route_err_fail(m->err, rc, "out of memory routing %zu switches",
-				      fabric_count_switches(m->f));
+		return text_err(m->err, m->errlen, rc, "out of memory routing %zu switches",
+				fabric_count_switches(m->f));
 	/* the CA LIDs; a switch's own are routed after them, from port 0 */
-	rc = swgraph_collect_dests(&m->g, m->max_lid, 0, &m->lids, m->err);
+	rc = swgraph_collect_dests(&m->g, m->max_lid, 0, &m->lids, m->err, m->errlen);
 	if (!rc)
 		rc = ftree_rank(m, opts);
 	if (!rc && ftree_alloc_routing(m))
-		rc = route_err_fail(m->err, -ENOMEM, "out of memory routing %zu switches",
-				    m->g.n_sw);
+		rc = text_err(m->err, m->errlen, -ENOMEM, "out of memory routing %zu switches",
+			      m->g.n_sw);
 	return rc;
 }
 
 static int ftree_compute(const struct fabric *f, const struct route_opts *opts, struct lft_set *out,
-			 struct route_err *err)
+			 struct route_note *note, char *err, size_t errlen)
 {
-	struct ftree m = {.f = f, .out = out, .err = err, .max_lid = opts->max_lid};
+	struct route_note scratch;
+	struct ftree m = {.f = f,
+			  .note = note ? note : &scratch,
+			  .err = err,
+			  .errlen = errlen,
+			  .out = out,
+			  .max_lid = opts->max_lid};
 	int rc;
 
-	err->msg[0] = '\0';
-	err->note[0] = '\0';
-	rc = route_opts_check(opts, err);
+	m.note->text[0] = '\0';
+	rc = route_opts_check(opts, err, errlen);
 	if (rc)
 		return rc;
 	rc = ftree_prepare(&m, opts);

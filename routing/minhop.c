@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "mad/text.h"
 #include "routing/route.h"
 #include "routing/swgraph.h"
 
@@ -13,7 +14,8 @@ struct minhop {
 	const struct fabric *f;
 	uint16_t max_lid;
 	struct lft_set *out;
-	struct route_err *err;
+	char *err; /* the caller's error buffer */
+	size_t errlen;
 	struct swgraph g;
 	uint32_t *load;		    /* LIDs routed through each (switch, port) so far */
 	struct swgraph_dests dests; /* grouped by the switch they hang off */
@@ -56,8 +58,8 @@ static int minhop_setup(struct minhop *m)
 	if (!rc)
 		rc = minhop_alloc(m);
 	if (rc)
-		return route_err_fail(m->err, rc, "out of memory routing %zu switches",
-				      fabric_count_switches(m->f));
+		return text_err(m->err, m->errlen, rc, "out of memory routing %zu switches",
+				fabric_count_switches(m->f));
 	return 0;
 }
 
@@ -118,18 +120,20 @@ static void minhop_route_all(struct minhop *m)
 /* ---- The engine -------------------------------------------------------- */
 
 static int minhop_compute(const struct fabric *f, const struct route_opts *opts,
-			  struct lft_set *out, struct route_err *err)
+			  struct lft_set *out, struct route_note *note, char *err, size_t errlen)
 {
-	struct minhop m = {.f = f, .max_lid = opts->max_lid, .out = out, .err = err};
+	struct minhop m = {
+	    .f = f, .max_lid = opts->max_lid, .out = out, .err = err, .errlen = errlen};
 	int rc;
 
-	err->msg[0] = '\0';
-	rc = route_opts_check(opts, err);
+	if (note)
+		note->text[0] = '\0'; /* minhop has nothing to note */
+	rc = route_opts_check(opts, err, errlen);
 	if (rc)
 		return rc;
 	rc = minhop_setup(&m);
 	if (!rc)
-		rc = swgraph_collect_dests(&m.g, m.max_lid, 1, &m.dests, err);
+		rc = swgraph_collect_dests(&m.g, m.max_lid, 1, &m.dests, err, errlen);
 	if (!rc)
 		minhop_route_all(&m);
 	minhop_free(&m);

@@ -1,14 +1,13 @@
 /*
  * route.c - the table of routing engines and lookup by name, and the
- * checks and error reports every engine makes alike.  Knows the engines
- * only through their struct route_engine; computes no route itself.
+ * checks every engine makes alike.  Knows the engines only through their
+ * struct route_engine; computes no route itself.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <string.h>
 
+#include "mad/text.h"
 #include "routing/route.h"
 
 static const struct route_engine *const route_table[] = {
@@ -33,20 +32,10 @@ const struct route_engine *route_engine_find(const char *name)
 	return NULL;
 }
 
-int route_err_fail(struct route_err *err, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
-int route_opts_check(const struct route_opts *opts, struct route_err *err)
+int route_opts_check(const struct route_opts *opts, char *err, size_t errlen)
 {
 	if (opts->max_lid > LID_UNICAST_MAX)
-		return route_err_fail(err, -EINVAL, "max_lid %u above the unicast range (0x%x)",
-				      opts->max_lid, LID_UNICAST_MAX);
+		return text_err(err, errlen, -EINVAL, "max_lid %u above the unicast range (0x%x)",
+				opts->max_lid, LID_UNICAST_MAX);
 	return 0;
 }

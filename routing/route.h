@@ -3,7 +3,20 @@
  *
  * DOC: An engine takes a const fabric (with LIDs assigned) and fills an
  * lft_set; it does no I/O, keeps no globals and never reaches into the SM.
- * Engines are looked up by name in a table (route_engine_find).
+ * Engines are looked up by name in a table (route_engine_find).  Errors
+ * follow the tree's one convention (mad/text.h): compute takes
+ * (char *err, size_t errlen) last and fills it with text_err(), naming
+ * what failed and where (GUID/port).  What an engine decided that an
+ * operator should know on success (roots found, links routed around) is
+ * its own output, a struct route_note:
+ *
+ *	struct route_note note;
+ *	char err[256];
+ *
+ *	if (eng->compute(f, &opts, &lfts, &note, err, sizeof(err)) < 0)
+ *		log_errx("routing engine %s failed: %s", eng->name, err);
+ *	else if (note.text[0])
+ *		log_info("routing engine %s: %s", eng->name, note.text);
  */
 #ifndef NANOSM_ROUTING_ROUTE_H
 #define NANOSM_ROUTING_ROUTE_H
@@ -16,31 +29,30 @@ struct route_opts {
 	size_t n_roots;
 };
 
-struct route_err {
-	char msg[256];  /* what failed and where (GUID/port), for the log */
-	char note[512]; /* on success: what the engine decided that an operator
-			 * should know (roots found, links routed around) */
+/* On success, what the engine decided that an operator should know (roots
+ * found, links routed around), for the log; "" when there is nothing to
+ * say.  A long note is cut short. */
+struct route_note {
+	char text[512];
 };
 
 struct route_engine {
 	const char *name;
 	const char *summary;
-	/* Fill out (already lft_set_init'ed; the engine allocates it).
-	 * Returns 0 or a negative errno with err->msg set. */
+	/* Fill out (already lft_set_init'ed; the engine allocates it) and
+	 * note (NULL: not wanted).  Returns 0, or a negative errno with err
+	 * set and out emptied. */
 	int (*compute)(const struct fabric *f, const struct route_opts *opts, struct lft_set *out,
-		       struct route_err *err);
+		       struct route_note *note, char *err, size_t errlen);
 };
 
 const struct route_engine *route_engine_find(const char *name);
 /* NULL-terminated list of all engines. */
 const struct route_engine *const *route_engines(void);
 
-/* For engines: format err->msg and return rc (a negative errno). */
-int route_err_fail(struct route_err *err, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/* For engines: -EINVAL with err->msg set when opts->max_lid is above the
+/* For engines: -EINVAL with err set when opts->max_lid is above the
  * unicast range, else 0. */
-int route_opts_check(const struct route_opts *opts, struct route_err *err);
+int route_opts_check(const struct route_opts *opts, char *err, size_t errlen);
 
 /* minhop: each switch sends every LID along a shortest path in switch hops
  * (its own LID to port 0, a cabled CA's LID to that port, unreachable LIDs

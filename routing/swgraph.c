@@ -190,7 +190,8 @@ struct swgraph_claim {
 	uint16_t max_lid;
 	uint32_t *owner;
 	struct swgraph_dests *d;
-	struct route_err *err;
+	char *err; /* the caller's error buffer */
+	size_t errlen;
 };
 
 static int swgraph_push_dest(struct swgraph_dests *d, struct swgraph_dest dest)
@@ -216,21 +217,20 @@ static int swgraph_claim_port(struct swgraph_claim *c, int node, unsigned pn, in
 		uint32_t other;
 
 		if (lid > c->max_lid)
-			return route_err_fail(c->err, -ERANGE,
-					      "port 0x%016" PRIx64 "/%u: LID %u above max_lid %u",
-					      p->guid, pn, lid, c->max_lid);
+			return text_err(c->err, c->errlen, -ERANGE,
+					"port 0x%016" PRIx64 "/%u: LID %u above max_lid %u",
+					p->guid, pn, lid, c->max_lid);
 		other = c->owner[lid];
 		if (other && other != me)
-			return route_err_fail(
-			    c->err, -EINVAL,
-			    "port 0x%016" PRIx64 "/%u: LID %u also used by port 0x%016" PRIx64
-			    "/%u",
-			    p->guid, pn, lid,
-			    f->nodes[(other - 1) / 256].ports[(other - 1) % 256].guid,
-			    (other - 1) % 256);
+			return text_err(c->err, c->errlen, -EINVAL,
+					"port 0x%016" PRIx64
+					"/%u: LID %u also used by port 0x%016" PRIx64 "/%u",
+					p->guid, pn, lid,
+					f->nodes[(other - 1) / 256].ports[(other - 1) % 256].guid,
+					(other - 1) % 256);
 		c->owner[lid] = me;
 		if (sw >= 0 && swgraph_push_dest(c->d, d))
-			return route_err_fail(c->err, -ENOMEM, "out of memory");
+			return text_err(c->err, c->errlen, -ENOMEM, "out of memory");
 	}
 	return 0;
 }
@@ -281,15 +281,15 @@ static void swgraph_group_dests(const struct swgraph *g, struct swgraph_dests *d
 }
 
 int swgraph_collect_dests(const struct swgraph *g, uint16_t max_lid, int switch_lids,
-			  struct swgraph_dests *d, struct route_err *err)
+			  struct swgraph_dests *d, char *err, size_t errlen)
 {
-	struct swgraph_claim c = {.g = g, .max_lid = max_lid, .d = d, .err = err};
+	struct swgraph_claim c = {.g = g, .max_lid = max_lid, .d = d, .err = err, .errlen = errlen};
 	int rc = 0;
 
 	c.owner = calloc((size_t)max_lid + 1, sizeof(*c.owner));
 	d->start = calloc(g->n_sw + 1, sizeof(*d->start));
 	if (!c.owner || !d->start)
-		rc = route_err_fail(err, -ENOMEM, "out of memory routing %zu switches", g->n_sw);
+		rc = text_err(err, errlen, -ENOMEM, "out of memory routing %zu switches", g->n_sw);
 	for (size_t i = 0; i < g->f->n_nodes && !rc; i++)
 		rc = swgraph_claim_node(&c, (int)i, switch_lids);
 	if (!rc)

@@ -18,7 +18,6 @@
 #include <stdint.h>
 
 #include "routing/fabric.h"
-#include "routing/route.h"
 
 /* A cable between two switches, seen from the switch whose list holds it. */
 struct swgraph_link {
@@ -98,14 +97,14 @@ struct swgraph_dests {
 /* Claim the LIDs (base .. base + 2^LMC - 1) of every LID-owning port, in
  * node order: a switch's port 0, a CA/router port with a LID.  Each LID
  * must be at most max_lid (else -ERANGE) and owned by no other port (else
- * -EINVAL); err->msg names the port(s), the first offender in node order.
+ * -EINVAL); err names the port(s), the first offender in node order.
  * Fills d (zeroed, or swgraph_dests_fini'd) with the LIDs some switch
  * delivers, grouped by that switch: a CA/router port's when it is cabled
  * to a switch, and with switch_lids each switch's own.
- * Returns 0, -ERANGE, -EINVAL or -ENOMEM, err->msg set on failure; either
+ * Returns 0, -ERANGE, -EINVAL or -ENOMEM, err set on failure; either
  * way d is the caller's to swgraph_dests_fini. */
 int swgraph_collect_dests(const struct swgraph *g, uint16_t max_lid, int switch_lids,
-			  struct swgraph_dests *d, struct route_err *err);
+			  struct swgraph_dests *d, char *err, size_t errlen);
 void swgraph_dests_fini(struct swgraph_dests *d);
 
 /* ---- Writing routes ----------------------------------------------------- */

@@ -56,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mad/text.h"
 #include "routing/route.h"
 #include "routing/swgraph.h"
 
@@ -66,7 +67,9 @@ enum updn_how { UPDN_NOT_ROOT, UPDN_GIVEN, UPDN_TOP, UPDN_CENTER };
 struct updn {
 	const struct fabric *f;
 	struct lft_set *out;
-	struct route_err *err;
+	struct route_note *note; /* the caller's, or a scratch one */
+	char *err;		 /* the caller's error buffer */
+	size_t errlen;
 	uint16_t max_lid;
 	struct swgraph g;    /* its cables get ordered: up ones first */
 	size_t *adj_split;   /* once ordered: up cables before it, down ones from it */
@@ -88,16 +91,16 @@ struct updn {
 
 static void updn_note(struct updn *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Append to err->note, truncating quietly when it is full. */
+/* Append to the note, truncating quietly when it is full. */
 static void updn_note(struct updn *u, const char *fmt, ...)
 {
-	size_t len = strlen(u->err->note);
+	size_t len = strlen(u->note->text);
 	va_list ap;
 
-	if (len + 1 >= sizeof(u->err->note))
+	if (len + 1 >= sizeof(u->note->text))
 		return;
 	va_start(ap, fmt);
-	vsnprintf(u->err->note + len, sizeof(u->err->note) - len, fmt, ap);
+	vsnprintf(u->note->text + len, sizeof(u->note->text) - len, fmt, ap);
 	va_end(ap);
 }
 
@@ -144,7 +147,7 @@ static void updn_free(struct updn *u)
  * and a row of per-port load counters for each switch. */
 static int updn_setup(struct updn *u, const struct route_opts *opts)
 {
-	int rc = route_opts_check(opts, u->err);
+	int rc = route_opts_check(opts, u->err, u->errlen);
 
 	if (rc)
 		return rc;
@@ -155,8 +158,8 @@ static int updn_setup(struct updn *u, const struct route_opts *opts)
 	if (!rc)
 		rc = updn_alloc(u);
 	if (rc)
-		return route_err_fail(u->err, rc, "out of memory routing %zu switches",
-				      fabric_count_switches(u->f));
+		return text_err(u->err, u->errlen, rc, "out of memory routing %zu switches",
+				fabric_count_switches(u->f));
 	return 0;
 }
 
@@ -169,11 +172,12 @@ static int updn_given_roots(struct updn *u, const struct route_opts *opts)
 		int node = fabric_find(u->f, opts->roots[i]);
 
 		if (node == FABRIC_NONE)
-			return route_err_fail(u->err, -ENOENT, "root 0x%016" PRIx64 ": no such node",
-					 opts->roots[i]);
+			return text_err(u->err, u->errlen, -ENOENT,
+					"root 0x%016" PRIx64 ": no such node", opts->roots[i]);
 		if (u->g.sw_of[node] < 0)
-			return route_err_fail(u->err, -EINVAL, "root 0x%016" PRIx64 " (%s): not a switch",
-					 opts->roots[i], u->f->nodes[node].desc);
+			return text_err(u->err, u->errlen, -EINVAL,
+					"root 0x%016" PRIx64 " (%s): not a switch", opts->roots[i],
+					u->f->nodes[node].desc);
 		u->root[u->g.sw_of[node]] = UPDN_GIVEN;
 	}
 	return 0;
@@ -492,7 +496,7 @@ static void updn_note_list(struct updn *u, const uint8_t *flag, uint8_t value, c
 		n += flag[s] == value;
 	if (!n)
 		return;
-	updn_note(u, "%s%s (%zu):", u->err->note[0] ? "; " : "", label, n);
+	updn_note(u, "%s%s (%zu):", u->note->text[0] ? "; " : "", label, n);
 	for (size_t s = 0; s < u->g.n_sw && shown < UPDN_NOTE_GUIDS; s++)
 		if (flag[s] == value)
 			updn_note(u, "%s 0x%016" PRIx64, shown++ ? "," : "",
@@ -511,17 +515,18 @@ static void updn_write_note(struct updn *u)
 
 /* ---- The engine -------------------------------------------------------- */
 
-static int updn_compute(const struct fabric *f, const struct route_opts *opts,
-			struct lft_set *out, struct route_err *err)
+static int updn_compute(const struct fabric *f, const struct route_opts *opts, struct lft_set *out,
+			struct route_note *note, char *err, size_t errlen)
 {
-	struct updn u = { .f = f, .out = out, .err = err };
+	struct route_note scratch;
+	struct updn u = {
+	    .f = f, .out = out, .note = note ? note : &scratch, .err = err, .errlen = errlen};
 	int rc;
 
-	err->msg[0] = '\0';
-	err->note[0] = '\0';
+	u.note->text[0] = '\0';
 	rc = updn_setup(&u, opts);
 	if (!rc)
-		rc = swgraph_collect_dests(&u.g, u.max_lid, 1, &u.dests, err);
+		rc = swgraph_collect_dests(&u.g, u.max_lid, 1, &u.dests, err, errlen);
 	if (!rc)
 		rc = updn_choose_roots(&u, opts);
 	if (!rc) {

@@ -44,7 +44,7 @@ struct route_run {
 	uint16_t max_lid;
 	uint64_t *roots;
 	size_t n_roots;
-	struct route_err engine_err;
+	struct route_note engine_note;
 	struct lft_file_info file_info;
 	struct route_score score;
 	uint64_t engine_ms, score_ms; /* with --timing */
@@ -444,6 +444,7 @@ static uint64_t route_now_ms(void)
 static int route_compute(struct route_run *r)
 {
 	const struct route_engine *e = route_engine_find(r->args.engine);
+	char err[256] = "";
 	int rc;
 	struct route_opts opts = {.max_lid = r->max_lid, .roots = r->roots, .n_roots = r->n_roots};
 
@@ -454,10 +455,10 @@ static int route_compute(struct route_run *r)
 	}
 	r->args.engine = e->name;
 	r->engine_ms = route_now_ms();
-	rc = e->compute(&r->f, &opts, &r->lfts, &r->engine_err);
+	rc = e->compute(&r->f, &opts, &r->lfts, &r->engine_note, err, sizeof(err));
 	r->engine_ms = route_now_ms() - r->engine_ms;
 	if (rc)
-		return route_fail("engine %s failed: %s", e->name, r->engine_err.msg);
+		return route_fail("engine %s failed: %s", e->name, err);
 	return 0;
 }
 
@@ -544,8 +545,8 @@ static void route_text_source(const struct route_run *r)
 	else
 		printf(ROUTE_ROW "engine %s%s\n", "tables", r->args.engine,
 		       r->n_roots ? " (roots from file)" : "");
-	if (!r->args.lfts && r->engine_err.note[0])
-		printf(ROUTE_ROW "%s\n", "engine note", r->engine_err.note);
+	if (!r->args.lfts && r->engine_note.text[0])
+		printf(ROUTE_ROW "%s\n", "engine note", r->engine_note.text);
 	printf(ROUTE_ROW "%zu\n", "switches", s->switches);
 	printf(ROUTE_ROW "%zu\n", "endpoints", s->endpoints);
 	printf(ROUTE_ROW "%zu\n", "directed links", s->links);
@@ -676,7 +677,7 @@ static void route_json_source(const struct route_run *r)
 		printf("  \"tables\": {\"source\": \"engine\", \"engine\": \"%s\", \"roots\": %zu, "
 		       "\"note\": ",
 		       r->args.engine, r->n_roots);
-		route_json_string(r->engine_err.note);
+		route_json_string(r->engine_note.text);
 		printf("},\n");
 	}
 	printf("  \"fabric\": {\"switches\": %zu, \"endpoints\": %zu, \"directed_links\": %zu},\n",

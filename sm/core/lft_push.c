@@ -184,15 +184,15 @@ static int lft_push_try(struct sm *sm, const struct lft_push_job *job,
 {
 	struct route_check_opts copts = {0};
 	struct route_check res;
-	struct route_err err;
+	struct route_note note;
+	char err[256] = "";
 	struct lft_set t;
 	int rc;
 
-	memset(&err, 0, sizeof(err));
 	lft_set_init(&t);
-	rc = eng->compute(job->f, &job->opts, &t, &err);
+	rc = eng->compute(job->f, &job->opts, &t, &note, err, sizeof(err));
 	if (rc < 0) {
-		snprintf(why, whylen, "routing engine %s failed: %s", eng->name, err.msg);
+		snprintf(why, whylen, "routing engine %s failed: %s", eng->name, err);
 		lft_push_not_used(job, "NSM-E401", why, last);
 		lft_set_fini(&t);
 		return rc;
@@ -211,8 +211,8 @@ static int lft_push_try(struct sm *sm, const struct lft_push_job *job,
 		lft_set_fini(&t);
 		return rc;
 	}
-	if (err.note[0] && !job->quiet)
-		log_info("routing engine %s: %s", eng->name, err.note);
+	if (note.text[0] && !job->quiet)
+		log_info("routing engine %s: %s", eng->name, note.text);
 	if (!job->quiet)
 		log_debug("routing engine %s: gate passed (%zu pairs, max %zu hops)", eng->name,
 			  res.pairs, res.max_hops);

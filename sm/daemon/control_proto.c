@@ -5,11 +5,11 @@
  * sm/daemon/control.c.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "mad/text.h"
 #include "sm/daemon/control_proto.h"
 
 static const struct control_grammar control_grammar_table[] = {
@@ -25,19 +25,6 @@ static const struct control_grammar control_grammar_table[] = {
 };
 
 #define CONTROL_GRAMMAR_N (sizeof(control_grammar_table) / sizeof(control_grammar_table[0]))
-
-__attribute__((format(printf, 3, 4))) static const struct control_grammar *
-control_grammar_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return NULL;
-}
 
 /* The formats "topology" takes on the wire (routing/topo_write.c makes
  * them); nanosmctl also offers svg, which it makes from dot itself. */
@@ -96,24 +83,31 @@ const struct control_grammar *control_grammar_check(char *const *word, int n, ch
 	char names[256];
 	int args = 0;
 
-	if (n < 1)
-		return control_grammar_fail(err, errlen, "empty request (commands: %s)",
-					    control_grammar_names(names, sizeof(names)));
+	if (n < 1) {
+		text_err(err, errlen, -EINVAL, "empty request (commands: %s)",
+			 control_grammar_names(names, sizeof(names)));
+		return NULL;
+	}
 	g = control_grammar_find(word[0]);
-	if (!g)
-		return control_grammar_fail(err, errlen, "unknown command '%.64s' (commands: %s)",
-					    word[0], control_grammar_names(names, sizeof(names)));
+	if (!g) {
+		text_err(err, errlen, -EINVAL, "unknown command '%.64s' (commands: %s)", word[0],
+			 control_grammar_names(names, sizeof(names)));
+		return NULL;
+	}
 	for (int i = 1; i < n; i++) {
 		if (control_grammar_is_option(g, word[i]))
 			continue;
-		if (!strncmp(word[i], "--", 2) && word[i][2])
-			return control_grammar_fail(err, errlen,
-						    "%s: unknown option '%.64s' (usage: %s)",
-						    g->name, word[i], g->usage);
+		if (!strncmp(word[i], "--", 2) && word[i][2]) {
+			text_err(err, errlen, -EINVAL, "%s: unknown option '%.64s' (usage: %s)",
+				 g->name, word[i], g->usage);
+			return NULL;
+		}
 		args++;
 	}
-	if (args < g->min_args || args > g->max_args)
-		return control_grammar_fail(err, errlen, "usage: %s", g->usage);
+	if (args < g->min_args || args > g->max_args) {
+		text_err(err, errlen, -EINVAL, "usage: %s", g->usage);
+		return NULL;
+	}
 	return g;
 }
 
@@ -141,11 +135,12 @@ const struct control_grammar *control_grammar_check_wire(char *const *word, int 
 	if (!g || !(g->flags & CONTROL_GRAMMAR_BODY))
 		return control_grammar_check(word, n, err, errlen);
 	if (n < 2 || control_grammar_length(word[n - 1], body_len) < 0 ||
-	    !control_grammar_check(word, n - 1, NULL, 0))
-		return control_grammar_fail(
-		    err, errlen,
-		    "usage: %s LENGTH, then the file's LENGTH bytes (at most %u): nanosmctl "
-		    "reads the file, the daemon never opens a path",
-		    g->usage, CONTROL_BODY_MAX);
+	    !control_grammar_check(word, n - 1, NULL, 0)) {
+		text_err(err, errlen, -EINVAL,
+			 "usage: %s LENGTH, then the file's LENGTH bytes (at most %u): nanosmctl "
+			 "reads the file, the daemon never opens a path",
+			 g->usage, CONTROL_BODY_MAX);
+		return NULL;
+	}
 	return g;
 }

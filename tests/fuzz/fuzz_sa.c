@@ -166,8 +166,7 @@ static void fuzz_sa_partitions(struct fuzz_sa_world *w)
 
 static void fuzz_sa_world_init(struct fuzz_sa_world *w)
 {
-	struct route_opts opts = { 0 };
-	struct route_err rerr;
+	struct route_opts opts = {0};
 	char err[256];
 
 	fabric_init(&w->f);
@@ -176,8 +175,8 @@ static void fuzz_sa_world_init(struct fuzz_sa_world *w)
 	fuzz_sa_assign_lids(w);
 	opts.max_lid = w->max_lid;
 	lft_set_init(&w->lfts);
-	memset(&rerr, 0, sizeof(rerr));
-	FUZZ_SA_CHECK(route_engine_minhop.compute(&w->f, &opts, &w->lfts, &rerr) == 0);
+	FUZZ_SA_CHECK(route_engine_minhop.compute(&w->f, &opts, &w->lfts, NULL, err, sizeof(err)) ==
+		      0);
 	fuzz_sa_partitions(w);
 }
 

@@ -85,16 +85,16 @@ int route_test_node(const struct fabric *f, const char *desc)
 
 int route_test_run(const struct route_engine *eng, const struct fabric *f, uint16_t max_lid,
 		   const uint64_t *roots, size_t n_roots, struct lft_set *out,
-		   struct route_err *err)
+		   struct route_note *note)
 {
 	struct route_opts opts = {.max_lid = max_lid, .roots = roots, .n_roots = n_roots};
+	char err[256] = "";
 	int rc;
 
 	lft_set_init(out);
-	memset(err, 0, sizeof(*err));
-	rc = eng->compute(f, &opts, out, err);
+	rc = eng->compute(f, &opts, out, note, err, sizeof(err));
 	if (rc)
-		fprintf(stderr, "\n  %s: %s\n", eng->name, err->msg);
+		fprintf(stderr, "\n  %s: %s\n", eng->name, err);
 	return rc;
 }
 

@@ -33,10 +33,11 @@ void route_test_parse(const char *text, struct fabric *f);
 int route_test_find_node(const struct fabric *f, const char *desc);
 /* The node whose description is desc; fails the test fatally when there is none. */
 int route_test_node(const struct fabric *f, const char *desc);
-/* Run eng on f (lft_set_init(out) first); says on stderr why when it fails. */
+/* Run eng on f (lft_set_init(out) first) and fill note (NULL: not
+ * wanted); says on stderr why when it fails. */
 int route_test_run(const struct route_engine *eng, const struct fabric *f, uint16_t max_lid,
 		   const uint64_t *roots, size_t n_roots, struct lft_set *out,
-		   struct route_err *err);
+		   struct route_note *note);
 /* The port switch sw sends lid out of (LFT_DROP past the top); asserts sw has a table. */
 uint8_t route_test_out_port(const struct lft_set *s, int sw, uint16_t lid);
 /* How many LIDs switch sw sends out of port p. */

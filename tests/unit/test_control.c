@@ -237,7 +237,6 @@ static int tc_set_lid(struct tc *t, int node, unsigned port, uint16_t lid)
 static int tc_suite_init(void)
 {
 	struct route_opts ro = {.max_lid = 6};
-	struct route_err rerr;
 	char err[256];
 
 	memset(&tc, 0, sizeof(tc));
@@ -256,8 +255,7 @@ static int tc_suite_init(void)
 	    tc_set_lid(&tc, H3, 1, 4) || tc_set_lid(&tc, SW1, 0, 5) || tc_set_lid(&tc, SW2, 0, 6) ||
 	    lid_alloc_reserve(&tc.lids, 0x0002c90300dead01ULL, 40)) /* from guid2lid, gone */
 		return -1;
-	memset(&rerr, 0, sizeof(rerr));
-	if (route_engine_minhop.compute(&tc.f, &ro, &tc.lfts, &rerr))
+	if (route_engine_minhop.compute(&tc.f, &ro, &tc.lfts, NULL, err, sizeof(err)))
 		return -1;
 	tc.name_v[0] = (struct topo_name){0x0002c90300b00002ULL, "edge-2"};
 	tc.names = (struct topo_names){tc.name_v, 1};

@@ -224,7 +224,8 @@ static char *gen_text(const struct gen *g, size_t *len)
 struct tree {
 	struct fabric f;
 	struct lft_set lft;
-	struct route_err err;
+	struct route_note note;
+	char err[256];
 	uint16_t max_lid;
 	int *level;  /* per node: -1 CA, 0 leaf, 1 mid, top: spine (by name) */
 	int *has_ca; /* per node: a switch with a CA cabled */
@@ -362,7 +363,7 @@ static int tree_route_with(struct tree *t, const uint64_t *roots, size_t n_roots
 	struct route_opts opts = {.max_lid = t->max_lid, .roots = roots, .n_roots = n_roots};
 
 	lft_set_fini(&t->lft);
-	return route_engine_ftree.compute(&t->f, &opts, &t->lft, &t->err);
+	return route_engine_ftree.compute(&t->f, &opts, &t->lft, &t->note, t->err, sizeof(t->err));
 }
 
 /* The same, roots found alone; says why when it fails. */
@@ -371,7 +372,7 @@ static int tree_route(struct tree *t)
 	int rc = tree_route_with(t, NULL, 0);
 
 	if (rc)
-		fprintf(stderr, "\n  ftree: %s\n", t->err.msg);
+		fprintf(stderr, "\n  ftree: %s\n", t->err);
 	return rc;
 }
 
@@ -533,12 +534,11 @@ static int gate_ok(const struct tree *t)
 static void compare_shift(struct tree *t, const char *what)
 {
 	struct route_opts opts = {.max_lid = t->max_lid};
-	struct route_err err;
 	struct lft_set mh;
 	unsigned ft, mn;
 
 	lft_set_init(&mh);
-	CU_ASSERT_EQUAL_FATAL(route_engine_minhop.compute(&t->f, &opts, &mh, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(route_engine_minhop.compute(&t->f, &opts, &mh, NULL, NULL, 0), 0);
 	ft = shift_load(t, &t->lft);
 	mn = shift_load(t, &mh);
 	fprintf(stderr, "\n    %s, %zu CAs: worst shift all-to-all link load ftree %u, minhop %u ",
@@ -550,9 +550,9 @@ static void compare_shift(struct tree *t, const char *what)
 
 static int note_has(const struct tree *t, const char *want)
 {
-	if (strstr(t->err.note, want))
+	if (strstr(t->note.text, want))
 		return 1;
-	fprintf(stderr, "\n  note \"%s\"\n  lacks \"%s\"\n", t->err.note, want);
+	fprintf(stderr, "\n  note \"%s\"\n  lacks \"%s\"\n", t->note.text, want);
 	return 0;
 }
 
@@ -574,7 +574,7 @@ static void test_ftree_single_switch(void)
 	CU_ASSERT_EQUAL(t.lft.tables[0].port[4], 5);
 	CU_ASSERT_EQUAL(t.lft.tables[0].port[0], LFT_DROP);
 	CU_ASSERT_EQUAL(check_routes(&t, &t.lft, 2), 0);
-	CU_ASSERT_STRING_EQUAL(t.err.note, "ftree: 1 rank, 1 root, 1 leaf, 3 CA LIDs");
+	CU_ASSERT_STRING_EQUAL(t.note.text, "ftree: 1 rank, 1 root, 1 leaf, 3 CA LIDs");
 	tree_free(&t);
 }
 
@@ -588,7 +588,7 @@ static void test_ftree_two_level(void)
 	CU_ASSERT_EQUAL(check_routes(&t, &t.lft, 2), 0);
 	CU_ASSERT_TRUE(gate_ok(&t));
 	compare_shift(&t, "2-level 8x4 hosts, 4 spines");
-	CU_ASSERT_STRING_EQUAL(t.err.note, "ftree: 2 ranks, 4 roots, 8 leaves, 32 CA LIDs");
+	CU_ASSERT_STRING_EQUAL(t.note.text, "ftree: 2 ranks, 4 roots, 8 leaves, 32 CA LIDs");
 	tree_free(&t);
 }
 
@@ -628,7 +628,7 @@ static void test_ftree_three_level(void)
 	CU_ASSERT_EQUAL(check_routes(&t, &t.lft, 2), 0);
 	CU_ASSERT_TRUE(gate_ok(&t));
 	compare_shift(&t, "3-level 4 pods x 4 leaves x 4 hosts");
-	CU_ASSERT_STRING_EQUAL(t.err.note, "ftree: 3 ranks, 16 roots, 16 leaves, 64 CA LIDs");
+	CU_ASSERT_STRING_EQUAL(t.note.text, "ftree: 3 ranks, 16 roots, 16 leaves, 64 CA LIDs");
 	tree_free(&t);
 
 	sp.pods = 8;
@@ -663,14 +663,14 @@ static void test_ftree_given_roots(void)
 	/* a leaf named as a root: the other leaves are at other depths */
 	roots[0] = LEAF_GUID + 1;
 	CU_ASSERT_EQUAL(tree_route_with(&t, roots, 1), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(t.err.msg,
+	CU_ASSERT_STRING_EQUAL(t.err,
 			       "not a fat tree from the given roots: leaf 0x0002c90300a00001 "
 			       "is 0 hops below them, leaf 0x0002c90300a00002 2");
 	CU_ASSERT_EQUAL(t.lft.n, 0);
 	/* a CA is no root */
 	roots[0] = t.f.nodes[t.ca[0]].guid;
 	CU_ASSERT_EQUAL(tree_route_with(&t, roots, 1), -EINVAL);
-	CU_ASSERT_TRUE(strstr(t.err.msg, "is not a switch") != NULL);
+	CU_ASSERT_TRUE(strstr(t.err, "is not a switch") != NULL);
 	tree_free(&t);
 }
 
@@ -695,7 +695,7 @@ static void test_ftree_missing_links(void)
 	CU_ASSERT_TRUE(
 	    note_has(&t, "; 2 up-links missing: 0x0002c90300a00002/6, 0x0002c90300b00005/7; "));
 	CU_ASSERT_TRUE(note_has(&t, " LIDs routed around them"));
-	CU_ASSERT_TRUE(strstr(t.err.note, "; 0 LIDs") == NULL);
+	CU_ASSERT_TRUE(strstr(t.note.text, "; 0 LIDs") == NULL);
 	tree_free(&t);
 
 	/* three cables gone, where OpenSM's ftree gives up */
@@ -753,7 +753,7 @@ static void test_ftree_missing_spine(void)
 	CU_ASSERT_EQUAL_FATAL(tree_route(&t), 0);
 	CU_ASSERT_EQUAL(check_routes(&t, &t.lft, 1), 0);
 	CU_ASSERT_TRUE(gate_ok(&t));
-	CU_ASSERT_STRING_EQUAL(t.err.note, "ftree: 2 ranks, 3 roots, 8 leaves, 64 CA LIDs");
+	CU_ASSERT_STRING_EQUAL(t.note.text, "ftree: 2 ranks, 3 roots, 8 leaves, 64 CA LIDs");
 	CU_ASSERT_EQUAL(shift_load(&t, &t.lft), 2);
 	tree_free(&t);
 }
@@ -801,7 +801,7 @@ static void test_ftree_hostless_leaf(void)
 	CU_ASSERT_EQUAL_FATAL(tree_route(&t), 0);
 	CU_ASSERT_EQUAL(check_routes(&t, &t.lft, 1), 0);
 	CU_ASSERT_TRUE(gate_ok(&t));
-	CU_ASSERT_STRING_EQUAL(t.err.note, "ftree: 3 ranks, 16 roots, 15 leaves, 60 CA LIDs");
+	CU_ASSERT_STRING_EQUAL(t.note.text, "ftree: 3 ranks, 16 roots, 15 leaves, 60 CA LIDs");
 	alone = t.lft;
 	lft_set_init(&t.lft);
 	CU_ASSERT_EQUAL_FATAL(tree_route_with(&t, roots, 16), 0);
@@ -815,10 +815,10 @@ static void test_ftree_hostless_leaf(void)
 	CU_ASSERT_EQUAL_FATAL(tree_route(&t), 0);
 	CU_ASSERT_EQUAL(check_routes(&t, &t.lft, 1), 0);
 	CU_ASSERT_TRUE(gate_ok(&t));
-	CU_ASSERT_STRING_EQUAL(t.err.note, "ftree: 3 ranks, 1 root, 5 leaves, 15 CA LIDs");
+	CU_ASSERT_STRING_EQUAL(t.note.text, "ftree: 3 ranks, 1 root, 5 leaves, 15 CA LIDs");
 	CU_ASSERT_EQUAL_FATAL(tree_route_with(&t, roots, 3), 0);
 	CU_ASSERT_EQUAL(check_routes(&t, &t.lft, 1), 0);
-	CU_ASSERT_STRING_EQUAL(t.err.note, "ftree: 2 ranks, 3 roots, 5 leaves, 15 CA LIDs");
+	CU_ASSERT_STRING_EQUAL(t.note.text, "ftree: 2 ranks, 3 roots, 5 leaves, 15 CA LIDs");
 	tree_free(&t);
 }
 
@@ -857,8 +857,8 @@ static void test_ftree_islands(void)
 	CU_ASSERT_EQUAL_FATAL(tree_parse(&t, text, strlen(text)), 0);
 	CU_ASSERT_EQUAL_FATAL(tree_route(&t), 0);
 	CU_ASSERT_EQUAL(check_routes(&t, &t.lft, 1), 0);
-	CU_ASSERT_STRING_EQUAL(t.err.note, "ftree: 2 ranks, 2 roots, 3 leaves, 4 CA LIDs; "
-					   "1 switch with no leaf connected: own LIDs only");
+	CU_ASSERT_STRING_EQUAL(t.note.text, "ftree: 2 ranks, 2 roots, 3 leaves, 4 CA LIDs; "
+					    "1 switch with no leaf connected: own LIDs only");
 	tree_free(&t);
 }
 
@@ -881,9 +881,8 @@ static void test_ftree_leaf_to_leaf(void)
 	text = gen_text(g, &len);
 	CU_ASSERT_EQUAL_FATAL(tree_parse(&t, text, len), 0);
 	CU_ASSERT_EQUAL(tree_route_with(&t, NULL, 0), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(t.err.msg,
-			       "not a fat tree: 0x0002c90300a00001/2 - 0x0002c90300a00003/2 "
-			       "links two switches of rank 0");
+	CU_ASSERT_STRING_EQUAL(t.err, "not a fat tree: 0x0002c90300a00001/2 - 0x0002c90300a00003/2 "
+				      "links two switches of rank 0");
 	tree_free(&t);
 	free(text);
 	free(g);
@@ -920,9 +919,8 @@ static void test_ftree_not_a_tree(void)
 
 	CU_ASSERT_EQUAL_FATAL(tree_parse(&t, text, strlen(text)), 0);
 	CU_ASSERT_EQUAL(tree_route_with(&t, NULL, 0), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(t.err.msg,
-			       "not a fat tree: 0x0002c90300c00001/7 - 0x0002c90300c00002/8 "
-			       "links two switches of rank 0");
+	CU_ASSERT_STRING_EQUAL(t.err, "not a fat tree: 0x0002c90300c00001/7 - 0x0002c90300c00002/8 "
+				      "links two switches of rank 0");
 	CU_ASSERT_EQUAL(t.lft.n, 0);
 	tree_free(&t);
 	free(text);
@@ -930,7 +928,7 @@ static void test_ftree_not_a_tree(void)
 	text = ring_text(0);
 	CU_ASSERT_EQUAL_FATAL(tree_parse(&t, text, strlen(text)), 0);
 	CU_ASSERT_EQUAL(tree_route_with(&t, NULL, 0), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(t.err.msg, "not a fat tree: no leaf (no switch has a CA cabled)");
+	CU_ASSERT_STRING_EQUAL(t.err, "not a fat tree: no leaf (no switch has a CA cabled)");
 	tree_free(&t);
 	free(text);
 
@@ -994,17 +992,23 @@ static void test_ftree_lids(void)
 		CU_ASSERT_EQUAL(t.lft.tables[0].port[lid], LFT_DROP);
 
 	opts = (struct route_opts){.max_lid = 34};
-	CU_ASSERT_EQUAL(route_engine_ftree.compute(&t.f, &opts, &t.lft, &t.err), -ERANGE);
-	CU_ASSERT_TRUE(strstr(t.err.msg, "/1: LID 35 above max_lid 34") != NULL);
+	CU_ASSERT_EQUAL(
+	    route_engine_ftree.compute(&t.f, &opts, &t.lft, &t.note, t.err, sizeof(t.err)),
+	    -ERANGE);
+	CU_ASSERT_TRUE(strstr(t.err, "/1: LID 35 above max_lid 34") != NULL);
 	CU_ASSERT_EQUAL(t.lft.n, 0);
 	t.f.nodes[h].ports[1].lmc = 0;
 	t.f.nodes[h].ports[1].lid = t.f.nodes[t.ca[0]].ports[1].lid;
 	opts.max_lid = t.max_lid;
-	CU_ASSERT_EQUAL(route_engine_ftree.compute(&t.f, &opts, &t.lft, &t.err), -EINVAL);
-	CU_ASSERT_TRUE(strstr(t.err.msg, "also used by port") != NULL);
+	CU_ASSERT_EQUAL(
+	    route_engine_ftree.compute(&t.f, &opts, &t.lft, &t.note, t.err, sizeof(t.err)),
+	    -EINVAL);
+	CU_ASSERT_TRUE(strstr(t.err, "also used by port") != NULL);
 	opts.max_lid = LID_UNICAST_MAX + 1;
-	CU_ASSERT_EQUAL(route_engine_ftree.compute(&t.f, &opts, &t.lft, &t.err), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(t.err.msg, "max_lid 49152 above the unicast range (0xbfff)");
+	CU_ASSERT_EQUAL(
+	    route_engine_ftree.compute(&t.f, &opts, &t.lft, &t.note, t.err, sizeof(t.err)),
+	    -EINVAL);
+	CU_ASSERT_STRING_EQUAL(t.err, "max_lid 49152 above the unicast range (0xbfff)");
 	tree_free(&t);
 }
 

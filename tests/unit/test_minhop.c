@@ -23,9 +23,7 @@
 /* Route f with minhop into out; says why on stderr when it fails. */
 static int route(const struct fabric *f, uint16_t max_lid, struct lft_set *out)
 {
-	struct route_err err;
-
-	return route_test_run(&route_engine_minhop, f, max_lid, NULL, 0, out, &err);
+	return route_test_run(&route_engine_minhop, f, max_lid, NULL, 0, out, NULL);
 }
 
 /* ---- Checking routes --------------------------------------------------- */
@@ -368,7 +366,7 @@ static void test_minhop_fattree64(void)
 static void test_minhop_errors(void)
 {
 	struct route_opts opts = { .max_lid = 10 };
-	struct route_err err;
+	char err[256];
 	struct fabric f;
 	struct lft_set s;
 	int sw, h1, h2;
@@ -380,17 +378,20 @@ static void test_minhop_errors(void)
 	route_test_assign_lids(&f, MINHOP_LIDS);
 	lft_set_init(&s);
 	f.nodes[h2].ports[1].lid = 20;
-	CU_ASSERT_EQUAL(route_engine_minhop.compute(&f, &opts, &s, &err), -ERANGE);
-	CU_ASSERT_STRING_EQUAL(err.msg, "port 0x0001000000000031/1: LID 20 above max_lid 10");
+	CU_ASSERT_EQUAL(route_engine_minhop.compute(&f, &opts, &s, NULL, err, sizeof(err)),
+			-ERANGE);
+	CU_ASSERT_STRING_EQUAL(err, "port 0x0001000000000031/1: LID 20 above max_lid 10");
 	CU_ASSERT_EQUAL(s.n, 0);
 	f.nodes[h2].ports[1].lid = f.nodes[h1].ports[1].lid;
-	CU_ASSERT_EQUAL(route_engine_minhop.compute(&f, &opts, &s, &err), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err.msg, "port 0x0001000000000031/1: LID 2 also used by port "
-					"0x0001000000000021/1");
+	CU_ASSERT_EQUAL(route_engine_minhop.compute(&f, &opts, &s, NULL, err, sizeof(err)),
+			-EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "port 0x0001000000000031/1: LID 2 also used by port "
+				    "0x0001000000000021/1");
 	CU_ASSERT_EQUAL(s.n, 0);
 	opts.max_lid = LID_UNICAST_MAX + 1;
-	CU_ASSERT_EQUAL(route_engine_minhop.compute(&f, &opts, &s, &err), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err.msg, "max_lid 49152 above the unicast range (0xbfff)");
+	CU_ASSERT_EQUAL(route_engine_minhop.compute(&f, &opts, &s, NULL, err, sizeof(err)),
+			-EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "max_lid 49152 above the unicast range (0xbfff)");
 	lft_set_fini(&s);
 	fabric_fini(&f);
 }

@@ -61,20 +61,20 @@ static int has(const char *hay, const char *needle)
 static void test_ping_proto_info_exact(void)
 {
 	struct ping_msg m, back;
-	struct ping_err err;
+	char err[256];
 	char line[PING_PROTO_LINE_MAX];
 	int n;
 
 	memset(&m, 0, sizeof(m));
 	m.type = PING_MSG_INFO;
 	info_fill(&m.info, PING_MODE_UD, 3, 0x12a, GID_A);
-	n = ping_proto_encode(&m, line, sizeof(line), &err);
+	n = ping_proto_encode(&m, line, sizeof(line), err, sizeof(err));
 	CU_ASSERT_STRING_EQUAL(line, "NSMPING/1 INFO mode=ud lid=3 qpn=0x00012a psn=0x3c4d5e "
 				     "gid=fe80:0000:0000:0000:0002:c903:00a1:b2c3 mtu=4096 size=64 "
 				     "rkey=0x00000000 addr=0x0000000000000000");
 	CU_ASSERT_EQUAL(n, (int)strlen(line));
 	CU_ASSERT_TRUE(n < PING_PROTO_LINE_MAX);
-	CU_ASSERT_EQUAL_FATAL(ping_proto_parse(line, &back, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(ping_proto_parse(line, &back, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(back.type, PING_MSG_INFO);
 	CU_ASSERT_EQUAL(memcmp(&back.info, &m.info, sizeof(m.info)), 0);
 }
@@ -82,7 +82,7 @@ static void test_ping_proto_info_exact(void)
 static void test_ping_proto_round_trip(void)
 {
 	struct ping_msg m, back;
-	struct ping_err err;
+	char err[256];
 	char line[PING_PROTO_LINE_MAX];
 
 	/* RC with the largest values in every field */
@@ -94,40 +94,40 @@ static void test_ping_proto_round_trip(void)
 	m.info.size = PING_PROTO_SIZE_MAX;
 	m.info.rkey = 0xffffffff;
 	m.info.addr = 0xffffffffffffffffULL;
-	CU_ASSERT_TRUE(ping_proto_encode(&m, line, sizeof(line), &err) > 0);
-	CU_ASSERT_EQUAL_FATAL(ping_proto_parse(line, &back, &err), 0);
+	CU_ASSERT_TRUE(ping_proto_encode(&m, line, sizeof(line), err, sizeof(err)) > 0);
+	CU_ASSERT_EQUAL_FATAL(ping_proto_parse(line, &back, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(memcmp(&back.info, &m.info, sizeof(m.info)), 0);
 
 	memset(&m, 0, sizeof(m));
 	m.type = PING_MSG_HELLO;
 	m.lid = 4;
 	memcpy(m.gid, GID_B, 16);
-	CU_ASSERT_TRUE(ping_proto_encode(&m, line, sizeof(line), &err) > 0);
+	CU_ASSERT_TRUE(ping_proto_encode(&m, line, sizeof(line), err, sizeof(err)) > 0);
 	CU_ASSERT_STRING_EQUAL(line, HELLO_B);
-	CU_ASSERT_EQUAL_FATAL(ping_proto_parse(line, &back, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(ping_proto_parse(line, &back, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(back.lid, 4);
 	CU_ASSERT_EQUAL(memcmp(back.gid, GID_B, 16), 0);
 
 	memset(&m, 0, sizeof(m));
 	m.type = PING_MSG_BYE;
 	m.rx = 18446744073709551615ULL;
-	CU_ASSERT_TRUE(ping_proto_encode(&m, line, sizeof(line), &err) > 0);
+	CU_ASSERT_TRUE(ping_proto_encode(&m, line, sizeof(line), err, sizeof(err)) > 0);
 	CU_ASSERT_STRING_EQUAL(line, "NSMPING/1 BYE rx=18446744073709551615");
-	CU_ASSERT_EQUAL_FATAL(ping_proto_parse(line, &back, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(ping_proto_parse(line, &back, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(back.rx, 18446744073709551615ULL);
 
 	memset(&m, 0, sizeof(m));
 	m.type = PING_MSG_DONE;
-	CU_ASSERT_TRUE(ping_proto_encode(&m, line, sizeof(line), &err) > 0);
+	CU_ASSERT_TRUE(ping_proto_encode(&m, line, sizeof(line), err, sizeof(err)) > 0);
 	CU_ASSERT_STRING_EQUAL(line, "NSMPING/1 DONE");
-	CU_ASSERT_EQUAL(ping_proto_parse(line, &back, &err), 0);
+	CU_ASSERT_EQUAL(ping_proto_parse(line, &back, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(back.type, PING_MSG_DONE);
 
 	memset(&m, 0, sizeof(m));
 	m.type = PING_MSG_ERROR;
 	strcpy(m.text, "port 1 of mlx5_0 is INIT: is a subnet manager running? (run nanosm)");
-	CU_ASSERT_TRUE(ping_proto_encode(&m, line, sizeof(line), &err) > 0);
-	CU_ASSERT_EQUAL_FATAL(ping_proto_parse(line, &back, &err), 0);
+	CU_ASSERT_TRUE(ping_proto_encode(&m, line, sizeof(line), err, sizeof(err)) > 0);
+	CU_ASSERT_EQUAL_FATAL(ping_proto_parse(line, &back, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(back.type, PING_MSG_ERROR);
 	CU_ASSERT_STRING_EQUAL(back.text, m.text);
 }
@@ -136,10 +136,10 @@ static void test_ping_proto_round_trip(void)
 static void parse_fails(const char *line, int rc, const char *want)
 {
 	struct ping_msg m;
-	struct ping_err err = {""};
+	char err[256] = "";
 
-	CU_ASSERT_EQUAL(ping_proto_parse(line, &m, &err), rc);
-	CU_ASSERT_TRUE(has(err.msg, want));
+	CU_ASSERT_EQUAL(ping_proto_parse(line, &m, err, sizeof(err)), rc);
+	CU_ASSERT_TRUE(has(err, want));
 }
 
 #define INFO_HEAD "NSMPING/1 INFO mode=ud lid=3 "
@@ -221,10 +221,10 @@ static void test_ping_proto_info_errors(void)
 	/* upper-case hex is accepted */
 	{
 		struct ping_msg m;
-		struct ping_err err;
+		char err[256];
 		CU_ASSERT_EQUAL(ping_proto_parse(INFO_HEAD
 						 "qpn=0x00012A psn=0x3C4D5E " GID_TXT INFO_TAIL,
-						 &m, &err),
+						 &m, err, sizeof(err)),
 				0);
 		CU_ASSERT_EQUAL(m.info.qpn, 0x12a);
 	}
@@ -243,90 +243,90 @@ static void test_ping_proto_long_line(void)
 static void test_ping_proto_encode_errors(void)
 {
 	struct ping_msg m;
-	struct ping_err err = {""};
+	char err[256] = "";
 	char line[PING_PROTO_LINE_MAX], small[20];
 
 	memset(&m, 0, sizeof(m));
 	m.type = PING_MSG_INFO;
 	info_fill(&m.info, PING_MODE_UD, 3, 0x12a, GID_A);
 	m.info.lid = 0;
-	CU_ASSERT_EQUAL(ping_proto_encode(&m, line, sizeof(line), &err), -EINVAL);
-	CU_ASSERT_TRUE(has(err.msg, "field 'lid'"));
+	CU_ASSERT_EQUAL(ping_proto_encode(&m, line, sizeof(line), err, sizeof(err)), -EINVAL);
+	CU_ASSERT_TRUE(has(err, "field 'lid'"));
 	m.info.lid = 3;
 	m.info.qpn = 1;
-	CU_ASSERT_EQUAL(ping_proto_encode(&m, line, sizeof(line), &err), -EINVAL);
+	CU_ASSERT_EQUAL(ping_proto_encode(&m, line, sizeof(line), err, sizeof(err)), -EINVAL);
 	m.info.qpn = 0x12a;
 	m.info.psn = 0x1000000;
-	CU_ASSERT_EQUAL(ping_proto_encode(&m, line, sizeof(line), &err), -EINVAL);
-	CU_ASSERT_TRUE(has(err.msg, "field 'psn'"));
+	CU_ASSERT_EQUAL(ping_proto_encode(&m, line, sizeof(line), err, sizeof(err)), -EINVAL);
+	CU_ASSERT_TRUE(has(err, "field 'psn'"));
 	m.info.psn = 1;
 	memset(m.info.gid, 0, 16);
-	CU_ASSERT_EQUAL(ping_proto_encode(&m, line, sizeof(line), &err), -EINVAL);
+	CU_ASSERT_EQUAL(ping_proto_encode(&m, line, sizeof(line), err, sizeof(err)), -EINVAL);
 	memcpy(m.info.gid, GID_A, 16);
 	m.info.mtu = 1500;
-	CU_ASSERT_EQUAL(ping_proto_encode(&m, line, sizeof(line), &err), -EINVAL);
+	CU_ASSERT_EQUAL(ping_proto_encode(&m, line, sizeof(line), err, sizeof(err)), -EINVAL);
 	m.info.mtu = 2048;
 	m.info.mode = (enum ping_mode)7;
-	CU_ASSERT_EQUAL(ping_proto_encode(&m, line, sizeof(line), &err), -EINVAL);
-	CU_ASSERT_TRUE(has(err.msg, "field 'mode'"));
+	CU_ASSERT_EQUAL(ping_proto_encode(&m, line, sizeof(line), err, sizeof(err)), -EINVAL);
+	CU_ASSERT_TRUE(has(err, "field 'mode'"));
 	m.info.mode = PING_MODE_UD;
-	CU_ASSERT_EQUAL(ping_proto_encode(&m, small, sizeof(small), &err), -ENOSPC);
+	CU_ASSERT_EQUAL(ping_proto_encode(&m, small, sizeof(small), err, sizeof(err)), -ENOSPC);
 
 	memset(&m, 0, sizeof(m));
 	m.type = PING_MSG_ERROR;
 	strcpy(m.text, "bad\nline");
-	CU_ASSERT_EQUAL(ping_proto_encode(&m, line, sizeof(line), &err), -EINVAL);
-	CU_ASSERT_TRUE(has(err.msg, "non-printable byte 0x0a"));
+	CU_ASSERT_EQUAL(ping_proto_encode(&m, line, sizeof(line), err, sizeof(err)), -EINVAL);
+	CU_ASSERT_TRUE(has(err, "non-printable byte 0x0a"));
 	m.text[0] = '\0';
-	CU_ASSERT_EQUAL(ping_proto_encode(&m, line, sizeof(line), &err), -EINVAL);
+	CU_ASSERT_EQUAL(ping_proto_encode(&m, line, sizeof(line), err, sizeof(err)), -EINVAL);
 	m.type = (enum ping_msg_type)99;
-	CU_ASSERT_EQUAL(ping_proto_encode(&m, line, sizeof(line), &err), -EINVAL);
+	CU_ASSERT_EQUAL(ping_proto_encode(&m, line, sizeof(line), err, sizeof(err)), -EINVAL);
 }
 
 static void test_ping_proto_checks(void)
 {
 	struct ping_info c, s;
-	struct ping_err err = {""};
+	char err[256] = "";
 
 	info_fill(&c, PING_MODE_UD, 3, 0x100, GID_A);
 	info_fill(&s, PING_MODE_UD, 4, 0x200, GID_B);
-	CU_ASSERT_EQUAL(ping_proto_check_server(&c, &s, &err), 0);
+	CU_ASSERT_EQUAL(ping_proto_check_server(&c, &s, err, sizeof(err)), 0);
 	s.mode = PING_MODE_RC;
-	CU_ASSERT_EQUAL(ping_proto_check_server(&c, &s, &err), -EBADMSG);
-	CU_ASSERT_TRUE(has(err.msg, "server answered in rc mode, we asked for ud"));
+	CU_ASSERT_EQUAL(ping_proto_check_server(&c, &s, err, sizeof(err)), -EBADMSG);
+	CU_ASSERT_TRUE(has(err, "server answered in rc mode, we asked for ud"));
 	s.mode = PING_MODE_UD;
 	s.size = 128;
-	CU_ASSERT_EQUAL(ping_proto_check_server(&c, &s, &err), -EBADMSG);
-	CU_ASSERT_TRUE(has(err.msg, "server accepted message size 128, we asked for 64"));
+	CU_ASSERT_EQUAL(ping_proto_check_server(&c, &s, err, sizeof(err)), -EBADMSG);
+	CU_ASSERT_TRUE(has(err, "server accepted message size 128, we asked for 64"));
 	c.size = s.size = 4096;
 	s.mtu = 2048;
-	CU_ASSERT_EQUAL(ping_proto_check_server(&c, &s, &err), -EBADMSG);
-	CU_ASSERT_TRUE(has(err.msg, "message size 4096 is above the path MTU 2048"));
+	CU_ASSERT_EQUAL(ping_proto_check_server(&c, &s, err, sizeof(err)), -EBADMSG);
+	CU_ASSERT_TRUE(has(err, "message size 4096 is above the path MTU 2048"));
 	s.mtu = 4096;
 	s.rkey = 5;
-	CU_ASSERT_EQUAL(ping_proto_check_server(&c, &s, &err), -EBADMSG);
-	CU_ASSERT_TRUE(has(err.msg, "RDMA buffer (rkey/addr) in UD mode"));
+	CU_ASSERT_EQUAL(ping_proto_check_server(&c, &s, err, sizeof(err)), -EBADMSG);
+	CU_ASSERT_TRUE(has(err, "RDMA buffer (rkey/addr) in UD mode"));
 	/* RC: needs a write buffer, no MTU limit on messages */
 	c.mode = s.mode = PING_MODE_RC;
 	c.size = s.size = 65536;
 	s.rkey = 0;
 	s.addr = 0x7f0000001000ULL;
-	CU_ASSERT_EQUAL(ping_proto_check_server(&c, &s, &err), -EBADMSG);
-	CU_ASSERT_TRUE(has(err.msg, "no RDMA write buffer"));
+	CU_ASSERT_EQUAL(ping_proto_check_server(&c, &s, err, sizeof(err)), -EBADMSG);
+	CU_ASSERT_TRUE(has(err, "no RDMA write buffer"));
 	s.rkey = 0x1234;
-	CU_ASSERT_EQUAL(ping_proto_check_server(&c, &s, &err), 0);
+	CU_ASSERT_EQUAL(ping_proto_check_server(&c, &s, err, sizeof(err)), 0);
 
 	/* the server's view of a client */
 	info_fill(&c, PING_MODE_UD, 3, 0x100, GID_A);
-	CU_ASSERT_EQUAL(ping_proto_check_client(&c, 4096, &err), 0);
+	CU_ASSERT_EQUAL(ping_proto_check_client(&c, 4096, err, sizeof(err)), 0);
 	c.size = 4096;
-	CU_ASSERT_EQUAL(ping_proto_check_client(&c, 1024, &err), -EBADMSG);
-	CU_ASSERT_TRUE(has(err.msg, "above the path MTU 1024"));
+	CU_ASSERT_EQUAL(ping_proto_check_client(&c, 1024, err, sizeof(err)), -EBADMSG);
+	CU_ASSERT_TRUE(has(err, "above the path MTU 1024"));
 	c.mode = PING_MODE_RC;
-	CU_ASSERT_EQUAL(ping_proto_check_client(&c, 1024, &err), 0);
+	CU_ASSERT_EQUAL(ping_proto_check_client(&c, 1024, err, sizeof(err)), 0);
 	c.addr = 1;
-	CU_ASSERT_EQUAL(ping_proto_check_client(&c, 1024, &err), -EBADMSG);
-	CU_ASSERT_TRUE(has(err.msg, "client INFO carries rkey/addr"));
+	CU_ASSERT_EQUAL(ping_proto_check_client(&c, 1024, err, sizeof(err)), -EBADMSG);
+	CU_ASSERT_TRUE(has(err, "client INFO carries rkey/addr"));
 	CU_ASSERT_TRUE(ping_proto_mtu_valid(1024));
 	CU_ASSERT_FALSE(ping_proto_mtu_valid(128));
 }
@@ -399,7 +399,7 @@ static void test_ping_proto_linebuf(void)
 
 /* ==== ping_opts ============================================================= */
 
-static int opts_argv(struct ping_opts *o, struct ping_err *err, const char *words)
+static int opts_argv(struct ping_opts *o, const char *words, char *err, size_t errlen)
 {
 	char buf[512], *argv[32], *save = NULL;
 	int argc = 0;
@@ -408,24 +408,24 @@ static int opts_argv(struct ping_opts *o, struct ping_err *err, const char *word
 	for (char *w = strtok_r(buf, " ", &save); w && argc < 31; w = strtok_r(NULL, " ", &save))
 		argv[argc++] = w;
 	argv[argc] = NULL;
-	return ping_opts_parse(o, argc, argv, err);
+	return ping_opts_parse(o, argc, argv, err, errlen);
 }
 
 static void opts_fail(const char *words, const char *want)
 {
 	struct ping_opts o;
-	struct ping_err err = {""};
+	char err[256] = "";
 
-	CU_ASSERT_EQUAL(opts_argv(&o, &err, words), -EINVAL);
-	CU_ASSERT_TRUE(has(err.msg, want));
+	CU_ASSERT_EQUAL(opts_argv(&o, words, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_TRUE(has(err, want));
 }
 
 static void test_ping_opts_defaults(void)
 {
 	struct ping_opts o;
-	struct ping_err err;
+	char err[256];
 
-	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, &err, "host2"), 0);
+	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, "host2", err, sizeof(err)), 0);
 	CU_ASSERT_FALSE(o.server);
 	CU_ASSERT_EQUAL(o.tcp_port, PING_PROTO_TCP_PORT);
 	CU_ASSERT_EQUAL(o.mode, PING_MODE_UD);
@@ -446,13 +446,14 @@ static void test_ping_opts_defaults(void)
 static void test_ping_opts_client(void)
 {
 	struct ping_opts o;
-	struct ping_err err;
+	char err[256];
 
-	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, &err,
+	CU_ASSERT_EQUAL_FATAL(opts_argv(&o,
 					"--rc -n 10 --bw -s 1m --bw-count=32 -t 250ms "
 					"-d mlx5_1 -p2 --tcp-port 19000 --ping-size=2k -vv "
 					"host2 host3:19001 [fe80::1%ib0]:7 fe80::2 4 0x10 "
-					"--hosts h.txt"),
+					"--hosts h.txt",
+					err, sizeof(err)),
 			      0);
 	CU_ASSERT_EQUAL(o.mode, PING_MODE_RC);
 	CU_ASSERT_EQUAL(o.iters, 10);
@@ -482,18 +483,19 @@ static void test_ping_opts_client(void)
 	CU_ASSERT_EQUAL(ping_opts_lid_targets(&o), 2);
 	ping_opts_fini(&o);
 
-	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, &err, "--timeout=0.5 --all hosts.txt -- -odd-host"), 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    opts_argv(&o, "--timeout=0.5 --all hosts.txt -- -odd-host", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(o.timeout_ms, 500);
 	CU_ASSERT_STRING_EQUAL(o.all_file, "hosts.txt");
 	CU_ASSERT_EQUAL_FATAL(o.n_targets, 1);
 	CU_ASSERT_STRING_EQUAL(o.targets[0].host, "-odd-host");
 	ping_opts_fini(&o);
 
-	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, &err, "--rc --ud -t 2 --all h"), 0);
+	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, "--rc --ud -t 2 --all h", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(o.mode, PING_MODE_UD); /* the last one wins */
 	CU_ASSERT_EQUAL(o.timeout_ms, 2000);
 	ping_opts_fini(&o);
-	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, &err, "-t 1.25s --all h"), 0);
+	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, "-t 1.25s --all h", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(o.timeout_ms, 1250);
 	ping_opts_fini(&o);
 }
@@ -501,10 +503,10 @@ static void test_ping_opts_client(void)
 static void test_ping_opts_server(void)
 {
 	struct ping_opts o;
-	struct ping_err err;
+	char err[256];
 
-	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, &err, "--server --tcp-port=18600 -d mlx5_0 -p 1 -v"),
-			      0);
+	CU_ASSERT_EQUAL_FATAL(
+	    opts_argv(&o, "--server --tcp-port=18600 -d mlx5_0 -p 1 -v", err, sizeof(err)), 0);
 	CU_ASSERT_TRUE(o.server);
 	CU_ASSERT_EQUAL(o.tcp_port, 18600);
 	CU_ASSERT_STRING_EQUAL(o.dev, "mlx5_0");
@@ -516,10 +518,10 @@ static void test_ping_opts_server(void)
 	opts_fail("--server -n 5", "--iters is a client option");
 	opts_fail("--server --all f", "--all is a client option");
 	/* --help wins over everything else */
-	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, &err, "--server --bw -h"), 0);
+	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, "--server --bw -h", err, sizeof(err)), 0);
 	CU_ASSERT_TRUE(o.help);
 	ping_opts_fini(&o);
-	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, &err, "--version"), 0);
+	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, "--version", err, sizeof(err)), 0);
 	CU_ASSERT_TRUE(o.version);
 	ping_opts_fini(&o);
 }
@@ -565,22 +567,23 @@ static void test_ping_opts_errors(void)
 static void test_ping_opts_port_letters(void)
 {
 	struct ping_opts o;
-	struct ping_err err;
+	char err[256];
 
-	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, &err, "--ca mlx5_0 --port 2 host2"), 0);
+	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, "--ca mlx5_0 --port 2 host2", err, sizeof(err)), 0);
 	CU_ASSERT_STRING_EQUAL(o.dev, "mlx5_0");
 	CU_ASSERT_EQUAL(o.ib_port, 2);
 	CU_ASSERT_EQUAL(o.tcp_port, PING_PROTO_TCP_PORT);
 	CU_ASSERT_EQUAL(o.targets[0].port, PING_PROTO_TCP_PORT);
 	ping_opts_fini(&o);
-	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, &err, "-g 0x0002c90300a00011 host2"), 0);
+	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, "-g 0x0002c90300a00011 host2", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(o.port_guid, 0x0002c90300a00011ULL);
 	ping_opts_fini(&o);
-	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, &err, "--guid=0x21 --server"), 0);
+	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, "--guid=0x21 --server", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(o.port_guid, 0x21);
 	ping_opts_fini(&o);
 	/* both ends take --tcp-port */
-	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, &err, "--tcp-port 7000 host2 host3:7001"), 0);
+	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, "--tcp-port 7000 host2 host3:7001", err, sizeof(err)),
+			      0);
 	CU_ASSERT_EQUAL(o.tcp_port, 7000);
 	CU_ASSERT_EQUAL(o.targets[0].port, 7000);
 	CU_ASSERT_EQUAL(o.targets[1].port, 7001);
@@ -603,34 +606,34 @@ static void test_ping_opts_port_letters(void)
 static void target_fail(const char *s, const char *want)
 {
 	struct ping_target t;
-	struct ping_err err = {""};
+	char err[256] = "";
 
-	CU_ASSERT_EQUAL(ping_opts_parse_target(s, 18555, &t, &err), -EINVAL);
-	CU_ASSERT_TRUE(has(err.msg, want));
+	CU_ASSERT_EQUAL(ping_opts_parse_target(s, 18555, &t, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_TRUE(has(err, want));
 }
 
 static void test_ping_opts_targets(void)
 {
 	struct ping_target t;
-	struct ping_err err;
+	char err[256];
 	char name[300];
 
-	CU_ASSERT_EQUAL(ping_opts_parse_target("10.0.0.2", 18555, &t, &err), 0);
+	CU_ASSERT_EQUAL(ping_opts_parse_target("10.0.0.2", 18555, &t, err, sizeof(err)), 0);
 	CU_ASSERT_STRING_EQUAL(t.host, "10.0.0.2");
 	CU_ASSERT_EQUAL(t.lid, 0);
 	CU_ASSERT_STRING_EQUAL(ping_opts_target_name(&t, 18555, name, sizeof(name)), "10.0.0.2");
-	CU_ASSERT_EQUAL(ping_opts_parse_target("host-2.lab_x:1", 18555, &t, &err), 0);
+	CU_ASSERT_EQUAL(ping_opts_parse_target("host-2.lab_x:1", 18555, &t, err, sizeof(err)), 0);
 	CU_ASSERT_STRING_EQUAL(ping_opts_target_name(&t, 18555, name, sizeof(name)),
 			       "host-2.lab_x:1");
-	CU_ASSERT_EQUAL(ping_opts_parse_target("[::1]:9", 18555, &t, &err), 0);
+	CU_ASSERT_EQUAL(ping_opts_parse_target("[::1]:9", 18555, &t, err, sizeof(err)), 0);
 	CU_ASSERT_STRING_EQUAL(t.host, "::1");
 	CU_ASSERT_STRING_EQUAL(ping_opts_target_name(&t, 18555, name, sizeof(name)), "[::1]:9");
-	CU_ASSERT_EQUAL(ping_opts_parse_target("[::1]", 18555, &t, &err), 0);
+	CU_ASSERT_EQUAL(ping_opts_parse_target("[::1]", 18555, &t, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(t.port, 18555);
-	CU_ASSERT_EQUAL(ping_opts_parse_target("0x2A", 18555, &t, &err), 0);
+	CU_ASSERT_EQUAL(ping_opts_parse_target("0x2A", 18555, &t, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(t.lid, 42);
 	CU_ASSERT_STRING_EQUAL(ping_opts_target_name(&t, 18555, name, sizeof(name)), "lid 42");
-	CU_ASSERT_EQUAL(ping_opts_parse_target("49151", 18555, &t, &err), 0);
+	CU_ASSERT_EQUAL(ping_opts_parse_target("49151", 18555, &t, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(t.lid, 49151);
 	target_fail("", "empty target");
 	target_fail(":80", "empty host name");
@@ -654,11 +657,12 @@ static void test_ping_opts_hosts(void)
 			   "\t10.0.0.3\n"
 			   "host4";
 	struct ping_target *list = NULL;
-	struct ping_err err = {""};
+	char err[256] = "";
 	size_t n = 0;
 
-	CU_ASSERT_EQUAL_FATAL(
-	    ping_opts_parse_hosts(text, strlen(text), "hosts.txt", 18555, &list, &n, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(ping_opts_parse_hosts(text, strlen(text), "hosts.txt", 18555, &list,
+						    &n, err, sizeof(err)),
+			      0);
 	CU_ASSERT_EQUAL_FATAL(n, 4);
 	CU_ASSERT_STRING_EQUAL(list[0].host, "host1");
 	CU_ASSERT_STRING_EQUAL(list[1].host, "host2");
@@ -670,11 +674,11 @@ static void test_ping_opts_hosts(void)
 #define HOSTS_FAIL(t, want)                                                                        \
 	do {                                                                                       \
 		list = NULL;                                                                       \
-		CU_ASSERT_EQUAL(                                                                   \
-		    ping_opts_parse_hosts(t, strlen(t), "h.txt", 18555, &list, &n, &err),          \
-		    -EINVAL);                                                                      \
+		CU_ASSERT_EQUAL(ping_opts_parse_hosts(t, strlen(t), "h.txt", 18555, &list, &n,     \
+						      err, sizeof(err)),                           \
+				-EINVAL);                                                          \
 		CU_ASSERT_PTR_NULL(list);                                                          \
-		CU_ASSERT_TRUE(has(err.msg, want));                                                \
+		CU_ASSERT_TRUE(has(err, want));                                                    \
 	} while (0)
 	HOSTS_FAIL("host1\nhost2 host3\n", "h.txt:2: one host per line, found \"host2 host3\"");
 	HOSTS_FAIL("host1\n\nhost1\n", "h.txt:3: host1 is listed twice");
@@ -686,10 +690,10 @@ static void test_ping_opts_hosts(void)
 	{
 		char bin[] = "host1\nho\0st\n";
 		list = NULL;
-		CU_ASSERT_EQUAL(
-		    ping_opts_parse_hosts(bin, sizeof(bin) - 1, "h.txt", 18555, &list, &n, &err),
-		    -EINVAL);
-		CU_ASSERT_TRUE(has(err.msg, "h.txt:2: line too long or not text"));
+		CU_ASSERT_EQUAL(ping_opts_parse_hosts(bin, sizeof(bin) - 1, "h.txt", 18555, &list,
+						      &n, err, sizeof(err)),
+				-EINVAL);
+		CU_ASSERT_TRUE(has(err, "h.txt:2: line too long or not text"));
 	}
 #undef HOSTS_FAIL
 }
@@ -697,17 +701,17 @@ static void test_ping_opts_hosts(void)
 static void test_ping_opts_plan(void)
 {
 	struct ping_opts o;
-	struct ping_err err;
+	char err[256];
 	struct ping_target file[3];
 	struct ping_plan_item *plan = NULL;
 	size_t n = 0;
 
-	CU_ASSERT_EQUAL(ping_opts_parse_target("host1", 18555, &file[0], &err), 0);
-	CU_ASSERT_EQUAL(ping_opts_parse_target("host2", 18555, &file[1], &err), 0);
-	CU_ASSERT_EQUAL(ping_opts_parse_target("host3", 18555, &file[2], &err), 0);
+	CU_ASSERT_EQUAL(ping_opts_parse_target("host1", 18555, &file[0], err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(ping_opts_parse_target("host2", 18555, &file[1], err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(ping_opts_parse_target("host3", 18555, &file[2], err, sizeof(err)), 0);
 
 	/* LID targets: hosts named directly first, the rest of the file resolve-only */
-	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, &err, "host2 6 host2 hostX --hosts f"), 0);
+	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, "host2 6 host2 hostX --hosts f", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL_FATAL(ping_opts_plan(&o, file, 3, &plan, &n), 0);
 	CU_ASSERT_EQUAL_FATAL(n, 4);
 	CU_ASSERT_STRING_EQUAL(plan[0].target.host, "host2");
@@ -722,7 +726,7 @@ static void test_ping_opts_plan(void)
 	ping_opts_fini(&o);
 
 	/* --all: every host tested, none resolve-only, even with LID targets */
-	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, &err, "--all f 4"), 0);
+	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, "--all f 4", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL_FATAL(ping_opts_plan(&o, file, 3, &plan, &n), 0);
 	CU_ASSERT_EQUAL_FATAL(n, 3);
 	for (size_t i = 0; i < n; i++)
@@ -731,7 +735,7 @@ static void test_ping_opts_plan(void)
 	ping_opts_fini(&o);
 
 	/* --hosts without LID targets: the file is not contacted */
-	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, &err, "host9 --hosts f"), 0);
+	CU_ASSERT_EQUAL_FATAL(opts_argv(&o, "host9 --hosts f", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL_FATAL(ping_opts_plan(&o, file, 3, &plan, &n), 0);
 	CU_ASSERT_EQUAL(n, 1);
 	free(plan);
@@ -906,20 +910,20 @@ static struct ping_port_desc port_desc(const char *dev, unsigned port, enum ping
 
 static void port_problem(struct ping_port_desc d, int rc, const char *exact)
 {
-	struct ping_err err = {""};
+	char err[256] = "";
 
-	CU_ASSERT_EQUAL(ping_report_port_usable(&d, &err), rc);
-	CU_ASSERT_STRING_EQUAL(err.msg, exact);
+	CU_ASSERT_EQUAL(ping_report_port_usable(&d, err, sizeof(err)), rc);
+	CU_ASSERT_STRING_EQUAL(err, exact);
 }
 
 static void test_ping_report_port(void)
 {
-	struct ping_err err = {""};
+	char err[256] = "";
 	struct ping_port_desc d = port_desc("mlx5_0", 1, PING_PORT_ACTIVE, PING_LINK_IB, 3);
 
-	CU_ASSERT_EQUAL(ping_report_port_usable(&d, &err), 0);
+	CU_ASSERT_EQUAL(ping_report_port_usable(&d, err, sizeof(err)), 0);
 	d.state = PING_PORT_ACTIVE_DEFER;
-	CU_ASSERT_EQUAL(ping_report_port_usable(&d, &err), 0);
+	CU_ASSERT_EQUAL(ping_report_port_usable(&d, err, sizeof(err)), 0);
 	port_problem(port_desc("mlx5_0", 1, PING_PORT_INIT, PING_LINK_IB, 0), -ENETDOWN,
 		     "port 1 of mlx5_0 is INIT: is a subnet manager running? (run nanosm)");
 	port_problem(port_desc("mlx5_0", 1, PING_PORT_DOWN, PING_LINK_IB, 0), -ENETDOWN,
@@ -942,11 +946,11 @@ static void test_ping_report_port(void)
 static void pick_fails(const struct ping_port_desc *ports, size_t n, const char *dev, unsigned port,
 		       int rc, const char *exact)
 {
-	struct ping_err err = {""};
+	char err[256] = "";
 	size_t idx = 99;
 
-	CU_ASSERT_EQUAL(ping_report_pick_port(ports, n, dev, port, 0, &idx, &err), rc);
-	CU_ASSERT_STRING_EQUAL(err.msg, exact);
+	CU_ASSERT_EQUAL(ping_report_pick_port(ports, n, dev, port, 0, &idx, err, sizeof(err)), rc);
+	CU_ASSERT_STRING_EQUAL(err, exact);
 	CU_ASSERT_EQUAL(idx, 99);
 }
 
@@ -958,29 +962,31 @@ static void test_ping_report_pick(void)
 	    port_desc("mlx5_1", 2, PING_PORT_ACTIVE, PING_LINK_IB, 9),
 	    port_desc("mlx5_2", 1, PING_PORT_ACTIVE, PING_LINK_IB, 4),
 	};
-	struct ping_err err;
+	char err[256];
 	size_t idx = 99;
 
 	pick_fails(ports, 0, "", 0, -ENODEV, "no RDMA device found: is the HCA driver loaded?");
 	/* default: the first usable InfiniBand port */
-	CU_ASSERT_EQUAL(ping_report_pick_port(ports, 4, "", 0, 0, &idx, &err), 0);
+	CU_ASSERT_EQUAL(ping_report_pick_port(ports, 4, "", 0, 0, &idx, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(idx, 2);
-	CU_ASSERT_EQUAL(ping_report_pick_port(ports, 4, NULL, 1, 0, &idx, &err), 0);
+	CU_ASSERT_EQUAL(ping_report_pick_port(ports, 4, NULL, 1, 0, &idx, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(idx, 3);
-	CU_ASSERT_EQUAL(ping_report_pick_port(ports, 4, "mlx5_2", 0, 0, &idx, &err), 0);
+	CU_ASSERT_EQUAL(ping_report_pick_port(ports, 4, "mlx5_2", 0, 0, &idx, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(idx, 3);
 	/* -g: the port with that GUID */
 	ports[3].guid = 0x0002c90300a00021ULL;
-	CU_ASSERT_EQUAL(ping_report_pick_port(ports, 4, "", 0, 0x0002c90300a00021ULL, &idx, &err),
-			0);
+	CU_ASSERT_EQUAL(
+	    ping_report_pick_port(ports, 4, "", 0, 0x0002c90300a00021ULL, &idx, err, sizeof(err)),
+	    0);
 	CU_ASSERT_EQUAL(idx, 3);
 	{
-		struct ping_err e = {""};
+		char e[256] = "";
 		size_t keep = 99;
 
-		CU_ASSERT_EQUAL(ping_report_pick_port(ports, 4, "", 0, 0x99, &keep, &e), -ENODEV);
-		CU_ASSERT_STRING_EQUAL(e.msg, "no RDMA port has GUID 0x0000000000000099 (devices: "
-					      "mlx5_0, mlx5_1, mlx5_2)");
+		CU_ASSERT_EQUAL(ping_report_pick_port(ports, 4, "", 0, 0x99, &keep, e, sizeof(e)),
+				-ENODEV);
+		CU_ASSERT_STRING_EQUAL(e, "no RDMA port has GUID 0x0000000000000099 (devices: "
+					  "mlx5_0, mlx5_1, mlx5_2)");
 		CU_ASSERT_EQUAL(keep, 99);
 	}
 	/* the named port is not usable: say why */
@@ -1026,25 +1032,25 @@ struct fake_peer {
 	int n_trace;
 };
 
-static int fake_connect(struct ping_peer *p, struct ping_err *err)
+static int fake_connect(struct ping_peer *p, char *err, size_t errlen)
 {
 	struct fake_peer *f = p->ctx;
 
 	f->connects++;
 	if (f->connect_rc)
-		snprintf(err->msg, sizeof(err->msg),
+		snprintf(err, errlen,
 			 "connect to %.60s:%u: Connection refused (is \"nanosm-ping --server\" "
 			 "running there?)",
 			 p->target.host, p->target.port);
 	return f->connect_rc;
 }
 
-static int fake_send_line(struct ping_peer *p, const char *line, struct ping_err *err)
+static int fake_send_line(struct ping_peer *p, const char *line, char *err, size_t errlen)
 {
 	struct fake_peer *f = p->ctx;
 
 	if (f->send_rc) {
-		snprintf(err->msg, sizeof(err->msg), "send: Broken pipe");
+		snprintf(err, errlen, "send: Broken pipe");
 		return f->send_rc;
 	}
 	if (f->n_lines < FAKE_LINES)
@@ -1052,14 +1058,14 @@ static int fake_send_line(struct ping_peer *p, const char *line, struct ping_err
 	return 0;
 }
 
-static int fake_qp_open(struct ping_peer *p, struct ping_info *local, struct ping_err *err)
+static int fake_qp_open(struct ping_peer *p, struct ping_info *local, char *err, size_t errlen)
 {
 	struct fake_peer *f = p->ctx;
 
 	f->qp_opens++;
 	f->opened_as = *local;
 	if (f->qp_open_rc) {
-		snprintf(err->msg, sizeof(err->msg), "ibv_create_qp(UD): Cannot allocate memory");
+		snprintf(err, errlen, "ibv_create_qp(UD): Cannot allocate memory");
 		return f->qp_open_rc;
 	}
 	local->lid = f->qp_info.lid;
@@ -1070,24 +1076,24 @@ static int fake_qp_open(struct ping_peer *p, struct ping_info *local, struct pin
 	return 0;
 }
 
-static int fake_qp_connect(struct ping_peer *p, const struct ping_info *remote,
-			   struct ping_err *err)
+static int fake_qp_connect(struct ping_peer *p, const struct ping_info *remote, char *err,
+			   size_t errlen)
 {
 	struct fake_peer *f = p->ctx;
 
 	f->qp_connects++;
 	f->connected_to = *remote;
 	if (f->qp_connect_rc)
-		snprintf(err->msg, sizeof(err->msg), "ibv_modify_qp to RTR: Invalid argument");
+		snprintf(err, errlen, "ibv_modify_qp to RTR: Invalid argument");
 	return f->qp_connect_rc;
 }
 
-static int fake_send_ping(struct ping_peer *p, uint32_t seq, struct ping_err *err)
+static int fake_send_ping(struct ping_peer *p, uint32_t seq, char *err, size_t errlen)
 {
 	struct fake_peer *f = p->ctx;
 
 	if (f->ping_rc) {
-		snprintf(err->msg, sizeof(err->msg), "ibv_post_send: No space left on device");
+		snprintf(err, errlen, "ibv_post_send: No space left on device");
 		return f->ping_rc;
 	}
 	if (f->n_pings < 64)
@@ -1095,7 +1101,8 @@ static int fake_send_ping(struct ping_peer *p, uint32_t seq, struct ping_err *er
 	return 0;
 }
 
-static int fake_start_bw(struct ping_peer *p, uint32_t size, unsigned count, struct ping_err *err)
+static int fake_start_bw(struct ping_peer *p, uint32_t size, unsigned count, char *err,
+			 size_t errlen)
 {
 	struct fake_peer *f = p->ctx;
 
@@ -1103,7 +1110,7 @@ static int fake_start_bw(struct ping_peer *p, uint32_t size, unsigned count, str
 	f->bw_size = size;
 	f->bw_count = count;
 	if (f->bw_rc)
-		snprintf(err->msg, sizeof(err->msg), "ibv_post_send: Invalid argument");
+		snprintf(err, errlen, "ibv_post_send: Invalid argument");
 	return f->bw_rc;
 }
 
@@ -1150,11 +1157,11 @@ static void peer_start(struct ping_peer *p, struct fake_peer *f, const struct pi
 		       const char *host, int resolve_only)
 {
 	struct ping_target t;
-	struct ping_err err;
+	char err[256];
 
 	memset(f, 0, sizeof(*f));
 	info_fill(&f->qp_info, cfg->mode, 3, 0x12a, GID_A);
-	CU_ASSERT_EQUAL_FATAL(ping_opts_parse_target(host, 18555, &t, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(ping_opts_parse_target(host, 18555, &t, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL_FATAL(ping_peer_init(p, cfg, &t, host, resolve_only, &fake_peer_ops, f), 0);
 }
 
@@ -1182,13 +1189,13 @@ static void peer_pong(struct ping_peer *p, uint32_t seq, uint64_t now)
 static void peer_info_line(struct ping_peer *p, const struct ping_info *in, uint64_t now)
 {
 	struct ping_msg m;
-	struct ping_err err;
+	char err[256];
 	char line[PING_PROTO_LINE_MAX];
 
 	memset(&m, 0, sizeof(m));
 	m.type = PING_MSG_INFO;
 	m.info = *in;
-	CU_ASSERT_FATAL(ping_proto_encode(&m, line, sizeof(line), &err) > 0);
+	CU_ASSERT_FATAL(ping_proto_encode(&m, line, sizeof(line), err, sizeof(err)) > 0);
 	peer_line(p, line, now);
 }
 
@@ -1802,12 +1809,12 @@ struct fake_serve {
 };
 
 static int fake_serve_port(struct ping_serve *s, uint16_t *lid, uint8_t gid[16], uint16_t *mtu,
-			   struct ping_err *err)
+			   char *err, size_t errlen)
 {
 	struct fake_serve *f = s->ctx;
 
 	if (f->port_rc) {
-		snprintf(err->msg, sizeof(err->msg),
+		snprintf(err, errlen,
 			 "port 1 of mlx5_0 is INIT: is a subnet manager running? (run nanosm)");
 		return f->port_rc;
 	}
@@ -1817,34 +1824,33 @@ static int fake_serve_port(struct ping_serve *s, uint16_t *lid, uint8_t gid[16],
 	return 0;
 }
 
-static int fake_serve_send(struct ping_serve *s, const char *line, struct ping_err *err)
+static int fake_serve_send(struct ping_serve *s, const char *line, char *err, size_t errlen)
 {
 	struct fake_serve *f = s->ctx;
 
 	if (f->n_lines < FAKE_LINES)
 		snprintf(f->lines[f->n_lines++], PING_PROTO_LINE_MAX, "%s", line);
 	if (f->fd >= 0)
-		return ping_chan_send_line(f->fd, line, 1000, err);
+		return ping_chan_send_line(f->fd, line, 1000, err, errlen);
 	if (f->send_rc)
-		snprintf(err->msg, sizeof(err->msg), "send: Connection reset by peer");
+		snprintf(err, errlen, "send: Connection reset by peer");
 	return f->send_rc;
 }
 
 static int fake_serve_qp_open(struct ping_serve *s, const struct ping_info *client,
-			      struct ping_info *local, struct ping_err *err)
+			      struct ping_info *local, char *err, size_t errlen)
 {
 	struct fake_serve *f = s->ctx;
 
 	f->qp_opens++;
 	f->client_seen = *client;
 	if (f->long_err) {
-		memset(err->msg, 'e', 250);
-		err->msg[250] = '\0';
+		memset(err, 'e', 250);
+		err[250] = '\0';
 		return -EIO;
 	}
 	if (f->qp_open_rc) {
-		snprintf(err->msg, sizeof(err->msg),
-			 "ibv_reg_mr of 8388608 bytes: Cannot allocate memory");
+		snprintf(err, errlen, "ibv_reg_mr of 8388608 bytes: Cannot allocate memory");
 		return f->qp_open_rc;
 	}
 	local->lid = 4;
@@ -1906,7 +1912,7 @@ static void test_ping_serve_happy(void)
 	struct ping_serve s;
 	struct fake_serve f;
 	struct ping_msg m;
-	struct ping_err err;
+	char err[256];
 
 	serve_start(&s, &f);
 	serve_ev(&s, PING_SERVE_EV_LINE, 0, CLIENT_INFO_UD); /* before ACCEPTED: ignored */
@@ -1922,7 +1928,7 @@ static void test_ping_serve_happy(void)
 	CU_ASSERT_EQUAL(f.qp_opens, 1);
 	CU_ASSERT_EQUAL(f.client_seen.qpn, 0x12a);
 	CU_ASSERT_EQUAL_FATAL(f.n_lines, 2);
-	CU_ASSERT_EQUAL_FATAL(ping_proto_parse(f.lines[1], &m, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(ping_proto_parse(f.lines[1], &m, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(m.type, PING_MSG_INFO);
 	CU_ASSERT_EQUAL(m.info.qpn, 0x2b3);
 	CU_ASSERT_EQUAL(m.info.size, 64); /* echoed */
@@ -1944,7 +1950,7 @@ static void serve_refuses(const struct fake_serve *preset, const char *line, con
 	struct ping_serve s;
 	struct fake_serve f;
 	struct ping_msg m;
-	struct ping_err err;
+	char err[256];
 
 	serve_start(&s, &f);
 	f.port_rc = preset->port_rc;
@@ -1955,7 +1961,7 @@ static void serve_refuses(const struct fake_serve *preset, const char *line, con
 	CU_ASSERT_EQUAL(s.state, PING_SERVE_FAILED);
 	CU_ASSERT_EQUAL(f.closes, 1);
 	CU_ASSERT_TRUE_FATAL(f.n_lines >= 1);
-	CU_ASSERT_EQUAL_FATAL(ping_proto_parse(f.lines[f.n_lines - 1], &m, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(ping_proto_parse(f.lines[f.n_lines - 1], &m, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(m.type, PING_MSG_ERROR);
 	CU_ASSERT_TRUE(has(m.text, want));
 	CU_ASSERT_TRUE(has(s.reason, want));
@@ -2046,7 +2052,7 @@ static void test_ping_serve_long_error(void)
 	struct ping_serve s;
 	struct fake_serve f;
 	struct ping_msg m;
-	struct ping_err err;
+	char err[256];
 	char line[PING_PROTO_LINE_MAX];
 
 	/* a 250-character reason: the ERROR text is cut to 200, still valid */
@@ -2057,7 +2063,7 @@ static void test_ping_serve_long_error(void)
 	CU_ASSERT_EQUAL(s.state, PING_SERVE_FAILED);
 	CU_ASSERT_EQUAL_FATAL(f.n_lines, 2);
 	CU_ASSERT_TRUE(strlen(f.lines[1]) < PING_PROTO_LINE_MAX);
-	CU_ASSERT_EQUAL_FATAL(ping_proto_parse(f.lines[1], &m, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(ping_proto_parse(f.lines[1], &m, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(m.type, PING_MSG_ERROR);
 	CU_ASSERT_EQUAL(strlen(m.text), PING_PROTO_TEXT_MAX);
 	CU_ASSERT_TRUE(has(m.text, "server cannot create a QP: eeee"));
@@ -2069,39 +2075,42 @@ static void test_ping_serve_long_error(void)
 
 static void test_ping_chan_lines(void)
 {
-	struct ping_err err;
+	char err[256];
 	struct ping_proto_linebuf lb;
 	char name[80], line[PING_PROTO_LINE_MAX];
 	uint16_t port = 0;
 	int lfd, cfd, sfd, n = 0, got = 0;
 
-	CU_ASSERT_EQUAL_FATAL(ping_chan_listen("127.0.0.1", 0, &lfd, &port, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(ping_chan_listen("127.0.0.1", 0, &lfd, &port, err, sizeof(err)), 0);
 	CU_ASSERT_TRUE(port > 0);
-	CU_ASSERT_EQUAL(ping_chan_accept(lfd, 0, &sfd, name, sizeof(name), &err), -ETIMEDOUT);
-	CU_ASSERT_EQUAL_FATAL(ping_chan_connect("127.0.0.1", port, 2000, &cfd, &err), 0);
-	CU_ASSERT_EQUAL_FATAL(ping_chan_accept(lfd, 2000, &sfd, name, sizeof(name), &err), 0);
+	CU_ASSERT_EQUAL(ping_chan_accept(lfd, 0, &sfd, name, sizeof(name), err, sizeof(err)),
+			-ETIMEDOUT);
+	CU_ASSERT_EQUAL_FATAL(ping_chan_connect("127.0.0.1", port, 2000, &cfd, err, sizeof(err)),
+			      0);
+	CU_ASSERT_EQUAL_FATAL(
+	    ping_chan_accept(lfd, 2000, &sfd, name, sizeof(name), err, sizeof(err)), 0);
 	CU_ASSERT_TRUE(has(name, "127.0.0.1:"));
-	CU_ASSERT_EQUAL(ping_chan_send_line(cfd, "NSMPING/1 DONE", 1000, &err), 0);
-	CU_ASSERT_EQUAL(ping_chan_send_line(cfd, "NSMPING/1 BYE rx=1", 1000, &err), 0);
+	CU_ASSERT_EQUAL(ping_chan_send_line(cfd, "NSMPING/1 DONE", 1000, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(ping_chan_send_line(cfd, "NSMPING/1 BYE rx=1", 1000, err, sizeof(err)), 0);
 	ping_proto_linebuf_init(&lb);
 	while (got < 2 && n++ < 100) {
 		CU_ASSERT_EQUAL(ping_chan_wait(sfd, 1000), 1);
-		CU_ASSERT_TRUE(ping_chan_read(sfd, &lb, &err) > 0);
+		CU_ASSERT_TRUE(ping_chan_read(sfd, &lb, err, sizeof(err)) > 0);
 		while (ping_proto_linebuf_take(&lb, line, sizeof(line)) == 1)
 			CU_ASSERT_STRING_EQUAL(line, got++ == 0 ? "NSMPING/1 DONE"
 								: "NSMPING/1 BYE rx=1");
 	}
 	CU_ASSERT_EQUAL(got, 2);
-	CU_ASSERT_EQUAL(ping_chan_read(sfd, &lb, &err), -EAGAIN);
+	CU_ASSERT_EQUAL(ping_chan_read(sfd, &lb, err, sizeof(err)), -EAGAIN);
 	CU_ASSERT_EQUAL(ping_chan_wait(sfd, 0), 0);
 	close(cfd);
 	CU_ASSERT_EQUAL(ping_chan_wait(sfd, 1000), 1);
-	CU_ASSERT_EQUAL(ping_chan_read(sfd, &lb, &err), 0); /* end of stream */
+	CU_ASSERT_EQUAL(ping_chan_read(sfd, &lb, err, sizeof(err)), 0); /* end of stream */
 	/* a peer that went away: -EPIPE (or reset), never SIGPIPE */
 	{
 		int rc = 0;
 		for (int i = 0; i < 50 && rc == 0; i++)
-			rc = ping_chan_send_line(sfd, "NSMPING/1 DONE", 100, &err);
+			rc = ping_chan_send_line(sfd, "NSMPING/1 DONE", 100, err, sizeof(err));
 		CU_ASSERT_TRUE(rc == -EPIPE || rc == -ECONNRESET);
 	}
 	close(sfd);
@@ -2110,7 +2119,7 @@ static void test_ping_chan_lines(void)
 
 static void test_ping_chan_limits(void)
 {
-	struct ping_err err = {""};
+	char err[256] = "";
 	struct ping_proto_linebuf lb;
 	char big[PING_PROTO_LINE_MAX + 1];
 	size_t room;
@@ -2118,18 +2127,20 @@ static void test_ping_chan_limits(void)
 	int lfd, cfd, sfd;
 	char name[80];
 
-	CU_ASSERT_EQUAL_FATAL(ping_chan_listen("127.0.0.1", 0, &lfd, &port, &err), 0);
-	CU_ASSERT_EQUAL_FATAL(ping_chan_connect("127.0.0.1", port, 2000, &cfd, &err), 0);
-	CU_ASSERT_EQUAL_FATAL(ping_chan_accept(lfd, 2000, &sfd, name, sizeof(name), &err), 0);
+	CU_ASSERT_EQUAL_FATAL(ping_chan_listen("127.0.0.1", 0, &lfd, &port, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(ping_chan_connect("127.0.0.1", port, 2000, &cfd, err, sizeof(err)),
+			      0);
+	CU_ASSERT_EQUAL_FATAL(
+	    ping_chan_accept(lfd, 2000, &sfd, name, sizeof(name), err, sizeof(err)), 0);
 	memset(big, 'x', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
-	CU_ASSERT_EQUAL(ping_chan_send_line(cfd, big, 1000, &err), -EMSGSIZE);
-	CU_ASSERT_TRUE(has(err.msg, "line of 256 bytes is too long to send"));
+	CU_ASSERT_EQUAL(ping_chan_send_line(cfd, big, 1000, err, sizeof(err)), -EMSGSIZE);
+	CU_ASSERT_TRUE(has(err, "line of 256 bytes is too long to send"));
 	/* a full line buffer is refused, not overrun */
 	ping_proto_linebuf_init(&lb);
 	ping_proto_linebuf_room(&lb, &room);
 	ping_proto_linebuf_commit(&lb, room);
-	CU_ASSERT_EQUAL(ping_chan_read(sfd, &lb, &err), -EMSGSIZE);
+	CU_ASSERT_EQUAL(ping_chan_read(sfd, &lb, err, sizeof(err)), -EMSGSIZE);
 	close(cfd);
 	close(sfd);
 	close(lfd);
@@ -2137,21 +2148,22 @@ static void test_ping_chan_limits(void)
 
 static void test_ping_chan_refused(void)
 {
-	struct ping_err err = {""};
+	char err[256] = "";
 	uint16_t port = 0;
 	int lfd, cfd, lfd2;
 
 	/* a port that was free a moment ago */
-	CU_ASSERT_EQUAL_FATAL(ping_chan_listen("127.0.0.1", 0, &lfd, &port, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(ping_chan_listen("127.0.0.1", 0, &lfd, &port, err, sizeof(err)), 0);
 	close(lfd);
-	CU_ASSERT_EQUAL(ping_chan_connect("127.0.0.1", port, 2000, &cfd, &err), -ECONNREFUSED);
-	CU_ASSERT_TRUE(has(err.msg, "connect to 127.0.0.1:"));
-	CU_ASSERT_TRUE(
-	    has(err.msg, "Connection refused (is \"nanosm-ping --server\" running there?)"));
+	CU_ASSERT_EQUAL(ping_chan_connect("127.0.0.1", port, 2000, &cfd, err, sizeof(err)),
+			-ECONNREFUSED);
+	CU_ASSERT_TRUE(has(err, "connect to 127.0.0.1:"));
+	CU_ASSERT_TRUE(has(err, "Connection refused (is \"nanosm-ping --server\" running there?)"));
 	/* the port taken */
-	CU_ASSERT_EQUAL_FATAL(ping_chan_listen("127.0.0.1", 0, &lfd, &port, &err), 0);
-	CU_ASSERT_EQUAL(ping_chan_listen("127.0.0.1", port, &lfd2, NULL, &err), -EADDRINUSE);
-	CU_ASSERT_TRUE(has(err.msg, "another nanosm-ping --server? choose one with --tcp-port"));
+	CU_ASSERT_EQUAL_FATAL(ping_chan_listen("127.0.0.1", 0, &lfd, &port, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(ping_chan_listen("127.0.0.1", port, &lfd2, NULL, err, sizeof(err)),
+			-EADDRINUSE);
+	CU_ASSERT_TRUE(has(err, "another nanosm-ping --server? choose one with --tcp-port"));
 	close(lfd);
 }
 
@@ -2173,31 +2185,32 @@ static void lb_post(struct lb_client *c, const struct ping_peer_event *ev)
 	c->pending[c->n_pending++] = *ev;
 }
 
-static int lb_connect(struct ping_peer *p, struct ping_err *err)
+static int lb_connect(struct ping_peer *p, char *err, size_t errlen)
 {
 	struct lb_client *c = p->ctx;
 	struct ping_peer_event ev = {.type = PING_PEER_EV_CONNECTED};
-	int rc = ping_chan_connect(p->target.host, p->target.port, 2000, &c->fd, err);
+	int rc = ping_chan_connect(p->target.host, p->target.port, 2000, &c->fd, err, errlen);
 
 	if (rc == 0)
 		lb_post(c, &ev);
 	return rc;
 }
 
-static int lb_send_line(struct ping_peer *p, const char *line, struct ping_err *err)
+static int lb_send_line(struct ping_peer *p, const char *line, char *err, size_t errlen)
 {
 	struct lb_client *c = p->ctx;
 
-	return ping_chan_send_line(c->fd, line, 1000, err);
+	return ping_chan_send_line(c->fd, line, 1000, err, errlen);
 }
 
 /* The fake wire answers every ping 2 us + seq ns later, except drop_seq. */
-static int lb_send_ping(struct ping_peer *p, uint32_t seq, struct ping_err *err)
+static int lb_send_ping(struct ping_peer *p, uint32_t seq, char *err, size_t errlen)
 {
 	struct lb_client *c = p->ctx;
 	struct ping_peer_event ev = {.type = PING_PEER_EV_PONG, .seq = seq};
 
 	(void)err;
+	(void)errlen;
 	c->clock += 2 * US + seq;
 	ev.now = c->clock;
 	if ((int)seq != c->drop_seq)
@@ -2205,12 +2218,13 @@ static int lb_send_ping(struct ping_peer *p, uint32_t seq, struct ping_err *err)
 	return 0;
 }
 
-static int lb_start_bw(struct ping_peer *p, uint32_t size, unsigned count, struct ping_err *err)
+static int lb_start_bw(struct ping_peer *p, uint32_t size, unsigned count, char *err, size_t errlen)
 {
 	struct lb_client *c = p->ctx;
 	struct ping_peer_event ev = {.type = PING_PEER_EV_BW_DONE};
 
 	(void)err;
+	(void)errlen;
 	ev.bytes = (uint64_t)size * count;
 	ev.msgs = count;
 	ev.ns = 10 * MS;
@@ -2244,7 +2258,7 @@ static const struct ping_peer_ops lb_client_ops = {
 static int lb_client_io(struct ping_peer *p, struct lb_client *c)
 {
 	char line[PING_PROTO_LINE_MAX];
-	struct ping_err err;
+	char err[256];
 	int rc;
 
 	if (c->n_pending) {
@@ -2270,7 +2284,7 @@ static int lb_client_io(struct ping_peer *p, struct lb_client *c)
 	}
 	if (c->fd < 0 || ping_chan_wait(c->fd, 0) != 1)
 		return 0;
-	rc = ping_chan_read(c->fd, &c->lb, &err);
+	rc = ping_chan_read(c->fd, &c->lb, err, sizeof(err));
 	if (rc == 0) {
 		struct ping_peer_event ev = {.type = PING_PEER_EV_CLOSED, .now = c->clock};
 		ping_peer_event(p, &ev);
@@ -2281,7 +2295,7 @@ static int lb_client_io(struct ping_peer *p, struct lb_client *c)
 static int lb_server_io(struct ping_serve *s, struct fake_serve *f, struct ping_proto_linebuf *lb)
 {
 	char line[PING_PROTO_LINE_MAX];
-	struct ping_err err;
+	char err[256];
 	int rc;
 
 	if (ping_proto_linebuf_take(lb, line, sizeof(line)) == 1) {
@@ -2290,7 +2304,7 @@ static int lb_server_io(struct ping_serve *s, struct fake_serve *f, struct ping_
 	}
 	if (f->fd < 0 || ping_chan_wait(f->fd, 0) != 1)
 		return 0;
-	rc = ping_chan_read(f->fd, lb, &err);
+	rc = ping_chan_read(f->fd, lb, err, sizeof(err));
 	if (rc == 0)
 		serve_ev(s, PING_SERVE_EV_CLOSED, 0, NULL);
 	return 1;
@@ -2302,16 +2316,17 @@ static void lb_run(struct ping_peer *p, struct lb_client *c, struct ping_serve *
 {
 	struct ping_proto_linebuf slb;
 	struct ping_peer_event start = {.type = PING_PEER_EV_START};
-	struct ping_err err;
+	char err[256];
 	char name[80];
 	uint16_t port = 0;
 	int lfd, sfd, idle = 0;
 
-	CU_ASSERT_EQUAL_FATAL(ping_chan_listen("127.0.0.1", 0, &lfd, &port, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(ping_chan_listen("127.0.0.1", 0, &lfd, &port, err, sizeof(err)), 0);
 	p->target.port = port;
 	ping_peer_event(p, &start); /* connects; the kernel queues it for accept */
 	CU_ASSERT_EQUAL_FATAL(p->state, PING_PEER_CONNECTING);
-	CU_ASSERT_EQUAL_FATAL(ping_chan_accept(lfd, 2000, &sfd, name, sizeof(name), &err), 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    ping_chan_accept(lfd, 2000, &sfd, name, sizeof(name), err, sizeof(err)), 0);
 	close(lfd);
 	f->fd = sfd;
 	ping_proto_linebuf_init(&slb);
@@ -2340,7 +2355,7 @@ static void lb_run(struct ping_peer *p, struct lb_client *c, struct ping_serve *
 static void lb_setup(struct ping_peer *p, struct lb_client *c, const struct ping_peer_cfg *cfg)
 {
 	struct ping_target t;
-	struct ping_err err;
+	char err[256];
 
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
@@ -2349,7 +2364,7 @@ static void lb_setup(struct ping_peer *p, struct lb_client *c, const struct ping
 	ping_proto_linebuf_init(&c->lb);
 	info_fill(&c->fake.qp_info, cfg->mode, 3, 0x12a, GID_A);
 	c->fake.qp_info.mtu = 2048;
-	CU_ASSERT_EQUAL_FATAL(ping_opts_parse_target("127.0.0.1", 18555, &t, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(ping_opts_parse_target("127.0.0.1", 18555, &t, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL_FATAL(ping_peer_init(p, cfg, &t, "localhost", 0, &lb_client_ops, c), 0);
 }
 

@@ -247,16 +247,15 @@ static void test_sa_path_view(struct test_sa_path_rig *r, uint64_t gen)
 
 static void test_sa_path_rig_init(struct test_sa_path_rig *r)
 {
-	struct mad_xmit x = { test_sa_path_send, NULL };
-	struct route_err err;
+	struct mad_xmit x = {test_sa_path_send, NULL};
 	uint16_t max;
 
 	memset(r, 0, sizeof(*r));
 	r->asker = (struct sa_port_ref){ FABRIC_NONE, 0 };
 	route_test_parse(test_sa_path_topo, &r->f);
 	max = route_test_assign_lids(&r->f, ROUTE_TEST_SWITCH_GUID);
-	CU_ASSERT_EQUAL_FATAL(route_test_run(&route_engine_minhop, &r->f, max, NULL, 0, &r->lfts,
-					     &err), 0);
+	CU_ASSERT_EQUAL_FATAL(
+	    route_test_run(&route_engine_minhop, &r->f, max, NULL, 0, &r->lfts, NULL), 0);
 	r->s1 = route_test_node(&r->f, "s1");
 	r->s2 = route_test_node(&r->f, "s2");
 	r->h1 = route_test_node(&r->f, "h1");

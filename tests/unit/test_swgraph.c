@@ -194,12 +194,12 @@ static void test_swgraph_collect_dests(void)
 	struct fabric f;
 	struct swgraph g;
 	struct swgraph_dests d = {0};
-	struct route_err err;
+	char err[256];
 	int a, b, h3;
 
 	build_lids(&f, &a, &b, &h3);
 	CU_ASSERT_EQUAL_FATAL(swgraph_init(&g, &f, 0), 0);
-	CU_ASSERT_EQUAL_FATAL(swgraph_collect_dests(&g, 11, 1, &d, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(swgraph_collect_dests(&g, 11, 1, &d, err, sizeof(err)), 0);
 	/* B is switch 0: its LID 3, then h1's 8..11; A: 1, 2, then h2's 5 */
 	CU_ASSERT_EQUAL_FATAL(d.n, 8);
 	CU_ASSERT_EQUAL(d.start[0], 0);
@@ -221,7 +221,7 @@ static void test_swgraph_collect_dests(void)
 	swgraph_dests_fini(&d);
 
 	/* without the switches' own LIDs */
-	CU_ASSERT_EQUAL_FATAL(swgraph_collect_dests(&g, 11, 0, &d, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(swgraph_collect_dests(&g, 11, 0, &d, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(d.n, 5);
 	CU_ASSERT_EQUAL(d.start[1], 4);
 	CU_ASSERT_EQUAL(d.v[4].lid, 5);
@@ -235,27 +235,27 @@ static void test_swgraph_lid_errors(void)
 	struct fabric f;
 	struct swgraph g;
 	struct swgraph_dests d = {0};
-	struct route_err err;
+	char err[256];
 	int a, b, h3;
 
 	build_lids(&f, &a, &b, &h3);
 	CU_ASSERT_EQUAL_FATAL(swgraph_init(&g, &f, 0), 0);
-	CU_ASSERT_EQUAL(swgraph_collect_dests(&g, 10, 1, &d, &err), -ERANGE);
-	CU_ASSERT_STRING_EQUAL(err.msg, "port 0x0001000000000011/1: LID 11 above max_lid 10");
+	CU_ASSERT_EQUAL(swgraph_collect_dests(&g, 10, 1, &d, err, sizeof(err)), -ERANGE);
+	CU_ASSERT_STRING_EQUAL(err, "port 0x0001000000000011/1: LID 11 above max_lid 10");
 	swgraph_dests_fini(&d);
 
 	/* the uncabled h3 still owns its LID: h2 (earlier) is named */
 	f.nodes[h3].ports[1].lid = 5;
-	CU_ASSERT_EQUAL(swgraph_collect_dests(&g, 11, 1, &d, &err), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err.msg, "port 0x0001000000000051/1: LID 5 also used by port "
-					"0x0001000000000041/1");
+	CU_ASSERT_EQUAL(swgraph_collect_dests(&g, 11, 1, &d, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "port 0x0001000000000051/1: LID 5 also used by port "
+				    "0x0001000000000041/1");
 	swgraph_dests_fini(&d);
 
 	/* a switch's LMC range counts too */
 	f.nodes[h3].ports[1].lid = 2;
-	CU_ASSERT_EQUAL(swgraph_collect_dests(&g, 11, 0, &d, &err), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err.msg, "port 0x0001000000000051/1: LID 2 also used by port "
-					"0x0002000000000003/0");
+	CU_ASSERT_EQUAL(swgraph_collect_dests(&g, 11, 0, &d, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "port 0x0001000000000051/1: LID 2 also used by port "
+				    "0x0002000000000003/0");
 	swgraph_dests_fini(&d);
 	swgraph_fini(&g);
 	fabric_fini(&f);
@@ -264,15 +264,13 @@ static void test_swgraph_lid_errors(void)
 static void test_swgraph_opts_check(void)
 {
 	struct route_opts opts = {.max_lid = LID_UNICAST_MAX};
-	struct route_err err = {.msg = "untouched"};
+	char err[256] = "untouched";
 
-	CU_ASSERT_EQUAL(route_opts_check(&opts, &err), 0);
-	CU_ASSERT_STRING_EQUAL(err.msg, "untouched");
+	CU_ASSERT_EQUAL(route_opts_check(&opts, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(err, "untouched");
 	opts.max_lid = LID_UNICAST_MAX + 1;
-	CU_ASSERT_EQUAL(route_opts_check(&opts, &err), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err.msg, "max_lid 49152 above the unicast range (0xbfff)");
-	CU_ASSERT_EQUAL(route_err_fail(&err, -ENOENT, "x %d", 7), -ENOENT);
-	CU_ASSERT_STRING_EQUAL(err.msg, "x 7");
+	CU_ASSERT_EQUAL(route_opts_check(&opts, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "max_lid 49152 above the unicast range (0xbfff)");
 }
 
 static void test_swgraph_exits(void)

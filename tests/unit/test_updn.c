@@ -41,9 +41,9 @@ static uint16_t lid_of(const struct fabric *f, const char *desc)
 
 /* Route f with updn, roots found alone. */
 static int route(const struct fabric *f, uint16_t max_lid, struct lft_set *out,
-		 struct route_err *err)
+		 struct route_note *note)
 {
-	return route_test_run(&route_engine_updn, f, max_lid, NULL, 0, out, err);
+	return route_test_run(&route_engine_updn, f, max_lid, NULL, 0, out, note);
 }
 
 /* The port of switch a cabled to b (the lowest, if several). */
@@ -357,7 +357,7 @@ static int has_credit_loop(const struct fabric *f, const struct lft_set *s, uint
  * apex the note names), no credit loop.  *s keeps the tables. */
 static struct verdict route_and_check(const struct fabric *f, uint16_t max_lid,
 				      const uint64_t *given, size_t n_given, struct lft_set *s,
-				      struct route_err *err)
+				      struct route_note *note)
 {
 	uint64_t roots[MAX_ROOTS], apexes[MAX_ROOTS];
 	size_t n_roots, n_apexes;
@@ -365,9 +365,9 @@ static struct verdict route_and_check(const struct fabric *f, uint16_t max_lid,
 	struct verdict v;
 
 	CU_ASSERT_EQUAL_FATAL(
-	    route_test_run(&route_engine_updn, f, max_lid, given, n_given, s, err), 0);
-	n_roots = note_guids(err->note, "roots ", roots, MAX_ROOTS);
-	n_apexes = note_guids(err->note, "apex ", apexes, MAX_ROOTS);
+	    route_test_run(&route_engine_updn, f, max_lid, given, n_given, s, note), 0);
+	n_roots = note_guids(note->text, "roots ", roots, MAX_ROOTS);
+	n_apexes = note_guids(note->text, "apex ", apexes, MAX_ROOTS);
 	CU_ASSERT_FATAL(n_roots >= 1);
 	o = order_from(f, roots, n_roots, apexes, n_apexes);
 	v = check_routes(f, s, &o);
@@ -498,12 +498,12 @@ static void test_updn_single_switch(void)
 {
 	struct fabric f;
 	struct lft_set s;
-	struct route_err err;
+	struct route_note note;
 	uint16_t max = parse(single_switch, &f);
 	int sw = route_test_node(&f, "sw");
 
-	route_and_check(&f, max, NULL, 0, &s, &err);
-	CU_ASSERT_STRING_EQUAL(err.note, "roots detected as top rank (1): 0x0002000000000001");
+	route_and_check(&f, max, NULL, 0, &s, &note);
+	CU_ASSERT_STRING_EQUAL(note.text, "roots detected as top rank (1): 0x0002000000000001");
 	CU_ASSERT_EQUAL(route_test_out_port(&s, sw, lid_of(&f, "sw")), 0);
 	CU_ASSERT_EQUAL(route_test_out_port(&s, sw, lid_of(&f, "h1")), 1);
 	CU_ASSERT_EQUAL(route_test_out_port(&s, sw, lid_of(&f, "h3")), 5);
@@ -518,12 +518,12 @@ static void test_updn_parallel_links(void)
 {
 	struct fabric f;
 	struct lft_set s;
-	struct route_err err;
+	struct route_note note;
 	uint16_t max = parse(two_switches, &f);
 	int sw1 = route_test_node(&f, "sw1"), sw2 = route_test_node(&f, "sw2");
 
-	route_and_check(&f, max, NULL, 0, &s, &err);
-	CU_ASSERT_STRING_EQUAL(err.note, "roots detected as center (1): 0x0002000000000001");
+	route_and_check(&f, max, NULL, 0, &s, &note);
+	CU_ASSERT_STRING_EQUAL(note.text, "roots detected as center (1): 0x0002000000000001");
 	CU_ASSERT_EQUAL(route_test_lids_on_port(&s, sw1, 7) + route_test_lids_on_port(&s, sw1, 8),
 			3);
 	CU_ASSERT_EQUAL(route_test_spread(&s, sw1, 7, 8), 1);
@@ -546,7 +546,7 @@ static void test_updn_ring(void)
 {
 	struct fabric f;
 	struct lft_set s, mh;
-	struct route_err err;
+	struct route_note note;
 	uint16_t max = parse(ring4, &f);
 	int sw[4];
 
@@ -556,8 +556,8 @@ static void test_updn_ring(void)
 		snprintf(name, sizeof(name), "sw%d", i + 1);
 		sw[i] = route_test_node(&f, name);
 	}
-	route_and_check(&f, max, NULL, 0, &s, &err);
-	CU_ASSERT_STRING_EQUAL(err.note, "roots detected as center (1): 0x0002000000000001");
+	route_and_check(&f, max, NULL, 0, &s, &note);
+	CU_ASSERT_STRING_EQUAL(note.text, "roots detected as center (1): 0x0002000000000001");
 	CU_ASSERT_EQUAL(route_test_out_port(&s, sw[1], lid_of(&f, "sw4")),
 			port_to(&f, sw[1], sw[0]));
 	CU_ASSERT_EQUAL(route_test_out_port(&s, sw[1], lid_of(&f, "h7")),
@@ -568,7 +568,8 @@ static void test_updn_ring(void)
 	    route_test_lids_on_port(&s, sw[2], 7) + route_test_lids_on_port(&s, sw[2], 8), 9);
 	CU_ASSERT_TRUE(route_test_spread(&s, sw[2], 7, 8) <= 1);
 	/* the checker can fail: min-hop on the same ring has a credit loop */
-	CU_ASSERT_EQUAL_FATAL(route_test_run(&route_engine_minhop, &f, max, NULL, 0, &mh, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(route_test_run(&route_engine_minhop, &f, max, NULL, 0, &mh, &note),
+			      0);
 	CU_ASSERT_TRUE(has_credit_loop(&f, &mh, max));
 	lft_set_fini(&mh);
 	lft_set_fini(&s);
@@ -581,13 +582,13 @@ static void test_updn_ring_with_chord(void)
 {
 	struct fabric f;
 	struct lft_set s;
-	struct route_err err;
+	struct route_note note;
 	uint16_t max = parse(ring4, &f);
 	int sw1 = route_test_node(&f, "sw1"), sw3 = route_test_node(&f, "sw3");
 
 	CU_ASSERT_EQUAL(fabric_link(&f, sw1, 5, sw3, 5), 0);
-	route_and_check(&f, max, NULL, 0, &s, &err);
-	CU_ASSERT_STRING_EQUAL(err.note, "roots detected as center (1): 0x0002000000000001");
+	route_and_check(&f, max, NULL, 0, &s, &note);
+	CU_ASSERT_STRING_EQUAL(note.text, "roots detected as center (1): 0x0002000000000001");
 	CU_ASSERT_EQUAL(route_test_out_port(&s, sw1, lid_of(&f, "h5")), 5);
 	CU_ASSERT_EQUAL(route_test_out_port(&s, sw3, lid_of(&f, "h1")), 5);
 	lft_set_fini(&s);
@@ -598,15 +599,16 @@ static void test_updn_torus(void)
 {
 	struct fabric f;
 	struct lft_set s, mh;
-	struct route_err err;
+	struct route_note note;
 	uint16_t max;
 
 	build_torus(&f, 4, 4);
 	max = route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID);
-	route_and_check(&f, max, NULL, 0, &s, &err);
+	route_and_check(&f, max, NULL, 0, &s, &note);
 	/* every switch is a center: the lowest GUID wins */
-	CU_ASSERT_STRING_EQUAL(err.note, "roots detected as center (1): 0x0002000000000001");
-	CU_ASSERT_EQUAL_FATAL(route_test_run(&route_engine_minhop, &f, max, NULL, 0, &mh, &err), 0);
+	CU_ASSERT_STRING_EQUAL(note.text, "roots detected as center (1): 0x0002000000000001");
+	CU_ASSERT_EQUAL_FATAL(route_test_run(&route_engine_minhop, &f, max, NULL, 0, &mh, &note),
+			      0);
 	CU_ASSERT_TRUE(has_credit_loop(&f, &mh, max));
 	lft_set_fini(&mh);
 	lft_set_fini(&s);
@@ -624,18 +626,18 @@ static void test_updn_random_mesh(void)
 		uint64_t roots[3];
 		struct fabric f;
 		struct lft_set s;
-		struct route_err err;
+		struct route_note note;
 		uint16_t max;
 
 		build_mesh(&f, 24, 30, seed);
 		max = route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID);
-		route_and_check(&f, max, NULL, 0, &s, &err);
-		CU_ASSERT_PTR_NOT_NULL(strstr(err.note, "roots detected as center (1)"));
+		route_and_check(&f, max, NULL, 0, &s, &note);
+		CU_ASSERT_PTR_NOT_NULL(strstr(note.text, "roots detected as center (1)"));
 		lft_set_fini(&s);
 		for (int r = 0; r < 3; r++)
 			roots[r] = SW_GUID(1 + lcg(&seed) % 24);
-		route_and_check(&f, max, roots, 3, &s, &err);
-		CU_ASSERT_PTR_NOT_NULL(strstr(err.note, "; apex (1): 0x"));
+		route_and_check(&f, max, roots, 3, &s, &note);
+		CU_ASSERT_PTR_NOT_NULL(strstr(note.text, "; apex (1): 0x"));
 		lft_set_fini(&s);
 		fabric_fini(&f);
 	}
@@ -651,13 +653,13 @@ static void test_updn_sparse_clos(void)
 	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
 		struct fabric f;
 		struct lft_set s;
-		struct route_err err;
+		struct route_note note;
 
 		build_sparse_clos(&f, 6, 12, 2, seeds[i]);
 		route_and_check(&f, route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID), NULL, 0, &s,
-				&err);
-		CU_ASSERT_PTR_NOT_NULL(strstr(err.note, "roots detected as top rank"));
-		CU_ASSERT_PTR_NOT_NULL(strstr(err.note, "; apex (1): 0x"));
+				&note);
+		CU_ASSERT_PTR_NOT_NULL(strstr(note.text, "roots detected as top rank"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(note.text, "; apex (1): 0x"));
 		lft_set_fini(&s);
 		fabric_fini(&f);
 	}
@@ -670,14 +672,14 @@ static void test_updn_fat_tree(void)
 {
 	struct fabric f;
 	struct lft_set s;
-	struct route_err err;
+	struct route_note note;
 	uint16_t max = parse(fat_tree, &f);
 	int sp1 = route_test_node(&f, "sp1"), leaf1 = route_test_node(&f, "leaf1");
 
-	route_and_check(&f, max, NULL, 0, &s, &err);
-	CU_ASSERT_STRING_EQUAL(err.note, "roots detected as top rank (3): 0x0002000000000005, "
-					 "0x0002000000000006, 0x0002000000000007; apex (1): "
-					 "0x0002000000000001");
+	route_and_check(&f, max, NULL, 0, &s, &note);
+	CU_ASSERT_STRING_EQUAL(note.text, "roots detected as top rank (3): 0x0002000000000005, "
+					  "0x0002000000000006, 0x0002000000000007; apex (1): "
+					  "0x0002000000000001");
 	for (int l = 1; l <= 4; l++) {
 		char name[16];
 		int leaf;
@@ -710,7 +712,7 @@ static void test_updn_three_levels(void)
 {
 	struct fabric f;
 	struct lft_set s;
-	struct route_err err;
+	struct route_note note;
 	int leaf[8], mid[8], spine[4];
 
 	fabric_init(&f);
@@ -734,10 +736,10 @@ static void test_updn_three_levels(void)
 			fabric_link(&f, m, 5, spine[2 * k], (uint8_t)(1 + pod));
 			fabric_link(&f, m, 6, spine[2 * k + 1], (uint8_t)(1 + pod));
 		}
-	route_and_check(&f, route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID), NULL, 0, &s, &err);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err.note, "roots detected as top rank (4): "
-						"0x0002000000000001, 0x0002000000000002, "
-						"0x0002000000000003, 0x0002000000000004;"));
+	route_and_check(&f, route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID), NULL, 0, &s, &note);
+	CU_ASSERT_PTR_NOT_NULL(strstr(note.text, "roots detected as top rank (4): "
+						 "0x0002000000000001, 0x0002000000000002, "
+						 "0x0002000000000003, 0x0002000000000004;"));
 	for (int i = 0; i < 8; i++)
 		CU_ASSERT_EQUAL(route_test_host_spread(&f, &s, leaf[i], 3, 4, 1), 0);
 	lft_set_fini(&s);
@@ -757,12 +759,12 @@ static void test_updn_degraded_tree(void)
 				   "Hca 1 \"h1\"\nHca 1 \"h2\"\nHca 1 \"h3\"\n";
 	struct fabric f;
 	struct lft_set s;
-	struct route_err err;
+	struct route_note note;
 	uint16_t max = parse(text, &f);
 
-	route_and_check(&f, max, NULL, 0, &s, &err);
-	CU_ASSERT_STRING_EQUAL(err.note, "roots detected as top rank (2): 0x0002000000000004, "
-					 "0x0002000000000005; apex (1): 0x0002000000000003");
+	route_and_check(&f, max, NULL, 0, &s, &note);
+	CU_ASSERT_STRING_EQUAL(note.text, "roots detected as top rank (2): 0x0002000000000004, "
+					  "0x0002000000000005; apex (1): 0x0002000000000003");
 	CU_ASSERT_EQUAL(route_test_out_port(&s, route_test_node(&f, "leaf1"), lid_of(&f, "h2")), 3);
 	CU_ASSERT_EQUAL(route_test_out_port(&s, route_test_node(&f, "sp1"), lid_of(&f, "h2")), 3);
 	lft_set_fini(&s);
@@ -774,12 +776,12 @@ static void test_updn_host_on_spine(void)
 {
 	struct fabric f;
 	struct lft_set s;
-	struct route_err err;
+	struct route_note note;
 
 	parse(fat_tree, &f);
 	route_test_add_host(&f, route_test_node(&f, "sp2"), 8);
-	route_and_check(&f, route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID), NULL, 0, &s, &err);
-	CU_ASSERT_STRING_EQUAL(err.note, "roots detected as center (1): 0x0002000000000006");
+	route_and_check(&f, route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID), NULL, 0, &s, &note);
+	CU_ASSERT_STRING_EQUAL(note.text, "roots detected as center (1): 0x0002000000000006");
 	lft_set_fini(&s);
 	fabric_fini(&f);
 }
@@ -791,12 +793,12 @@ static void test_updn_given_roots(void)
 	const uint64_t sw3 = SW_GUID(3), leaf2 = SW_GUID(2), two[] = { SW_GUID(5), SW_GUID(7) };
 	struct fabric f;
 	struct lft_set s;
-	struct route_err err;
+	struct route_note note;
 	uint16_t max = parse(ring4, &f);
 	int sw1 = route_test_node(&f, "sw1");
 
-	route_and_check(&f, max, &sw3, 1, &s, &err);
-	CU_ASSERT_STRING_EQUAL(err.note, "roots given (1): 0x0002000000000003");
+	route_and_check(&f, max, &sw3, 1, &s, &note);
+	CU_ASSERT_STRING_EQUAL(note.text, "roots given (1): 0x0002000000000003");
 	/* sw1 is now at rank 2: sw2 reaches sw4 through sw3 */
 	CU_ASSERT_EQUAL(route_test_out_port(&s, route_test_node(&f, "sw2"), lid_of(&f, "sw4")), 7);
 	CU_ASSERT_TRUE(route_test_spread(&s, sw1, 7, 8) <= 1);
@@ -804,12 +806,12 @@ static void test_updn_given_roots(void)
 	fabric_fini(&f);
 
 	max = parse(fat_tree, &f);
-	route_and_check(&f, max, &leaf2, 1, &s, &err);
-	CU_ASSERT_STRING_EQUAL(err.note, "roots given (1): 0x0002000000000002");
+	route_and_check(&f, max, &leaf2, 1, &s, &note);
+	CU_ASSERT_STRING_EQUAL(note.text, "roots given (1): 0x0002000000000002");
 	lft_set_fini(&s);
-	route_and_check(&f, max, two, 2, &s, &err);
-	CU_ASSERT_STRING_EQUAL(err.note, "roots given (2): 0x0002000000000005, "
-					 "0x0002000000000007; apex (1): 0x0002000000000001");
+	route_and_check(&f, max, two, 2, &s, &note);
+	CU_ASSERT_STRING_EQUAL(note.text, "roots given (2): 0x0002000000000005, "
+					  "0x0002000000000007; apex (1): 0x0002000000000001");
 	lft_set_fini(&s);
 	fabric_fini(&f);
 }
@@ -819,18 +821,18 @@ static void test_updn_bad_roots(void)
 	const uint64_t unknown = 0x0002c903deadbeefULL, *host;
 	struct fabric f;
 	struct lft_set s;
-	struct route_err err;
+	char err[256];
 	struct route_opts opts = { .roots = &unknown, .n_roots = 1 };
 
 	opts.max_lid = parse(two_switches, &f);
 	lft_set_init(&s);
-	CU_ASSERT_EQUAL(route_engine_updn.compute(&f, &opts, &s, &err), -ENOENT);
-	CU_ASSERT_STRING_EQUAL(err.msg, "root 0x0002c903deadbeef: no such node");
+	CU_ASSERT_EQUAL(route_engine_updn.compute(&f, &opts, &s, NULL, err, sizeof(err)), -ENOENT);
+	CU_ASSERT_STRING_EQUAL(err, "root 0x0002c903deadbeef: no such node");
 	CU_ASSERT_EQUAL(s.n, 0);
 	host = &f.nodes[route_test_node(&f, "h2")].guid;
 	opts.roots = host;
-	CU_ASSERT_EQUAL(route_engine_updn.compute(&f, &opts, &s, &err), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err.msg, "root 0x0001000000000003 (h2): not a switch");
+	CU_ASSERT_EQUAL(route_engine_updn.compute(&f, &opts, &s, NULL, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "root 0x0001000000000003 (h2): not a switch");
 	CU_ASSERT_EQUAL(s.n, 0);
 	fabric_fini(&f);
 }
@@ -845,7 +847,7 @@ static void test_updn_lids(void)
 				   "Hca 1 \"x\"\n[1] \"y\"[1]\nHca 1 \"y\"\n";
 	struct fabric f;
 	struct lft_set s;
-	struct route_err err;
+	struct route_note note;
 	int a, b, island;
 
 	parse(text, &f);
@@ -855,10 +857,10 @@ static void test_updn_lids(void)
 	f.nodes[route_test_node(&f, "h")].ports[1].lid = 8;
 	f.nodes[route_test_node(&f, "h")].ports[1].lmc = 2; /* 8..11 */
 	f.nodes[route_test_node(&f, "lonely")].ports[1].lid = 12;
-	route_and_check(&f, 14, NULL, 0, &s, &err);
+	route_and_check(&f, 14, NULL, 0, &s, &note);
 	/* a over b (the only switch with a host); the island on its own */
-	CU_ASSERT_STRING_EQUAL(err.note, "roots detected as top rank (2): 0x0002000000000001, "
-					 "0x0002000000000003");
+	CU_ASSERT_STRING_EQUAL(note.text, "roots detected as top rank (2): 0x0002000000000001, "
+					  "0x0002000000000003");
 	for (uint16_t lid = 8; lid <= 11; lid++) {
 		CU_ASSERT_EQUAL(route_test_out_port(&s, a, lid), 3);
 		CU_ASSERT_EQUAL(route_test_out_port(&s, b, lid), 1);
@@ -871,9 +873,9 @@ static void test_updn_lids(void)
 	CU_ASSERT_EQUAL(route_test_out_port(&s, a, 13), LFT_DROP);
 	lft_set_fini(&s);
 	/* a root given for one group; the island still gets one detected */
-	route_and_check(&f, 14, &f.nodes[b].guid, 1, &s, &err);
-	CU_ASSERT_STRING_EQUAL(err.note, "roots given (1): 0x0002000000000002; "
-					 "roots detected as top rank (1): 0x0002000000000003");
+	route_and_check(&f, 14, &f.nodes[b].guid, 1, &s, &note);
+	CU_ASSERT_STRING_EQUAL(note.text, "roots given (1): 0x0002000000000002; "
+					  "roots detected as top rank (1): 0x0002000000000003");
 	CU_ASSERT_EQUAL(route_test_out_port(&s, a, 8), 3);
 	lft_set_fini(&s);
 	fabric_fini(&f);
@@ -882,26 +884,26 @@ static void test_updn_lids(void)
 static void test_updn_errors(void)
 {
 	struct route_opts opts = { .max_lid = 4 };
-	struct route_err err;
+	char err[256];
 	struct fabric f;
 	struct lft_set s;
 	int h4;
 
 	parse(two_switches, &f); /* LIDs 1..6 */
 	lft_set_init(&s);
-	CU_ASSERT_EQUAL(route_engine_updn.compute(&f, &opts, &s, &err), -ERANGE);
-	CU_ASSERT_STRING_EQUAL(err.msg, "port 0x0001000000000006/1: LID 5 above max_lid 4");
+	CU_ASSERT_EQUAL(route_engine_updn.compute(&f, &opts, &s, NULL, err, sizeof(err)), -ERANGE);
+	CU_ASSERT_STRING_EQUAL(err, "port 0x0001000000000006/1: LID 5 above max_lid 4");
 	CU_ASSERT_EQUAL(s.n, 0);
 	opts.max_lid = 6;
 	h4 = route_test_node(&f, "h4");
 	f.nodes[h4].ports[1].lid = lid_of(&f, "h1");
-	CU_ASSERT_EQUAL(route_engine_updn.compute(&f, &opts, &s, &err), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err.msg, "port 0x0001000000000008/1: LID 3 also used by port "
-					"0x0001000000000002/1");
+	CU_ASSERT_EQUAL(route_engine_updn.compute(&f, &opts, &s, NULL, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "port 0x0001000000000008/1: LID 3 also used by port "
+				    "0x0001000000000002/1");
 	CU_ASSERT_EQUAL(s.n, 0);
 	opts.max_lid = LID_UNICAST_MAX + 1;
-	CU_ASSERT_EQUAL(route_engine_updn.compute(&f, &opts, &s, &err), -EINVAL);
-	CU_ASSERT_STRING_EQUAL(err.msg, "max_lid 49152 above the unicast range (0xbfff)");
+	CU_ASSERT_EQUAL(route_engine_updn.compute(&f, &opts, &s, NULL, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(err, "max_lid 49152 above the unicast range (0xbfff)");
 	fabric_fini(&f);
 }
 
@@ -910,19 +912,19 @@ static void test_updn_fattree64(void)
 {
 	struct fabric f;
 	struct lft_set s, again;
-	struct route_err err;
+	struct route_note note;
 	char msg[256];
 	uint16_t max;
 
 	fabric_init(&f);
 	CU_ASSERT_EQUAL_FATAL(topo_load("tests/fabrics/fattree64.topo", &f, msg, sizeof(msg)), 0);
 	max = route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID);
-	route_and_check(&f, max, NULL, 0, &s, &err);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err.note, "roots detected as top rank (4):"));
+	route_and_check(&f, max, NULL, 0, &s, &note);
+	CU_ASSERT_PTR_NOT_NULL(strstr(note.text, "roots detected as top rank (4):"));
 	for (size_t i = 0; i < f.n_nodes; i++)
 		if (!strncmp(f.nodes[i].desc, "leaf", 4))
 			CU_ASSERT_EQUAL(route_test_host_spread(&f, &s, (int)i, 9, 16, 1), 0);
-	CU_ASSERT_EQUAL_FATAL(route(&f, max, &again, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(route(&f, max, &again, &note), 0);
 	for (size_t t = 0; t < s.n; t++)
 		CU_ASSERT_EQUAL(memcmp(s.tables[t].port, again.tables[t].port, (size_t)max + 1), 0);
 	lft_set_fini(&again);
@@ -934,13 +936,13 @@ static void test_updn_no_switches(void)
 {
 	struct fabric f;
 	struct lft_set s;
-	struct route_err err;
+	struct route_note note;
 
 	uint16_t max = parse("Hca 1 \"x\"\n[1] \"y\"[1]\nHca 1 \"y\"\n", &f);
 
-	CU_ASSERT_EQUAL(route(&f, max, &s, &err), 0);
+	CU_ASSERT_EQUAL(route(&f, max, &s, &note), 0);
 	CU_ASSERT_EQUAL(s.n, 0);
-	CU_ASSERT_STRING_EQUAL(err.note, "");
+	CU_ASSERT_STRING_EQUAL(note.text, "");
 	lft_set_fini(&s);
 	fabric_fini(&f);
 }

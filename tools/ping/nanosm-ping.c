@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mad/text.h"
 #include "tools/ping/ping_chan.h"
 #include "tools/ping/ping_opts.h"
 #include "tools/ping/ping_peer.h"
@@ -90,17 +91,6 @@ __attribute__((format(printf, 1, 2))) static void nping_warn(const char *fmt, ..
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-}
-
-__attribute__((format(printf, 2, 3))) static int nping_err(struct ping_err *err, const char *fmt,
-							   ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-	return -EIO;
 }
 
 static uint64_t nping_now(void)
@@ -288,7 +278,7 @@ static int nping_dev_open(struct nping_dev *d, const struct ping_port_desc *pd)
 }
 
 /* Query the opened port again: LID, MTU, GID now, or why it cannot be used. */
-static int nping_dev_refresh(struct nping_dev *d, struct ping_err *err)
+static int nping_dev_refresh(struct nping_dev *d, char *err, size_t errlen)
 {
 	struct ibv_port_attr pa;
 	struct ping_port_desc desc;
@@ -296,12 +286,14 @@ static int nping_dev_refresh(struct nping_dev *d, struct ping_err *err)
 	int rc;
 
 	if ((rc = ibv_query_port(d->ctx, d->port, &pa)) != 0)
-		return nping_err(err, "ibv_query_port %s/%u: %s", d->name, d->port, strerror(rc));
+		return text_err(err, errlen, -EIO, "ibv_query_port %s/%u: %s", d->name, d->port,
+				strerror(rc));
 	nping_port_desc(d->name, d->port, &pa, &desc);
-	if ((rc = ping_report_port_usable(&desc, err)) < 0)
+	if ((rc = ping_report_port_usable(&desc, err, errlen)) < 0)
 		return rc;
 	if ((rc = ibv_query_gid(d->ctx, d->port, 0, &gid)) != 0)
-		return nping_err(err, "ibv_query_gid %s/%u: %s", d->name, d->port, strerror(rc));
+		return text_err(err, errlen, -EIO, "ibv_query_gid %s/%u: %s", d->name, d->port,
+				strerror(rc));
 	d->lid = pa.lid;
 	d->mtu = nping_mtu_bytes(pa.active_mtu);
 	d->mtu_enum = pa.active_mtu;
@@ -325,7 +317,7 @@ static void nping_qp_destroy(struct nping_qp *q)
 	memset(q, 0, sizeof(*q));
 }
 
-static int nping_qp_buffers(struct nping_qp *q, struct ping_err *err)
+static int nping_qp_buffers(struct nping_qp *q, char *err, size_t errlen)
 {
 	size_t recv_bytes, send_bytes;
 	int access = IBV_ACCESS_LOCAL_WRITE;
@@ -335,7 +327,8 @@ static int nping_qp_buffers(struct nping_qp *q, struct ping_err *err)
 	send_bytes = (size_t)q->size * q->n_send;
 	q->buf_len = recv_bytes + send_bytes + (q->server && q->mode == PING_MODE_RC ? q->size : 0);
 	if (posix_memalign((void **)&q->buf, 4096, q->buf_len) != 0)
-		return nping_err(err, "cannot allocate %zu bytes of buffers", q->buf_len);
+		return text_err(err, errlen, -EIO, "cannot allocate %zu bytes of buffers",
+				q->buf_len);
 	memset(q->buf, 0, q->buf_len);
 	q->send_buf = q->buf + recv_bytes;
 	if (q->server && q->mode == PING_MODE_RC) {
@@ -344,11 +337,12 @@ static int nping_qp_buffers(struct nping_qp *q, struct ping_err *err)
 	}
 	q->mr = ibv_reg_mr(q->dev->pd, q->buf, q->buf_len, access);
 	if (!q->mr)
-		return nping_err(err, "ibv_reg_mr of %zu bytes: %s", q->buf_len, strerror(errno));
+		return text_err(err, errlen, -EIO, "ibv_reg_mr of %zu bytes: %s", q->buf_len,
+				strerror(errno));
 	return 0;
 }
 
-static int nping_qp_make(struct nping_qp *q, struct ping_err *err)
+static int nping_qp_make(struct nping_qp *q, char *err, size_t errlen)
 {
 	struct ibv_qp_init_attr ia;
 	int cqe = (int)(q->n_recv + NPING_SQ_DEPTH + 8);
@@ -357,7 +351,7 @@ static int nping_qp_make(struct nping_qp *q, struct ping_err *err)
 		cqe = q->dev->max_cqe;
 	q->cq = ibv_create_cq(q->dev->ctx, cqe, NULL, NULL, 0);
 	if (!q->cq)
-		return nping_err(err, "ibv_create_cq(%d): %s", cqe, strerror(errno));
+		return text_err(err, errlen, -EIO, "ibv_create_cq(%d): %s", cqe, strerror(errno));
 	memset(&ia, 0, sizeof(ia));
 	ia.send_cq = q->cq;
 	ia.recv_cq = q->cq;
@@ -373,23 +367,23 @@ static int nping_qp_make(struct nping_qp *q, struct ping_err *err)
 		q->qp = ibv_create_qp(q->dev->pd, &ia);
 	}
 	if (!q->qp)
-		return nping_err(err, "ibv_create_qp(%s): %s",
-				 q->mode == PING_MODE_UD ? "UD" : "RC", strerror(errno));
+		return text_err(err, errlen, -EIO, "ibv_create_qp(%s): %s",
+				q->mode == PING_MODE_UD ? "UD" : "RC", strerror(errno));
 	q->max_inline = ia.cap.max_inline_data;
 	return 0;
 }
 
 static int nping_qp_modify(struct nping_qp *q, struct ibv_qp_attr *a, int mask, const char *to,
-			   struct ping_err *err)
+			   char *err, size_t errlen)
 {
 	int rc = ibv_modify_qp(q->qp, a, mask);
 
 	if (rc)
-		return nping_err(err, "ibv_modify_qp to %s: %s", to, strerror(rc));
+		return text_err(err, errlen, -EIO, "ibv_modify_qp to %s: %s", to, strerror(rc));
 	return 0;
 }
 
-static int nping_qp_init(struct nping_qp *q, struct ping_err *err)
+static int nping_qp_init(struct nping_qp *q, char *err, size_t errlen)
 {
 	struct ibv_qp_attr a;
 	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
@@ -405,24 +399,24 @@ static int nping_qp_init(struct nping_qp *q, struct ping_err *err)
 		a.qp_access_flags = q->server ? IBV_ACCESS_REMOTE_WRITE : 0;
 		mask |= IBV_QP_ACCESS_FLAGS;
 	}
-	return nping_qp_modify(q, &a, mask, "INIT", err);
+	return nping_qp_modify(q, &a, mask, "INIT", err, errlen);
 }
 
 /* UD needs nothing from the peer to reach RTS. */
-static int nping_qp_ud_rts(struct nping_qp *q, struct ping_err *err)
+static int nping_qp_ud_rts(struct nping_qp *q, char *err, size_t errlen)
 {
 	struct ibv_qp_attr a;
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
-	if (nping_qp_modify(q, &a, IBV_QP_STATE, "RTR", err) < 0)
+	if (nping_qp_modify(q, &a, IBV_QP_STATE, "RTR", err, errlen) < 0)
 		return -EIO;
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = q->psn;
-	return nping_qp_modify(q, &a, IBV_QP_STATE | IBV_QP_SQ_PSN, "RTS", err);
+	return nping_qp_modify(q, &a, IBV_QP_STATE | IBV_QP_SQ_PSN, "RTS", err, errlen);
 }
 
-static int nping_post_recv(struct nping_qp *q, unsigned slot, struct ping_err *err)
+static int nping_post_recv(struct nping_qp *q, unsigned slot, char *err, size_t errlen)
 {
 	struct ibv_sge sge = {
 	    .addr = (uintptr_t)(q->buf + (size_t)slot * q->recv_slot),
@@ -433,13 +427,13 @@ static int nping_post_recv(struct nping_qp *q, unsigned slot, struct ping_err *e
 	int rc = ibv_post_recv(q->qp, &wr, &bad);
 
 	if (rc)
-		return nping_err(err, "ibv_post_recv: %s", strerror(rc));
+		return text_err(err, errlen, -EIO, "ibv_post_recv: %s", strerror(rc));
 	return 0;
 }
 
 /* Create, bring to INIT (UD: to RTS), post every receive; fill local. */
 static int nping_qp_open(struct nping_dev *d, struct nping_qp *q, int server,
-			 struct ping_info *local, struct ping_err *err)
+			 struct ping_info *local, char *err, size_t errlen)
 {
 	memset(q, 0, sizeof(*q));
 	q->dev = d;
@@ -453,11 +447,12 @@ static int nping_qp_open(struct nping_dev *d, struct nping_qp *q, int server,
 	if (d->max_qp_wr > 0 && q->n_recv > (unsigned)d->max_qp_wr)
 		q->n_recv = (unsigned)d->max_qp_wr;
 	q->n_send = server ? NPING_SERVER_SLOTS : 1;
-	if (nping_qp_buffers(q, err) < 0 || nping_qp_make(q, err) < 0 ||
-	    nping_qp_init(q, err) < 0 || (q->mode == PING_MODE_UD && nping_qp_ud_rts(q, err) < 0))
+	if (nping_qp_buffers(q, err, errlen) < 0 || nping_qp_make(q, err, errlen) < 0 ||
+	    nping_qp_init(q, err, errlen) < 0 ||
+	    (q->mode == PING_MODE_UD && nping_qp_ud_rts(q, err, errlen) < 0))
 		goto fail;
 	for (unsigned i = 0; i < q->n_recv; i++)
-		if (nping_post_recv(q, i, err) < 0)
+		if (nping_post_recv(q, i, err, errlen) < 0)
 			goto fail;
 	local->lid = d->lid;
 	local->qpn = q->qp->qp_num;
@@ -472,7 +467,8 @@ fail:
 	return -EIO;
 }
 
-static int nping_qp_rc_connect(struct nping_qp *q, const struct ping_info *r, struct ping_err *err)
+static int nping_qp_rc_connect(struct nping_qp *q, const struct ping_info *r, char *err,
+			       size_t errlen)
 {
 	struct ibv_qp_attr a;
 	uint16_t mtu = r->mtu < q->dev->mtu ? r->mtu : q->dev->mtu;
@@ -489,7 +485,7 @@ static int nping_qp_rc_connect(struct nping_qp *q, const struct ping_info *r, st
 	if (nping_qp_modify(q, &a,
 			    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 				IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
-			    "RTR", err) < 0)
+			    "RTR", err, errlen) < 0)
 		return -EIO;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
@@ -501,11 +497,11 @@ static int nping_qp_rc_connect(struct nping_qp *q, const struct ping_info *r, st
 	return nping_qp_modify(q, &a,
 			       IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 				   IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC,
-			       "RTS", err);
+			       "RTS", err, errlen);
 }
 
 /* Point the QP at the peer: UD an address handle, RC RTR and RTS. */
-static int nping_qp_connect(struct nping_qp *q, const struct ping_info *r, struct ping_err *err)
+static int nping_qp_connect(struct nping_qp *q, const struct ping_info *r, char *err, size_t errlen)
 {
 	struct ibv_ah_attr aa;
 
@@ -513,19 +509,20 @@ static int nping_qp_connect(struct nping_qp *q, const struct ping_info *r, struc
 	q->remote_rkey = r->rkey;
 	q->remote_addr = r->addr;
 	if (q->mode == PING_MODE_RC)
-		return nping_qp_rc_connect(q, r, err);
+		return nping_qp_rc_connect(q, r, err, errlen);
 	memset(&aa, 0, sizeof(aa));
 	aa.dlid = r->lid;
 	aa.port_num = q->dev->port;
 	q->ah = ibv_create_ah(q->dev->pd, &aa);
 	if (!q->ah)
-		return nping_err(err, "ibv_create_ah to lid %u: %s", r->lid, strerror(errno));
+		return text_err(err, errlen, -EIO, "ibv_create_ah to lid %u: %s", r->lid,
+				strerror(errno));
 	return 0;
 }
 
 /* Post one signaled send (or RDMA write) of len bytes from send slot. */
 static int nping_post_send(struct nping_qp *q, unsigned slot, uint32_t len, int rdma_write,
-			   struct ping_err *err)
+			   char *err, size_t errlen)
 {
 	struct ibv_sge sge = {
 	    .addr = (uintptr_t)(q->send_buf + (size_t)slot * q->size),
@@ -536,7 +533,8 @@ static int nping_post_send(struct nping_qp *q, unsigned slot, uint32_t len, int 
 	int rc;
 
 	if (q->sq_out >= NPING_SQ_DEPTH)
-		return nping_err(err, "send queue full (%u sends without completion)", q->sq_out);
+		return text_err(err, errlen, -EIO, "send queue full (%u sends without completion)",
+				q->sq_out);
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = NPING_WRID_SEND | slot;
 	wr.sg_list = &sge;
@@ -552,7 +550,7 @@ static int nping_post_send(struct nping_qp *q, unsigned slot, uint32_t len, int 
 		wr.wr.rdma.rkey = q->remote_rkey;
 	}
 	if ((rc = ibv_post_send(q->qp, &wr, &bad)) != 0)
-		return nping_err(err, "ibv_post_send: %s", strerror(rc));
+		return text_err(err, errlen, -EIO, "ibv_post_send: %s", strerror(rc));
 	q->sq_out++;
 	return 0;
 }
@@ -604,11 +602,11 @@ static void nping_client_post(struct nping_client *c, enum ping_peer_ev_type typ
 	c->has_pending = 1;
 }
 
-static int nping_client_connect(struct ping_peer *p, struct ping_err *err)
+static int nping_client_connect(struct ping_peer *p, char *err, size_t errlen)
 {
 	struct nping_client *c = p->ctx;
-	int rc =
-	    ping_chan_connect(p->target.host, p->target.port, (int)c->chan_timeout_ms, &c->fd, err);
+	int rc = ping_chan_connect(p->target.host, p->target.port, (int)c->chan_timeout_ms, &c->fd,
+				   err, errlen);
 
 	if (rc < 0)
 		return rc;
@@ -617,24 +615,25 @@ static int nping_client_connect(struct ping_peer *p, struct ping_err *err)
 	return 0;
 }
 
-static int nping_client_send_line(struct ping_peer *p, const char *line, struct ping_err *err)
+static int nping_client_send_line(struct ping_peer *p, const char *line, char *err, size_t errlen)
 {
 	struct nping_client *c = p->ctx;
 
 	if (c->opts->verbose > 1)
 		fprintf(stderr, "%s <- %s\n", p->result.name, line);
-	return ping_chan_send_line(c->fd, line, (int)c->chan_timeout_ms, err);
+	return ping_chan_send_line(c->fd, line, (int)c->chan_timeout_ms, err, errlen);
 }
 
-static int nping_client_qp_open(struct ping_peer *p, struct ping_info *local, struct ping_err *err)
+static int nping_client_qp_open(struct ping_peer *p, struct ping_info *local, char *err,
+				size_t errlen)
 {
 	struct nping_client *c = p->ctx;
 
-	return nping_qp_open(c->dev, &c->qp, 0, local, err);
+	return nping_qp_open(c->dev, &c->qp, 0, local, err, errlen);
 }
 
-static int nping_client_qp_connect(struct ping_peer *p, const struct ping_info *remote,
-				   struct ping_err *err)
+static int nping_client_qp_connect(struct ping_peer *p, const struct ping_info *remote, char *err,
+				   size_t errlen)
 {
 	struct nping_client *c = p->ctx;
 
@@ -644,15 +643,15 @@ static int nping_client_qp_connect(struct ping_peer *p, const struct ping_info *
 			"0x%06x mtu %u\n",
 			p->result.name, p->local.lid, p->local.qpn, p->local.psn, remote->lid,
 			remote->qpn, remote->psn, remote->mtu);
-	return nping_qp_connect(&c->qp, remote, err);
+	return nping_qp_connect(&c->qp, remote, err, errlen);
 }
 
-static int nping_client_send_ping(struct ping_peer *p, uint32_t seq, struct ping_err *err)
+static int nping_client_send_ping(struct ping_peer *p, uint32_t seq, char *err, size_t errlen)
 {
 	struct nping_client *c = p->ctx;
 
 	ping_proto_payload_put(c->qp.send_buf, PING_PAYLOAD_PING, seq);
-	return nping_post_send(&c->qp, 0, c->opts->ping_size, 0, err);
+	return nping_post_send(&c->qp, 0, c->opts->ping_size, 0, err, errlen);
 }
 
 /* Reap send completions of the stream; 0, or -EIO with what set. */
@@ -676,8 +675,9 @@ static int nping_client_bw_reap(struct nping_client *c, uint64_t *done, char *wh
 			c->qp.sq_out--;
 			(*done)++;
 		} else {
-			struct ping_err err;
-			nping_post_recv(&c->qp, (unsigned)wc[i].wr_id, &err); /* a late pong */
+			char err[256];
+			nping_post_recv(&c->qp, (unsigned)wc[i].wr_id, err,
+					sizeof(err)); /* a late pong */
 		}
 	}
 	return 0;
@@ -686,8 +686,8 @@ static int nping_client_bw_reap(struct nping_client *c, uint64_t *done, char *wh
 static void nping_client_quiesce(struct nping_client *c);
 
 /* Run the whole stream here; BW_DONE or ERROR is posted for the machine. */
-static int nping_client_start_bw(struct ping_peer *p, uint32_t size, unsigned count,
-				 struct ping_err *err)
+static int nping_client_start_bw(struct ping_peer *p, uint32_t size, unsigned count, char *err,
+				 size_t errlen)
 {
 	struct nping_client *c = p->ctx;
 	uint64_t posted = 0, done = 0, t0, deadline;
@@ -700,7 +700,7 @@ static int nping_client_start_bw(struct ping_peer *p, uint32_t size, unsigned co
 	deadline = t0 + PING_PEER_BW_TIMEOUT_MS * 1000000ULL;
 	while (done < count) {
 		while (posted < count && posted - done < NPING_BW_WINDOW) {
-			if (nping_post_send(&c->qp, 0, size, rdma, err) < 0)
+			if (nping_post_send(&c->qp, 0, size, rdma, err, errlen) < 0)
 				return -EIO;
 			posted++;
 		}
@@ -775,7 +775,7 @@ static int nping_client_wc(struct nping_client *c, const struct ibv_wc *wc,
 	enum ping_payload_kind kind;
 	uint8_t *data;
 	uint32_t len;
-	struct ping_err err;
+	char err[256];
 	int pong;
 
 	memset(ev, 0, sizeof(*ev));
@@ -790,8 +790,8 @@ static int nping_client_wc(struct nping_client *c, const struct ibv_wc *wc,
 	}
 	pong = nping_wc_payload(&c->qp, wc, &kind, &ev->seq, &data, &len) == 0 &&
 	       kind == PING_PAYLOAD_PONG;
-	if (nping_post_recv(&c->qp, (unsigned)wc->wr_id, &err) < 0) {
-		snprintf(what, cap, "%s", err.msg);
+	if (nping_post_recv(&c->qp, (unsigned)wc->wr_id, err, sizeof(err)) < 0) {
+		snprintf(what, cap, "%s", err);
 		ev->type = PING_PEER_EV_ERROR;
 		return 1;
 	}
@@ -806,7 +806,7 @@ static void nping_client_poll_pongs(struct nping_client *c, struct ping_peer *p)
 {
 	struct ibv_wc wc[NPING_POLL_BATCH];
 	struct ping_peer_event ev[NPING_POLL_BATCH];
-	char what[NPING_POLL_BATCH][sizeof(struct ping_err)];
+	char what[NPING_POLL_BATCH][256];
 	int n = ibv_poll_cq(c->qp.cq, NPING_POLL_BATCH, wc), n_ev = 0;
 
 	if (n < 0) {
@@ -831,7 +831,7 @@ static void nping_client_quiesce(struct nping_client *c)
 	uint64_t until = nping_now() + 100 * 1000000ULL;
 	struct ibv_wc wc[NPING_POLL_BATCH];
 	struct ping_peer_event ev;
-	char what[sizeof(struct ping_err)];
+	char what[256];
 
 	while (c->qp.sq_out > 0 && nping_now() < until) {
 		int n = ibv_poll_cq(c->qp.cq, NPING_POLL_BATCH, wc);
@@ -867,7 +867,7 @@ static int nping_client_lines(struct nping_client *c, struct ping_peer *p)
 /* Wait for the side channel (or the deadline) and feed what comes. */
 static void nping_client_wait_line(struct nping_client *c, struct ping_peer *p)
 {
-	struct ping_err err;
+	char err[256];
 	int rc;
 
 	if (nping_client_lines(c, p))
@@ -875,11 +875,11 @@ static void nping_client_wait_line(struct nping_client *c, struct ping_peer *p)
 	rc = ping_chan_wait(c->fd, nping_slice_ms(p->deadline, nping_now()));
 	if (rc <= 0)
 		return; /* timeout or signal: the loop checks both */
-	rc = ping_chan_read(c->fd, &c->lb, &err);
+	rc = ping_chan_read(c->fd, &c->lb, err, sizeof(err));
 	if (rc == 0)
 		nping_client_feed_type(p, PING_PEER_EV_CLOSED, NULL);
 	else if (rc < 0 && rc != -EAGAIN)
-		nping_client_feed_type(p, PING_PEER_EV_ERROR, err.msg);
+		nping_client_feed_type(p, PING_PEER_EV_ERROR, err);
 	else
 		nping_client_lines(c, p);
 }
@@ -1054,11 +1054,11 @@ struct nping_server {
 };
 
 static int nping_server_port_check(struct ping_serve *s, uint16_t *lid, uint8_t gid[16],
-				   uint16_t *mtu, struct ping_err *err)
+				   uint16_t *mtu, char *err, size_t errlen)
 {
 	struct nping_server *sv = s->ctx;
 
-	if (nping_dev_refresh(sv->dev, err) < 0)
+	if (nping_dev_refresh(sv->dev, err, errlen) < 0)
 		return -ENETDOWN;
 	*lid = sv->dev->lid;
 	memcpy(gid, sv->dev->gid, 16);
@@ -1066,23 +1066,23 @@ static int nping_server_port_check(struct ping_serve *s, uint16_t *lid, uint8_t 
 	return 0;
 }
 
-static int nping_server_send_line(struct ping_serve *s, const char *line, struct ping_err *err)
+static int nping_server_send_line(struct ping_serve *s, const char *line, char *err, size_t errlen)
 {
 	struct nping_server *sv = s->ctx;
 
 	if (sv->opts->verbose > 1)
 		fprintf(stderr, "%s <- %s\n", s->client_name, line);
-	return ping_chan_send_line(sv->fd, line, PING_PEER_CHAN_TIMEOUT_MS, err);
+	return ping_chan_send_line(sv->fd, line, PING_PEER_CHAN_TIMEOUT_MS, err, errlen);
 }
 
 static int nping_server_qp_open(struct ping_serve *s, const struct ping_info *client,
-				struct ping_info *local, struct ping_err *err)
+				struct ping_info *local, char *err, size_t errlen)
 {
 	struct nping_server *sv = s->ctx;
 
-	if (nping_qp_open(sv->dev, &sv->qp, 1, local, err) < 0)
+	if (nping_qp_open(sv->dev, &sv->qp, 1, local, err, errlen) < 0)
 		return -EIO;
-	if (nping_qp_connect(&sv->qp, client, err) < 0) {
+	if (nping_qp_connect(&sv->qp, client, err, errlen) < 0) {
 		nping_qp_destroy(&sv->qp);
 		return -EIO;
 	}
@@ -1129,7 +1129,7 @@ static void nping_server_feed(struct ping_serve *s, enum ping_serve_ev_type type
 
 /* Answer a ping with a pong of the same length from a send slot. */
 static int nping_server_pong(struct nping_server *sv, const uint8_t *data, uint32_t len,
-			     uint32_t seq, struct ping_err *err)
+			     uint32_t seq, char *err, size_t errlen)
 {
 	struct nping_qp *q = &sv->qp;
 	unsigned slot = q->send_next++ % q->n_send;
@@ -1139,10 +1139,11 @@ static int nping_server_pong(struct nping_server *sv, const uint8_t *data, uint3
 		len = q->size;
 	memcpy(out, data, len);
 	ping_proto_payload_put(out, PING_PAYLOAD_PONG, seq);
-	return nping_post_send(q, slot, len, 0, err);
+	return nping_post_send(q, slot, len, 0, err, errlen);
 }
 
-static int nping_server_wc(struct nping_server *sv, const struct ibv_wc *wc, struct ping_err *err)
+static int nping_server_wc(struct nping_server *sv, const struct ibv_wc *wc, char *err,
+			   size_t errlen)
 {
 	enum ping_payload_kind kind;
 	uint32_t seq, len;
@@ -1150,7 +1151,7 @@ static int nping_server_wc(struct nping_server *sv, const struct ibv_wc *wc, str
 	int rc = 0;
 
 	if (wc->status != IBV_WC_SUCCESS) {
-		nping_wc_error(wc, err->msg, sizeof(err->msg));
+		nping_wc_error(wc, err, errlen);
 		return -EIO;
 	}
 	if (wc->wr_id & NPING_WRID_SEND) {
@@ -1159,12 +1160,12 @@ static int nping_server_wc(struct nping_server *sv, const struct ibv_wc *wc, str
 	}
 	if (nping_wc_payload(&sv->qp, wc, &kind, &seq, &data, &len) == 0) {
 		if (kind == PING_PAYLOAD_PING)
-			rc = nping_server_pong(sv, data, len, seq, err);
+			rc = nping_server_pong(sv, data, len, seq, err, errlen);
 		else if (kind == PING_PAYLOAD_BW)
 			sv->qp.rx_bw++;
 	}
 	if (rc == 0)
-		rc = nping_post_recv(&sv->qp, (unsigned)wc->wr_id, err);
+		rc = nping_post_recv(&sv->qp, (unsigned)wc->wr_id, err, errlen);
 	return rc;
 }
 
@@ -1173,7 +1174,7 @@ static void nping_server_drain(struct nping_server *sv)
 {
 	uint64_t quiet_until = nping_now() + NPING_TCP_CHECK_NS;
 	struct ibv_wc wc[NPING_POLL_BATCH];
-	struct ping_err err;
+	char err[256];
 
 	while (sv->qp.cq && nping_now() < quiet_until) {
 		int n = ibv_poll_cq(sv->qp.cq, NPING_POLL_BATCH, wc);
@@ -1181,7 +1182,7 @@ static void nping_server_drain(struct nping_server *sv)
 			continue;
 		quiet_until = nping_now() + NPING_TCP_CHECK_NS;
 		for (int i = 0; i < n; i++)
-			nping_server_wc(sv, &wc[i], &err);
+			nping_server_wc(sv, &wc[i], err, sizeof(err));
 	}
 }
 
@@ -1190,7 +1191,7 @@ static void nping_server_echo(struct nping_server *sv, struct ping_serve *s)
 {
 	uint64_t until = nping_now() + NPING_TCP_CHECK_NS;
 	struct ibv_wc wc[NPING_POLL_BATCH];
-	struct ping_err err;
+	char err[256];
 
 	while (nping_now() < until && !nping_stop) {
 		int n = ibv_poll_cq(sv->qp.cq, NPING_POLL_BATCH, wc);
@@ -1199,8 +1200,8 @@ static void nping_server_echo(struct nping_server *sv, struct ping_serve *s)
 			return;
 		}
 		for (int i = 0; i < n; i++) {
-			if (nping_server_wc(sv, &wc[i], &err) < 0) {
-				snprintf(sv->what, sizeof(sv->what), "%s", err.msg);
+			if (nping_server_wc(sv, &wc[i], err, sizeof(err)) < 0) {
+				snprintf(sv->what, sizeof(sv->what), "%s", err);
 				nping_server_feed(s, PING_SERVE_EV_ERROR, NULL, sv->what);
 				return;
 			}
@@ -1228,16 +1229,16 @@ static void nping_server_lines(struct nping_server *sv, struct ping_serve *s)
 /* Read the side channel (waiting up to wait_ms) and feed what came. */
 static void nping_server_read(struct nping_server *sv, struct ping_serve *s, int wait_ms)
 {
-	struct ping_err err;
+	char err[256];
 	int rc = ping_chan_wait(sv->fd, wait_ms);
 
 	if (rc <= 0)
 		return;
-	rc = ping_chan_read(sv->fd, &sv->lb, &err);
+	rc = ping_chan_read(sv->fd, &sv->lb, err, sizeof(err));
 	if (rc == 0) {
 		nping_server_feed(s, PING_SERVE_EV_CLOSED, NULL, NULL);
 	} else if (rc < 0 && rc != -EAGAIN) {
-		snprintf(sv->what, sizeof(sv->what), "%s", err.msg);
+		snprintf(sv->what, sizeof(sv->what), "%s", err);
 		nping_server_feed(s, PING_SERVE_EV_ERROR, NULL, sv->what);
 	} else {
 		nping_server_lines(sv, s);
@@ -1273,16 +1274,15 @@ static void nping_server_session(struct nping_server *sv, int fd, const char *na
 static int nping_server_run(struct nping_dev *d, const struct ping_opts *o)
 {
 	struct nping_server sv = {.dev = d, .opts = o, .fd = -1};
-	struct ping_err err;
+	char err[256];
 	char lid[24];
 	uint16_t bound = 0;
 	int lfd;
 
-	if (nping_dev_refresh(d, &err) < 0)
-		nping_warn("warning: %s; serving anyway: clients are told until it is fixed",
-			   err.msg);
-	if (ping_chan_listen(NULL, o->tcp_port, &lfd, &bound, &err) < 0) {
-		nping_warn("%s", err.msg);
+	if (nping_dev_refresh(d, err, sizeof(err)) < 0)
+		nping_warn("warning: %s; serving anyway: clients are told until it is fixed", err);
+	if (ping_chan_listen(NULL, o->tcp_port, &lfd, &bound, err, sizeof(err)) < 0) {
+		nping_warn("%s", err);
 		return NPING_EXIT_SETUP;
 	}
 	snprintf(lid, sizeof(lid), d->lid ? "lid %u" : "no LID yet", d->lid);
@@ -1291,12 +1291,12 @@ static int nping_server_run(struct nping_dev *d, const struct ping_opts *o)
 	fflush(stdout);
 	while (!nping_stop) {
 		char name[80];
-		int fd,
-		    rc = ping_chan_accept(lfd, NPING_WAIT_SLICE_MS, &fd, name, sizeof(name), &err);
+		int fd, rc = ping_chan_accept(lfd, NPING_WAIT_SLICE_MS, &fd, name, sizeof(name),
+					      err, sizeof(err));
 		if (rc == 0)
 			nping_server_session(&sv, fd, name);
 		else if (rc != -ETIMEDOUT && rc != -EINTR && rc != -EAGAIN)
-			nping_warn("%s", err.msg);
+			nping_warn("%s", err);
 	}
 	close(lfd);
 	return NPING_EXIT_OK;
@@ -1360,7 +1360,7 @@ static int nping_read_file(const char *path, char **text, size_t *len)
 static int nping_load_hosts(const struct ping_opts *o, struct ping_target **file, size_t *n)
 {
 	const char *path = o->all_file ? o->all_file : o->hosts_file;
-	struct ping_err err;
+	char err[256];
 	char *text = NULL;
 	size_t len = 0;
 	int rc;
@@ -1373,10 +1373,10 @@ static int nping_load_hosts(const struct ping_opts *o, struct ping_target **file
 		nping_warn("%s: %s", path, strerror(-rc));
 		return rc;
 	}
-	rc = ping_opts_parse_hosts(text, len, path, o->tcp_port, file, n, &err);
+	rc = ping_opts_parse_hosts(text, len, path, o->tcp_port, file, n, err, sizeof(err));
 	free(text);
 	if (rc < 0)
-		nping_warn("%s", rc == -ENOMEM ? "out of memory" : err.msg);
+		nping_warn("%s", rc == -ENOMEM ? "out of memory" : err);
 	return rc;
 }
 
@@ -1384,15 +1384,16 @@ static int nping_load_hosts(const struct ping_opts *o, struct ping_target **file
 static int nping_open_local(const struct ping_opts *o, struct nping_dev *d)
 {
 	struct ping_port_desc ports[NPING_MAX_PORTS];
-	struct ping_err err;
+	char err[256];
 	size_t n = 0, idx = 0;
 	int rc, list_errno;
 
 	if (nping_list_ports(ports, &n, &list_errno) < 0)
 		return -ENODEV;
-	rc = ping_report_pick_port(ports, n, o->dev, o->ib_port, o->port_guid, &idx, &err);
+	rc = ping_report_pick_port(ports, n, o->dev, o->ib_port, o->port_guid, &idx, err,
+				   sizeof(err));
 	if (rc < 0 && !(o->server && rc != -ENODEV && rc != -EPROTONOSUPPORT)) {
-		nping_warn("%s", err.msg);
+		nping_warn("%s", err);
 		if (n == 0 && list_errno == ENOSYS)
 			nping_warn(
 			    "libibverbs: %s (no kernel RDMA support: /sys/class/infiniband_verbs "
@@ -1409,8 +1410,8 @@ static int nping_open_local(const struct ping_opts *o, struct nping_dev *d)
 				break;
 	if (idx >= n || nping_dev_open(d, &ports[idx]) < 0)
 		return -ENODEV;
-	if (!o->server && nping_dev_refresh(d, &err) < 0) {
-		nping_warn("%s", err.msg);
+	if (!o->server && nping_dev_refresh(d, err, sizeof(err)) < 0) {
+		nping_warn("%s", err);
 		nping_dev_close(d);
 		return -ENETDOWN;
 	}
@@ -1446,13 +1447,13 @@ static int nping_client_main(const struct ping_opts *o)
 int main(int argc, char **argv)
 {
 	struct ping_opts o;
-	struct ping_err err;
+	char err[256];
 	struct nping_dev d;
 	int rc;
 
-	rc = ping_opts_parse(&o, argc, argv, &err);
+	rc = ping_opts_parse(&o, argc, argv, err, sizeof(err));
 	if (rc < 0) {
-		nping_warn("%s", rc == -ENOMEM ? "out of memory" : err.msg);
+		nping_warn("%s", rc == -ENOMEM ? "out of memory" : err);
 		return NPING_EXIT_SETUP;
 	}
 	if (o.help || o.version) {

@@ -9,26 +9,14 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "mad/text.h"
 #include "tools/ping/ping_chan.h"
-
-__attribute__((format(printf, 2, 3))) static void ping_chan_fail(struct ping_err *err,
-								 const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-	}
-}
 
 static uint64_t ping_chan_now_ms(void)
 {
@@ -123,22 +111,23 @@ static int ping_chan_try(const struct addrinfo *ai, uint64_t deadline, int *fd)
 	return 0;
 }
 
-static void ping_chan_connect_error(int rc, const char *where, int timeout_ms, struct ping_err *err)
+static int ping_chan_connect_error(int rc, const char *where, int timeout_ms, char *err,
+				   size_t errlen)
 {
 	if (rc == -ETIMEDOUT)
-		ping_chan_fail(
-		    err, "connect to %s: no answer within %d ms (host down or port filtered?)",
-		    where, timeout_ms);
-	else if (rc == -ECONNREFUSED)
-		ping_chan_fail(err,
-			       "connect to %s: %s (is \"nanosm-ping --server\" running there?)",
-			       where, strerror(-rc));
-	else
-		ping_chan_fail(err, "connect to %s: %s", where, strerror(-rc));
+		return text_err(
+		    err, errlen, rc,
+		    "connect to %s: no answer within %d ms (host down or port filtered?)", where,
+		    timeout_ms);
+	if (rc == -ECONNREFUSED)
+		return text_err(err, errlen, rc,
+				"connect to %s: %s (is \"nanosm-ping --server\" running there?)",
+				where, strerror(-rc));
+	return text_err(err, errlen, rc, "connect to %s: %s", where, strerror(-rc));
 }
 
-int ping_chan_connect(const char *host, uint16_t port, int timeout_ms, int *fd,
-		      struct ping_err *err)
+int ping_chan_connect(const char *host, uint16_t port, int timeout_ms, int *fd, char *err,
+		      size_t errlen)
 {
 	struct addrinfo hints, *list = NULL;
 	char service[8], where[300];
@@ -151,10 +140,9 @@ int ping_chan_connect(const char *host, uint16_t port, int timeout_ms, int *fd,
 	snprintf(service, sizeof(service), "%u", port);
 	ping_chan_where(host, port, where, sizeof(where));
 	gai = getaddrinfo(host, service, &hints, &list);
-	if (gai != 0) {
-		ping_chan_fail(err, "cannot resolve %s: %s", host, gai_strerror(gai));
-		return gai == EAI_SYSTEM ? -errno : -ENOENT;
-	}
+	if (gai != 0)
+		return text_err(err, errlen, gai == EAI_SYSTEM ? -errno : -ENOENT,
+				"cannot resolve %s: %s", host, gai_strerror(gai));
 	for (const struct addrinfo *ai = list; ai; ai = ai->ai_next) {
 		rc = ping_chan_try(ai, deadline, fd);
 		if (rc == 0 || rc == -ETIMEDOUT)
@@ -162,7 +150,7 @@ int ping_chan_connect(const char *host, uint16_t port, int timeout_ms, int *fd,
 	}
 	freeaddrinfo(list);
 	if (rc < 0)
-		ping_chan_connect_error(rc, where, timeout_ms, err);
+		return ping_chan_connect_error(rc, where, timeout_ms, err, errlen);
 	return rc;
 }
 
@@ -200,8 +188,8 @@ static uint16_t ping_chan_local_port(int fd)
 	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
 }
 
-int ping_chan_listen(const char *host, uint16_t port, int *fd, uint16_t *bound,
-		     struct ping_err *err)
+int ping_chan_listen(const char *host, uint16_t port, int *fd, uint16_t *bound, char *err,
+		     size_t errlen)
 {
 	struct addrinfo hints, *list = NULL;
 	char service[8];
@@ -213,24 +201,20 @@ int ping_chan_listen(const char *host, uint16_t port, int *fd, uint16_t *bound,
 	hints.ai_flags = AI_PASSIVE;
 	snprintf(service, sizeof(service), "%u", port);
 	gai = getaddrinfo(host, service, &hints, &list);
-	if (gai != 0) {
-		ping_chan_fail(err, "cannot resolve %s: %s", host ? host : "(any)",
-			       gai_strerror(gai));
-		return -ENOENT;
-	}
+	if (gai != 0)
+		return text_err(err, errlen, -ENOENT, "cannot resolve %s: %s",
+				host ? host : "(any)", gai_strerror(gai));
 	/* AF_INET6 first: one dual-stack socket serves both families */
 	for (int pass = 0; pass < 2 && rc < 0; pass++)
 		for (const struct addrinfo *ai = list; ai && rc < 0; ai = ai->ai_next)
 			if ((ai->ai_family == AF_INET6) == (pass == 0))
 				rc = ping_chan_bind(ai, fd);
 	freeaddrinfo(list);
-	if (rc < 0) {
-		ping_chan_fail(err, "listen on TCP port %u: %s%s", port, strerror(-rc),
-			       rc == -EADDRINUSE
-				   ? " (another nanosm-ping --server? choose one with --tcp-port)"
-				   : "");
-		return rc;
-	}
+	if (rc < 0)
+		return text_err(err, errlen, rc, "listen on TCP port %u: %s%s", port, strerror(-rc),
+				rc == -EADDRINUSE
+				    ? " (another nanosm-ping --server? choose one with --tcp-port)"
+				    : "");
 	if (bound)
 		*bound = ping_chan_local_port(*fd);
 	return 0;
@@ -247,7 +231,8 @@ static void ping_chan_peer_name(const char *host, const char *serv, char *name, 
 	snprintf(name, cap, strchr(host, ':') ? "[%s]:%s" : "%s:%s", host, serv);
 }
 
-int ping_chan_accept(int lfd, int timeout_ms, int *fd, char *name, size_t cap, struct ping_err *err)
+int ping_chan_accept(int lfd, int timeout_ms, int *fd, char *name, size_t cap, char *err,
+		     size_t errlen)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
@@ -261,9 +246,9 @@ int ping_chan_accept(int lfd, int timeout_ms, int *fd, char *name, size_t cap, s
 	s = accept4(lfd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (s < 0) {
 		int rc = -errno;
-		if (rc != -EAGAIN && rc != -EINTR)
-			ping_chan_fail(err, "accept: %s", strerror(-rc));
-		return rc;
+		if (rc == -EAGAIN || rc == -EINTR)
+			return rc;
+		return text_err(err, errlen, rc, "accept: %s", strerror(-rc));
 	}
 	ping_chan_nodelay(s);
 	ping_chan_keepalive(s);
@@ -278,16 +263,15 @@ int ping_chan_accept(int lfd, int timeout_ms, int *fd, char *name, size_t cap, s
 
 /* ---- Lines --------------------------------------------------------------- */
 
-int ping_chan_send_line(int fd, const char *line, int timeout_ms, struct ping_err *err)
+int ping_chan_send_line(int fd, const char *line, int timeout_ms, char *err, size_t errlen)
 {
 	char buf[PING_PROTO_LINE_MAX + 1];
 	size_t len = strlen(line), off = 0;
 	uint64_t deadline = ping_chan_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 1);
 
-	if (len + 1 > PING_PROTO_LINE_MAX) {
-		ping_chan_fail(err, "line of %zu bytes is too long to send", len);
-		return -EMSGSIZE;
-	}
+	if (len + 1 > PING_PROTO_LINE_MAX)
+		return text_err(err, errlen, -EMSGSIZE, "line of %zu bytes is too long to send",
+				len);
 	memcpy(buf, line, len);
 	buf[len++] = '\n';
 	while (off < len) {
@@ -300,35 +284,32 @@ int ping_chan_send_line(int fd, const char *line, int timeout_ms, struct ping_er
 			continue;
 		if (errno != EAGAIN && errno != EWOULDBLOCK) {
 			int rc = -errno;
-			ping_chan_fail(err, "send: %s", strerror(-rc));
-			return rc;
+			return text_err(err, errlen, rc, "send: %s", strerror(-rc));
 		}
-		if (ping_chan_poll(fd, POLLOUT, ping_chan_left(deadline)) <= 0) {
-			ping_chan_fail(err, "send: peer not reading for %d ms", timeout_ms);
-			return -ETIMEDOUT;
-		}
+		if (ping_chan_poll(fd, POLLOUT, ping_chan_left(deadline)) <= 0)
+			return text_err(err, errlen, -ETIMEDOUT, "send: peer not reading for %d ms",
+					timeout_ms);
 	}
 	return 0;
 }
 
-int ping_chan_read(int fd, struct ping_proto_linebuf *lb, struct ping_err *err)
+int ping_chan_read(int fd, struct ping_proto_linebuf *lb, char *err, size_t errlen)
 {
 	size_t room;
 	char *at = ping_proto_linebuf_room(lb, &room);
 	ssize_t n;
 
-	if (room == 0) {
-		ping_chan_fail(err, "receive: line longer than %d bytes", PING_PROTO_LINE_MAX);
-		return -EMSGSIZE;
-	}
+	if (room == 0)
+		return text_err(err, errlen, -EMSGSIZE, "receive: line longer than %d bytes",
+				PING_PROTO_LINE_MAX);
 	do
 		n = recv(fd, at, room, 0);
 	while (n < 0 && errno == EINTR);
 	if (n < 0) {
 		int rc = errno == EWOULDBLOCK ? -EAGAIN : -errno;
-		if (rc != -EAGAIN)
-			ping_chan_fail(err, "receive: %s", strerror(-rc));
-		return rc;
+		if (rc == -EAGAIN)
+			return rc;
+		return text_err(err, errlen, rc, "receive: %s", strerror(-rc));
 	}
 	ping_proto_linebuf_commit(lb, (size_t)n);
 	return (int)n;

@@ -20,23 +20,23 @@
 
 /* Listen on host (NULL: every local address, IPv6 and IPv4) and port (0: a
  * free one).  *bound gets the port.  Returns 0 or -errno with err set. */
-int ping_chan_listen(const char *host, uint16_t port, int *fd, uint16_t *bound,
-		     struct ping_err *err);
+int ping_chan_listen(const char *host, uint16_t port, int *fd, uint16_t *bound, char *err,
+		     size_t errlen);
 /* Wait up to timeout_ms (< 0: forever) for a client.  Returns 0 with *fd and
  * name ("10.0.0.3:51234"), -ETIMEDOUT, -EINTR, or -errno with err set. */
-int ping_chan_accept(int lfd, int timeout_ms, int *fd, char *name, size_t cap,
-		     struct ping_err *err);
+int ping_chan_accept(int lfd, int timeout_ms, int *fd, char *name, size_t cap, char *err,
+		     size_t errlen);
 /* Connect to host:port within timeout_ms, trying each address the name
  * resolves to.  Returns 0 with *fd, or -errno with err set (-ETIMEDOUT,
  * -ECONNREFUSED, -EHOSTUNREACH, -ENOENT for an unknown host...). */
-int ping_chan_connect(const char *host, uint16_t port, int timeout_ms, int *fd,
-		      struct ping_err *err);
+int ping_chan_connect(const char *host, uint16_t port, int timeout_ms, int *fd, char *err,
+		      size_t errlen);
 /* Write line and a newline within timeout_ms.  Returns 0 or -errno. */
-int ping_chan_send_line(int fd, const char *line, int timeout_ms, struct ping_err *err);
+int ping_chan_send_line(int fd, const char *line, int timeout_ms, char *err, size_t errlen);
 /* Read what is available into lb.  Returns the byte count, 0 at end of
  * stream, -EAGAIN when nothing is there yet, -EMSGSIZE when lb is full, or
  * -errno with err set. */
-int ping_chan_read(int fd, struct ping_proto_linebuf *lb, struct ping_err *err);
+int ping_chan_read(int fd, struct ping_proto_linebuf *lb, char *err, size_t errlen);
 /* Wait up to timeout_ms (< 0: forever) until fd is readable.  Returns 1, 0
  * on timeout, or -errno (-EINTR on a signal). */
 int ping_chan_wait(int fd, int timeout_ms);

@@ -6,13 +6,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "mad/port_args.h"
+#include "mad/text.h"
 #include "tools/ping/ping_opts.h"
 
 enum ping_opts_id {
@@ -76,26 +76,13 @@ struct ping_opts_scan {
 	size_t n_words;
 };
 
-__attribute__((format(printf, 2, 3))) static int ping_opts_fail(struct ping_err *err,
-								const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
-
 /* ---- Numbers ------------------------------------------------------------- */
 
 /* Decimal (or 0x hex when hex_ok) in min..max; unit is the multiplier of a
  * k/m suffix base (0: no suffix allowed). */
 static int ping_opts_number(const char *opt, const char *s, int hex_ok, int suffix_ok,
 			    unsigned long long min, unsigned long long max, unsigned long long *out,
-			    struct ping_err *err)
+			    char *err, size_t errlen)
 {
 	unsigned long long v = 0, mult = 1;
 	int base = 10;
@@ -113,8 +100,8 @@ static int ping_opts_number(const char *opt, const char *s, int hex_ok, int suff
 		if (d < 0)
 			break;
 		if (v > (ULLONG_MAX - (unsigned)d) / (unsigned)base)
-			return ping_opts_fail(err, "%s: %s is too large (at most %llu)", opt, s,
-					      max);
+			return text_err(err, errlen, -EINVAL, "%s: %s is too large (at most %llu)",
+					opt, s, max);
 		v = v * (unsigned)base + (unsigned)d;
 	}
 	if (suffix_ok && digits && (s[i] == 'k' || s[i] == 'K') && !s[i + 1])
@@ -122,15 +109,16 @@ static int ping_opts_number(const char *opt, const char *s, int hex_ok, int suff
 	else if (suffix_ok && digits && (s[i] == 'm' || s[i] == 'M') && !s[i + 1])
 		mult = 1024 * 1024, i++;
 	if (!digits || s[i])
-		return ping_opts_fail(err, "%s: \"%s\" is not a number", opt, s);
+		return text_err(err, errlen, -EINVAL, "%s: \"%s\" is not a number", opt, s);
 	if (v > max / mult || v * mult < min)
-		return ping_opts_fail(err, "%s: %s is out of range %llu..%llu", opt, s, min, max);
+		return text_err(err, errlen, -EINVAL, "%s: %s is out of range %llu..%llu", opt, s,
+				min, max);
 	*out = v * mult;
 	return 0;
 }
 
 /* "1", "0.25" (seconds, up to 3 decimals) or "250ms". */
-static int ping_opts_timeout(const char *opt, const char *s, unsigned *ms, struct ping_err *err)
+static int ping_opts_timeout(const char *opt, const char *s, unsigned *ms, char *err, size_t errlen)
 {
 	unsigned long long whole = 0, frac = 0, scale = 1000;
 	size_t i = 0, digits = 0;
@@ -152,11 +140,11 @@ static int ping_opts_timeout(const char *opt, const char *s, unsigned *ms, struc
 		i++;
 	}
 	if (!digits || s[i])
-		return ping_opts_fail(err, "%s: \"%s\" is not a duration (e.g. 1, 0.5, 250ms)", opt,
-				      s);
+		return text_err(err, errlen, -EINVAL,
+				"%s: \"%s\" is not a duration (e.g. 1, 0.5, 250ms)", opt, s);
 	if (whole * 1000 + frac < 1 || whole * 1000 + frac > PING_OPTS_TIMEOUT_MS_MAX)
-		return ping_opts_fail(err, "%s: %s is out of range 1ms..%us", opt, s,
-				      PING_OPTS_TIMEOUT_MS_MAX / 1000);
+		return text_err(err, errlen, -EINVAL, "%s: %s is out of range 1ms..%us", opt, s,
+				PING_OPTS_TIMEOUT_MS_MAX / 1000);
 	*ms = (unsigned)(whole * 1000 + frac);
 	return 0;
 }
@@ -174,52 +162,55 @@ static int ping_opts_all_digits(const char *s)
 	return 1;
 }
 
-static int ping_opts_host_chars(const char *host, size_t len, int ipv6, const char *word,
-				struct ping_err *err)
+static int ping_opts_host_chars(const char *host, size_t len, int ipv6, const char *word, char *err,
+				size_t errlen)
 {
 	if (len == 0)
-		return ping_opts_fail(err, "target \"%s\": empty host name", word);
+		return text_err(err, errlen, -EINVAL, "target \"%s\": empty host name", word);
 	if (len > PING_OPTS_HOST_MAX)
-		return ping_opts_fail(err, "target \"%.40s...\": host name longer than %d", word,
-				      PING_OPTS_HOST_MAX);
+		return text_err(err, errlen, -EINVAL,
+				"target \"%.40s...\": host name longer than %d", word,
+				PING_OPTS_HOST_MAX);
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)host[i];
 		if (isalnum(c) || c == '.' || c == '-' || c == '_' ||
 		    (ipv6 && (c == ':' || c == '%')))
 			continue;
-		return ping_opts_fail(err, "target \"%s\": '%c' is not allowed in a host name",
-				      word, isprint(c) ? c : '?');
+		return text_err(err, errlen, -EINVAL,
+				"target \"%s\": '%c' is not allowed in a host name", word,
+				isprint(c) ? c : '?');
 	}
 	return 0;
 }
 
-static int ping_opts_target_port(const char *word, const char *s, uint16_t *port,
-				 struct ping_err *err)
+static int ping_opts_target_port(const char *word, const char *s, uint16_t *port, char *err,
+				 size_t errlen)
 {
 	unsigned long long v;
 	char opt[PING_OPTS_HOST_MAX + 16];
 
 	snprintf(opt, sizeof(opt), "target \"%s\": port", word);
-	if (ping_opts_number(opt, s, 0, 0, 1, 65535, &v, err) < 0)
+	if (ping_opts_number(opt, s, 0, 0, 1, 65535, &v, err, errlen) < 0)
 		return -EINVAL;
 	*port = (uint16_t)v;
 	return 0;
 }
 
-static int ping_opts_target_lid(const char *s, struct ping_target *t, struct ping_err *err)
+static int ping_opts_target_lid(const char *s, struct ping_target *t, char *err, size_t errlen)
 {
 	unsigned long long v;
 
-	if (ping_opts_number("LID target", s, 1, 0, 0, ULLONG_MAX, &v, err) < 0)
+	if (ping_opts_number("LID target", s, 1, 0, 0, ULLONG_MAX, &v, err, errlen) < 0)
 		return -EINVAL;
 	if (v < 1 || v > PING_PROTO_LID_MAX)
-		return ping_opts_fail(err, "LID target %s: not a unicast LID (1..49151)", s);
+		return text_err(err, errlen, -EINVAL, "LID target %s: not a unicast LID (1..49151)",
+				s);
 	t->lid = (uint16_t)v;
 	return 0;
 }
 
-int ping_opts_parse_target(const char *s, uint16_t default_port, struct ping_target *t,
-			   struct ping_err *err)
+int ping_opts_parse_target(const char *s, uint16_t default_port, struct ping_target *t, char *err,
+			   size_t errlen)
 {
 	const char *host = s, *colon = strchr(s, ':'), *port = NULL;
 	size_t len = strlen(s);
@@ -228,14 +219,14 @@ int ping_opts_parse_target(const char *s, uint16_t default_port, struct ping_tar
 	memset(t, 0, sizeof(*t));
 	t->port = default_port;
 	if (!*s)
-		return ping_opts_fail(err, "empty target");
+		return text_err(err, errlen, -EINVAL, "empty target");
 	if (ping_opts_all_digits(s))
-		return ping_opts_target_lid(s, t, err);
+		return ping_opts_target_lid(s, t, err, errlen);
 	if (s[0] == '[') {
 		const char *end = strchr(s, ']');
 		if (!end || (end[1] && end[1] != ':'))
-			return ping_opts_fail(err, "target \"%s\": expected [IPV6] or [IPV6]:PORT",
-					      s);
+			return text_err(err, errlen, -EINVAL,
+					"target \"%s\": expected [IPV6] or [IPV6]:PORT", s);
 		host = s + 1;
 		len = (size_t)(end - host);
 		port = end[1] ? end + 2 : NULL;
@@ -246,9 +237,9 @@ int ping_opts_parse_target(const char *s, uint16_t default_port, struct ping_tar
 		len = (size_t)(colon - s);
 		port = colon + 1;
 	}
-	if (ping_opts_host_chars(host, len, ipv6, s, err) < 0)
+	if (ping_opts_host_chars(host, len, ipv6, s, err, errlen) < 0)
 		return -EINVAL;
-	if (port && ping_opts_target_port(s, port, &t->port, err) < 0)
+	if (port && ping_opts_target_port(s, port, &t->port, err, errlen) < 0)
 		return -EINVAL;
 	memcpy(t->host, host, len);
 	t->host[len] = '\0';
@@ -297,9 +288,9 @@ static void ping_opts_defaults(struct ping_opts *o)
 }
 
 static int ping_opts_uint(const char *opt, const char *val, int suffix_ok, unsigned long long min,
-			  unsigned long long max, unsigned long long *out, struct ping_err *err)
+			  unsigned long long max, unsigned long long *out, char *err, size_t errlen)
 {
-	return ping_opts_number(opt, val, 0, suffix_ok, min, max, out, err);
+	return ping_opts_number(opt, val, 0, suffix_ok, min, max, out, err, errlen);
 }
 
 /* The local port as mad/port_args sees it. */
@@ -313,7 +304,7 @@ static void ping_opts_port_args(const struct ping_opts *o, struct port_args *pa)
 /* -d CA, -p N, -g GUID: the local port, parsed as for nanosm (mad/port_args).
  * A TCP-sized -p is the old meaning of -p, so say where that went. */
 static int ping_opts_local_port(struct ping_opts *o, char letter, const char *opt, const char *val,
-				struct ping_err *err)
+				char *err, size_t errlen)
 {
 	struct port_args pa;
 	unsigned long long v;
@@ -326,17 +317,17 @@ static int ping_opts_local_port(struct ping_opts *o, char letter, const char *op
 		o->port_guid = pa.guid;
 		return 0;
 	}
-	if (letter == 'p' && ping_opts_uint(opt, val, 0, 255, 65535, &v, NULL) == 0)
-		return ping_opts_fail(err,
-				      "%s: %s is not an InfiniBand port (1..254): -p/--port is the "
-				      "IB port, as in nanosm; the side channel's TCP port is "
-				      "--tcp-port",
-				      opt, val);
-	return ping_opts_fail(err, "%s", msg);
+	if (letter == 'p' && ping_opts_uint(opt, val, 0, 255, 65535, &v, NULL, 0) == 0)
+		return text_err(err, errlen, -EINVAL,
+				"%s: %s is not an InfiniBand port (1..254): -p/--port is the "
+				"IB port, as in nanosm; the side channel's TCP port is "
+				"--tcp-port",
+				opt, val);
+	return text_err(err, errlen, -EINVAL, "%s", msg);
 }
 
 static int ping_opts_apply(struct ping_opts *o, enum ping_opts_id id, const char *opt,
-			   const char *val, struct ping_err *err)
+			   const char *val, char *err, size_t errlen)
 {
 	unsigned long long v = 0;
 	int rc = 0;
@@ -346,17 +337,17 @@ static int ping_opts_apply(struct ping_opts *o, enum ping_opts_id id, const char
 		o->server = 1;
 		break;
 	case PING_OPT_TCP_PORT:
-		rc = ping_opts_uint(opt, val, 0, 1, 65535, &v, err);
+		rc = ping_opts_uint(opt, val, 0, 1, 65535, &v, err, errlen);
 		o->tcp_port = (uint16_t)v;
 		break;
 	case PING_OPT_DEV:
-		rc = ping_opts_local_port(o, 'd', opt, val, err);
+		rc = ping_opts_local_port(o, 'd', opt, val, err, errlen);
 		break;
 	case PING_OPT_IBPORT:
-		rc = ping_opts_local_port(o, 'p', opt, val, err);
+		rc = ping_opts_local_port(o, 'p', opt, val, err, errlen);
 		break;
 	case PING_OPT_GUID:
-		rc = ping_opts_local_port(o, 'g', opt, val, err);
+		rc = ping_opts_local_port(o, 'g', opt, val, err, errlen);
 		break;
 	case PING_OPT_RC:
 		o->mode = PING_MODE_RC;
@@ -365,26 +356,28 @@ static int ping_opts_apply(struct ping_opts *o, enum ping_opts_id id, const char
 		o->mode = PING_MODE_UD;
 		break;
 	case PING_OPT_ITERS:
-		rc = ping_opts_uint(opt, val, 0, 1, PING_OPTS_ITERS_MAX, &v, err);
+		rc = ping_opts_uint(opt, val, 0, 1, PING_OPTS_ITERS_MAX, &v, err, errlen);
 		o->iters = (unsigned)v;
 		break;
 	case PING_OPT_PING_SIZE:
-		rc = ping_opts_uint(opt, val, 1, PING_PROTO_SIZE_MIN, PING_PROTO_SIZE_MAX, &v, err);
+		rc = ping_opts_uint(opt, val, 1, PING_PROTO_SIZE_MIN, PING_PROTO_SIZE_MAX, &v, err,
+				    errlen);
 		o->ping_size = (uint32_t)v;
 		break;
 	case PING_OPT_BW:
 		o->bw = 1;
 		break;
 	case PING_OPT_SIZE:
-		rc = ping_opts_uint(opt, val, 1, PING_PROTO_SIZE_MIN, PING_PROTO_SIZE_MAX, &v, err);
+		rc = ping_opts_uint(opt, val, 1, PING_PROTO_SIZE_MIN, PING_PROTO_SIZE_MAX, &v, err,
+				    errlen);
 		o->bw_size = (uint32_t)v;
 		break;
 	case PING_OPT_BW_COUNT:
-		rc = ping_opts_uint(opt, val, 0, 1, PING_OPTS_BW_COUNT_MAX, &v, err);
+		rc = ping_opts_uint(opt, val, 0, 1, PING_OPTS_BW_COUNT_MAX, &v, err, errlen);
 		o->bw_count = (unsigned)v;
 		break;
 	case PING_OPT_TIMEOUT:
-		rc = ping_opts_timeout(opt, val, &o->timeout_ms, err);
+		rc = ping_opts_timeout(opt, val, &o->timeout_ms, err, errlen);
 		break;
 	case PING_OPT_ALL:
 		o->all_file = val;
@@ -426,34 +419,35 @@ static const struct ping_opts_def *ping_opts_find_short(char letter)
 
 /* An unknown "--name": the names nanosm-ping had before its port options
  * took nanosm's letters say what replaced them. */
-static int ping_opts_unknown_long(const char *word, size_t len, struct ping_err *err)
+static int ping_opts_unknown_long(const char *word, size_t len, char *err, size_t errlen)
 {
 	static const char *const renamed[][2] = {{"--ib-dev", "-d/--ca"},
 						 {"--ib-port", "-p/--port"}};
 
 	for (size_t i = 0; i < sizeof(renamed) / sizeof(renamed[0]); i++)
 		if (strlen(renamed[i][0]) == len && !strncmp(word, renamed[i][0], len))
-			return ping_opts_fail(err, "%s is now %s, as in nanosm", renamed[i][0],
-					      renamed[i][1]);
-	return ping_opts_fail(err, "unknown option \"%.*s\" (try --help)",
-			      (int)(len < 40 ? len : 40), word);
+			return text_err(err, errlen, -EINVAL, "%s is now %s, as in nanosm",
+					renamed[i][0], renamed[i][1]);
+	return text_err(err, errlen, -EINVAL, "unknown option \"%.*s\" (try --help)",
+			(int)(len < 40 ? len : 40), word);
 }
 
 /* "-vv": a bundle of short options that take no value. */
 static int ping_opts_flags(struct ping_opts *o, struct ping_opts_scan *sc, const char *word,
-			   struct ping_err *err)
+			   char *err, size_t errlen)
 {
 	for (const char *c = word + 1; *c; c++) {
 		const struct ping_opts_def *def = ping_opts_find_short(*c);
 		char opt[4] = {'-', *c, 0, 0};
 		if (!def)
-			return ping_opts_fail(err, "unknown option \"-%c\" in \"%s\" (try --help)",
-					      *c, word);
+			return text_err(err, errlen, -EINVAL,
+					"unknown option \"-%c\" in \"%s\" (try --help)", *c, word);
 		if (def->has_arg)
-			return ping_opts_fail(
-			    err, "-%c needs a value: give it on its own, not in \"%s\"", *c, word);
+			return text_err(err, errlen, -EINVAL,
+					"-%c needs a value: give it on its own, not in \"%s\"", *c,
+					word);
 		sc->seen[def->id]++;
-		if (ping_opts_apply(o, def->id, opt, NULL, err) < 0)
+		if (ping_opts_apply(o, def->id, opt, NULL, err, errlen) < 0)
 			return -EINVAL;
 	}
 	return 0;
@@ -461,7 +455,7 @@ static int ping_opts_flags(struct ping_opts *o, struct ping_opts_scan *sc, const
 
 /* One option word at argv[*i] (and maybe its value in the next word). */
 static int ping_opts_one(struct ping_opts *o, struct ping_opts_scan *sc, int argc,
-			 char *const argv[], int *i, struct ping_err *err)
+			 char *const argv[], int *i, char *err, size_t errlen)
 {
 	const char *word = argv[*i], *val = NULL, *eq = NULL;
 	const struct ping_opts_def *def;
@@ -473,81 +467,87 @@ static int ping_opts_one(struct ping_opts *o, struct ping_opts_scan *sc, int arg
 		    ping_opts_find_long(word + 2, eq ? (size_t)(eq - word - 2) : strlen(word + 2));
 		if (!def)
 			return ping_opts_unknown_long(word, eq ? (size_t)(eq - word) : strlen(word),
-						      err);
+						      err, errlen);
 		snprintf(opt, sizeof(opt), "--%s", def->name);
 		if (eq && !def->has_arg)
-			return ping_opts_fail(err, "%s takes no value", opt);
+			return text_err(err, errlen, -EINVAL, "%s takes no value", opt);
 		val = eq ? eq + 1 : NULL;
 	} else {
 		def = ping_opts_find_short(word[1]);
 		if (!def && word[1] == 'i')
-			return ping_opts_fail(err, "-i is gone: the IB port is -p/--port, as in "
-						   "nanosm (the TCP port is --tcp-port)");
+			return text_err(err, errlen, -EINVAL,
+					"-i is gone: the IB port is -p/--port, as in "
+					"nanosm (the TCP port is --tcp-port)");
 		if (!def)
-			return ping_opts_fail(err, "unknown option \"-%c\" (try --help)", word[1]);
+			return text_err(err, errlen, -EINVAL, "unknown option \"-%c\" (try --help)",
+					word[1]);
 		snprintf(opt, sizeof(opt), "-%c", def->letter);
 		if (word[2] && !def->has_arg)
-			return ping_opts_flags(o, sc, word, err);
+			return ping_opts_flags(o, sc, word, err, errlen);
 		val = word[2] ? word + 2 : NULL;
 	}
 	if (def->has_arg && !val) {
 		if (*i + 1 >= argc)
-			return ping_opts_fail(err, "%s needs a value", opt);
+			return text_err(err, errlen, -EINVAL, "%s needs a value", opt);
 		val = argv[++*i];
 	}
 	sc->seen[def->id]++;
-	return ping_opts_apply(o, def->id, opt, val, err);
+	return ping_opts_apply(o, def->id, opt, val, err, errlen);
 }
 
-static int ping_opts_check_server(const struct ping_opts_scan *sc, struct ping_err *err)
+static int ping_opts_check_server(const struct ping_opts_scan *sc, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < PING_OPTS_NDEFS; i++) {
 		const struct ping_opts_def *d = &ping_opts_table[i];
 		if (d->client_only && sc->seen[d->id])
-			return ping_opts_fail(
-			    err, "--%s is a client option (the client chooses the test)", d->name);
+			return text_err(err, errlen, -EINVAL,
+					"--%s is a client option (the client chooses the test)",
+					d->name);
 	}
 	if (sc->n_words)
-		return ping_opts_fail(err, "--server takes no targets (\"%s\")", sc->words[0]);
+		return text_err(err, errlen, -EINVAL, "--server takes no targets (\"%s\")",
+				sc->words[0]);
 	return 0;
 }
 
-static int ping_opts_check_client(const struct ping_opts *o, struct ping_err *err)
+static int ping_opts_check_client(const struct ping_opts *o, char *err, size_t errlen)
 {
 	size_t lids = ping_opts_lid_targets(o);
 
 	if (o->all_file && o->hosts_file)
-		return ping_opts_fail(
-		    err, "--all FILE already lists the hosts: give --all or --hosts, not both");
+		return text_err(
+		    err, errlen, -EINVAL,
+		    "--all FILE already lists the hosts: give --all or --hosts, not both");
 	if (!o->n_targets && !o->all_file)
-		return ping_opts_fail(
-		    err, "no target: give HOST, LID or --all HOSTS_FILE (or --server)");
+		return text_err(err, errlen, -EINVAL,
+				"no target: give HOST, LID or --all HOSTS_FILE (or --server)");
 	if (lids && !o->all_file && !o->hosts_file) {
 		for (size_t i = 0; i < o->n_targets; i++)
 			if (o->targets[i].lid)
-				return ping_opts_fail(
-				    err,
+				return text_err(
+				    err, errlen, -EINVAL,
 				    "LID target %u needs --hosts FILE: the side channel is TCP, "
 				    "and a LID alone gives no address",
 				    o->targets[i].lid);
 	}
 	if (o->bw_size && !o->bw)
-		return ping_opts_fail(err, "--size sets the bandwidth message size: add --bw");
+		return text_err(err, errlen, -EINVAL,
+				"--size sets the bandwidth message size: add --bw");
 	if (o->mode == PING_MODE_UD && o->ping_size > 4096)
-		return ping_opts_fail(
-		    err,
+		return text_err(
+		    err, errlen, -EINVAL,
 		    "--ping-size %u: a UD message must fit in one packet (at most the MTU, 4096)",
 		    o->ping_size);
 	if (o->mode == PING_MODE_UD && o->bw_size > 4096)
-		return ping_opts_fail(err,
-				      "--size %u: a UD message must fit in one packet (at most the "
-				      "MTU, 4096); use --rc for larger",
-				      o->bw_size);
+		return text_err(err, errlen, -EINVAL,
+				"--size %u: a UD message must fit in one packet (at most the "
+				"MTU, 4096); use --rc for larger",
+				o->bw_size);
 	return 0;
 }
 
-static int ping_opts_targets(struct ping_opts *o, const struct ping_opts_scan *sc,
-			     struct ping_err *err)
+static int ping_opts_targets(struct ping_opts *o, const struct ping_opts_scan *sc, char *err,
+			     size_t errlen)
 {
 	if (!sc->n_words)
 		return 0;
@@ -555,14 +555,15 @@ static int ping_opts_targets(struct ping_opts *o, const struct ping_opts_scan *s
 	if (!o->targets)
 		return -ENOMEM;
 	for (size_t i = 0; i < sc->n_words; i++)
-		if (ping_opts_parse_target(sc->words[i], o->tcp_port, &o->targets[i], err) < 0)
+		if (ping_opts_parse_target(sc->words[i], o->tcp_port, &o->targets[i], err, errlen) <
+		    0)
 			return -EINVAL;
 	o->n_targets = sc->n_words;
 	return 0;
 }
 
 static int ping_opts_scan_argv(struct ping_opts *o, struct ping_opts_scan *sc, int argc,
-			       char *const argv[], struct ping_err *err)
+			       char *const argv[], char *err, size_t errlen)
 {
 	int only_words = 0;
 
@@ -571,7 +572,7 @@ static int ping_opts_scan_argv(struct ping_opts *o, struct ping_opts_scan *sc, i
 		if (!only_words && strcmp(w, "--") == 0) {
 			only_words = 1;
 		} else if (!only_words && w[0] == '-' && w[1]) {
-			if (ping_opts_one(o, sc, argc, argv, &i, err) < 0)
+			if (ping_opts_one(o, sc, argc, argv, &i, err, errlen) < 0)
 				return -EINVAL;
 		} else {
 			sc->words[sc->n_words++] = w;
@@ -581,18 +582,18 @@ static int ping_opts_scan_argv(struct ping_opts *o, struct ping_opts_scan *sc, i
 }
 
 /* -g excludes -d/-p. */
-static int ping_opts_check_port(const struct ping_opts *o, struct ping_err *err)
+static int ping_opts_check_port(const struct ping_opts *o, char *err, size_t errlen)
 {
 	struct port_args pa;
 	char msg[256];
 
 	ping_opts_port_args(o, &pa);
 	if (port_args_check(&pa, msg, sizeof(msg)) < 0)
-		return ping_opts_fail(err, "%s", msg);
+		return text_err(err, errlen, -EINVAL, "%s", msg);
 	return 0;
 }
 
-int ping_opts_parse(struct ping_opts *o, int argc, char *const argv[], struct ping_err *err)
+int ping_opts_parse(struct ping_opts *o, int argc, char *const argv[], char *err, size_t errlen)
 {
 	struct ping_opts_scan sc;
 	int rc;
@@ -602,13 +603,14 @@ int ping_opts_parse(struct ping_opts *o, int argc, char *const argv[], struct pi
 	sc.words = calloc(argc > 0 ? (size_t)argc : 1, sizeof(*sc.words));
 	if (!sc.words)
 		return -ENOMEM;
-	rc = ping_opts_scan_argv(o, &sc, argc, argv, err);
+	rc = ping_opts_scan_argv(o, &sc, argc, argv, err, errlen);
 	if (rc == 0)
-		rc = ping_opts_check_port(o, err);
+		rc = ping_opts_check_port(o, err, errlen);
 	if (rc == 0 && !o->help && !o->version)
-		rc = o->server ? ping_opts_check_server(&sc, err) : ping_opts_targets(o, &sc, err);
+		rc = o->server ? ping_opts_check_server(&sc, err, errlen)
+			       : ping_opts_targets(o, &sc, err, errlen);
 	if (rc == 0 && !o->help && !o->version && !o->server)
-		rc = ping_opts_check_client(o, err);
+		rc = ping_opts_check_client(o, err, errlen);
 	free(sc.words);
 	if (rc < 0)
 		ping_opts_fini(o);
@@ -640,27 +642,28 @@ static char *ping_opts_trim(char *line)
 }
 
 static int ping_opts_hosts_line(char *word, const char *name, int lineno, uint16_t default_port,
-				struct ping_target *list, size_t n, struct ping_err *err)
+				struct ping_target *list, size_t n, char *err, size_t errlen)
 {
-	struct ping_err inner;
+	char inner[256];
 
 	if (word[strcspn(word, " \t")])
-		return ping_opts_fail(err, "%s:%d: one host per line, found \"%.60s\"", name,
-				      lineno, word);
-	if (ping_opts_parse_target(word, default_port, &list[n], &inner) < 0)
-		return ping_opts_fail(err, "%s:%d: %.200s", name, lineno, inner.msg);
+		return text_err(err, errlen, -EINVAL, "%s:%d: one host per line, found \"%.60s\"",
+				name, lineno, word);
+	if (ping_opts_parse_target(word, default_port, &list[n], inner, sizeof(inner)) < 0)
+		return text_err(err, errlen, -EINVAL, "%s:%d: %.200s", name, lineno, inner);
 	if (list[n].lid)
-		return ping_opts_fail(err,
-				      "%s:%d: %s is a LID; a hosts file lists hosts (HOST[:PORT])",
-				      name, lineno, word);
+		return text_err(err, errlen, -EINVAL,
+				"%s:%d: %s is a LID; a hosts file lists hosts (HOST[:PORT])", name,
+				lineno, word);
 	for (size_t i = 0; i < n; i++)
 		if (ping_opts_same_host(&list[i], &list[n]))
-			return ping_opts_fail(err, "%s:%d: %s is listed twice", name, lineno, word);
+			return text_err(err, errlen, -EINVAL, "%s:%d: %s is listed twice", name,
+					lineno, word);
 	return 0;
 }
 
 int ping_opts_parse_hosts(const char *text, size_t len, const char *name, uint16_t default_port,
-			  struct ping_target **out, size_t *n, struct ping_err *err)
+			  struct ping_target **out, size_t *n, char *err, size_t errlen)
 {
 	char line[PING_OPTS_HOST_MAX + 64];
 	struct ping_target *list;
@@ -679,7 +682,8 @@ int ping_opts_parse_hosts(const char *text, size_t len, const char *name, uint16
 
 		lineno++;
 		if (l >= sizeof(line) || memchr(text + pos, '\0', l)) {
-			rc = ping_opts_fail(err, "%s:%d: line too long or not text", name, lineno);
+			rc = text_err(err, errlen, -EINVAL, "%s:%d: line too long or not text",
+				      name, lineno);
 			break;
 		}
 		memcpy(line, text + pos, l);
@@ -687,11 +691,11 @@ int ping_opts_parse_hosts(const char *text, size_t len, const char *name, uint16
 		pos += l + 1;
 		word = ping_opts_trim(line);
 		if (*word && (rc = ping_opts_hosts_line(word, name, lineno, default_port, list,
-							count, err)) == 0)
+							count, err, errlen)) == 0)
 			count++;
 	}
 	if (rc == 0 && count == 0)
-		rc = ping_opts_fail(err, "%s: no hosts in the file", name);
+		rc = text_err(err, errlen, -EINVAL, "%s: no hosts in the file", name);
 	if (rc < 0) {
 		free(list);
 		return rc;

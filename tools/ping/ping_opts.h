@@ -70,18 +70,18 @@ struct ping_plan_item {
 
 /* Parse argv (argv[0] is the program).  Returns 0 or -EINVAL with err set;
  * -ENOMEM.  On success call ping_opts_fini; on failure nothing to free. */
-int ping_opts_parse(struct ping_opts *o, int argc, char *const argv[], struct ping_err *err);
+int ping_opts_parse(struct ping_opts *o, int argc, char *const argv[], char *err, size_t errlen);
 void ping_opts_fini(struct ping_opts *o);
 
 /* One TARGET word.  Returns 0 or -EINVAL with err set. */
-int ping_opts_parse_target(const char *s, uint16_t default_port, struct ping_target *t,
-			   struct ping_err *err);
+int ping_opts_parse_target(const char *s, uint16_t default_port, struct ping_target *t, char *err,
+			   size_t errlen);
 
 /* A hosts file's text (len bytes, need not be NUL-terminated), name used in
  * messages ("hosts.txt:3: ...").  *out is malloc'ed (caller frees).
  * Returns 0, -EINVAL with err set, -ENOMEM. */
 int ping_opts_parse_hosts(const char *text, size_t len, const char *name, uint16_t default_port,
-			  struct ping_target **out, size_t *n, struct ping_err *err);
+			  struct ping_target **out, size_t *n, char *err, size_t errlen);
 
 /* The hosts to contact: HOST targets in command-line order, then the hosts
  * file's (all of them with --all; with LID targets and --hosts, those not

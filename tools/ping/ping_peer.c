@@ -116,14 +116,14 @@ static const char *ping_peer_timeout_text(const struct ping_peer *p, char *buf, 
 static int ping_peer_send(struct ping_peer *p, const struct ping_msg *m)
 {
 	char line[PING_PROTO_LINE_MAX];
-	struct ping_err err;
+	char err[256];
 
-	if (ping_proto_encode(m, line, sizeof(line), &err) < 0) {
-		ping_peer_fail(p, "cannot encode %s: %s", ping_proto_msg_name(m->type), err.msg);
+	if (ping_proto_encode(m, line, sizeof(line), err, sizeof(err)) < 0) {
+		ping_peer_fail(p, "cannot encode %s: %s", ping_proto_msg_name(m->type), err);
 		return -EINVAL;
 	}
-	if (p->ops->send_line(p, line, &err) < 0) {
-		ping_peer_fail(p, "side channel: %s", err.msg);
+	if (p->ops->send_line(p, line, err, sizeof(err)) < 0) {
+		ping_peer_fail(p, "side channel: %s", err);
 		return -EIO;
 	}
 	return 0;
@@ -141,10 +141,10 @@ static int ping_peer_send_type(struct ping_peer *p, enum ping_msg_type type)
 /* Parse a server line; fails the peer on a malformed line or an ERROR. */
 static int ping_peer_parse(struct ping_peer *p, const char *line, struct ping_msg *m)
 {
-	struct ping_err err;
+	char err[256];
 
-	if (ping_proto_parse(line, m, &err) < 0) {
-		ping_peer_fail(p, "malformed line from the server: %s", err.msg);
+	if (ping_proto_parse(line, m, err, sizeof(err)) < 0) {
+		ping_peer_fail(p, "malformed line from the server: %s", err);
 		return -EBADMSG;
 	}
 	if (m->type == PING_MSG_ERROR) {
@@ -175,11 +175,11 @@ static void ping_peer_closing(struct ping_peer *p, uint64_t now)
 
 static void ping_peer_start_bw(struct ping_peer *p, uint64_t now)
 {
-	struct ping_err err;
+	char err[256];
 
 	ping_peer_enter(p, PING_PEER_BW);
-	if (p->ops->start_bw(p, p->bw_size, p->cfg->bw_count, &err) < 0) {
-		ping_peer_fail(p, "bandwidth test: %s", err.msg);
+	if (p->ops->start_bw(p, p->bw_size, p->cfg->bw_count, err, sizeof(err)) < 0) {
+		ping_peer_fail(p, "bandwidth test: %s", err);
 		return;
 	}
 	ping_peer_wait(p, now, PING_PEER_BW_TIMEOUT_MS);
@@ -187,11 +187,11 @@ static void ping_peer_start_bw(struct ping_peer *p, uint64_t now)
 
 static void ping_peer_send_ping(struct ping_peer *p, uint64_t now)
 {
-	struct ping_err err;
+	char err[256];
 
 	p->seq = p->result.sent & 0xffffff;
-	if (p->ops->send_ping(p, p->seq, &err) < 0) {
-		ping_peer_fail(p, "ping %u: %s", p->result.sent, err.msg);
+	if (p->ops->send_ping(p, p->seq, err, sizeof(err)) < 0) {
+		ping_peer_fail(p, "ping %u: %s", p->result.sent, err);
 		return;
 	}
 	p->result.sent++;
@@ -262,13 +262,13 @@ static void ping_peer_skip(struct ping_peer *p)
 static void ping_peer_send_info(struct ping_peer *p, uint64_t now)
 {
 	struct ping_msg m;
-	struct ping_err err;
+	char err[256];
 
 	memset(&p->local, 0, sizeof(p->local));
 	p->local.mode = p->cfg->mode;
 	p->local.size = ping_peer_msg_size(p->cfg);
-	if (p->ops->qp_open(p, &p->local, &err) < 0) {
-		ping_peer_fail(p, "cannot create the local QP: %s", err.msg);
+	if (p->ops->qp_open(p, &p->local, err, sizeof(err)) < 0) {
+		ping_peer_fail(p, "cannot create the local QP: %s", err);
 		return;
 	}
 	p->local.size = ping_peer_msg_size(p->cfg);
@@ -298,10 +298,10 @@ static void ping_peer_on_hello(struct ping_peer *p, const struct ping_msg *m, ui
 
 static void ping_peer_on_info(struct ping_peer *p, const struct ping_msg *m, uint64_t now)
 {
-	struct ping_err err;
+	char err[256];
 
-	if (ping_proto_check_server(&p->local, &m->info, &err) < 0) {
-		ping_peer_fail(p, "server INFO does not fit: %s", err.msg);
+	if (ping_proto_check_server(&p->local, &m->info, err, sizeof(err)) < 0) {
+		ping_peer_fail(p, "server INFO does not fit: %s", err);
 		return;
 	}
 	if (m->info.lid != p->hello_lid) {
@@ -310,9 +310,9 @@ static void ping_peer_on_info(struct ping_peer *p, const struct ping_msg *m, uin
 		return;
 	}
 	p->remote = m->info;
-	if (p->ops->qp_connect(p, &p->remote, &err) < 0) {
+	if (p->ops->qp_connect(p, &p->remote, err, sizeof(err)) < 0) {
 		ping_peer_fail(p, "cannot connect the QP to lid %u qpn 0x%06x: %s", p->remote.lid,
-			       p->remote.qpn, err.msg);
+			       p->remote.qpn, err);
 		return;
 	}
 	ping_peer_enter(p, PING_PEER_READY);
@@ -371,14 +371,14 @@ static void ping_peer_on_line(struct ping_peer *p, const struct ping_peer_event 
 
 static void ping_peer_on_start(struct ping_peer *p, uint64_t now)
 {
-	struct ping_err err;
+	char err[256];
 
 	if (p->state != PING_PEER_IDLE)
 		return;
 	ping_peer_enter(p, PING_PEER_CONNECTING);
 	ping_peer_wait(p, now, p->cfg->chan_timeout_ms);
-	if (p->ops->connect(p, &err) < 0)
-		ping_peer_fail(p, "side channel: %s", err.msg);
+	if (p->ops->connect(p, err, sizeof(err)) < 0)
+		ping_peer_fail(p, "side channel: %s", err);
 }
 
 static void ping_peer_on_connected(struct ping_peer *p, uint64_t now)

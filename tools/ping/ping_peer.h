@@ -78,18 +78,19 @@ struct ping_peer;
  * machine. */
 struct ping_peer_ops {
 	/* Open the side channel to p->target; CONNECTED or ERROR follows. */
-	int (*connect)(struct ping_peer *p, struct ping_err *err);
-	int (*send_line)(struct ping_peer *p, const char *line, struct ping_err *err);
+	int (*connect)(struct ping_peer *p, char *err, size_t errlen);
+	int (*send_line)(struct ping_peer *p, const char *line, char *err, size_t errlen);
 	/* Create a QP of local->mode for messages up to local->size bytes,
 	 * post its receives, and fill lid, qpn, psn, gid and mtu. */
-	int (*qp_open)(struct ping_peer *p, struct ping_info *local, struct ping_err *err);
+	int (*qp_open)(struct ping_peer *p, struct ping_info *local, char *err, size_t errlen);
 	/* Point the QP at the server's (UD: address handle; RC: RTR, RTS). */
-	int (*qp_connect)(struct ping_peer *p, const struct ping_info *remote,
-			  struct ping_err *err);
+	int (*qp_connect)(struct ping_peer *p, const struct ping_info *remote, char *err,
+			  size_t errlen);
 	/* Send ping seq (ping_size bytes); PONG seq or nothing follows. */
-	int (*send_ping)(struct ping_peer *p, uint32_t seq, struct ping_err *err);
+	int (*send_ping)(struct ping_peer *p, uint32_t seq, char *err, size_t errlen);
 	/* Stream count messages of size bytes; BW_DONE or ERROR follows. */
-	int (*start_bw)(struct ping_peer *p, uint32_t size, unsigned count, struct ping_err *err);
+	int (*start_bw)(struct ping_peer *p, uint32_t size, unsigned count, char *err,
+			size_t errlen);
 	/* Release the QP and the side channel. */
 	void (*close)(struct ping_peer *p);
 	/* Optional: a state change, for -v. */

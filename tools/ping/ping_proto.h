@@ -52,11 +52,6 @@
 #define PING_PROTO_HDR_LEN 8
 #define PING_PROTO_UD_GRH 40 /* UD receive buffers start with room for a GRH */
 
-/* Errors carry a message naming the field and the bad value. */
-struct ping_err {
-	char msg[256];
-};
-
 enum ping_mode { PING_MODE_UD = 0, PING_MODE_RC = 1 };
 
 /* One end of a path: what INFO carries. */
@@ -104,21 +99,21 @@ const char *ping_proto_msg_name(enum ping_msg_type type);
 /* Write m as one line without the newline into buf (cap bytes, NUL
  * included).  Returns its length, -EINVAL if a field breaks the rules above
  * (err says which), -ENOSPC if cap is too small. */
-int ping_proto_encode(const struct ping_msg *m, char *buf, size_t cap, struct ping_err *err);
+int ping_proto_encode(const struct ping_msg *m, char *buf, size_t cap, char *err, size_t errlen);
 /* Parse one line (without the newline).  Returns 0; -EPROTO when it is not
  * a nanosm-ping line at all, -EPROTONOSUPPORT for another version,
  * -EBADMSG for a malformed or out-of-range field.  err names the field. */
-int ping_proto_parse(const char *line, struct ping_msg *m, struct ping_err *err);
+int ping_proto_parse(const char *line, struct ping_msg *m, char *err, size_t errlen);
 
 /* Check the server's INFO against the client's own (same mode, size
  * echoed, UD: size within both MTUs and no rkey/addr, RC: a write buffer).
  * Returns 0 or -EBADMSG with err set. */
 int ping_proto_check_server(const struct ping_info *client, const struct ping_info *server,
-			    struct ping_err *err);
+			    char *err, size_t errlen);
 /* Check a client's INFO on the server: UD size within the server's MTU, no
  * rkey/addr from a client.  Returns 0 or -EBADMSG with err set. */
-int ping_proto_check_client(const struct ping_info *client, uint16_t server_mtu,
-			    struct ping_err *err);
+int ping_proto_check_client(const struct ping_info *client, uint16_t server_mtu, char *err,
+			    size_t errlen);
 /* 1 if mtu is 256, 512, 1024, 2048 or 4096. */
 int ping_proto_mtu_valid(uint32_t mtu);
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mad/text.h"
 #include "tools/ping/ping_report.h"
 
 /* A bounded string being appended to. */
@@ -49,18 +50,6 @@ static void ping_report_start(struct ping_report_out *o, char *buf, size_t cap)
 	o->overflow = cap == 0;
 	if (cap)
 		buf[0] = '\0';
-}
-
-__attribute__((format(printf, 2, 3))) static void ping_report_err(struct ping_err *err,
-								  const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
 }
 
 /* ---- Statistics ---------------------------------------------------------- */
@@ -239,7 +228,7 @@ const char *ping_report_port_state_name(enum ping_port_state s)
 	return "UNKNOWN";
 }
 
-static int ping_report_state_problem(const struct ping_port_desc *p, struct ping_err *err)
+static int ping_report_state_problem(const struct ping_port_desc *p, char *err, size_t errlen)
 {
 	const char *st = ping_report_port_state_name(p->state);
 
@@ -248,47 +237,40 @@ static int ping_report_state_problem(const struct ping_port_desc *p, struct ping
 	case PING_PORT_ACTIVE_DEFER:
 		return 0;
 	case PING_PORT_DOWN:
-		ping_report_err(
-		    err, "port %u of %s is DOWN: no link (is the cable plugged in? see ibstat)",
-		    p->port, p->dev);
-		break;
+		return text_err(
+		    err, errlen, -ENETDOWN,
+		    "port %u of %s is DOWN: no link (is the cable plugged in? see ibstat)", p->port,
+		    p->dev);
 	case PING_PORT_INIT:
-		ping_report_err(err,
+		return text_err(err, errlen, -ENETDOWN,
 				"port %u of %s is INIT: is a subnet manager running? (run nanosm)",
 				p->port, p->dev);
-		break;
 	case PING_PORT_ARMED:
-		ping_report_err(err,
+		return text_err(err, errlen, -ENETDOWN,
 				"port %u of %s is ARMED: the subnet manager has not activated it "
 				"yet (is nanosm still sweeping?)",
 				p->port, p->dev);
-		break;
 	default:
-		ping_report_err(err, "port %u of %s is in state %s (%d), not ACTIVE", p->port,
-				p->dev, st, (int)p->state);
-		break;
+		return text_err(err, errlen, -ENETDOWN,
+				"port %u of %s is in state %s (%d), not ACTIVE", p->port, p->dev,
+				st, (int)p->state);
 	}
-	return -ENETDOWN;
 }
 
-int ping_report_port_usable(const struct ping_port_desc *p, struct ping_err *err)
+int ping_report_port_usable(const struct ping_port_desc *p, char *err, size_t errlen)
 {
-	if (p->link == PING_LINK_ETHERNET) {
-		ping_report_err(err,
+	if (p->link == PING_LINK_ETHERNET)
+		return text_err(err, errlen, -EPROTONOSUPPORT,
 				"port %u of %s is Ethernet (RoCE): nanosm-ping tests InfiniBand "
 				"ports (choose one with -d/-p or -g)",
 				p->port, p->dev);
-		return -EPROTONOSUPPORT;
-	}
-	if (ping_report_state_problem(p, err) < 0)
+	if (ping_report_state_problem(p, err, errlen) < 0)
 		return -ENETDOWN;
-	if (p->lid == 0) {
-		ping_report_err(
-		    err,
+	if (p->lid == 0)
+		return text_err(
+		    err, errlen, -EADDRNOTAVAIL,
 		    "port %u of %s has LID 0: no subnet manager has assigned it a LID (run nanosm)",
 		    p->port, p->dev);
-		return -EADDRNOTAVAIL;
-	}
 	return 0;
 }
 
@@ -325,37 +307,37 @@ static int ping_report_matches_any_dev(const struct ping_port_desc *ports, size_
 }
 
 static int ping_report_no_match(const struct ping_port_desc *ports, size_t n, const char *dev,
-				unsigned port, uint64_t guid, struct ping_err *err)
+				unsigned port, uint64_t guid, char *err, size_t errlen)
 {
 	char have[160];
 	int dev_given = dev && dev[0];
 
 	ping_report_dev_list(ports, n, have, sizeof(have));
 	if (guid)
-		ping_report_err(err, "no RDMA port has GUID 0x%016llx (devices: %s)",
+		return text_err(err, errlen, -ENODEV,
+				"no RDMA port has GUID 0x%016llx (devices: %s)",
 				(unsigned long long)guid, have);
-	else if (dev_given && !ping_report_matches_any_dev(ports, n, dev))
-		ping_report_err(err, "RDMA device %s not found (found: %s)", dev, have);
-	else if (dev_given)
-		ping_report_err(err, "%s has no port %u", dev, port);
-	else
-		ping_report_err(err, "no RDMA device has a port %u (found: %s)", port, have);
-	return -ENODEV;
+	if (dev_given && !ping_report_matches_any_dev(ports, n, dev))
+		return text_err(err, errlen, -ENODEV, "RDMA device %s not found (found: %s)", dev,
+				have);
+	if (dev_given)
+		return text_err(err, errlen, -ENODEV, "%s has no port %u", dev, port);
+	return text_err(err, errlen, -ENODEV, "no RDMA device has a port %u (found: %s)", port,
+			have);
 }
 
 int ping_report_pick_port(const struct ping_port_desc *ports, size_t n, const char *dev,
-			  unsigned port, uint64_t guid, size_t *idx, struct ping_err *err)
+			  unsigned port, uint64_t guid, size_t *idx, char *err, size_t errlen)
 {
 	size_t first = n, first_ib = n;
 
-	if (n == 0) {
-		ping_report_err(err, "no RDMA device found: is the HCA driver loaded?");
-		return -ENODEV;
-	}
+	if (n == 0)
+		return text_err(err, errlen, -ENODEV,
+				"no RDMA device found: is the HCA driver loaded?");
 	for (size_t i = 0; i < n; i++) {
 		if (!ping_report_matches(&ports[i], dev, port, guid))
 			continue;
-		if (ping_report_port_usable(&ports[i], NULL) == 0) {
+		if (ping_report_port_usable(&ports[i], NULL, 0) == 0) {
 			*idx = i;
 			return 0;
 		}
@@ -365,6 +347,6 @@ int ping_report_pick_port(const struct ping_port_desc *ports, size_t n, const ch
 			first_ib = i;
 	}
 	if (first == n)
-		return ping_report_no_match(ports, n, dev, port, guid, err);
-	return ping_report_port_usable(&ports[first_ib < n ? first_ib : first], err);
+		return ping_report_no_match(ports, n, dev, port, guid, err, errlen);
+	return ping_report_port_usable(&ports[first_ib < n ? first_ib : first], err, errlen);
 }

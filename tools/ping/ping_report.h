@@ -94,13 +94,13 @@ const char *ping_report_port_state_name(enum ping_port_state s);
 /* 0 when the port can carry traffic (InfiniBand, ACTIVE, LID set), else
  * -ENETDOWN (not ACTIVE), -EADDRNOTAVAIL (LID 0) or -EPROTONOSUPPORT
  * (Ethernet) with err saying what to do. */
-int ping_report_port_usable(const struct ping_port_desc *p, struct ping_err *err);
+int ping_report_port_usable(const struct ping_port_desc *p, char *err, size_t errlen);
 /* Choose the local port: dev ("" any), port (0 any) and guid (0 any)
  * narrow the list; of what is left, the first usable InfiniBand port wins.
  * Returns 0 with *idx set; -ENODEV (no device, no such device, port or
  * GUID) or the first candidate's ping_report_port_usable error, with err
  * set. */
 int ping_report_pick_port(const struct ping_port_desc *ports, size_t n, const char *dev,
-			  unsigned port, uint64_t guid, size_t *idx, struct ping_err *err);
+			  unsigned port, uint64_t guid, size_t *idx, char *err, size_t errlen);
 
 #endif

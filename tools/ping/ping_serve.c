@@ -50,15 +50,15 @@ ping_serve_end(struct ping_serve *s, enum ping_serve_state st, const char *fmt, 
 static int ping_serve_send(struct ping_serve *s, const struct ping_msg *m)
 {
 	char line[PING_PROTO_LINE_MAX];
-	struct ping_err err;
+	char err[256];
 
-	if (ping_proto_encode(m, line, sizeof(line), &err) < 0) {
+	if (ping_proto_encode(m, line, sizeof(line), err, sizeof(err)) < 0) {
 		ping_serve_end(s, PING_SERVE_FAILED, "cannot encode %s: %s",
-			       ping_proto_msg_name(m->type), err.msg);
+			       ping_proto_msg_name(m->type), err);
 		return -EINVAL;
 	}
-	if (s->ops->send_line(s, line, &err) < 0) {
-		ping_serve_end(s, PING_SERVE_FAILED, "side channel: %s", err.msg);
+	if (s->ops->send_line(s, line, err, sizeof(err)) < 0) {
+		ping_serve_end(s, PING_SERVE_FAILED, "side channel: %s", err);
 		return -EIO;
 	}
 	return 0;
@@ -87,10 +87,10 @@ __attribute__((format(printf, 2, 3))) static void ping_serve_refuse(struct ping_
 static void ping_serve_on_accepted(struct ping_serve *s, uint64_t now)
 {
 	struct ping_msg m;
-	struct ping_err err;
+	char err[256];
 
-	if (s->ops->port_check(s, &s->lid, s->gid, &s->mtu, &err) < 0) {
-		ping_serve_refuse(s, "%s", err.msg);
+	if (s->ops->port_check(s, &s->lid, s->gid, &s->mtu, err, sizeof(err)) < 0) {
+		ping_serve_refuse(s, "%s", err);
 		return;
 	}
 	memset(&m, 0, sizeof(m));
@@ -124,18 +124,18 @@ static void ping_serve_bye(struct ping_serve *s, int served)
 static void ping_serve_on_info(struct ping_serve *s, const struct ping_info *client)
 {
 	struct ping_msg m;
-	struct ping_err err;
+	char err[256];
 
-	if (ping_proto_check_client(client, s->mtu, &err) < 0) {
-		ping_serve_refuse(s, "INFO refused: %s", err.msg);
+	if (ping_proto_check_client(client, s->mtu, err, sizeof(err)) < 0) {
+		ping_serve_refuse(s, "INFO refused: %s", err);
 		return;
 	}
 	s->client = *client;
 	memset(&s->local, 0, sizeof(s->local));
 	s->local.mode = client->mode;
 	s->local.size = client->size;
-	if (s->ops->qp_open(s, client, &s->local, &err) < 0) {
-		ping_serve_refuse(s, "server cannot create a QP: %s", err.msg);
+	if (s->ops->qp_open(s, client, &s->local, err, sizeof(err)) < 0) {
+		ping_serve_refuse(s, "server cannot create a QP: %s", err);
 		return;
 	}
 	s->local.mode = client->mode;
@@ -152,10 +152,10 @@ static void ping_serve_on_info(struct ping_serve *s, const struct ping_info *cli
 static void ping_serve_on_line(struct ping_serve *s, const char *line)
 {
 	struct ping_msg m;
-	struct ping_err err;
+	char err[256];
 
-	if (ping_proto_parse(line, &m, &err) < 0) {
-		ping_serve_refuse(s, "malformed line: %s", err.msg);
+	if (ping_proto_parse(line, &m, err, sizeof(err)) < 0) {
+		ping_serve_refuse(s, "malformed line: %s", err);
 		return;
 	}
 	if (m.type == PING_MSG_DONE) {

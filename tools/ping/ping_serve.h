@@ -48,13 +48,13 @@ struct ping_serve_ops {
 	/* The local port now: LID, GID and MTU, or why it cannot serve (-errno,
 	 * err set, e.g. "port 1 of mlx5_0 is INIT: ..."). */
 	int (*port_check)(struct ping_serve *s, uint16_t *lid, uint8_t gid[16], uint16_t *mtu,
-			  struct ping_err *err);
-	int (*send_line)(struct ping_serve *s, const char *line, struct ping_err *err);
+			  char *err, size_t errlen);
+	int (*send_line)(struct ping_serve *s, const char *line, char *err, size_t errlen);
 	/* Create a QP of local->mode for messages up to local->size bytes,
 	 * connect it to the client's, post receives; fill lid, qpn, psn, gid,
 	 * mtu and (RC) the rkey/addr of a size-byte write buffer. */
 	int (*qp_open)(struct ping_serve *s, const struct ping_info *client,
-		       struct ping_info *local, struct ping_err *err);
+		       struct ping_info *local, char *err, size_t errlen);
 	/* Bandwidth messages received on the QP so far. */
 	uint64_t (*rx_count)(struct ping_serve *s);
 	void (*close)(struct ping_serve *s);
