@@ -296,6 +296,9 @@ void lft_set_init(struct lft_set *s)
 {
 	s->tables = NULL;
 	s->n = 0;
+	s->sl = NULL;
+	s->sl_top = 0;
+	s->n_vls = 1;
 }
 
 void lft_set_fini(struct lft_set *s)
@@ -303,7 +306,21 @@ void lft_set_fini(struct lft_set *s)
 	for (size_t i = 0; i < s->n; i++)
 		free(s->tables[i].port);
 	free(s->tables);
+	free(s->sl);
 	lft_set_init(s);
+}
+
+int lft_set_alloc_sl(struct lft_set *s, uint16_t top)
+{
+	uint8_t *sl = calloc((size_t)top + 1, 1);
+
+	if (!sl)
+		return -ENOMEM;
+	free(s->sl);
+	s->sl = sl;
+	s->sl_top = top;
+	s->n_vls = 1;
+	return 0;
 }
 
 static int lft_table_alloc(struct lft *t, int node, uint16_t max_lid)

@@ -138,15 +138,32 @@ struct lft {
 	uint8_t *port;   /* port[0..top]: out port, LFT_DROP when none */
 };
 
+/* The engines' output: one LFT per switch, and the service level of the
+ * paths.  Virtual lanes: every path to DLID d travels on SL sl[d] (d in
+ * 0..sl_top; sl NULL: every path on SL 0), and SL s maps to VL s at every
+ * hop (the SM programs the SLtoVL tables so, on CA ports and on every
+ * switch in/out port pair), so the channel dependencies of the paths to d
+ * exist only on VL sl[d].  n_vls is how many VLs the paths use (1 when sl
+ * is NULL).  One byte per LID keeps this bounded: 48 KB at 48K LIDs. */
 struct lft_set {
 	struct lft *tables; /* one per switch, in fabric node order */
 	size_t n;
+	uint8_t *sl;	 /* sl[0..sl_top], or NULL: all SL 0 */
+	uint16_t sl_top; /* highest DLID sl covers */
+	uint8_t n_vls;	 /* VLs used: 1 + the highest SL in sl (1 when none) */
 };
 
 void lft_set_init(struct lft_set *s);
 void lft_set_fini(struct lft_set *s);
 /* Allocate one table per switch of f, every entry LFT_DROP, top = max_lid. */
 int lft_set_alloc(struct lft_set *s, const struct fabric *f, uint16_t max_lid);
+/* Make sl (every entry SL 0) for DLIDs 0..top, n_vls 1.  0 or -ENOMEM. */
+int lft_set_alloc_sl(struct lft_set *s, uint16_t top);
+/* The SL of the paths to dlid (0 when s has no SLs or dlid is past them). */
+static inline uint8_t lft_set_sl(const struct lft_set *s, uint16_t dlid)
+{
+	return s->sl && dlid <= s->sl_top ? s->sl[dlid] : 0;
+}
 /* The table for switch node index sw, or NULL. */
 struct lft *lft_set_find(const struct lft_set *s, int sw);
 const struct lft *lft_set_find_const(const struct lft_set *s, int sw);

@@ -289,7 +289,7 @@ static void test_check_duplicate_lid(void)
 
 static void test_check_table_top(void)
 {
-	struct lft_set none = {NULL, 0};
+	struct lft_set none = {.tables = NULL, .n = 0};
 	struct route_check res;
 	struct fabric f;
 	struct lft_set s;

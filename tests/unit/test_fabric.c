@@ -240,6 +240,29 @@ static void test_lft_set_no_switches(void)
 	fabric_fini(&f);
 }
 
+/* The SLs of the paths: none until allocated (every path SL 0), then one
+ * byte per DLID, all SL 0, freed with the set. */
+static void test_lft_set_sl(void)
+{
+	struct lft_set s;
+
+	lft_set_init(&s);
+	CU_ASSERT_PTR_NULL(s.sl);
+	CU_ASSERT_EQUAL(s.n_vls, 1);
+	CU_ASSERT_EQUAL(lft_set_sl(&s, 5), 0);
+	CU_ASSERT_EQUAL(lft_set_alloc_sl(&s, 10), 0);
+	CU_ASSERT_PTR_NOT_NULL(s.sl);
+	CU_ASSERT_EQUAL(s.sl_top, 10);
+	s.sl[7] = 3;
+	s.n_vls = 4;
+	CU_ASSERT_EQUAL(lft_set_sl(&s, 7), 3);
+	CU_ASSERT_EQUAL(lft_set_sl(&s, 10), 0);
+	CU_ASSERT_EQUAL(lft_set_sl(&s, 11), 0); /* past the table */
+	lft_set_fini(&s);
+	CU_ASSERT_PTR_NULL(s.sl);
+	CU_ASSERT_EQUAL(s.n_vls, 1);
+}
+
 void test_fabric_register(void)
 {
 	CU_pSuite s = CU_add_suite("fabric", NULL, NULL);
@@ -256,4 +279,5 @@ void test_fabric_register(void)
 	CU_add_test(s, "copy of an empty fabric", test_fabric_copy_empty);
 	CU_add_test(s, "lft_set_alloc: one DROP-filled table per switch", test_lft_set_alloc);
 	CU_add_test(s, "lft_set_alloc with no switches", test_lft_set_no_switches);
+	CU_add_test(s, "lft_set SLs: none, then one per DLID", test_lft_set_sl);
 }
