@@ -60,8 +60,9 @@ static void control_status_sweep(struct text_buf *b, const struct control_status
 				control_secs_between(st->last_end_ms, st->now_ms));
 	}
 	if (st->last_good.number)
-		text_buf_printf(b, "last good sweep: %u, engine %s\n", st->last_good.number,
-				st->last_good.engine ? st->last_good.engine : "none");
+		text_buf_printf(b, "last good sweep: %u, engine %s, vls %u\n", st->last_good.number,
+				st->last_good.engine ? st->last_good.engine : "none",
+				st->last_good.vls ? st->last_good.vls : 1);
 	else
 		text_buf_printf(b, "last good sweep: none yet\n");
 }

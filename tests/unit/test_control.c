@@ -105,6 +105,7 @@ static void tc_status(void *ctx, struct control_status *st)
 	st->last_end_ms = 95000;
 	st->last_good.number = 3;
 	st->last_good.engine = "minhop";
+	st->last_good.vls = 2;
 	st->mad.sent = 39;
 	st->mad.received = 38;
 	st->mad.timeouts = 1;
@@ -334,7 +335,7 @@ static void test_control_status(void)
 		  "sm port: 0x0002c90300a00011 lid 1\n"
 		  "uptime: 72 s\n"
 		  "last sweep: 3 ok, took 4 ms, ended 5 s ago\n"
-		  "last good sweep: 3, engine minhop\n"
+		  "last good sweep: 3, engine minhop, vls 2\n"
 		  "routing engines: ftree,updn,minhop\n"
 		  "switches: 2\n"
 		  "cas: 4\n"
