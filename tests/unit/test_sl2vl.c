@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sm/core/sl2vl_push.h"
+#include "sm/core/sm_priv.h"
 #include "tests/unit/sm_rig.h"
 #include "tests/unit/unit.h"
 
@@ -225,6 +226,33 @@ static void test_sl2vl_rebooted_switch(void)
 	rig_fini(&r);
 }
 
+/* SLs that move while the LFTs and SLtoVL tables stay (another switch's
+ * LIDs on SL 1): the SA's route generation moves, so its path cache is
+ * emptied, and the SLs it answers from are the new ones. */
+static void test_sl2vl_sls_move(void)
+{
+	struct rig r;
+	const struct fabric *f;
+	uint64_t gen;
+
+	test_sl2vl_rig(&r, "sw2");
+	rig_sweep(&r);
+	rig_sweep(&r);
+	gen = r.sm->route_gen;
+	rig_sweep(&r);
+	CU_ASSERT_EQUAL(r.sm->route_gen, gen); /* nothing changed */
+	r.sm->opts.test_vl_switch = test_sl2vl_guid(&r, "sw1");
+	rig_sweep(&r);
+	CU_ASSERT_EQUAL(r.last.lft_blocks_sent, 0);
+	CU_ASSERT_EQUAL(r.last.sl2vl_sets, 0); /* the same 2-VL tables */
+	CU_ASSERT_EQUAL(r.sm->route_gen, gen + 1);
+	f = sm_fabric(r.sm);
+	CU_ASSERT_EQUAL(lft_set_sl(sm_lfts(r.sm), f->nodes[rig_node(f, "h1")].ports[1].lid), 1);
+	CU_ASSERT_EQUAL(lft_set_sl(sm_lfts(r.sm), f->nodes[rig_node(f, "h3")].ports[1].lid), 0);
+	CU_ASSERT_EQUAL(r.sm->sa->v.route_gen, gen + 1);
+	rig_fini(&r);
+}
+
 void test_sl2vl_register(void)
 {
 	CU_pSuite s = CU_add_suite("sl2vl", NULL, NULL);
@@ -236,4 +264,5 @@ void test_sl2vl_register(void)
 	CU_add_test(s, "two VLs: written once, restart writes none", test_sl2vl_push_once);
 	CU_add_test(s, "tables already held: read, not written", test_sl2vl_already_held);
 	CU_add_test(s, "a rebooted switch is read again", test_sl2vl_rebooted_switch);
+	CU_add_test(s, "SLs that move bump the SA's route generation", test_sl2vl_sls_move);
 }
