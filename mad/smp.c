@@ -486,6 +486,38 @@ void smp_pkey_encode(const struct smp_pkey_block *b, uint8_t *data)
 	}
 }
 
+/* SLtoVLMappingTable (IBA 14.2.5.8): libibmad's one 64-bit field holds
+ * the 8 bytes; byte i carries SL 2i in its high nibble, SL 2i + 1 in its
+ * low one. */
+void smp_sl2vl_decode(const uint8_t *data, struct smp_sl2vl *t)
+{
+	uint8_t d[SMP_DATA_SIZE], b[SMP_SL2VL_SLS / 2];
+
+	memcpy(d, data, sizeof(d));
+	mad_get_array(d, 0, IB_SLTOVL_MAPPING_TABLE_F, b);
+	for (unsigned i = 0; i < sizeof(b); i++) {
+		t->vl[2 * i] = b[i] >> 4;
+		t->vl[2 * i + 1] = b[i] & 0x0f;
+	}
+}
+
+void smp_sl2vl_encode(const struct smp_sl2vl *t, uint8_t *data)
+{
+	uint8_t b[SMP_SL2VL_SLS / 2];
+
+	for (unsigned i = 0; i < sizeof(b); i++)
+		b[i] = (uint8_t)((t->vl[2 * i] & 0x0f) << 4 | (t->vl[2 * i + 1] & 0x0f));
+	memset(data, 0, SMP_DATA_SIZE);
+	mad_set_array(data, 0, IB_SLTOVL_MAPPING_TABLE_F, b);
+}
+
+unsigned smp_vls_count(uint8_t encoding)
+{
+	static const unsigned count[] = {0, 1, 2, 4, 8, 15};
+
+	return encoding < sizeof(count) / sizeof(count[0]) ? count[encoding] : 0;
+}
+
 /* ---- Names ----------------------------------------------------------- */
 
 const char *smp_attr_name(uint16_t attr_id)
@@ -499,7 +531,8 @@ const char *smp_attr_name(uint16_t attr_id)
 	case 0x0014: return "GUIDInfo";
 	case SMP_ATTR_PORT_INFO: return "PortInfo";
 	case SMP_ATTR_PKEY_TABLE: return "P_KeyTable";
-	case 0x0017: return "SLtoVLMappingTable";
+	case SMP_ATTR_SL2VL:
+		return "SLtoVLMappingTable";
 	case 0x0018: return "VLArbitrationTable";
 	case SMP_ATTR_LFT: return "LinearForwardingTable";
 	case 0x001A: return "RandomForwardingTable";

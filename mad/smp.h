@@ -39,6 +39,7 @@ enum smp_attr {
 	SMP_ATTR_SWITCH_INFO = 0x0012,
 	SMP_ATTR_PORT_INFO = 0x0015,
 	SMP_ATTR_PKEY_TABLE = 0x0016,
+	SMP_ATTR_SL2VL = 0x0017,
 	SMP_ATTR_LFT = 0x0019,
 	SMP_ATTR_SM_INFO = 0x0020,
 };
@@ -182,6 +183,22 @@ struct smp_pkey_block {
 	uint16_t pkey[PKEY_BLOCK_SIZE];
 };
 
+/* SLtoVLMappingTable (IBA 14.2.5.8): the VL each of the 16 SLs rides
+ * out of a port.  A CA or router port has one table (attribute modifier
+ * 0: the port the SMP arrives on); a switch has one per input/output port
+ * pair, modifier SMP_SL2VL_MOD(in, out).  VL 15 means "drop". */
+#define SMP_SL2VL_SLS 16
+#define SMP_SL2VL_DROP 15
+#define SMP_SL2VL_MOD(in, out) ((uint32_t)(in) << 8 | (uint32_t)(out))
+struct smp_sl2vl {
+	uint8_t vl[SMP_SL2VL_SLS]; /* vl[sl], 4 bits each on the wire */
+};
+
+/* The data VLs an OperationalVLs / VLCap encoding names (IBA 14.2.5.6:
+ * 1 VL0, 2 VL0-1, 3 VL0-3, 4 VL0-7, 5 VL0-14); 0 for 0 or a reserved
+ * value. */
+unsigned smp_vls_count(uint8_t encoding);
+
 /* Each attribute codec reads/writes the SMP_DATA_SIZE payload only. */
 void smp_node_info_decode(const uint8_t *data, struct smp_node_info *ni);
 void smp_node_info_encode(const struct smp_node_info *ni, uint8_t *data);
@@ -197,6 +214,10 @@ void smp_sm_info_decode(const uint8_t *data, struct smp_sm_info *si);
 void smp_sm_info_encode(const struct smp_sm_info *si, uint8_t *data);
 void smp_pkey_decode(const uint8_t *data, struct smp_pkey_block *b);
 void smp_pkey_encode(const struct smp_pkey_block *b, uint8_t *data);
+/* encode writes bytes 0-7 and zeroes the rest; a VL above 15 is cut to
+ * its low 4 bits. */
+void smp_sl2vl_decode(const uint8_t *data, struct smp_sl2vl *t);
+void smp_sl2vl_encode(const struct smp_sl2vl *t, uint8_t *data);
 
 /* Human-readable names for logs ("PortInfo", "ACTIVE", ...); never NULL. */
 const char *smp_attr_name(uint16_t attr_id);

@@ -68,6 +68,8 @@ static void ctl_usage(FILE *to)
 	    "  lids                        every LID: port GUID, LID, node name\n"
 	    "  routes SRC DST              the path from SRC to DST, as ibtracert prints it\n"
 	    "                              (each a LID, a GUID or a node name)\n"
+	    "  sls [SRC]                   \"SLID DLID SL\" for every CA port LID (or SRC) to\n"
+	    "                              every LID: the paths' service levels\n"
 	    "  metrics                     counters and gauges in the Prometheus text format\n"
 	    "exit status: 0 ok, 1 the daemon answered with an error (or FILE cannot be read),\n"
 	    "2 bad usage (checked before connecting) or the daemon could not be reached\n",

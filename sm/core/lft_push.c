@@ -14,6 +14,7 @@
 #include "routing/check.h"
 #include "sm/core/lft_push.h"
 #include "sm/core/log.h"
+#include "sm/core/sl2vl_push.h"
 #include "sm/core/sm_priv.h"
 
 /* A push queues its SMPs a batch of switches at a time (SM_FEED_BATCH
@@ -177,6 +178,53 @@ static void lft_push_not_used(const struct lft_push_job *job, const char *id, co
 		log_info("%s; trying the next engine", why);
 }
 
+/* Give the LIDs of port p (its LMC range) SL sl in t, where t has room. */
+static unsigned lft_push_sl_port(struct lft_set *t, const struct fabric_port *p, uint8_t sl)
+{
+	unsigned n = 0;
+
+	for (unsigned k = 0; p->lid && k < fabric_port_lid_count(p); k++)
+		if ((unsigned)p->lid + k <= t->sl_top) {
+			t->sl[p->lid + k] = sl;
+			n++;
+		}
+	return n;
+}
+
+/* Test aid (sm_opts.test_vl_switch, --test-vl-switch): the LIDs of that
+ * switch and of the CA ports cabled to it get SL 1, so the paths to them
+ * ride VL 1.  Applied before the gate: moving the paths to some
+ * destinations onto a VL of their own splits the channel dependencies of
+ * tables that pass on one VL, and cannot close a cycle.  Returns how many
+ * LIDs were moved, -ENOENT when the switch is not in f, -ENOMEM. */
+static int lft_push_test_vl(const struct fabric *f, uint64_t guid, uint16_t max_lid,
+			    struct lft_set *t)
+{
+	int sw = fabric_find(f, guid);
+	const struct fabric_node *n;
+	unsigned moved;
+
+	if (sw == FABRIC_NONE || !fabric_is_switch(&f->nodes[sw]))
+		return -ENOENT;
+	if (!t->sl && lft_set_alloc_sl(t, max_lid) < 0)
+		return -ENOMEM;
+	n = &f->nodes[sw];
+	moved = lft_push_sl_port(t, &n->ports[0], 1);
+	for (unsigned p = 1; p <= n->num_ports; p++) {
+		const struct fabric_port *pt = &n->ports[p];
+		const struct fabric_node *rn;
+
+		if (!pt->present || pt->remote_node == FABRIC_NONE)
+			continue;
+		rn = &f->nodes[pt->remote_node];
+		if (!fabric_is_switch(rn))
+			moved += lft_push_sl_port(t, &rn->ports[pt->remote_port], 1);
+	}
+	if (t->n_vls < 2)
+		t->n_vls = 2;
+	return (int)moved;
+}
+
 /* Route with one engine and run the gate; on success the tables replace
  * *job->out, else it is left as it was.  last: no engine after it. */
 static int lft_push_try(struct sm *sm, const struct lft_push_job *job,
@@ -196,6 +244,13 @@ static int lft_push_try(struct sm *sm, const struct lft_push_job *job,
 		lft_push_not_used(job, "NSM-E401", why, last);
 		lft_set_fini(&t);
 		return rc;
+	}
+	if (sm->opts.test_vl_switch) {
+		rc = lft_push_test_vl(job->f, sm->opts.test_vl_switch, job->opts.max_lid, &t);
+		if (!job->quiet)
+			log_info("test aid --test-vl-switch 0x%016llx: %s%d LIDs ride SL 1",
+				 (unsigned long long)sm->opts.test_vl_switch,
+				 rc == -ENOENT ? "no such switch, " : "", rc < 0 ? 0 : rc);
 	}
 	rc = route_check_run(job->f, &t, &copts, &res);
 	if (rc < 0) {
@@ -246,6 +301,29 @@ static const char *lft_push_route(struct sm *sm, const struct lft_push_job *job,
 	return NULL;
 }
 
+/* The VLs the paths of s use: n_vls as the engine said, and at least one
+ * more than the highest SL it gave a destination. */
+static unsigned lft_push_vls(const struct lft_set *s)
+{
+	unsigned vls = s->n_vls ? s->n_vls : 1;
+
+	for (unsigned d = 0; s->sl && d <= s->sl_top; d++)
+		if (s->sl[d] + 1u > vls)
+			vls = s->sl[d] + 1u;
+	return vls;
+}
+
+/* Do a (sl[0..top], NULL: all 0) and b give some DLID different SLs? */
+static int lft_push_sls_differ(const uint8_t *a, uint16_t top, const struct lft_set *b)
+{
+	unsigned end = top > b->sl_top ? top : b->sl_top;
+
+	for (unsigned d = 0; (a || b->sl) && d <= end; d++)
+		if ((a && d <= top ? a[d] : 0) != lft_set_sl(b, (uint16_t)d))
+			return 1;
+	return 0;
+}
+
 int lft_push_compute(struct sm *sm)
 {
 	struct lft_push_job job = {
@@ -254,10 +332,23 @@ int lft_push_compute(struct sm *sm)
 	    .out = &sm->lfts,
 	};
 	char why[768];
-	const char *used = lft_push_route(sm, &job, sm->opts.engine, why, sizeof(why));
+	uint16_t old_top = sm->lfts.sl_top;
+	uint8_t *old_sl = sm->lfts.sl ? malloc((size_t)old_top + 1) : NULL;
+	const char *used;
 
+	if (old_sl)
+		memcpy(old_sl, sm->lfts.sl, (size_t)old_top + 1);
+	used = lft_push_route(sm, &job, sm->opts.engine, why, sizeof(why));
+	/* no memory for the copy: say the SLs changed (the SA re-reads) */
+	sm->sls_changed =
+	    used && (sm->lfts.sl && !old_sl ? 1 : lft_push_sls_differ(old_sl, old_top, &sm->lfts));
+	free(old_sl);
 	if (used) {
 		sm->st.engine = used;
+		sm->st.vls = lft_push_vls(&sm->lfts);
+		if (sm->st.vls > 1)
+			log_info("routing engine %s: paths on %u VLs (SL s rides VL s)", used,
+				 sm->st.vls);
 		sm->lfts_ahead = 1;
 		return 0;
 	}
@@ -581,6 +672,7 @@ static void lft_push_switch(struct sm *sm, const struct lft *t, uint16_t found_t
 			 "(rebooted?): writing all of it",
 			 (unsigned long long)n->guid, n->desc);
 		lft_cache_forget(&sm->cache, n->guid);
+		sl2vl_cache_forget(sm->sl2vlc, n->guid); /* its SLtoVL tables went too */
 		e = NULL;
 	}
 	known = e != NULL;

@@ -16,6 +16,7 @@
 #include "sm/core/log.h"
 #include "sm/core/mft_push.h"
 #include "sm/core/pkey_push.h"
+#include "sm/core/sl2vl_push.h"
 #include "sm/core/sm_priv.h"
 #include "sm/sa/mcast.h"
 
@@ -53,9 +54,10 @@ struct sm *sm_new(const struct sm_opts *opts, const struct mad_xmit *xmit,
 	pkey_plan_init(&sm->pk);
 	pkey_plan_init(&sm->pk_next);
 	sm->pkc = pkey_cache_new();
+	sm->sl2vlc = sl2vl_cache_new();
 	sm->mftc = mft_cache_new();
 	mft_set_init(&sm->mft_want);
-	if (!sm->q || !sm->sa || !sm->pkc || !sm->mftc ||
+	if (!sm->q || !sm->sa || !sm->pkc || !sm->sl2vlc || !sm->mftc ||
 	    /* no policy yet: the default partition and its IPoIB group */
 	    sm_set_partitions(sm, NULL, 0) < 0 || lid_alloc_init(&sm->lids, LID_UNICAST_MAX) < 0 ||
 	    sm_set_routing(sm, opts->engine ? opts->engine : "minhop", opts->roots, opts->n_roots,
@@ -77,6 +79,7 @@ void sm_free(struct sm *sm)
 	pkey_plan_fini(&sm->pk);
 	pkey_plan_fini(&sm->pk_next);
 	pkey_cache_free(sm->pkc);
+	sl2vl_cache_free(sm->sl2vlc);
 	mft_cache_free(sm->mftc);
 	mft_set_fini(&sm->mft_want);
 	sm_parts_free(sm->parts, sm->n_parts);

@@ -43,6 +43,11 @@ struct sm_opts {
 	uint8_t m_key_protect; /* M_KeyProtectBits 0..3 */
 	uint16_t m_key_lease;  /* M_KeyLeasePeriod, seconds, 0 = never expires */
 	uint64_t sm_key;
+	/* Test aid (--test-vl-switch): the paths to the LIDs of this switch
+	 * and of the CA ports cabled to it ride SL 1, whatever the engine
+	 * said, so SLtoVL programming and PathRecord SLs can be checked
+	 * without a VL-aware engine.  0: off. */
+	uint64_t test_vl_switch;
 };
 
 struct sm_clock {
@@ -67,6 +72,9 @@ struct sm_sweep_stats {
 	size_t lft_steps;	 /* steps the LFT writes took (lft_push.c: loop-free order) */
 	size_t lft_blocks_read;	 /* LFT block Gets (switches the LFT cache did not know) */
 	size_t pkey_blocks_sent; /* P_KeyTable Sets (partitions) */
+	size_t sl2vl_sets;	 /* SLtoVLMappingTable Sets (sl2vl_push.h) */
+	size_t sl2vl_reads;	 /* SLtoVLMappingTable Gets (pairs the cache did not know) */
+	unsigned vls;		 /* VLs the winning tables' paths use (lft_set.n_vls) */
 	size_t mft_blocks_sent;	 /* MulticastForwardingTable Sets */
 	size_t set_errors;	 /* Sets that failed or were refused */
 	uint64_t mads_sent;	 /* during this sweep, retries included */

@@ -27,6 +27,8 @@ struct lft_cache_entry {
 	uint8_t *port; /* top + 1 entries */
 };
 
+struct sl2vl_cache;
+
 struct lft_cache {
 	struct lft_cache_entry *e;
 	size_t n, cap;
@@ -187,6 +189,9 @@ struct sm {
 	size_t n_pk_unmatched;
 	struct pkey_cache *pkc;	    /* P_Key tables the ports hold (pkey_push.c) */
 	struct pkey_cache *pk_push; /* the cache a running P_Key push walks (borrowed) */
+	struct sl2vl_cache *sl2vlc; /* SLtoVL tables the ports hold (sl2vl_push.c) */
+	struct sl2vl_cache *sl2vl_push; /* the cache a running SLtoVL push walks (borrowed) */
+	int sls_changed; /* the running sweep's routes moved a DLID to another SL (lft_push.c) */
 	struct mft_cache *mftc;	    /* MFT blocks the switches hold (mft_push.c) */
 	struct mft_set mft_want;    /* the tables being pushed (borrowed by the push) */
 	uint64_t rejected_ms;	 /* when a thrown-away MAD was last logged */

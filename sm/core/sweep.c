@@ -4,7 +4,7 @@
  * sweep does when it ends (figures, retry, a pending sweep).  Also the
  * multicast push between sweeps, and the progress of a long sweep.  Owns
  * struct sm_sweep; the phases' SMPs are in discover.c, ha.c, configure.c,
- * lft_push.c, pkey_push.c and mft_push.c.
+ * lft_push.c, sl2vl_push.c, pkey_push.c and mft_push.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,6 +16,7 @@
 #include "sm/core/mft_push.h"
 #include "sm/core/pkey_push.h"
 #include "sm/core/progress.h"
+#include "sm/core/sl2vl_push.h"
 #include "sm/core/sm_priv.h"
 #include "sm/core/topo_diff.h"
 #include "sm/sa/mcast.h"
@@ -25,6 +26,7 @@ static void sweep_discover(struct sm *sm);
 static void sweep_check_sms(struct sm *sm);
 static void sweep_ports(struct sm *sm);
 static void sweep_lfts(struct sm *sm);
+static void sweep_sl2vl(struct sm *sm);
 static void sweep_pkeys(struct sm *sm);
 static void sweep_arm(struct sm *sm);
 static void sweep_activate(struct sm *sm);
@@ -46,6 +48,7 @@ static const struct sweep_phase {
     {"other SMs: SMInfo, master or standby", PROGRESS_DISCOVER, sweep_check_sms},
     {"LIDs, partition plan, PortInfo Sets", PROGRESS_PORTS, sweep_ports},
     {"routing, gate, LFT blocks that differ", PROGRESS_LFTS, sweep_lfts},
+    {"SLtoVL tables that differ (only when the routes use VLs)", PROGRESS_LFTS, sweep_sl2vl},
     {"P_Key tables that differ", PROGRESS_PKEYS, sweep_pkeys},
     {"ports INIT -> ARMED", PROGRESS_ARM, sweep_arm},
     {"ports ARMED -> ACTIVE", PROGRESS_ACTIVATE, sweep_activate},
@@ -147,6 +150,13 @@ static void sweep_lfts(struct sm *sm)
 	lft_push_start(sm, sweep_next);
 }
 
+/* The VLs the winning tables use: SLtoVL tables on CA ports and switch
+ * port pairs (nothing at all with one VL). */
+static void sweep_sl2vl(struct sm *sm)
+{
+	sl2vl_push_start(sm, sm->sl2vlc, sm->st.vls, sweep_next);
+}
+
 static void sweep_pkeys(struct sm *sm)
 {
 	if (!sm->pk_next.n) { /* the plan failed: leave the tables as they are */
@@ -191,7 +201,8 @@ static int sm_routes_changed(const struct sm *sm, const struct fabric *old)
 	const struct sm_sweep_stats *st = &sm->st;
 
 	return st->lft_blocks_sent || st->port_sets || st->state_sets || st->pkey_blocks_sent ||
-	       old->n_nodes != sm->cur.n_nodes || st->number == 1;
+	       st->sl2vl_sets || sm->sls_changed || old->n_nodes != sm->cur.n_nodes ||
+	       st->number == 1;
 }
 
 /* Hand the SA the committed model (cur, its LFTs, its partition plan). */

@@ -1,6 +1,6 @@
 /*
  * sm/daemon/control_cmds.c - the control socket's commands: status, sweep,
- * reload, plan, topology, lfts, lids, routes and metrics, each reading the
+ * reload, plan, topology, lfts, lids, routes, sls and metrics, each reading the
  * daemon through struct control_ops and writing its reply's body.  Which
  * words each takes was checked before (control_proto.c).
  */
@@ -60,8 +60,9 @@ static void control_status_sweep(struct text_buf *b, const struct control_status
 				control_secs_between(st->last_end_ms, st->now_ms));
 	}
 	if (st->last_good.number)
-		text_buf_printf(b, "last good sweep: %u, engine %s\n", st->last_good.number,
-				st->last_good.engine ? st->last_good.engine : "none");
+		text_buf_printf(b, "last good sweep: %u, engine %s, vls %u\n", st->last_good.number,
+				st->last_good.engine ? st->last_good.engine : "none",
+				st->last_good.vls ? st->last_good.vls : 1);
 	else
 		text_buf_printf(b, "last good sweep: none yet\n");
 }
@@ -586,6 +587,108 @@ static void control_cmd_routes(const struct control_ops *ops, const struct contr
 	verify_index_fini(&ix);
 }
 
+/* ---- sls ---------------------------------------------------------------- */
+
+/* Every LID some port of f owns (a switch's port 0, each CA port, with
+ * their LMC ranges), ascending; malloc'ed, NULL on no memory. */
+static uint16_t *control_sls_lids(const struct fabric *f, int ca_only, size_t *n)
+{
+	uint8_t *owned = calloc(LID_UNICAST_MAX + 1, 1);
+	uint16_t *lids = NULL;
+	size_t k = 0;
+
+	if (!owned)
+		return NULL;
+	for (size_t i = 0; i < f->n_nodes; i++) {
+		const struct fabric_node *nd = &f->nodes[i];
+		int sw = fabric_is_switch(nd);
+
+		for (unsigned p = sw ? 0 : 1; p <= (sw ? 0u : nd->num_ports) && !(sw && ca_only);
+		     p++) {
+			const struct fabric_port *pt = &nd->ports[p];
+			unsigned count = ca_only ? 1 : fabric_port_lid_count(pt);
+
+			for (unsigned j = 0; pt->present && pt->lid && j < count; j++)
+				if (pt->lid + j <= LID_UNICAST_MAX)
+					owned[pt->lid + j] = 1;
+		}
+	}
+	for (unsigned l = LID_UNICAST_MIN; l <= LID_UNICAST_MAX; l++)
+		k += owned[l];
+	lids = malloc((k ? k : 1) * sizeof(*lids));
+	*n = 0;
+	for (unsigned l = LID_UNICAST_MIN; lids && l <= LID_UNICAST_MAX; l++)
+		if (owned[l])
+			lids[(*n)++] = (uint16_t)l;
+	free(owned);
+	return lids;
+}
+
+/* "SLID DLID SL" for slid to every LID of dlids but itself. */
+static void control_sls_from(struct text_buf *b, const struct lft_set *s, uint16_t slid,
+			     const uint16_t *dlids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (dlids[i] != slid)
+			text_buf_printf(b, "%u %u %u\n", slid, dlids[i], lft_set_sl(s, dlids[i]));
+}
+
+/* Every CA port LID to every LID, when the answer stays within
+ * CONTROL_SLS_MAX_LINES. */
+static void control_sls_all(const struct fabric *f, const struct lft_set *s, const uint16_t *dlids,
+			    size_t n, struct control_reply *r)
+{
+	size_t n_src;
+	uint16_t *srcs = control_sls_lids(f, 1, &n_src);
+
+	if (!srcs) {
+		control_fail(r, "sls: out of memory");
+		return;
+	}
+	if (n_src && n > CONTROL_SLS_MAX_LINES / n_src)
+		control_fail(
+		    r,
+		    "sls: %zu CA ports x %zu LIDs is more than %u lines: ask one source at "
+		    "a time (sls SRC; nanosmctl sls SRC for each CA port LID)",
+		    n_src, n, CONTROL_SLS_MAX_LINES);
+	for (size_t i = 0; !r->failed && i < n_src; i++)
+		control_sls_from(&r->body, s, srcs[i], dlids, n);
+	free(srcs);
+}
+
+/* sls [SRC]: the service level of the paths from every CA port LID (or
+ * from SRC: a LID, a GUID or a node name, as routes takes) to every LID,
+ * decimal, one "SLID DLID SL" line each, in LID order.  With the LFTs
+ * (lfts) and the SLtoVL tables this rebuilds the per-VL dependencies. */
+static void control_cmd_sls(const struct control_ops *ops, const struct control_request *q,
+			    struct control_reply *r)
+{
+	const struct fabric *f = control_fabric(ops, r);
+	const struct lft_set *s = f ? control_lfts(ops, r) : NULL;
+	struct verify_index ix;
+	struct control_end src;
+	uint16_t *dlids;
+	size_t n;
+
+	if (!s)
+		return;
+	dlids = control_sls_lids(f, 0, &n);
+	if (!dlids) {
+		control_fail(r, "sls: out of memory");
+		return;
+	}
+	if (!q->arg[0]) {
+		control_sls_all(f, s, dlids, n, r);
+	} else if (verify_index_init(&ix, f, s) < 0) {
+		control_fail(r, "sls: out of memory");
+	} else {
+		if (control_resolve(&ix, control_names(ops), q->arg[0], &src, r) == 0)
+			control_sls_from(&r->body, s, src.lid, dlids, n);
+		verify_index_fini(&ix);
+	}
+	free(dlids);
+}
+
 /* ---- metrics ------------------------------------------------------------ */
 
 static void control_cmd_metrics(const struct control_ops *ops, const struct control_request *q,
@@ -618,7 +721,7 @@ static const struct control_cmd control_cmds[] = {
     {"reload", control_cmd_reload},	{"plan", control_cmd_plan},
     {"topology", control_cmd_topology}, {"lfts", control_cmd_lfts},
     {"lids", control_cmd_lids},		{"routes", control_cmd_routes},
-    {"metrics", control_cmd_metrics},
+    {"sls", control_cmd_sls},		{"metrics", control_cmd_metrics},
 };
 
 const struct control_cmd *control_cmd_find(const char *name)

@@ -21,6 +21,7 @@ static const struct control_grammar control_grammar_table[] = {
     {"lfts", 0, 0, {NULL}, 0, "lfts"},
     {"lids", 0, 0, {NULL}, 0, "lids"},
     {"routes", 2, 2, {NULL}, 0, "routes SRC DST"},
+    {"sls", 0, 1, {NULL}, 0, "sls [SRC]"},
     {"metrics", 0, 0, {NULL}, 0, "metrics"},
 };
 

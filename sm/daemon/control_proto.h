@@ -11,7 +11,7 @@
  * line:
  *
  *   status | sweep | reload [--force] | plan FILE LENGTH | topology [ibnetdiscover|json|dot]
- *   | lfts | lids | routes SRC DST | metrics
+ *   | lfts | lids | routes SRC DST | sls [SRC] | metrics
  *
  * (words split on blanks; "double quotes" keep a node name with blanks in
  * one word; which words each command takes is the table below).  "plan"
@@ -54,6 +54,11 @@
 #define CONTROL_MAX_WORDS (1 + CONTROL_MAX_OPTIONS + CONTROL_MAX_ARGS + 1)
 #define CONTROL_BODY_MAX (4u << 20) /* bytes of a file sent with a request */
 #define CONTROL_GRAMMAR_BODY 1u	    /* flag: the last argument is a FILE sent as the body */
+/* "sls" without SRC answers every CA port LID x every LID ("SLID DLID SL",
+ * at most 15 bytes a line) only up to this many lines (about 31 MB; 1K
+ * CAs on 1.2K LIDs is 1.2M lines); beyond, it asks for one SRC at a time
+ * (at most 48K lines, under 720 KB, each). */
+#define CONTROL_SLS_MAX_LINES (2u << 20)
 #define CONTROL_TOPOLOGY_FORMATS "ibnetdiscover, json, dot or svg" /* svg: nanosmctl's */
 
 /* One command: its name, how many arguments it takes, which option words

@@ -345,9 +345,10 @@ static void loop_print_up(struct loop *l, const struct sm_sweep_stats *st)
 	if (l->subnet_up)
 		return;
 	log_info("SUBNET UP: switches=%zu cas=%zu ports=%zu lids=%zu mads_sent=%" PRIu64
-		 " sweep_ms=%" PRIu64 " engine=%s sm_lid=%u%s",
+		 " sweep_ms=%" PRIu64 " engine=%s vls=%u sm_lid=%u%s",
 		 st->switches, st->cas, st->ports, st->lids, st->mads_sent, st->sweep_ms,
-		 st->engine, sm_lid(l->sm), up == SM_SUBNET_DEGRADED ? " degraded=1" : "");
+		 st->engine, st->vls ? st->vls : 1, sm_lid(l->sm),
+		 up == SM_SUBNET_DEGRADED ? " degraded=1" : "");
 	if (up == SM_SUBNET_DEGRADED)
 		log_warnx("NSM-W232 subnet up but degraded after %u incomplete sweeps: "
 			  "unreachable=%zu set_errors=%zu lid_failures=%zu quarantined=%zu "
@@ -371,13 +372,14 @@ static void loop_print(struct loop *l, const struct sm_sweep_stats *st)
 	}
 	log_info("sweep %u: %s switches=%zu cas=%zu ports=%zu lids=%zu unreachable=%zu "
 		 "lid_failures=%zu port_sets=%zu state_sets=%zu switchinfo_sets=%zu "
-		 "lft_blocks_sent=%zu lft_blocks_read=%zu pkey_blocks_sent=%zu mft_blocks_sent=%zu "
-		 "set_errors=%zu mads_sent=%" PRIu64 " sweep_ms=%" PRIu64 " engine=%s",
+		 "lft_blocks_sent=%zu lft_blocks_read=%zu sl2vl_sets=%zu sl2vl_reads=%zu "
+		 "pkey_blocks_sent=%zu mft_blocks_sent=%zu set_errors=%zu mads_sent=%" PRIu64
+		 " sweep_ms=%" PRIu64 " engine=%s vls=%u",
 		 st->number, st->status ? "failed" : "ok", st->switches, st->cas, st->ports,
 		 st->lids, st->unreachable, st->lid_failures, st->port_sets, st->state_sets,
-		 st->switchinfo_sets, st->lft_blocks_sent, st->lft_blocks_read,
-		 st->pkey_blocks_sent, st->mft_blocks_sent, st->set_errors, st->mads_sent,
-		 st->sweep_ms, st->engine);
+		 st->switchinfo_sets, st->lft_blocks_sent, st->lft_blocks_read, st->sl2vl_sets,
+		 st->sl2vl_reads, st->pkey_blocks_sent, st->mft_blocks_sent, st->set_errors,
+		 st->mads_sent, st->sweep_ms, st->engine, st->vls ? st->vls : 1);
 	if (st->stale || st->alt_tries || st->quarantined)
 		log_info("sweep %u: stale=%zu alt_tries=%zu alt_ok=%zu quarantined=%zu", st->number,
 			 st->stale, st->alt_tries, st->alt_ok, st->quarantined);

@@ -63,7 +63,12 @@ static void main_usage(FILE *to)
 		"                          timestamps (automatic when stderr is the journal)\n"
 		"  -v, --verbose           debug log (--log-level debug)\n"
 		"  -q, --quiet             warnings and errors only (--log-level warning)\n"
-		"  -h, --help              this text\n");
+		"  -h, --help              this text\n"
+		"test aid (not for production):\n"
+		"      --test-vl-switch GUID  the paths to switch GUID and to the CAs cabled\n"
+		"                          to it ride SL 1 (VL 1), whatever the engine says:\n"
+		"                          checks SLtoVL tables and PathRecord SLs without a\n"
+		"                          VL-aware engine\n");
 }
 
 enum {
@@ -79,6 +84,7 @@ enum {
 	OPT_SOCKET,
 	OPT_LOG_LEVEL,
 	OPT_LOG_SYSLOG_PREFIX,
+	OPT_TEST_VL_SWITCH,
 };
 
 static const struct option main_longopts[] = {
@@ -98,6 +104,7 @@ static const struct option main_longopts[] = {
     {"log-file", required_argument, NULL, 'L'},
     {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
     {"log-syslog-prefix", no_argument, NULL, OPT_LOG_SYSLOG_PREFIX},
+    {"test-vl-switch", required_argument, NULL, OPT_TEST_VL_SWITCH},
     {"verbose", no_argument, NULL, 'v'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -296,6 +303,10 @@ static void main_parse(int argc, char **argv, struct loop_opts *o, struct main_f
 			break;
 		case OPT_SOCKET:
 			o->socket_path = optarg;
+			break;
+		case OPT_TEST_VL_SWITCH:
+			o->sm.test_vl_switch =
+			    main_number("--test-vl-switch", optarg, 1, UINT64_MAX);
 			break;
 		case 'h':
 			main_usage(stdout);

@@ -378,6 +378,10 @@ static int path_build(const struct path_query *q, const struct path_end *s,
 	r->slid = s->lid;
 	r->reversible = (uint8_t)reversible;
 	r->pkey = pkey;
+	/* the SL the routing engine gave the paths to this DLID: its VL at
+	 * every hop (routing/fabric.h), what keeps the path free of credit
+	 * loops; a request naming another SL finds no record */
+	r->sl = q->sa->v.lfts ? lft_set_sl(q->sa->v.lfts, d->lid) : 0;
 	r->mtu = pf->mtu;
 	r->rate = pf->rate;
 	r->life = pf->life;

@@ -16,7 +16,9 @@
  *
  * sa_path_handle answers Get/GetTable PathRecord: ends from SGID/SLID and
  * DGID/DLID (a GetTable without one side means every LID-owning port on
- * that side), the P_Key the two ports share (none = no record), SL 0,
+ * that side), the P_Key the two ports share (none = no record), the SL
+ * the view's LFTs give the DLID (lft_set_sl: the routing engine's, 0
+ * without VLs; a request naming another SL gets no record),
  * MTU/Rate/PacketLifeTime through their selectors, Reversible when the
  * reverse path exists.  One path per port pair (LMC paths are not
  * enumerated; NumbPath only bounds that one).

@@ -38,6 +38,7 @@ struct fake_node {
 	uint8_t *lft;             /* switches: lft_cap rounded up to a block */
 	struct fake_port *ports;  /* num_ports + 1 */
 	struct smp_pkey_block *pkeys; /* P_KeyTable block 0, per port (num_ports + 1) */
+	struct smp_sl2vl *sl2vl;      /* switch: [in * (num_ports + 1) + out]; CA: [port] */
 };
 
 struct fake_fabric {
@@ -142,6 +143,20 @@ static int fake_pkey_alloc(struct fake_node *fn, const struct fabric_node *n)
 	return 0;
 }
 
+/* SLtoVL tables start as ibsim's do: SL s -> VL s, SL 15 -> VL 7. */
+static int fake_sl2vl_alloc(struct fake_node *fn, const struct fabric_node *n)
+{
+	size_t ports = (size_t)n->num_ports + 1, len = fabric_is_switch(n) ? ports * ports : ports;
+
+	fn->sl2vl = calloc(len, sizeof(*fn->sl2vl));
+	if (!fn->sl2vl)
+		return -ENOMEM;
+	for (size_t i = 0; i < len; i++)
+		for (unsigned s = 0; s < SMP_SL2VL_SLS; s++)
+			fn->sl2vl[i].vl[s] = (uint8_t)(s == 15 ? 7 : s);
+	return 0;
+}
+
 static int fake_topo_valid(const struct fabric *topo)
 {
 	if (!topo || topo->sm_node < 0 || (size_t)topo->sm_node >= topo->n_nodes)
@@ -171,7 +186,8 @@ struct fake_fabric *fake_fabric_new(const struct fabric *topo)
 	for (size_t i = 0; i < ff->topo.n_nodes; i++) {
 		fake_reset_node(&ff->topo.nodes[i]);
 		if (fake_node_alloc(&ff->nodes[i], &ff->topo.nodes[i]) ||
-		    fake_pkey_alloc(&ff->nodes[i], &ff->topo.nodes[i])) {
+		    fake_pkey_alloc(&ff->nodes[i], &ff->topo.nodes[i]) ||
+		    fake_sl2vl_alloc(&ff->nodes[i], &ff->topo.nodes[i])) {
 			fake_fabric_free(ff);
 			return NULL;
 		}
@@ -188,6 +204,7 @@ void fake_fabric_free(struct fake_fabric *ff)
 		free(ff->nodes[i].lft);
 		free(ff->nodes[i].ports);
 		free(ff->nodes[i].pkeys);
+		free(ff->nodes[i].sl2vl);
 	}
 	free(ff->nodes);
 	free(ff->resp);
@@ -609,6 +626,39 @@ static uint16_t fake_pkey(struct fake_fabric *ff, const struct smp *req,
 	return 0;
 }
 
+/* The SLtoVL table of node port pair (in, out): a CA has one per port
+ * (in ignored); NULL when a port is out of range. */
+static struct smp_sl2vl *fake_sl2vl_table(const struct fake_fabric *ff, int node, uint32_t in,
+					  uint32_t out)
+{
+	const struct fabric_node *n = &ff->topo.nodes[node];
+	unsigned ports = n->num_ports + 1u;
+
+	if (in >= ports || out >= ports)
+		return NULL;
+	return &ff->nodes[node].sl2vl[fabric_is_switch(n) ? in * ports + out : out];
+}
+
+/* SLtoVLMappingTable: on a switch attr_mod = (in << 8) | out; a CA
+ * answers for the port the SMP came in by. */
+static uint16_t fake_sl2vl(struct fake_fabric *ff, const struct smp *req,
+			   const struct fake_hit *hit, uint8_t *data)
+{
+	int sw = fabric_is_switch(&ff->topo.nodes[hit->node]);
+	struct smp_sl2vl *t =
+	    fake_sl2vl_table(ff, hit->node, sw ? (req->attr_mod >> 8) & 0xff : hit->in_port,
+			     sw ? req->attr_mod & 0xff : hit->in_port);
+
+	if (!t || (sw && req->attr_mod >> 16))
+		return FAKE_STATUS_INVALID_VALUE;
+	if (req->method == SMP_METHOD_SET) {
+		smp_sl2vl_decode(req->data, t);
+		ff->counters.sl2vl_sets++;
+	}
+	smp_sl2vl_encode(t, data);
+	return 0;
+}
+
 /* ---- A second SM ------------------------------------------------------ */
 
 static int fake_at_sm(const struct fake_fabric *ff, const struct fake_hit *hit)
@@ -700,6 +750,8 @@ static uint16_t fake_answer(struct fake_fabric *ff, const struct smp *req,
 		return fake_lft(ff, req, hit, data);
 	case SMP_ATTR_PKEY_TABLE:
 		return fake_pkey(ff, req, hit, data);
+	case SMP_ATTR_SL2VL:
+		return fake_sl2vl(ff, req, hit, data);
 	case SMP_ATTR_SM_INFO:
 		return fake_sm_info(ff, req, hit, data);
 	default:
@@ -932,6 +984,26 @@ const uint16_t *fake_fabric_pkeys(const struct fake_fabric *ff, uint64_t node_gu
 	if (i == FABRIC_NONE || port > ff->topo.nodes[i].num_ports)
 		return NULL;
 	return ff->nodes[i].pkeys[port].pkey;
+}
+
+const struct smp_sl2vl *fake_fabric_sl2vl(const struct fake_fabric *ff, uint64_t node_guid,
+					  uint8_t in, uint8_t out)
+{
+	int i = fabric_find(&ff->topo, node_guid);
+
+	return i == FABRIC_NONE ? NULL : fake_sl2vl_table(ff, i, in, out);
+}
+
+int fake_fabric_set_sl2vl(struct fake_fabric *ff, uint64_t node_guid, uint8_t in, uint8_t out,
+			  const struct smp_sl2vl *t)
+{
+	int i = fabric_find(&ff->topo, node_guid);
+	struct smp_sl2vl *x = i == FABRIC_NONE ? NULL : fake_sl2vl_table(ff, i, in, out);
+
+	if (!x)
+		return -ENOENT;
+	*x = *t;
+	return 0;
 }
 
 const struct fake_counters *fake_fabric_counters(const struct fake_fabric *ff)

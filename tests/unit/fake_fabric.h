@@ -41,6 +41,10 @@
  *                    (32 entries) exists: another block or a port out of
  *                    range answers 0x1c.  Each port starts with 0xFFFF at
  *                    index 0, rest 0; a Set stores the 32 entries.
+ *   SLtoVLMappingTable  Get/Set, attr_mod = (in << 8) | out on a switch
+ *                    (ports up to NumPorts, port 0 included; higher bits
+ *                    set: 0x1c); a CA answers for the arrival port.  Every
+ *                    table starts as ibsim's: SL s -> VL s, SL 15 -> VL 7.
  * Set on NodeInfo / NodeDescription (read-only): status 0x0c.
  *
  * M_Key (IBA 14.2.4): PortInfo Set on a guard port (a CA port; a switch's
@@ -78,6 +82,7 @@ struct fake_fabric;
 struct fake_counters {
 	unsigned gets, sets, lft_block_sets, port_info_sets, dropped;
 	unsigned pkey_block_sets;
+	unsigned sl2vl_sets;	  /* SLtoVLMappingTable Sets applied */
 	unsigned mkey_violations; /* SMPs refused for a wrong M_Key */
 	unsigned client_rereg_sets; /* applied PortInfo Sets with ClientReregister */
 };
@@ -142,6 +147,14 @@ int fake_fabric_set_lft(struct fake_fabric *ff, uint64_t switch_guid, uint16_t l
  * LinearFDBTop 0; ports, LIDs and the rest as they were.  0 or -ENOENT. */
 int fake_fabric_reboot_switch(struct fake_fabric *ff, uint64_t switch_guid);
 const uint16_t *fake_fabric_pkeys(const struct fake_fabric *ff, uint64_t node_guid, uint8_t port);
+/* The SLtoVL table of a node's port pair (a CA: in ignored, out = its
+ * port), borrowed like fake_fabric_state; NULL when the GUID is unknown
+ * or a port out of range.  set: change it behind the SM's back (no Set
+ * counted); 0 or -ENOENT. */
+const struct smp_sl2vl *fake_fabric_sl2vl(const struct fake_fabric *ff, uint64_t node_guid,
+					  uint8_t in, uint8_t out);
+int fake_fabric_set_sl2vl(struct fake_fabric *ff, uint64_t node_guid, uint8_t in, uint8_t out,
+			  const struct smp_sl2vl *t);
 const struct fake_counters *fake_fabric_counters(const struct fake_fabric *ff);
 
 /* The M_Key fields guarding a port (a switch: port 0's, whatever port is

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "mad/smp.h"
+#include "mad/text.h"
 #include "routing/lft_file.h"
 #include "routing/route.h"
 #include "routing/topo_file.h"
@@ -105,6 +106,7 @@ static void tc_status(void *ctx, struct control_status *st)
 	st->last_end_ms = 95000;
 	st->last_good.number = 3;
 	st->last_good.engine = "minhop";
+	st->last_good.vls = 2;
 	st->mad.sent = 39;
 	st->mad.received = 38;
 	st->mad.timeouts = 1;
@@ -334,7 +336,7 @@ static void test_control_status(void)
 		  "sm port: 0x0002c90300a00011 lid 1\n"
 		  "uptime: 72 s\n"
 		  "last sweep: 3 ok, took 4 ms, ended 5 s ago\n"
-		  "last good sweep: 3, engine minhop\n"
+		  "last good sweep: 3, engine minhop, vls 2\n"
 		  "routing engines: ftree,updn,minhop\n"
 		  "switches: 2\n"
 		  "cas: 4\n"
@@ -460,6 +462,42 @@ static void test_control_lfts(void)
 	tc.no_lfts = 0;
 }
 
+/* sls: "SLID DLID SL" from every CA port LID (1-4) to every other LID
+ * (1-6), or from one source; the SLs are the LFT set's. */
+static void test_control_sls(void)
+{
+	struct text_buf want;
+
+	tc_expect("sls 5", "ok\n5 1 0\n5 2 0\n5 3 0\n5 4 0\n5 6 0\n"); /* no SLs: all 0 */
+	CU_ASSERT_EQUAL_FATAL(lft_set_alloc_sl(&tc.lfts, 6), 0);
+	tc.lfts.sl[4] = 1; /* host3 */
+	tc.lfts.sl[6] = 2; /* sw2 */
+	tc.lfts.n_vls = 3;
+	text_buf_init(&want);
+	text_buf_printf(&want, "ok\n");
+	for (unsigned s = 1; s <= 4; s++)
+		for (unsigned d = 1; d <= 6; d++)
+			if (d != s)
+				text_buf_printf(&want, "%u %u %u\n", s, d,
+						d == 4	 ? 1
+						: d == 6 ? 2
+							 : 0);
+	tc_expect("sls", want.s);
+	text_buf_fini(&want);
+	tc_expect("sls host3", "ok\n4 1 0\n4 2 0\n4 3 0\n4 5 0\n4 6 2\n");
+	tc_expect("sls 0x0002c90300a00020", "ok\n2 1 0\n2 3 0\n2 4 1\n2 5 0\n2 6 2\n");
+	tc_expect("sls nobody", "error no node named 'nobody'\n");
+	tc_expect("sls 1 2", "error usage: sls [SRC]\n");
+	free(tc.lfts.sl);
+	tc.lfts.sl = NULL;
+	tc.lfts.sl_top = 0;
+	tc.lfts.n_vls = 1;
+	tc.no_lfts = 1;
+	tc_expect("sls", "error no forwarding tables match the current model (none yet, or a "
+			 "sweep is replacing them: try again)\n");
+	tc.no_lfts = 0;
+}
+
 static void test_control_metrics(void)
 {
 	char *got = tc_ask("metrics");
@@ -553,13 +591,13 @@ static void test_control_bad_requests(void)
 	char *huge = malloc(CONTROL_REQUEST_MAX + 10);
 
 	tc_expect("", "error empty request (commands: status, sweep, reload, plan, topology, "
-		      "lfts, lids, routes, metrics)\n");
+		      "lfts, lids, routes, sls, metrics)\n");
 	tc_expect("   ", "error empty request (commands: status, sweep, reload, plan, topology, "
-			 "lfts, lids, routes, metrics)\n");
+			 "lfts, lids, routes, sls, metrics)\n");
 	tc_expect("frobnicate", "error unknown command 'frobnicate' (commands: status, sweep, "
-				"reload, plan, topology, lfts, lids, routes, metrics)\n");
+				"reload, plan, topology, lfts, lids, routes, sls, metrics)\n");
 	tc_expect("STATUS", "error unknown command 'STATUS' (commands: status, sweep, reload, "
-			    "plan, topology, lfts, lids, routes, metrics)\n");
+			    "plan, topology, lfts, lids, routes, sls, metrics)\n");
 	tc_expect("status now", "error usage: status\n");
 	tc_expect("routes a b c d", "error usage: routes SRC DST\n");
 	tc_expect("routes a b c d e f g h", "error too many words in the request\n");
@@ -590,7 +628,7 @@ static void test_control_grammar(void)
 	w[0] = "frobnicate";
 	CU_ASSERT_PTR_NULL(control_grammar_check(w, 1, err, sizeof(err)));
 	CU_ASSERT_STRING_EQUAL(err, "unknown command 'frobnicate' (commands: status, sweep, "
-				    "reload, plan, topology, lfts, lids, routes, metrics)");
+				    "reload, plan, topology, lfts, lids, routes, sls, metrics)");
 	w[0] = "routes", w[1] = "a";
 	CU_ASSERT_PTR_NULL(control_grammar_check(w, 2, err, sizeof(err)));
 	CU_ASSERT_STRING_EQUAL(err, "usage: routes SRC DST");
@@ -1042,6 +1080,7 @@ void test_control_register(void)
 	CU_add_test(s, "lids", test_control_lids);
 	CU_add_test(s, "metrics", test_control_metrics);
 	CU_add_test(s, "routes", test_control_routes);
+	CU_add_test(s, "sls: the paths' SLs, all or from one source", test_control_sls);
 	CU_add_test(s, "routes: ambiguous name, black hole, no tables", test_control_routes_faults);
 	CU_add_test(s, "malformed requests", test_control_bad_requests);
 	CU_add_test(s, "ops missing", test_control_missing_ops);

@@ -1000,7 +1000,7 @@ static void test_sa_mpath_constraints(void)
 					  SA_MPR_CM(SA_MPR_LIFE_SELECTOR) | SA_MPR_CM(SA_MPR_LIFE),
 					  &mp, h1, 1, h23, 2), 0);
 	CU_ASSERT_EQUAL(r.out.n, 1);
-	/* SL: nanosm gives SL 0 */
+	/* SL: SL 0 without VLs (the routes give every DLID SL 0) */
 	memset(&mp, 0, sizeof(mp));
 	mp.want.sl = 1;
 	CU_ASSERT_EQUAL(test_sa_mpath_ask(&r, SA_METHOD_GET_MULTI, SA_MPR_CM(SA_MPR_SL), &mp, h1,
@@ -1024,6 +1024,67 @@ static void test_sa_mpath_constraints(void)
 	CU_ASSERT_EQUAL_FATAL(r.out.n, 2);
 	test_sa_mpath_rec(&r, 1, &d);
 	CU_ASSERT_EQUAL(d.reversible, 0);
+	test_sa_path_rig_fini(&r);
+}
+
+/* The SL of a path is the one the routing engine gave its DLID (the LFT
+ * set's sl[]): PathRecord Get and GetTable, MultiPathRecord and the SL
+ * component all answer it, and a view with other SLs (a new route_gen)
+ * answers the new ones. */
+static void test_sa_path_sl(void)
+{
+	struct test_sa_path_rig r;
+	struct sa_mpath_req mp;
+	struct sa_path_rec w, d;
+	int h1[1], h23[2];
+
+	test_sa_path_rig_init(&r);
+	CU_ASSERT_EQUAL_FATAL(lft_set_alloc_sl(&r.lfts, r.l_h3 > r.l_s2 ? r.l_h3 : r.l_s2), 0);
+	r.lfts.sl[r.l_h3] = 1;
+	r.lfts.n_vls = 2;
+	test_sa_path_view(&r, 2);
+	CU_ASSERT_EQUAL_FATAL(test_sa_path_get(&r, r.l_h1, r.l_h3, 0, NULL, &d), 1);
+	CU_ASSERT_EQUAL(d.sl, 1);
+	CU_ASSERT_EQUAL_FATAL(test_sa_path_get(&r, r.l_h2, r.l_h3, 0, NULL, &d), 1);
+	CU_ASSERT_EQUAL(d.sl, 1);
+	CU_ASSERT_EQUAL_FATAL(test_sa_path_get(&r, r.l_h3, r.l_h1, 0, NULL, &d), 1);
+	CU_ASSERT_EQUAL(d.sl, 0); /* the way back goes to h1: SL 0 */
+	/* SL as a component: only the path's own */
+	memset(&w, 0, sizeof(w));
+	w.sl = 0;
+	CU_ASSERT_EQUAL(test_sa_path_get(&r, r.l_h1, r.l_h3, SA_PR_CM(SA_PR_SL), &w, &d), 0);
+	w.sl = 1;
+	CU_ASSERT_EQUAL(test_sa_path_get(&r, r.l_h1, r.l_h3, SA_PR_CM(SA_PR_SL), &w, &d), 1);
+	/* GetTable from h1: h3's record on SL 1, the others on SL 0 */
+	memset(&w, 0, sizeof(w));
+	w.slid = r.l_h1;
+	CU_ASSERT_EQUAL(test_sa_path_ask(&r, SA_METHOD_GET_TABLE, SA_PR_CM(SA_PR_SLID), &w),
+			SA_STATUS_OK);
+	CU_ASSERT_FATAL(r.out.n >= 4);
+	for (size_t i = 0; i < r.out.n; i++) {
+		sa_path_decode(r.out.recs + i * SA_PATH_REC_SIZE, &d);
+		CU_ASSERT_EQUAL(d.sl, d.dlid == r.l_h3 ? 1 : 0);
+	}
+	/* MultiPathRecord: h1 x {h2, h3} */
+	h1[0] = r.h1;
+	h23[0] = r.h2;
+	h23[1] = r.h3;
+	memset(&mp, 0, sizeof(mp));
+	CU_ASSERT_EQUAL(test_sa_mpath_ask(&r, SA_METHOD_GET_MULTI, 0, &mp, h1, 1, h23, 2), 0);
+	CU_ASSERT_EQUAL_FATAL(r.out.n, 2);
+	test_sa_mpath_rec(&r, 0, &d);
+	CU_ASSERT_EQUAL(d.sl, 0);
+	test_sa_mpath_rec(&r, 1, &d);
+	CU_ASSERT_EQUAL(d.sl, 1);
+	/* the routes move h3 back to SL 0 and h2 to SL 2 */
+	r.lfts.sl[r.l_h3] = 0;
+	r.lfts.sl[r.l_h2] = 2;
+	r.lfts.n_vls = 3;
+	test_sa_path_view(&r, 3);
+	CU_ASSERT_EQUAL_FATAL(test_sa_path_get(&r, r.l_h1, r.l_h3, 0, NULL, &d), 1);
+	CU_ASSERT_EQUAL(d.sl, 0);
+	CU_ASSERT_EQUAL_FATAL(test_sa_path_get(&r, r.l_h1, r.l_h2, 0, NULL, &d), 1);
+	CU_ASSERT_EQUAL(d.sl, 2);
 	test_sa_path_rig_fini(&r);
 }
 
@@ -1202,6 +1263,7 @@ void test_sa_path_register(void)
 	CU_add_test(s, "GetMulti: SGID x DGID pairs, NumbPath", test_sa_mpath_pairs);
 	CU_add_test(s, "GetMulti: selectors, SL, Reversible", test_sa_mpath_constraints);
 	CU_add_test(s, "GetMulti: pairs without a partition", test_sa_mpath_partitions);
+	CU_add_test(s, "SL of the path from the routes' sl[]", test_sa_path_sl);
 	CU_add_test(s, "GetMulti: requester's partitions", test_sa_mpath_requester);
 	CU_add_test(s, "GetMulti: counts, GIDs, methods", test_sa_mpath_errors);
 }

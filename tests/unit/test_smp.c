@@ -611,6 +611,39 @@ static void test_smp_pkey(void)
 	CU_ASSERT_EQUAL(d[2 * 5 + 1], 0x05);
 }
 
+/* SLtoVLMappingTable: a round trip, the wire nibbles (SL 0 in the high
+ * nibble of byte 0, as smpquery sl2vl reads it) and the VL-count helper. */
+static void test_smp_sl2vl(void)
+{
+	struct smp_sl2vl in, out;
+	uint8_t d[SMP_DATA_SIZE];
+
+	memset(d, 0xaa, sizeof(d));
+	for (int i = 0; i < SMP_SL2VL_SLS; i++)
+		in.vl[i] = (uint8_t)(i == 15 ? 7 : i); /* ibsim's default table */
+	smp_sl2vl_encode(&in, d);
+	CU_ASSERT_EQUAL(d[0], 0x01);
+	CU_ASSERT_EQUAL(d[1], 0x23);
+	CU_ASSERT_EQUAL(d[7], 0xe7);
+	for (int i = 8; i < SMP_DATA_SIZE; i++)
+		CU_ASSERT_EQUAL(d[i], 0);
+	smp_sl2vl_decode(d, &out);
+	CU_ASSERT(memcmp(&in, &out, sizeof(in)) == 0);
+	in.vl[3] = 0x1f; /* only 4 bits travel */
+	smp_sl2vl_encode(&in, d);
+	smp_sl2vl_decode(d, &out);
+	CU_ASSERT_EQUAL(out.vl[3], 0x0f);
+	CU_ASSERT_EQUAL(out.vl[2], 2);
+	CU_ASSERT_EQUAL(SMP_SL2VL_MOD(3, 5), 0x0305);
+	CU_ASSERT_EQUAL(smp_vls_count(0), 0);
+	CU_ASSERT_EQUAL(smp_vls_count(1), 1);
+	CU_ASSERT_EQUAL(smp_vls_count(2), 2);
+	CU_ASSERT_EQUAL(smp_vls_count(4), 8);
+	CU_ASSERT_EQUAL(smp_vls_count(5), 15);
+	CU_ASSERT_EQUAL(smp_vls_count(6), 0);
+	CU_ASSERT_STRING_EQUAL(smp_attr_name(SMP_ATTR_SL2VL), "SLtoVLMappingTable");
+}
+
 static void test_smp_names(void)
 {
 	CU_ASSERT_STRING_EQUAL(smp_attr_name(SMP_ATTR_NODE_INFO), "NodeInfo");
@@ -1093,6 +1126,7 @@ void test_smp_register(void)
 	CU_add_test(s, "LinearForwardingTable codec", test_smp_lft);
 	CU_add_test(s, "SMInfo codec", test_smp_sm_info);
 	CU_add_test(s, "P_KeyTable codec", test_smp_pkey);
+	CU_add_test(s, "SLtoVLMappingTable codec", test_smp_sl2vl);
 	CU_add_test(s, "names and MTU", test_smp_names);
 	CU_add_test(s, "fake: NodeInfo along DR paths", test_fake_node_info);
 	CU_add_test(s, "fake: unroutable paths dropped", test_fake_bad_paths);
