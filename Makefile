@@ -88,7 +88,7 @@ DEB_BUILD := libibumad-dev libibmad-dev libibverbs-dev libyaml-dev libev-dev lib
              pkg-config scdoc
 DEB_TEST  := ibsim-utils infiniband-diags opensm python3 time clang
 
-.PHONY: all deps test unit route integration demo lab asan clean valgrind bench faults fuzz fuzz-build \
+.PHONY: all deps test unit route gen integration demo lab asan clean valgrind bench faults fuzz fuzz-build \
 	fuzz-smoke fuzz-seeds
 .SECONDARY:
 
@@ -140,6 +140,10 @@ unit: $(BIN)/nanosm-unit
 route: $(BIN)/nanosm-route
 	tests/route/run.sh
 
+# tests of the fabric generator (tests/gen/): golden files and properties
+gen: $(BIN)/nanosm-gen $(BIN)/nanosm-route
+	tests/gen/run.sh
+
 integration: all
 	tests/integration/run.sh
 
@@ -147,6 +151,7 @@ test: deps
 	$(MAKE) all
 	$(MAKE) unit
 	$(MAKE) route
+	$(MAKE) gen
 	$(MAKE) integration
 	$(MAKE) fuzz-smoke
 	$(MAKE) install-check
