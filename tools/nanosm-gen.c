@@ -150,6 +150,7 @@ static uint32_t gen_add_node(struct gen *g, enum gen_role role, unsigned nports,
 	n = &g->nodes[g->n_nodes];
 	n->role = (uint8_t)role;
 	n->nports = (uint8_t)nports;
+	n->gone = 0;
 	n->group = group;
 	n->idx = idx;
 	n->port0 = (uint32_t)g->n_ports;

@@ -130,6 +130,16 @@ grid() {
 	header "$name" "$f" "$sw" $((sw * h)) "$links" && route "$name" "$f" "$sw" $((sw * h)) "$diam" &&
 		pass "$name"
 }
+# a full tree large enough that its node array is grown (realloc'd) many
+# times: every node printed, every cable from both ends
+f=$TMP/k16.topo
+"$GEN" fattree --levels 3 --radix 16 -o "$f" && header prop-ft3-k16 "$f" 320 1024 2048 &&
+	route prop-ft3-k16 "$f" 320 1024 4 && pass prop-ft3-k16
+f=$TMP/k16n.topo
+"$GEN" fattree --levels 3 --radix 16 --missing-switches 2 --seed 9 -o "$f" &&
+	header prop-ft3-k16-nosw2 "$f" 318 1024 2016 && route prop-ft3-k16-nosw2 "$f" 318 1024 - &&
+	pass prop-ft3-k16-nosw2
+
 grid prop-torus-4x4x3 torus 4 4 3 2
 grid prop-torus-5x3x2 torus 5 3 2 1
 grid prop-torus-6x5 torus 6 5 1 1
