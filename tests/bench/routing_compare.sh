@@ -11,7 +11,9 @@
 #  2. for each nanosm engine: nanosm-route -R ENGINE offline on the
 #     ibnetdiscover captured under the first OpenSM run (the same LIDs as
 #     OpenSM's tables), or on the generated file (CMP_LIDS=file);
-#  3. one table: gate, VLs, hops, shift all-to-all, EBB, time.
+#  3. one table: gate, credit loop among CA-to-CA routes alone (ca_loops.py:
+#     the gate also counts routes to and from switch LIDs), VLs, hops,
+#     shift all-to-all, EBB, time.
 # Everything runs in a private scratch dir; every process it starts is
 # stopped by PID; every wait is bounded.
 #
@@ -207,7 +209,7 @@ cmp_osm_run() {
 		return
 	fi
 	cmp_score "$d/score.json" "$IBND" --lfts "$lfts"
-	cmp_row "$name" OpenSM "$eng" "${used:-?}" "$RES" "$vls" "$sls" "$ms"
+	cmp_row "$name" OpenSM "$eng" "${used:-?}" "$RES" "$vls" "$sls" "$ms" "$(cmp_ca_loops "$IBND" "$lfts")"
 }
 
 # ---------------------------------------------------------------- scoring
@@ -232,14 +234,25 @@ cmp_score() {
 # cmp_nanosm_run FABRIC ENGINE: nanosm-route -R ENGINE offline; a row.
 cmp_nanosm_run() {
 	local name=$1 eng=$2 topo=$TOPO
+	local out=$SCRATCH/$name/nanosm-$eng
 	[ "$LIDS" = opensm ] && [ -n "$FIRST_IBND" ] && topo=$FIRST_IBND
-	cmp_score "$SCRATCH/$name/nanosm-$eng.json" "$topo" -R "$eng"
-	cmp_row "$name" nanosm "$eng" "$eng" "$RES" "" "" ""
+	cmp_score "$out.json" "$topo" -R "$eng" --dump-lfts "$out.lfts"
+	cmp_row "$name" nanosm "$eng" "$eng" "$RES" "" "" "" "$(cmp_ca_loops "$topo" "$out.lfts")"
 }
 
-# cmp_row FABRIC SM ENGINE USED RESULT [VLS SLS MS]: one row of rows.tsv.
+# cmp_ca_loops IBND LFTS: "no", "yes" or "-": a credit loop among the
+# CA-to-CA routes alone, one VL (ca_loops.py; needs an ibnetdiscover).
+cmp_ca_loops() {
+	local r
+	[ -s "$2" ] && grep -q '^Ca' "$1" 2>/dev/null || { echo -; return; }
+	r=$(timeout -k 5 "$TOOL_TIMEOUT" "$PYTHON" "$BENCH_DIR/ca_loops.py" "$1" "$2" 2>/dev/null)
+	echo "${r%%:*}" | grep -E '^(yes|no)$' || echo -
+}
+
+# cmp_row FABRIC SM ENGINE USED RESULT [VLS SLS MS CA_LOOP]: one row of rows.tsv.
 cmp_row() {
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "${6:-}" "${7:-}" "${8:-}" >>"$ROWS"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "${6:-}" "${7:-}" "${8:-}" \
+		"${9:-}" >>"$ROWS"
 }
 
 # ---------------------------------------------------------------- report
@@ -261,13 +274,13 @@ def find(d, keys):
                 return r
     return None
 
-print("| fabric | SM | engine | used | gate | VLs | SLs sampled | hops mean / stretch max "
-      "| shift worst / mean | EBB mean [95% CI] | time ms |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+print("| fabric | SM | engine | used | gate | CA-CA loop | VLs | SLs sampled "
+      "| hops mean / stretch max | shift worst / mean | EBB mean [95% CI] | time ms |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for line in open(sys.argv[1]):
-    fab, sm, eng, used, res, vls, sls, ms = line.rstrip("\n").split("\t")
+    fab, sm, eng, used, res, vls, sls, ms, caloop = line.rstrip("\n").split("\t")
     if not res.startswith("/"):
-        print("| %s | %s | %s | %s | %s | | | | | | |" % (fab, sm, eng, used, res))
+        print("| %s | %s | %s | %s | %s | | | | | | | |" % (fab, sm, eng, used, res))
         continue
     r = json.load(open(res))
     g, p, s, b = r["gate"], r["pairs"], r["shift"], r["bisection"]
@@ -287,8 +300,8 @@ for line in open(sys.argv[1]):
         used = "**%s**" % used
     if vls.isdigit() and int(vls) > 1 and g["credit_loop"]:
         gate = gate.replace("credit loop", "credit loop on 1 VL")
-    print("| %s | %s | %s | %s | %s | %s | %s | %.3f / %d | %d / %.3f | %.4f [%.4f, %.4f] | %s |" % (
-        fab, sm, eng, used, gate, vls or "-", sls or "-", p["hops_mean"], p["stretch_max"],
+    print("| %s | %s | %s | %s | %s | %s | %s | %s | %.3f / %d | %d / %.3f | %.4f [%.4f, %.4f] | %s |" % (
+        fab, sm, eng, used, gate, caloop or "-", vls or "-", sls or "-", p["hops_mean"], p["stretch_max"],
         s["worst_load"], s["mean_load"], b["mean"], b["ci95_low"], b["ci95_high"], ms))
 PY
 }
