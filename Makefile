@@ -88,7 +88,7 @@ DEB_BUILD := libibumad-dev libibmad-dev libibverbs-dev libyaml-dev libev-dev lib
              pkg-config scdoc
 DEB_TEST  := ibsim-utils infiniband-diags opensm python3 time clang
 
-.PHONY: all deps test unit route integration demo lab asan clean valgrind bench faults fuzz fuzz-build \
+.PHONY: all deps test unit route gen integration demo lab asan clean valgrind bench bench-routing faults fuzz fuzz-build \
 	fuzz-smoke fuzz-seeds
 .SECONDARY:
 
@@ -140,6 +140,10 @@ unit: $(BIN)/nanosm-unit
 route: $(BIN)/nanosm-route
 	tests/route/run.sh
 
+# tests of the fabric generator (tests/gen/): golden files and properties
+gen: $(BIN)/nanosm-gen $(BIN)/nanosm-route
+	tests/gen/run.sh
+
 integration: all
 	tests/integration/run.sh
 
@@ -147,6 +151,7 @@ test: deps
 	$(MAKE) all
 	$(MAKE) unit
 	$(MAKE) route
+	$(MAKE) gen
 	$(MAKE) integration
 	$(MAKE) fuzz-smoke
 	$(MAKE) install-check
@@ -179,6 +184,13 @@ asan:
 bench: deps
 	$(MAKE) all
 	tests/bench/run.sh
+
+# nanosm's engines against OpenSM's on generated fabrics (docs/bench.md,
+# docs/routing.md "Compared with OpenSM"): not a test either.  CMP_FABRICS,
+# CMP_OSM_ENGINES, CMP_NANOSM_ENGINES choose (tests/bench/routing_compare.sh -h).
+bench-routing: deps
+	$(MAKE) all
+	tests/bench/routing_compare.sh
 
 # Fault injection under ibsim (tests/faults/README.md): cable flaps and MAD
 # drops, with figures.  Not part of `make test` (minutes); FAULTS_ARGS

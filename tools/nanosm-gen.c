@@ -5,9 +5,10 @@
  * output file; everything it makes is a pure function of its arguments.
  *
  * DOC: the generator builds the fabric in memory (nodes with a port array,
- * links stored on both ends), optionally removes links at random without
- * disconnecting it, then prints every CA (first, so host1 is ibsim's default
- * attach point) and then every switch, each port line from both link ends.
+ * links stored on both ends), optionally removes whole switches and then
+ * links at random without disconnecting it, then prints every CA (first, so
+ * host1 is ibsim's default attach point) and then every switch, each port
+ * line from both link ends.
  * Shapes and counts are documented in gen_usage() and docs/bench.md.
  */
 #include <errno.h>
@@ -43,8 +44,9 @@ struct gen_port {
 struct gen_node {
 	uint8_t role;	/* enum gen_role */
 	uint8_t nports; /* ports 1..nports */
-	uint32_t group; /* pod (3-level tree) or torus x, 1-based; 0 = none */
-	uint32_t idx;	/* 1-based index within role (and group) */
+	uint8_t gone;	/* removed by --missing-switches: not printed or counted */
+	uint32_t group; /* pod (3-level tree) or grid x, 1-based; 0 = none */
+	uint32_t idx;	/* 1-based index within role (and group); grid: (y-1)*Z + z */
 	uint32_t port0; /* this node's ports are gen.ports[port0 + 1 .. port0 + nports] */
 	uint64_t guid;
 };
@@ -56,7 +58,10 @@ struct gen {
 	size_t n_ports, cap_ports;
 	size_t n_hosts;
 	char (*names)[GEN_NAME_LEN]; /* filled by gen_name_all before printing */
+	unsigned grid_z;	     /* grid (torus, regular mesh) with a z dimension: Z */
 	char shape[256];	     /* the shape's parameters, for the header */
+	uint32_t *removed_idx;	     /* the switches --missing-switches took, in order */
+	size_t n_removed;
 };
 
 /* Everything the command line says. 0 = not given, where that is allowed. */
@@ -64,8 +69,8 @@ struct gen_args {
 	const char *shape;
 	const char *out;
 	unsigned levels, radix, hosts_per_leaf, cas, missing, ca_ports, switch_ports;
-	unsigned switches, degree, hosts, x, y, seed;
-	int partial, verbose;
+	unsigned switches, degree, hosts, x, y, z, seed, missing_switches;
+	int partial, verbose, lose_hosts;
 	char cmdline[512];
 };
 
@@ -145,6 +150,7 @@ static uint32_t gen_add_node(struct gen *g, enum gen_role role, unsigned nports,
 	n = &g->nodes[g->n_nodes];
 	n->role = (uint8_t)role;
 	n->nports = (uint8_t)nports;
+	n->gone = 0;
 	n->group = group;
 	n->idx = idx;
 	n->port0 = (uint32_t)g->n_ports;
@@ -560,12 +566,100 @@ static void gen_mesh_fill(struct gen *g, const struct gen_args *a, uint32_t firs
 	free(stubs);
 }
 
+/*
+ * Grids: tori (wrapping) and regular meshes (not wrapping) of X x Y or
+ * X x Y x Z switches.  Switch (x, y[, z]) has its hosts on ports 1..H and,
+ * per dimension d (0 = x, 1 = y, 2 = z), port H+1+2d towards +d and port
+ * H+2+2d towards -d: cable (+d of c) - (-d of c+1).  A torus wraps every
+ * dimension (c = size-1 to c = 0), so a dimension of 2 gives two parallel
+ * cables between the same two switches, as in a real 2-ary torus; a mesh
+ * does not wrap, so its edge switches leave those ports empty, and a mesh
+ * dimension may be 1.  Every switch has the same port count (H + 2 per
+ * dimension).  Switches are built x-major: a row per x (the node's group),
+ * in it (y, z) with idx (y-1)*Z + z.
+ */
+struct gen_grid {
+	unsigned dim[3]; /* sizes; dim[2] = 1 for a 2-D grid */
+	unsigned ndims;	 /* 2 or 3 */
+	int wrap;
+};
+
+static uint32_t gen_grid_node(const struct gen_grid *gr, const uint32_t *row, const unsigned *c)
+{
+	return row[c[0]] + c[1] * gr->dim[2] + c[2];
+}
+
+/* The cable from switch c towards +d, if the grid has one. */
+static void gen_grid_link_dim(struct gen *g, const struct gen_grid *gr, const uint32_t *row,
+			      const unsigned *c, unsigned d, unsigned h)
+{
+	unsigned n[3] = {c[0], c[1], c[2]};
+
+	if (c[d] + 1 < gr->dim[d])
+		n[d] = c[d] + 1;
+	else if (gr->wrap && gr->dim[d] > 1)
+		n[d] = 0;
+	else
+		return;
+	gen_link(g, gen_grid_node(gr, row, c), h + 1 + 2 * d, gen_grid_node(gr, row, n),
+		 h + 2 + 2 * d);
+}
+
+static void gen_grid_build(struct gen *g, const struct gen_args *a, const struct gen_grid *gr)
+{
+	unsigned nports = gen_sw_ports(a, a->hosts + 2 * gr->ndims), c[3];
+	uint32_t *row = malloc((size_t)gr->dim[0] * sizeof(*row));
+
+	if (!row)
+		gen_die("out of memory");
+	g->grid_z = gr->ndims == 3 ? gr->dim[2] : 0;
+	for (unsigned x = 0; x < gr->dim[0]; x++)
+		row[x] = gen_switch_row(g, a, GEN_TORUS, x + 1, gr->dim[1] * gr->dim[2], nports);
+	for (c[0] = 0; c[0] < gr->dim[0]; c[0]++)
+		for (c[1] = 0; c[1] < gr->dim[1]; c[1]++)
+			for (c[2] = 0; c[2] < gr->dim[2]; c[2]++)
+				for (unsigned d = 0; d < gr->ndims; d++)
+					gen_grid_link_dim(g, gr, row, c, d, a->hosts);
+	free(row);
+	if (gr->ndims == 3)
+		snprintf(g->shape, sizeof(g->shape),
+			 "%s: %u x %u x %u switches of %u ports, %u hosts each", a->shape,
+			 gr->dim[0], gr->dim[1], gr->dim[2], nports, a->hosts);
+	else
+		snprintf(g->shape, sizeof(g->shape),
+			 "%s: %u x %u switches of %u ports, %u hosts each", a->shape, gr->dim[0],
+			 gr->dim[1], nports, a->hosts);
+}
+
+/* A torus (wrap) or a regular mesh from --x/--y[/--z]. */
+static void gen_grid(struct gen *g, const struct gen_args *a, int wrap)
+{
+	struct gen_grid gr = {{a->x, a->y, a->z ? a->z : 1}, a->z ? 3 : 2, wrap};
+	unsigned min = wrap ? 2 : 1;
+
+	if (a->x < min || a->y < min || (a->z && a->z < min))
+		gen_die("%s needs --x, --y (and --z if given) >= %u", a->shape, min);
+	if ((unsigned long long)gr.dim[0] * gr.dim[1] * gr.dim[2] < 2)
+		gen_die("%s: a grid of one switch", a->shape);
+	if ((unsigned long long)gr.dim[1] * gr.dim[2] > 65535)
+		gen_die("%s: --y times --z must be at most 65535", a->shape);
+	gen_grid_build(g, a, &gr);
+}
+
 static void gen_mesh(struct gen *g, const struct gen_args *a, uint64_t *seed)
 {
 	uint32_t first, *order;
 
+	if (a->x || a->y || a->z) {
+		if (a->switches || a->degree)
+			gen_die(
+			    "mesh: either --x/--y[/--z] (a regular grid) or --switches/--degree "
+			    "(a random mesh), not both");
+		gen_grid(g, a, 0);
+		return;
+	}
 	if (a->switches < 2 || a->degree < 2)
-		gen_die("mesh needs --switches >= 2 and --degree >= 2");
+		gen_die("mesh needs --switches >= 2 and --degree >= 2, or --x and --y");
 	if (a->degree >= a->switches)
 		gen_die("mesh: --degree %u needs more than %u switches", a->degree, a->switches);
 	first = gen_switch_row(g, a, GEN_SW, 0, a->switches, gen_sw_ports(a, a->hosts + a->degree));
@@ -581,34 +675,6 @@ static void gen_mesh(struct gen *g, const struct gen_args *a, uint64_t *seed)
 	snprintf(g->shape, sizeof(g->shape),
 		 "mesh: %u switches of %u ports, %u hosts and up to %u switch cables each",
 		 a->switches, g->nodes[first].nports, a->hosts, a->degree);
-}
-
-/* 2D torus: switch (x, y) port H+1 -> (x+1, y) port H+2, port H+3 ->
- * (x, y+1) port H+4 (wrapping).  A dimension of 2 gives two parallel cables. */
-static void gen_torus(struct gen *g, const struct gen_args *a)
-{
-	unsigned nports, h = a->hosts;
-	uint32_t *row;
-
-	if (a->x < 2 || a->y < 2)
-		gen_die("torus needs --x >= 2 and --y >= 2");
-	nports = gen_sw_ports(a, h + 4);
-	row = malloc((size_t)a->x * sizeof(*row));
-	if (!row)
-		gen_die("out of memory");
-	for (unsigned x = 0; x < a->x; x++)
-		row[x] = gen_switch_row(g, a, GEN_TORUS, x + 1, a->y, nports);
-	for (unsigned x = 0; x < a->x; x++) {
-		for (unsigned y = 0; y < a->y; y++) {
-			uint32_t self = row[x] + y;
-
-			gen_link(g, self, h + 1, row[(x + 1) % a->x] + y, h + 2);
-			gen_link(g, self, h + 3, row[x] + (y + 1) % a->y, h + 4);
-		}
-	}
-	free(row);
-	snprintf(g->shape, sizeof(g->shape), "torus: %u x %u switches of %u ports, %u hosts each",
-		 a->x, a->y, nports, h);
 }
 
 /* Ring: switch i port H+1 -> switch i+1 port H+2, the last back to the first. */
@@ -632,10 +698,11 @@ struct gen_bfs {
 	uint32_t stamp;
 };
 
-/* Is `to` reachable from `from` through cabled ports? (early exit) */
-static int gen_reachable(struct gen *g, struct gen_bfs *b, uint32_t from, uint32_t to)
+/* Breadth-first walk over cabled ports from `from`: SIZE_MAX as soon as it
+ * reaches `stop` (GEN_NONE: never), else how many switches it reached. */
+static size_t gen_walk(struct gen *g, struct gen_bfs *b, uint32_t from, uint32_t stop)
 {
-	size_t head = 0, tail = 0;
+	size_t head = 0, tail = 0, switches = g->nodes[from].role != GEN_HOST;
 
 	b->stamp++;
 	b->mark[from] = b->stamp;
@@ -648,13 +715,20 @@ static int gen_reachable(struct gen *g, struct gen_bfs *b, uint32_t from, uint32
 
 			if (w == GEN_NONE || b->mark[w] == b->stamp)
 				continue;
-			if (w == to)
-				return 1;
+			if (w == stop)
+				return SIZE_MAX;
 			b->mark[w] = b->stamp;
 			b->queue[tail++] = w;
+			switches += g->nodes[w].role != GEN_HOST;
 		}
 	}
-	return 0;
+	return switches;
+}
+
+/* Is `to` reachable from `from` through cabled ports? (early exit) */
+static int gen_reachable(struct gen *g, struct gen_bfs *b, uint32_t from, uint32_t to)
+{
+	return gen_walk(g, b, from, to) == SIZE_MAX;
 }
 
 /* Every switch-switch link once, as (node << 8 | port) from its lower end. */
@@ -710,6 +784,131 @@ static void gen_remove_links(struct gen *g, unsigned want, uint64_t *seed)
 	free(b.queue);
 }
 
+/* ---------------------------------------------------------------- missing switches */
+
+static int gen_has_host(struct gen *g, uint32_t sw)
+{
+	for (unsigned p = 1; p <= g->nodes[sw].nports; p++) {
+		uint32_t r = gen_port_at(g, sw, p)->node;
+
+		if (r != GEN_NONE && g->nodes[r].role == GEN_HOST)
+			return 1;
+	}
+	return 0;
+}
+
+/* The switch host1 is cabled to: never removed (the SM's attach point). */
+static uint32_t gen_host1_switch(struct gen *g)
+{
+	for (uint32_t i = 0; i < g->n_nodes; i++)
+		if (g->nodes[i].role == GEN_HOST && g->nodes[i].idx == 1)
+			return gen_port_at(g, i, 1)->node;
+	return GEN_NONE;
+}
+
+/* Do the switches left (not gone) all reach `from`? */
+static int gen_switches_connected(struct gen *g, struct gen_bfs *b, uint32_t from)
+{
+	size_t left = 0;
+
+	for (uint32_t i = 0; i < g->n_nodes; i++)
+		left += g->nodes[i].role != GEN_HOST && !g->nodes[i].gone;
+	return gen_walk(g, b, from, GEN_NONE) == left;
+}
+
+/* Take switch `sw` out with its cables (and its hosts, which go too);
+ * saved[] keeps its port table so gen_restore_switch can put it back. */
+static void gen_drop_switch(struct gen *g, uint32_t sw, struct gen_port *saved)
+{
+	struct gen_node *n = &g->nodes[sw];
+
+	memcpy(saved, gen_port_at(g, sw, 0), (n->nports + 1u) * sizeof(*saved));
+	for (unsigned p = 1; p <= n->nports; p++) {
+		uint32_t r = gen_port_at(g, sw, p)->node;
+
+		if (r == GEN_NONE)
+			continue;
+		if (g->nodes[r].role == GEN_HOST)
+			g->nodes[r].gone = 1;
+		gen_unlink(g, sw, p);
+	}
+	n->gone = 1;
+}
+
+static void gen_restore_switch(struct gen *g, uint32_t sw, const struct gen_port *saved)
+{
+	g->nodes[sw].gone = 0;
+	for (unsigned p = 1; p <= g->nodes[sw].nports; p++) {
+		if (saved[p].node == GEN_NONE)
+			continue;
+		g->nodes[saved[p].node].gone = 0;
+		gen_link(g, sw, p, saved[p].node, saved[p].port);
+	}
+}
+
+/* The switches --missing-switches may take, in random order: without hosts,
+ * or (--lose-hosts) any but host1's. */
+static uint32_t *gen_switch_candidates(struct gen *g, const struct gen_args *a, size_t *n,
+				       uint64_t *seed)
+{
+	uint32_t *v = malloc(g->n_nodes * sizeof(*v)), keep = gen_host1_switch(g);
+
+	if (!v)
+		gen_die("out of memory");
+	*n = 0;
+	for (uint32_t i = 0; i < g->n_nodes; i++)
+		if (g->nodes[i].role != GEN_HOST && i != keep &&
+		    (a->lose_hosts || !gen_has_host(g, i)))
+			v[(*n)++] = i;
+	gen_shuffle(v, *n, seed);
+	return v;
+}
+
+/* Remove `want` random switches with their cables, each only if the
+ * switches left stay connected; their indices go into removed[]. */
+static size_t gen_remove_switches(struct gen *g, const struct gen_args *a, uint32_t *removed,
+				  uint64_t *seed)
+{
+	struct gen_bfs b = {calloc(g->n_nodes, sizeof(uint32_t)),
+			    malloc(g->n_nodes * sizeof(uint32_t)), 0};
+	struct gen_port saved[GEN_MAX_PORTS + 1];
+	size_t n, done = 0;
+	uint32_t *cand = gen_switch_candidates(g, a, &n, seed), root = gen_host1_switch(g);
+
+	if (!b.mark || !b.queue)
+		gen_die("out of memory");
+	for (size_t i = 0; i < n && done < a->missing_switches; i++) {
+		gen_drop_switch(g, cand[i], saved);
+		if (gen_switches_connected(g, &b, root))
+			removed[done++] = cand[i];
+		else
+			gen_restore_switch(g, cand[i], saved);
+	}
+	free(cand);
+	free(b.mark);
+	free(b.queue);
+	return done;
+}
+
+static void gen_missing_switches(struct gen *g, const struct gen_args *a, uint64_t *seed)
+{
+	uint32_t *removed = malloc(a->missing_switches * sizeof(*removed));
+	size_t done;
+
+	if (!removed)
+		gen_die("out of memory");
+	if (gen_host1_switch(g) == GEN_NONE)
+		gen_die("internal: host1 is not cabled to a switch");
+	done = gen_remove_switches(g, a, removed, seed);
+	if (done < a->missing_switches)
+		gen_die("only %zu of %u switches %scan be removed without disconnecting the "
+			"fabric%s",
+			done, a->missing_switches, a->lose_hosts ? "" : "without hosts ",
+			a->lose_hosts ? "" : " (--lose-hosts also takes switches with hosts)");
+	g->removed_idx = removed;
+	g->n_removed = done;
+}
+
 /* ---------------------------------------------------------------- output */
 
 static unsigned gen_digits(size_t v)
@@ -723,9 +922,20 @@ static unsigned gen_digits(size_t v)
 	return d;
 }
 
+/* A 3-D grid switch: sw-x<X>-y<Y>-z<Z>, from its group (x) and idx. */
+static void gen_name_grid3(const struct gen *g, char *s, const struct gen_node *n, uint32_t max_x,
+			   uint32_t max_idx)
+{
+	unsigned z = g->grid_z, max_y = (max_idx - 1) / z + 1;
+
+	snprintf(s, GEN_NAME_LEN, "sw-x%0*u-y%0*u-z%0*u", (int)gen_digits(max_x), n->group,
+		 (int)gen_digits(max_y), (n->idx - 1) / z + 1, (int)gen_digits(z),
+		 (n->idx - 1) % z + 1);
+}
+
 /* Names: host<N>, leaf<N> / spine<N> (2 levels), pod<P>-leaf<N> /
- * pod<P>-agg<N> / core<N> (3 levels), sw<N>, sw-x<X>-y<Y>; numbers are
- * 1-based and zero-padded to the widest in their role. */
+ * pod<P>-agg<N> / core<N> (3 levels), sw<N>, sw-x<X>-y<Y>[-z<Z>]; numbers
+ * are 1-based and zero-padded to the widest in their role. */
 static void gen_name_all(struct gen *g)
 {
 	static const char *const fmt[GEN_ROLES] = {"host%0*u", "leaf%0*u", "spine%0*u", "agg%0*u",
@@ -746,6 +956,10 @@ static void gen_name_all(struct gen *g)
 		char *s = g->names[i];
 		int w = (int)gen_digits(max_idx[n->role]), off = 0;
 
+		if (n->role == GEN_TORUS && g->grid_z) {
+			gen_name_grid3(g, s, n, max_group, max_idx[GEN_TORUS]);
+			continue;
+		}
 		if (n->role == GEN_TORUS)
 			off = snprintf(s, GEN_NAME_LEN, "sw-x%0*u-", (int)gen_digits(max_group),
 				       n->group);
@@ -767,6 +981,8 @@ static struct gen_counts gen_count(struct gen *g)
 	for (uint32_t i = 0; i < g->n_nodes; i++) {
 		int is_sw = g->nodes[i].role != GEN_HOST;
 
+		if (g->nodes[i].gone)
+			continue;
 		c.switches += is_sw;
 		c.cas += !is_sw;
 		for (unsigned p = 1; p <= g->nodes[i].nports; p++) {
@@ -804,6 +1020,24 @@ static void gen_print_node(FILE *out, struct gen *g, uint32_t i)
 	fputc('\n', out);
 }
 
+/* "# removed switches (N, with their cables[ and H hosts]): name ..." */
+static void gen_print_removed(FILE *out, struct gen *g, const struct gen_args *a)
+{
+	size_t hosts = 0;
+
+	if (!g->n_removed)
+		return;
+	for (uint32_t i = 0; i < g->n_nodes; i++)
+		hosts += g->nodes[i].role == GEN_HOST && g->nodes[i].gone;
+	fprintf(out, "# removed switches (%zu, with their cables", g->n_removed);
+	if (a->lose_hosts)
+		fprintf(out, " and %zu hosts", hosts);
+	fputs("):", out);
+	for (size_t i = 0; i < g->n_removed; i++)
+		fprintf(out, " %s", g->names[g->removed_idx[i]]);
+	fputc('\n', out);
+}
+
 static void gen_print(FILE *out, struct gen *g, const struct gen_args *a,
 		      const struct gen_counts *c)
 {
@@ -812,14 +1046,16 @@ static void gen_print(FILE *out, struct gen *g, const struct gen_args *a,
 	setvbuf(out, buf, _IOFBF, sizeof(buf));
 	fprintf(out,
 		"# %s\n# %zu switches, %zu CAs, %zu switch-switch links, %zu LIDs needed\n"
-		"# %s%s\n\n",
+		"# %s%s\n",
 		a->cmdline, c->switches, c->cas, c->sw_links, c->lids, g->shape,
 		a->missing ? "; random switch-switch cables removed" : "");
+	gen_print_removed(out, g, a);
+	fputc('\n', out);
 	for (uint32_t i = 0; i < g->n_nodes; i++)
-		if (g->nodes[i].role == GEN_HOST)
+		if (g->nodes[i].role == GEN_HOST && !g->nodes[i].gone)
 			gen_print_node(out, g, i);
 	for (uint32_t i = 0; i < g->n_nodes; i++)
-		if (g->nodes[i].role != GEN_HOST)
+		if (g->nodes[i].role != GEN_HOST && !g->nodes[i].gone)
 			gen_print_node(out, g, i);
 	if (fflush(out) != 0 || ferror(out))
 		gen_die("%s: write failed: %s", a->out ? a->out : "stdout", strerror(errno));
@@ -851,14 +1087,24 @@ static void gen_usage(FILE *to)
 	      "      random connected irregular mesh: a random spanning tree, then free\n"
 	      "      ports paired at random (no self-loops, no parallel cables); up to D\n"
 	      "      switch-switch cables per switch on ports H+1..H+D.\n"
-	      "  torus --x X --y Y [--hosts H]\n"
-	      "      2D torus: port H+1/H+2 = +x/-x, H+3/H+4 = +y/-y (wrapping).\n"
+	      "  mesh --x X --y Y [--z Z] [--hosts H]\n"
+	      "      regular 2-D or 3-D mesh (a grid, no wrap-around), ports as a torus's;\n"
+	      "      the edge switches leave the outward ports empty; sizes >= 1.\n"
+	      "  torus --x X --y Y [--z Z] [--hosts H]\n"
+	      "      2-D or 3-D torus: port H+1/H+2 = +x/-x, H+3/H+4 = +y/-y, H+5/H+6 =\n"
+	      "      +z/-z (wrapping; sizes >= 2; a size of 2 gives two parallel cables).\n"
 	      "  ring --switches S [--hosts H]\n"
 	      "      switch i port H+1 -> switch i+1 port H+2, the last to the first.\n"
 	      "options:\n"
 	      "  --hosts H          hosts per switch for mesh/torus/ring (default 1)\n"
 	      "  --missing-links M  remove M random switch-switch cables, never\n"
 	      "                     disconnecting the fabric (any shape)\n"
+	      "  --missing-switches N  remove N random switches with their cables, never\n"
+	      "                     disconnecting the fabric (any shape, before\n"
+	      "                     --missing-links); only switches without hosts (a fat\n"
+	      "                     tree's spines, aggs, cores) unless --lose-hosts\n"
+	      "  --lose-hosts       --missing-switches may take any switch but host1's;\n"
+	      "                     the hosts of a removed switch go with it\n"
 	      "  --seed S           random seed (default 1); same arguments, same file\n"
 	      "  --ca-ports 1|2     ports per CA (default 1; port 2 is left uncabled)\n"
 	      "  --switch-ports P   switch port count for mesh/torus/ring (default: needed)\n"
@@ -917,6 +1163,8 @@ static const struct gen_num_opt gen_num_opts[] = {
     GEN_OPT("hosts", hosts, 0, GEN_MAX_PORTS),
     GEN_OPT("x", x, 1, 4095),
     GEN_OPT("y", y, 1, 65535),
+    GEN_OPT("z", z, 1, 65535),
+    GEN_OPT("missing-switches", missing_switches, 0, 1000000),
 };
 #define GEN_N_NUM_OPTS (sizeof(gen_num_opts) / sizeof(gen_num_opts[0]))
 #define GEN_OPT_NUM_BASE 256 /* getopt value of gen_num_opts[i] = base + i */
@@ -924,11 +1172,9 @@ static const struct gen_num_opt gen_num_opts[] = {
 /* getopt_long's table: the numeric options, then the others. */
 static void gen_long_opts(struct option *o)
 {
-	static const struct option rest[] = {{"partial", 0, 0, 'P'},
-					     {"output", 1, 0, 'o'},
-					     {"verbose", 0, 0, 'v'},
-					     {"help", 0, 0, 'h'},
-					     {0, 0, 0, 0}};
+	static const struct option rest[] = {{"partial", 0, 0, 'P'}, {"lose-hosts", 0, 0, 'L'},
+					     {"output", 1, 0, 'o'},  {"verbose", 0, 0, 'v'},
+					     {"help", 0, 0, 'h'},    {0, 0, 0, 0}};
 
 	for (size_t i = 0; i < GEN_N_NUM_OPTS; i++)
 		o[i] = (struct option){gen_num_opts[i].name, 1, 0, GEN_OPT_NUM_BASE + (int)i};
@@ -947,6 +1193,9 @@ static void gen_option(struct gen_args *a, int c, const char *val)
 	case 'P':
 		a->partial = 1;
 		break;
+	case 'L':
+		a->lose_hosts = 1;
+		break;
 	case 'o':
 		a->out = val;
 		break;
@@ -964,7 +1213,7 @@ static void gen_option(struct gen_args *a, int c, const char *val)
 
 static void gen_parse(struct gen_args *a, int argc, char **argv)
 {
-	struct option opts[GEN_N_NUM_OPTS + 5];
+	struct option opts[GEN_N_NUM_OPTS + 6];
 	int c;
 
 	*a = (struct gen_args){.levels = 2, .ca_ports = 1, .hosts = 1, .seed = 1};
@@ -991,13 +1240,17 @@ static void gen_build(struct gen *g, const struct gen_args *a, uint64_t *seed)
 	else if (!strcmp(a->shape, "mesh"))
 		gen_mesh(g, a, seed);
 	else if (!strcmp(a->shape, "torus"))
-		gen_torus(g, a);
+		gen_grid(g, a, 1);
 	else if (!strcmp(a->shape, "ring"))
 		gen_ring(g, a);
 	else
 		gen_die("unknown shape '%s' (fattree, mesh, torus, ring)", a->shape);
 	if (g->n_hosts == 0)
 		gen_die("%s: this fabric has no host (use --hosts 1 or more)", a->shape);
+	if (a->missing_switches)
+		gen_missing_switches(g, a, seed);
+	else if (a->lose_hosts)
+		gen_die("--lose-hosts goes with --missing-switches");
 	if (a->missing)
 		gen_remove_links(g, a->missing, seed);
 }
@@ -1033,5 +1286,6 @@ int main(int argc, char **argv)
 	free(g.nodes);
 	free(g.ports);
 	free(g.names);
+	free(g.removed_idx);
 	return 0;
 }

@@ -15,7 +15,9 @@
 # Environment (defaults in brackets):
 #   BENCH_SIZES    size tiers to run offline [1k 4k 16k 48k mesh]; a tier
 #                  or a fabric name: ft2-1k ft3-1k ft2-4k ft3-4k ft2-16k
-#                  ft3-16k ft2-48k ft3-45k mesh-1k mesh-16k (docs/bench.md)
+#                  ft3-16k ft2-48k ft3-45k mesh-1k mesh-16k (docs/bench.md);
+#                  tiers deg (ft3-1k-deg ft3-16k-deg: 1% of the cables and
+#                  a switch gone) and torus (torus-1k: 8x8x4) are opt-in
 #   BENCH_ENGINES  engines [minhop updn ftree]
 #   BENCH_REPS     offline repetitions per fabric/engine [3]
 #   BENCH_TIMEOUT  bound for one offline run, seconds [300]
@@ -48,13 +50,9 @@
 #                  cost far more than routing; the gate always runs)
 set -u
 
-BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO=$(cd "$BENCH_DIR/../.." && pwd)
-BIN=${BENCH_BIN:-$REPO/build/bin}
-GEN=$BIN/nanosm-gen
-ROUTE=$BIN/nanosm-route
+# shellcheck source=tests/bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 NANOSM=$BIN/nanosm
-UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 TIME=/usr/bin/time
 PYTHON=${PYTHON:-python3}
 ROUTE_ARGS=${NANOSM_ROUTE_ARGS---shifts 0 --bisections 0 --timing}
@@ -123,6 +121,11 @@ bench_fabric_args() {
 	ft3-45k) echo "fattree --levels 3 --radix 64 --cas 45000" ;;
 	ft2-10k) echo "fattree --levels 2 --cas 10240" ;;
 	ft3-10k) echo "fattree --levels 3 --cas 10240" ;;
+	# degraded 3-level trees: 1% of the switch cables and a switch without
+	# hosts (agg or core) gone
+	ft3-1k-deg) echo "fattree --levels 3 --cas 1024 --missing-links 20 --missing-switches 1 --seed 1" ;;
+	ft3-16k-deg) echo "fattree --levels 3 --cas 16384 --missing-links 330 --missing-switches 1 --seed 1" ;;
+	torus-1k) echo "torus --x 8 --y 8 --z 4 --hosts 4" ;;
 	mesh-1k) echo "mesh --switches 128 --degree 6 --hosts 8 --seed 1" ;;
 	mesh-4k) echo "mesh --switches 512 --degree 6 --hosts 8 --seed 1" ;;
 	mesh-16k) echo "mesh --switches 2048 --degree 8 --hosts 8 --seed 1" ;;
@@ -140,6 +143,8 @@ bench_tier_fabrics() {
 	16k) echo "ft2-16k ft3-16k" ;;
 	48k) echo "ft2-48k ft3-45k" ;;
 	mesh) echo "mesh-1k mesh-16k" ;;
+	deg) echo "ft3-1k-deg ft3-16k-deg" ;;
+	torus) echo "torus-1k" ;;
 	*) bench_fabric_args "$1" >/dev/null && echo "$1" ;;
 	esac
 }
@@ -165,67 +170,12 @@ bench_counts() {
 
 # ---------------------------------------------------------------- helpers
 
-bench_die() {
-	echo "bench: $*" >&2
-	exit 1
-}
-
-bench_log() { echo "bench: $*" >&2; }
-
-# Stop one PID we started: SIGTERM, bounded wait, SIGKILL; reap it.
-bench_kill() {
-	local pid=$1 i
-	[ -n "$pid" ] || return 0
-	if kill -0 "$pid" 2>/dev/null; then
-		kill -TERM "$pid" 2>/dev/null
-		for i in $(seq 50); do
-			ps -p "$pid" -o stat= 2>/dev/null | grep -qv Z || break
-			sleep 0.1
-		done
-		ps -p "$pid" -o stat= 2>/dev/null | grep -qv Z && kill -KILL "$pid" 2>/dev/null
-	fi
-	wait "$pid" 2>/dev/null
-	bench_forget "$pid"
-}
-
-bench_forget() {
-	local p keep=()
-	for p in "${PIDS[@]}"; do [ "$p" = "$1" ] || keep+=("$p"); done
-	PIDS=("${keep[@]}")
-}
-
-bench_cleanup() {
-	local rc=$? i
-	trap - EXIT INT TERM HUP
-	for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do bench_kill "${PIDS[$i]}"; done
-	if [ -n "$SCRATCH" ] && [ -d "$SCRATCH" ]; then
-		if [ "${BENCH_KEEP:-0}" = 1 ]; then echo "bench: scratch kept: $SCRATCH" >&2; else rm -rf "$SCRATCH"; fi
-	fi
-	exit "$rc"
-}
-
 # bench_median V...: median of numbers (mean of the middle two when even).
 bench_median() {
 	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
 		if (NR == 0) { print "-"; exit }
 		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
 		if (m == int(m)) printf "%d\n", m; else printf "%.3f\n", m }'
-}
-
-# bench_wait_file FILE ERE TIMEOUT PID: poll (10 ms) until FILE matches,
-# bounded; 1 if PID exits first or on timeout.
-bench_wait_file() {
-	local f=$1 pat=$2 t=$3 pid=$4 deadline
-	deadline=$(($(date +%s%N) / 1000000 + t * 1000))
-	while :; do
-		grep -qE -- "$pat" "$f" 2>/dev/null && return 0
-		if ! ps -p "$pid" -o stat= 2>/dev/null | grep -qv Z; then
-			grep -qE -- "$pat" "$f" 2>/dev/null && return 0
-			return 1
-		fi
-		[ $(($(date +%s%N) / 1000000)) -lt "$deadline" ] || return 1
-		sleep 0.01
-	done
 }
 
 # ---------------------------------------------------------------- offline
@@ -355,48 +305,6 @@ bench_offline() {
 
 # ---------------------------------------------------------------- ibsim
 
-# bench_sim_limits TOPO: ibsim -N/-S/-P/-L options when the defaults (2048
-# nodes, 256 switches, 13312 ports, LinearCap 30720) are too small.
-bench_sim_limits() {
-	awk '/^[[:space:]]*(Switch|Hca|Ca|Rt)[[:space:]]/ {
-		n++; p += $2 + 1; if ($1 == "Switch") s++ }
-	END {
-		o = ""
-		if (n > 2048) o = o " -N " n + 64
-		if (s > 256) o = o " -S " s + 64
-		if (p > 13312) o = o " -P " p + 1024
-		if (n > 30000) o = o " -L 49152"	# default LinearCap 30720
-		print o }' "$1"
-}
-
-# bench_sim_start TOPO: fresh ibsim with a unique socket; bounded wait.
-bench_sim_start() {
-	local topo=$1 d limits
-	SIM_GEN=$((SIM_GEN + 1))
-	d=$SCRATCH/sim/$SIM_GEN
-	mkdir -p "$d/run"
-	mkfifo "$d/ctl" || bench_die "mkfifo $d/ctl"
-	SIM_SOCK=nanosm-bench-$$-$SIM_GEN
-	SIM_DIR=$d
-	limits=$(bench_sim_limits "$topo")
-	# stdin: the fifo opened read-write, so ibsim never sees EOF
-	# shellcheck disable=SC2086 # limits are words
-	(cd "$d/run" && IBSIM_SOCKNAME=$SIM_SOCK exec ibsim $limits -s "$topo" 0<>"$d/ctl") \
-		>"$d/ibsim.log" 2>&1 &
-	SIM_PID=$!
-	PIDS+=("$SIM_PID")
-	bench_wait_file "$d/ibsim.log" 'Network simulator ready' "$SIM_READY_TIMEOUT" "$SIM_PID" && return 0
-	bench_log "ibsim did not load $topo: $(grep -E 'ibpanic|error|rror' "$d/ibsim.log" | head -n 1)"
-	bench_kill "$SIM_PID"
-	SIM_PID=
-	return 1
-}
-
-bench_sim_stop() {
-	bench_kill "$SIM_PID"
-	SIM_PID=
-}
-
 # bench_tod_ms: now, as milliseconds since local midnight.
 bench_tod_ms() {
 	date +%H:%M:%S.%N | awk -F'[:.]' '{ printf "%d\n", (($1 * 60 + $2) * 60 + $3) * 1000 + substr($4, 1, 3) }'
@@ -425,14 +333,6 @@ bench_up_ms() {
 bench_cpu_ms() {
 	awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%d\n", ($12 + $13) * 1000 / hz }' \
 		"/proc/$1/stat" 2>/dev/null || echo 0
-}
-
-# bench_kill_timed PID: stop a process started under /usr/bin/time: its
-# children (the SM) by PID first, then time itself.
-bench_kill_timed() {
-	local c
-	for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do kill -TERM "$c" 2>/dev/null; done
-	bench_kill "$1"
 }
 
 # bench_wire_mads HOST: PortXmitPkts of HOST's port 1, as ibsim counts it
@@ -510,21 +410,6 @@ bench_sm_why() {
 			sed -E 's/^.* -> //'
 		;;
 	esac | cut -c1-160
-}
-
-# bench_wait_exit PID: an --once SM exits by itself; bounded, else killed.
-bench_wait_exit() {
-	local pid=$1 i
-	for i in $(seq 300); do
-		ps -p "$pid" -o stat= 2>/dev/null | grep -qv Z || break
-		sleep 0.1
-	done
-	bench_kill_timed "$pid"
-}
-
-# bench_sim_host TOPO: the first CA's name (ibsim's default attach point).
-bench_sim_host() {
-	grep -m1 -E '^[[:space:]]*(Hca|Ca)[[:space:]]' "$1" | sed -E 's/^[^"]*"([^"]*)".*/\1/'
 }
 
 # bench_sim_pair NAME ENGINE: alternate nanosm and OpenSM runs, each on a
