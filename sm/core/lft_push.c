@@ -332,17 +332,12 @@ int lft_push_compute(struct sm *sm)
 	    .out = &sm->lfts,
 	};
 	char why[768];
-	uint16_t old_top = sm->lfts.sl_top;
-	uint8_t *old_sl = sm->lfts.sl ? malloc((size_t)old_top + 1) : NULL;
-	const char *used;
+	const char *used = lft_push_route(sm, &job, sm->opts.engine, why, sizeof(why));
 
-	if (old_sl)
-		memcpy(old_sl, sm->lfts.sl, (size_t)old_top + 1);
-	used = lft_push_route(sm, &job, sm->opts.engine, why, sizeof(why));
-	/* no memory for the copy: say the SLs changed (the SA re-reads) */
+	/* against the SLs the SA answers now (lfts_cur stays as it is until
+	 * the sweep commits) */
 	sm->sls_changed =
-	    used && (sm->lfts.sl && !old_sl ? 1 : lft_push_sls_differ(old_sl, old_top, &sm->lfts));
-	free(old_sl);
+	    used && lft_push_sls_differ(sm->lfts_cur.sl, sm->lfts_cur.sl_top, &sm->lfts);
 	if (used) {
 		sm->st.engine = used;
 		sm->st.vls = lft_push_vls(&sm->lfts);

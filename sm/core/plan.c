@@ -95,12 +95,12 @@ char *sm_plan(struct sm *sm, const char *engines, const uint64_t *roots, size_t 
 	}
 	text_buf_printf(&t, "engine that would be used: %s (gate passed)\n", why);
 	for (size_t i = 0; i < next.n; i++)
-		plan_switch(&t, &sm->cur, lft_set_find_const(&sm->lfts, next.tables[i].node),
+		plan_switch(&t, &sm->cur, lft_set_find_const(&sm->lfts_cur, next.tables[i].node),
 			    &next.tables[i], &blocks, &moved, &touched);
 	text_buf_printf(
 	    &t, "LFT: %zu block(s) on %zu of %zu switch(es) would be written, %zu route(s) move\n",
 	    blocks, touched, next.n, moved);
-	plan_score(&t, &sm->cur, &sm->lfts, &next);
+	plan_score(&t, &sm->cur, &sm->lfts_cur, &next);
 	lft_set_fini(&next);
 	return text_buf_take(&t, NULL);
 }

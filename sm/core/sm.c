@@ -48,6 +48,7 @@ struct sm *sm_new(const struct sm_opts *opts, const struct mad_xmit *xmit,
 	sm->model = &sm->cur;
 	quar_init(&sm->quar);
 	lft_set_init(&sm->lfts);
+	lft_set_init(&sm->lfts_cur);
 	sm->xmit = *xmit;
 	sm->q = mad_queue_new(&sm->opts.mad, xmit, sm_on_request, sm);
 	sm->sa = sa_new(xmit);
@@ -89,6 +90,7 @@ void sm_free(struct sm *sm)
 	fabric_fini(&sm->next);
 	quar_fini(&sm->quar);
 	lft_set_fini(&sm->lfts);
+	lft_set_fini(&sm->lfts_cur);
 	lft_cache_fini(&sm->cache);
 	lft_steps_free(sm); /* freed in the middle of a push */
 	free(sm->sweep.prog);
@@ -336,7 +338,7 @@ const struct fabric *sm_fabric(const struct sm *sm)
 
 const struct lft_set *sm_lfts(const struct sm *sm)
 {
-	return sm->lfts_ahead || !sm->cur.n_nodes || !sm->lfts.n ? NULL : &sm->lfts;
+	return !sm->cur.n_nodes || !sm->lfts_cur.n ? NULL : &sm->lfts_cur;
 }
 
 const struct lid_alloc *sm_lids(const struct sm *sm)

@@ -192,9 +192,10 @@ void sm_recv(struct sm *sm, const struct mad_addr *from, const uint8_t *mad, siz
 uint64_t sm_tick(struct sm *sm);
 
 const struct fabric *sm_fabric(const struct sm *sm); /* last good model */
-/* The tables programmed into sm_fabric()'s switches; NULL while a sweep
- * runs (its tables may belong to a model not committed yet) or before the
- * first good sweep. */
+/* The tables committed with sm_fabric() (the SA answers from them); NULL
+ * before the first good sweep.  A running sweep routes its own model into
+ * tables of its own and commits both together, so these never change
+ * under a reader between sweeps or while a sweep routes. */
 const struct lft_set *sm_lfts(const struct sm *sm);
 const struct lid_alloc *sm_lids(const struct sm *sm);
 const struct mad_counters *sm_mad_counters(const struct sm *sm);

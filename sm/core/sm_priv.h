@@ -151,7 +151,9 @@ struct sm {
 	struct fabric *model;	 /* the one sm_req.node indexes now: next during a
 				  * heavy sweep until it is committed, else cur */
 	struct quar quar;	 /* what kept missing, sweep after sweep */
-	struct lft_set lfts;
+	struct lft_set lfts;	 /* the running sweep's tables, for next (lft_push.c) */
+	struct lft_set lfts_cur; /* the tables of cur, committed with it: what the SA and
+				  * the daemon read, and what a plan compares with */
 	int lfts_ahead; /* lfts were routed for next, not committed to cur yet */
 	struct lft_cache cache;
 	struct lft_steps *lft_steps; /* the running push's batches and steps (lft_push.c) */

@@ -331,6 +331,11 @@ static void sweep_commit(struct sm *sm)
 	sm->cur = sm->next;
 	sm->next = old;
 	sm->model = &sm->cur;
+	/* the tables go with the model: the SA's view points at lfts_cur,
+	 * which changes only here, never while a sweep routes next */
+	lft_set_fini(&sm->lfts_cur);
+	sm->lfts_cur = sm->lfts;
+	lft_set_init(&sm->lfts);
 	sm->lfts_ahead = 0;
 	if (sm_routes_changed(sm, &sm->next))
 		sm->route_gen++;

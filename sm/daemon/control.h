@@ -67,9 +67,9 @@ struct control_ops {
 		    char *err, size_t errlen);
 	/* The last good fabric model (LIDs assigned). */
 	const struct fabric *(*fabric)(void *ctx);
-	/* The LFTs programmed into that model's switches (node indices of
-	 * fabric()), or NULL when there are none that match it (none yet, or a
-	 * running sweep has routed a model it has not committed). */
+	/* The LFTs committed with that model (node indices of fabric()), or
+	 * NULL when there are none yet.  A running sweep does not change them
+	 * until it commits its own model and tables together. */
 	const struct lft_set *(*lfts)(void *ctx);
 	/* The LID map (port GUID -> LID, reservations included). */
 	const struct lid_alloc *(*lids)(void *ctx);

@@ -14,6 +14,8 @@
 #include "routing/topo_file.h"
 #include "sm/core/log.h"
 #include "sm/core/sm.h"
+#include "sm/core/sm_priv.h"
+#include "sm/sa/server.h"
 #include "tests/unit/sm_rig.h"
 #include "tests/unit/unit.h"
 
@@ -247,6 +249,92 @@ static int sweep_suite_init(void)
 	return 0;
 }
 
+/* a ring of four switches, a host on each */
+static const char sweep_ring4[] = "Hca 1 \"a\"\n[1] \"r1\"[1]\n\n"
+				  "Switch 8 \"r1\"\n[1] \"a\"[1]\n[2] \"r2\"[3]\n[3] \"r4\"[2]\n\n"
+				  "Switch 8 \"r2\"\n[1] \"b\"[1]\n[2] \"r3\"[3]\n[3] \"r1\"[2]\n\n"
+				  "Switch 8 \"r3\"\n[1] \"c\"[1]\n[2] \"r4\"[3]\n[3] \"r2\"[2]\n\n"
+				  "Switch 8 \"r4\"\n[1] \"d\"[1]\n[2] \"r1\"[3]\n[3] \"r3\"[2]\n\n"
+				  "Hca 1 \"b\"\n[1] \"r2\"[1]\n\n"
+				  "Hca 1 \"c\"\n[1] \"r3\"[1]\n\n"
+				  "Hca 1 \"d\"\n[1] \"r4\"[1]\n";
+
+/* While a sweep routes the next model, the SA and the daemon keep reading
+ * the tables committed with the last good model: the ones of sweep 1
+ * (updn rooted at r1), never the next sweep's (rooted at r3) before it
+ * commits. */
+struct committed_watch {
+	uint8_t *port[8]; /* sweep 1's tables, by table index */
+	uint16_t top[8];
+	size_t n;
+	int seen_ahead; /* watched while the next tables were routed, not committed */
+	int same;	/* and every time the SA's view held sweep 1's tables */
+	int differ;	/* the running sweep's tables differed from them */
+};
+
+static int committed_same(const struct committed_watch *w, const struct lft_set *s)
+{
+	if (!s || s->n != w->n)
+		return 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->tables[i].top != w->top[i] ||
+		    memcmp(s->tables[i].port, w->port[i], (size_t)w->top[i] + 1))
+			return 0;
+	return 1;
+}
+
+static void committed_each(struct rig *r, int ticked, uint64_t next, void *ctx)
+{
+	struct committed_watch *w = ctx;
+
+	(void)ticked;
+	(void)next;
+	if (!r->sm->lfts_ahead)
+		return;
+	w->seen_ahead++;
+	if (sm_lfts(r->sm) == sm_sa(r->sm)->v.lfts && committed_same(w, sm_lfts(r->sm)))
+		w->same++;
+	if (!committed_same(w, &r->sm->lfts))
+		w->differ = 1;
+}
+
+static void test_sa_reads_committed_tables(void)
+{
+	struct committed_watch w = {.n = 0};
+	const struct lft_set *c;
+	uint64_t root;
+	struct rig r;
+
+	rig_init(&r, sweep_ring4, NULL, "updn");
+	root = fake_fabric_state(r.ff)->nodes[rig_node(fake_fabric_state(r.ff), "r1")].guid;
+	CU_ASSERT_EQUAL(sm_set_routing(r.sm, "updn", &root, 1, 1, NULL, 0), 0);
+	rig_sweep(&r);
+	CU_ASSERT_EQUAL(r.last.status, 0);
+	c = sm_lfts(r.sm);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_FATAL(c->n <= 8);
+	for (size_t i = 0; i < c->n; i++) {
+		w.top[i] = c->tables[i].top;
+		w.port[i] = malloc((size_t)w.top[i] + 1);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(w.port[i]);
+		memcpy(w.port[i], c->tables[i].port, (size_t)w.top[i] + 1);
+	}
+	w.n = c->n;
+	root = fake_fabric_state(r.ff)->nodes[rig_node(fake_fabric_state(r.ff), "r3")].guid;
+	CU_ASSERT_EQUAL(sm_set_routing(r.sm, "updn", &root, 1, 1, NULL, 0), 0);
+	rig_sweep_watch(&r, committed_each, &w);
+	CU_ASSERT_EQUAL(r.last.status, 0);
+	CU_ASSERT(w.seen_ahead > 0);
+	CU_ASSERT_EQUAL(w.same, w.seen_ahead);
+	CU_ASSERT_EQUAL(w.differ, 1); /* another root, other tables */
+	/* committed with sweep 2: now the SA reads the new ones */
+	CU_ASSERT_PTR_EQUAL(sm_sa(r.sm)->v.lfts, sm_lfts(r.sm));
+	CU_ASSERT_FALSE(committed_same(&w, sm_lfts(r.sm)));
+	for (size_t i = 0; i < w.n; i++)
+		free(w.port[i]);
+	rig_fini(&r);
+}
+
 void test_sweep_register(void)
 {
 	CU_pSuite s = CU_add_suite("sweep", sweep_suite_init, NULL);
@@ -261,4 +349,6 @@ void test_sweep_register(void)
 	CU_add_test(s, "restart with guid2lid keeps every LID", test_restart_keeps_lids);
 	CU_add_test(s, "LID space exhausted: the rest still comes up", test_lid_space_exhausted);
 	CU_add_test(s, "policy node names replace NodeDescription", test_node_names);
+	CU_add_test(s, "the SA reads the committed tables while a sweep routes",
+		    test_sa_reads_committed_tables);
 }
