@@ -570,6 +570,26 @@ static void route_text_gate(const struct route_run *r)
 		printf(ROUTE_ROW "%s\n", "first problem", c->first);
 }
 
+/* Tables with SLs only (so single-VL reports stay as they were). */
+static void route_text_vls(const struct route_run *r)
+{
+	const struct route_score *s = &r->score;
+
+	if (!r->lfts.sl)
+		return;
+	printf("\nvirtual lanes (SL = VL at every hop)\n");
+	printf(ROUTE_ROW "%u\n", "VLs used", r->score.check.n_vls);
+	printf(ROUTE_ROW "%zu\n", "LIDs on a missing VL", r->score.check.vl_missing);
+	for (unsigned v = 0; v < s->n_vls; v++) {
+		char label[16];
+
+		snprintf(label, sizeof(label), "VL %u", v);
+		printf(ROUTE_ROW "endpoints %zu  routed pairs %" PRIu64
+				 "  switch-link EFI max %" PRIu64 "\n",
+		       label, s->vl[v].endpoints, s->vl[v].pairs_routed, s->vl[v].efi_switch_max);
+	}
+}
+
 static void route_text_load(const char *label, const struct score_load *l)
 {
 	printf(ROUTE_ROW "max %" PRIu64 "  mean %.3f  cv %.3f  (%zu links)\n", label, l->max,
@@ -628,6 +648,7 @@ static void route_print_text(const struct route_run *r)
 {
 	route_text_source(r);
 	route_text_gate(r);
+	route_text_vls(r);
 	route_text_paths(&r->score);
 	route_text_balance(r);
 	route_text_traffic(r);
@@ -698,6 +719,23 @@ static void route_json_gate(const struct route_run *r)
 	printf("},\n");
 }
 
+/* Tables with SLs only. */
+static void route_json_vls(const struct route_run *r)
+{
+	const struct route_score *s = &r->score;
+
+	if (!r->lfts.sl)
+		return;
+	printf("  \"vls\": {\"used\": %u, \"lids_missing_vl\": %zu, \"per_vl\": [", s->check.n_vls,
+	       s->check.vl_missing);
+	for (unsigned v = 0; v < s->n_vls; v++)
+		printf("%s{\"vl\": %u, \"endpoints\": %zu, \"pairs_routed\": %" PRIu64
+		       ", \"efi_switch_max\": %" PRIu64 "}",
+		       v ? ", " : "", v, s->vl[v].endpoints, s->vl[v].pairs_routed,
+		       s->vl[v].efi_switch_max);
+	printf("]},\n");
+}
+
 static void route_json_metrics(const struct route_run *r)
 {
 	const struct route_score *s = &r->score;
@@ -743,6 +781,7 @@ static void route_print_json(const struct route_run *r)
 {
 	route_json_source(r);
 	route_json_gate(r);
+	route_json_vls(r);
 	route_json_metrics(r);
 	route_json_traffic(r);
 }
