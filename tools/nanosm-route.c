@@ -30,6 +30,7 @@ struct route_args {
 	enum lft_file_format format;
 	int json;
 	int timing; /* --timing: report how long routing and scoring took */
+	uint8_t vl_cap; /* --vl-cap: every port's VLCap (0: as read) */
 	struct score_opts score;
 };
 
@@ -72,6 +73,7 @@ static void route_usage(FILE *out)
 		     "                    [--lfts FILE [--format auto|dump_fts|ibroute|opensm]]\n"
 		     "                    [--json] [--bisections N] [--seed S] [--shifts N]\n"
 		     "                    [--no-credit-loops] [--dump-lfts OUT] [--timing]\n"
+		     "                    [--vl-cap 1-5]\n"
 		     "Scores the routing of TOPO (ibnetdiscover output or an ibsim net file):\n"
 		     "LFTs computed by ENGINE (default minhop) or loaded from a dump.\n"
 		     "Exit status: 0 the routing gate passes, 1 it fails, 2 usage or input error.\n"
@@ -101,7 +103,8 @@ enum {
 	OPT_SHIFTS,
 	OPT_DUMP,
 	OPT_NO_CDG,
-	OPT_TIMING
+	OPT_TIMING,
+	OPT_VL_CAP
 };
 
 static const struct option route_long_opts[] = {
@@ -115,6 +118,7 @@ static const struct option route_long_opts[] = {
     {"dump-lfts", required_argument, NULL, OPT_DUMP},
     {"no-credit-loops", no_argument, NULL, OPT_NO_CDG},
     {"timing", no_argument, NULL, OPT_TIMING},
+    {"vl-cap", required_argument, NULL, OPT_VL_CAP},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -163,6 +167,16 @@ static int route_option(struct route_args *a, int c, const char *val)
 		return 0;
 	case OPT_SEED:
 		return route_number("--seed", val, &a->score.seed) ? ROUTE_EXIT_USAGE : 0;
+	case OPT_VL_CAP:
+		if (route_number("--vl-cap", val, &n))
+			return ROUTE_EXIT_USAGE;
+		if (n < 1 || n > 5)
+			return route_fail(
+			    "--vl-cap: %s is no VLCap (1 = VL0, 2 = VL0-1, 3 = VL0-3, "
+			    "4 = VL0-7, 5 = VL0-14)",
+			    val);
+		a->vl_cap = (uint8_t)n;
+		return 0;
 	case 'h':
 		return -1;
 	default:
@@ -800,6 +814,9 @@ static int route_prepare(struct route_run *r)
 		return route_fail("%s: %s", r->args.topo, strerror(-rc));
 	if (!r->f.n_nodes)
 		return route_fail("%s: no nodes in the topology", r->args.topo);
+	for (size_t i = 0; i < r->f.n_nodes && r->args.vl_cap; i++)
+		for (unsigned p = 0; p <= r->f.nodes[i].num_ports; p++)
+			r->f.nodes[i].ports[p].vl_cap = r->args.vl_cap;
 	rc = route_assign_lids(r);
 	if (!rc)
 		rc = route_load_roots(r);
