@@ -74,7 +74,7 @@
 /* A layer that turned this many trees away in a row is full: no more
  * trees are tried on it (on a big irregular fabric most would fail, each
  * after a search through the layer). */
-#define VLSP_FULL_AFTER 32
+#define VLSP_FULL_AFTER 128
 
 /* The trees tried for a destination on a layer, in this order. */
 enum vlsp_kind {
