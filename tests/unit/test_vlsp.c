@@ -182,6 +182,23 @@ static void test_vlsp_layers_fixed(void)
 
 /* ---- The engine --------------------------------------------------------- */
 
+/* The scorer's per-VL figures add up to its totals, and each VL's
+ * endpoints are those whose LID has that SL. */
+static void vlsp_vl_scores_add_up(const struct lft_set *s, const struct route_score *sc)
+{
+	size_t ends = 0;
+	uint64_t routed = 0;
+
+	CU_ASSERT_TRUE(sc->n_vls <= s->n_vls); /* a VL may hold switch LIDs only */
+	for (unsigned v = 0; v < sc->n_vls; v++) {
+		ends += sc->vl[v].endpoints;
+		routed += sc->vl[v].pairs_routed;
+		CU_ASSERT_TRUE(sc->vl[v].efi_switch_max <= sc->efi_switch.max);
+	}
+	CU_ASSERT_EQUAL(ends, sc->endpoints);
+	CU_ASSERT_EQUAL(routed, sc->pairs_routed);
+}
+
 /* Route f with vlsp; the gate (with the SLs) must pass and every endpoint
  * pair be routed.  Fills the score (no shifts or bisections). */
 static void vlsp_route_ok(const struct fabric *f, uint16_t max, struct lft_set *s,
@@ -201,6 +218,7 @@ static void vlsp_route_ok(const struct fabric *f, uint16_t max, struct lft_set *
 	CU_ASSERT_EQUAL(sc->gate_rc, 0);
 	CU_ASSERT_EQUAL(sc->pairs_routed, sc->pairs);
 	CU_ASSERT_EQUAL(sc->check.n_vls, s->n_vls);
+	vlsp_vl_scores_add_up(s, sc);
 }
 
 static void vlsp_done(struct fabric *f, struct lft_set *s)
