@@ -36,11 +36,23 @@
  * management traffic (LID-routed SMPs ride VL15, which has no credits), and
  * counting it would fail min-hop on every fat tree for a spine -> leaf ->
  * spine route that carries no data.  Pairs with a CA/router end count.
+ *
+ * Virtual lanes.  When the tables carry SLs (lft_set.sl), the paths to a
+ * destination LID ride VL sl[lid] at every hop (SL s = VL s), so its
+ * turns are dependencies on that VL only: one turn bitmap per VL, each
+ * searched for a cycle on its own; a cycle is named with its VL.  Every
+ * cable a destination's routes cross (the source CA cables, each switch's
+ * out cable, the last one into the destination) must offer that VL at
+ * both ends (PortInfo VLCap, fabric_port_data_vls), and SL 15 (VL15,
+ * management only) is no data SL: such a destination fails the gate.
+ * Without SLs everything is VL 0, offered by every port.
  */
 
 #define CHECK_NO_RANK SIZE_MAX
 #define CHECK_NO_CHAN SIZE_MAX
 #define CHECK_CYCLE_TAIL 48 /* room kept for " -> ... (N channels) -> back" */
+#define CHECK_DATA_VLS 15   /* VL0-14; SL 15 maps to VL15, management only */
+#define CHECK_NO_VLS 0xFF   /* inject_vls: no CA/router cabled */
 
 /* What one switch does with a destination LID. */
 enum check_hop {
@@ -126,6 +138,17 @@ struct check {
 	uint8_t *color;
 	uint16_t *cursor;
 	size_t *dstack, cycle_at, cycle_len;
+	/* virtual lanes (only with_sl): one turn bitmap of turn_bits per VL */
+	int with_sl;
+	unsigned n_vls;	     /* VLs with turns: 1 + the highest data SL of a destination */
+	unsigned dest_vl;    /* the current destination's SL = VL */
+	size_t turn_bits;    /* turn_base[n_sw] */
+	size_t turn_off;     /* first bit of the VL being recorded or searched */
+	uint8_t *link_vls;   /* [g.port_base[s] + port]: data VLs both ends of its cable offer */
+	uint8_t *inject_vls; /* [s]: fewest data VLs of a good CA/router cable into s */
+	size_t vl_dest;	     /* the first destination on a VL it cannot have, CHECK_NO_RANK */
+	int vl_sw;	     /* where: the switch whose out cable or CA cable lacks it */
+	uint8_t vl_port;     /* that switch's out port (0: a CA cable into it) */
 };
 
 /* ---- Setup: switches, tables, links ------------------------------------ */
@@ -169,7 +192,7 @@ static void check_free(struct check *c)
 		c->comp_pairs, c->comp_bad,
 		c->srcs, c->w_ok, c->w_bad, c->rank_ok, c->rank_bad, c->w_ca, c->rank_ca, c->dests,
 		c->state, c->verdict, c->out, c->carry, c->hops, c->next, c->stack,
-		c->color, c->cursor, c->dstack,
+		c->color, c->cursor, c->dstack, c->link_vls, c->inject_vls,
 	};
 	/* clang-format on */
 
@@ -204,6 +227,14 @@ static int check_link_usable(const struct check *c, const struct fabric_port *p)
 	return check_port_usable(c, p) && check_port_usable(c, check_far_port(c, p));
 }
 
+/* Data VLs a cable offers: the fewer of its two ends'. */
+static unsigned check_cable_vls(const struct check *c, const struct fabric_port *p)
+{
+	unsigned a = fabric_port_data_vls(p), b = fabric_port_data_vls(check_far_port(c, p));
+
+	return a < b ? a : b;
+}
+
 /* Classify every switch port; switch-to-switch links become channels. */
 static void check_classify_ports(struct check *c)
 {
@@ -219,6 +250,9 @@ static void check_classify_ports(struct check *c)
 				continue;
 			l->far_port = p->remote_port;
 			l->far = p->remote_node;
+			if (c->link_vls)
+				c->link_vls[c->g.port_base[s] + pn] =
+				    (uint8_t)check_cable_vls(c, p);
 			if (!check_link_usable(c, p)) {
 				l->kind = CHECK_LINK_BAD;
 			} else if (c->g.sw_of[p->remote_node] < 0) {
@@ -274,6 +308,12 @@ static void check_add_source(struct check *c, int node, unsigned pn, int sw, int
 		c->rank_ok[sw] = rank;
 	if (!bad && c->g.sw_of[node] < 0 && c->w_ca[sw]++ == 0)
 		c->rank_ca[sw] = rank;
+	if (!bad && c->g.sw_of[node] < 0 && c->inject_vls) {
+		unsigned v = check_cable_vls(c, &c->f->nodes[node].ports[pn]);
+
+		if (v < c->inject_vls[sw])
+			c->inject_vls[sw] = (uint8_t)v;
+	}
 }
 
 /* Sources in node order; their rank orders the pairs for res->first. */
@@ -544,8 +584,49 @@ static void check_record_turns(struct check *c, const int *sw, size_t n, int ca_
 		in = &c->links[c->g.port_base[s] + c->out[s]];
 		out = &c->links[c->g.port_base[t] + c->out[t]];
 		k = c->chan_base[t + 1] - c->chan_base[t];
-		bit = c->turn_base[t] + (size_t)in->far_chan * k + out->self_chan;
+		bit = c->turn_off + c->turn_base[t] + (size_t)in->far_chan * k + out->self_chan;
 		c->turns[bit / 64] |= 1ULL << (bit % 64);
+	}
+}
+
+/* A destination on a VL that switch s (out port p; 0: a CA cable into
+ * s) cannot carry: counted once, the first one kept for the message. */
+static void check_vl_missing(struct check *c, size_t di, int s, uint8_t p)
+{
+	c->res->vl_missing++;
+	if (c->vl_dest == CHECK_NO_RANK) {
+		c->vl_dest = di;
+		c->vl_sw = s;
+		c->vl_port = p;
+	}
+}
+
+/* Does every cable d's routes cross offer d's VL?  The CA cables into the
+ * switches that send it, and each switch's out cable, as far as the
+ * routes reach (for a switch's own LID, the ways CA traffic takes). */
+static void check_vls(struct check *c, size_t di, const int *sw, size_t n, int to_switch)
+{
+	unsigned v = c->dest_vl;
+
+	if (v == 0)
+		return; /* VL0: every port has it */
+	if (v >= CHECK_DATA_VLS) {
+		check_vl_missing(c, di, -1, 0);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int s = sw[i];
+
+		if (c->verdict[s] != CHECK_OK || (to_switch && !c->carry[s]))
+			continue;
+		if (c->w_ca[s] && c->inject_vls[s] <= v) {
+			check_vl_missing(c, di, s, 0);
+			return;
+		}
+		if (c->out[s] && c->link_vls[c->g.port_base[s] + c->out[s]] <= v) {
+			check_vl_missing(c, di, s, c->out[s]);
+			return;
+		}
 	}
 }
 
@@ -558,14 +639,20 @@ static void check_destination(struct check *c, size_t di)
 
 	c->dest_hops = 0;
 	c->dest_failed = 0;
+	c->dest_vl = lft_set_sl(c->lfts, (uint16_t)d->lid);
 	check_step_all(c, d, sw, n);
 	for (size_t i = 0; i < n; i++)
 		check_resolve(c, sw[i]);
 	check_count(c, di, sw, n, to_switch);
-	if (c->skip_cdg)
+	if (c->skip_cdg && !c->with_sl)
 		return;
 	if (to_switch)
 		check_mark_ca_paths(c, sw, n);
+	if (c->with_sl)
+		check_vls(c, di, sw, n, to_switch);
+	if (c->skip_cdg || c->dest_vl >= CHECK_DATA_VLS)
+		return;
+	c->turn_off = c->dest_vl * c->turn_bits;
 	check_record_turns(c, sw, n, to_switch);
 }
 
@@ -575,7 +662,8 @@ static int check_alloc_cdg(struct check *c)
 {
 	size_t n = c->n_chan ? c->n_chan : 1;
 
-	c->turns = calloc(c->turn_base[c->g.n_sw] / 64 + 1, sizeof(*c->turns));
+	c->turn_bits = c->turn_base[c->g.n_sw];
+	c->turns = calloc(c->turn_bits * c->n_vls / 64 + 1, sizeof(*c->turns));
 	c->color = calloc(n, 1);
 	c->cursor = calloc(n, sizeof(*c->cursor));
 	c->dstack = malloc(n * sizeof(*c->dstack));
@@ -588,7 +676,7 @@ static size_t check_next_succ(struct check *c, size_t ch)
 	int s = c->chan_sw[ch];
 	const struct check_link *l = &c->links[c->g.port_base[s] + c->chan_port[ch]];
 	size_t t = (size_t)l->far, k = c->chan_base[t + 1] - c->chan_base[t];
-	size_t row = c->turn_base[t] + (size_t)l->far_chan * k;
+	size_t row = c->turn_off + c->turn_base[t] + (size_t)l->far_chan * k;
 
 	while (c->cursor[ch] < k) {
 		size_t lb = c->cursor[ch]++, bit = row + lb;
@@ -628,11 +716,20 @@ static int check_dfs(struct check *c, size_t root)
 	return 0;
 }
 
+/* Each VL's dependency graph on its own: a cycle needs every turn on
+ * one VL.  The VL of the cycle found goes to res->credit_loop_vl. */
 static int check_find_cycle(struct check *c)
 {
-	for (size_t ch = 0; ch < c->n_chan; ch++)
-		if (c->color[ch] == CHECK_WHITE && check_dfs(c, ch))
-			return 1;
+	for (unsigned v = 0; v < c->n_vls; v++) {
+		c->turn_off = v * c->turn_bits;
+		memset(c->color, CHECK_WHITE, c->n_chan ? c->n_chan : 1);
+		memset(c->cursor, 0, (c->n_chan ? c->n_chan : 1) * sizeof(*c->cursor));
+		for (size_t ch = 0; ch < c->n_chan; ch++)
+			if (c->color[ch] == CHECK_WHITE && check_dfs(c, ch)) {
+				c->res->credit_loop_vl = v;
+				return 1;
+			}
+	}
 	return 0;
 }
 
@@ -784,13 +881,77 @@ static void check_explain_pair(struct check *c)
 	}
 }
 
+/* The port where a VL is missing: switch s's out port p, or (p 0) the
+ * first CA/router cable into s without VL v; then whichever end of that
+ * cable lacks it. */
+static const struct fabric_port *check_vl_port(const struct check *c, int s, uint8_t p, unsigned v,
+					       int *node, uint8_t *port)
+{
+	const struct fabric_port *fp = NULL;
+
+	*node = c->g.sw_node[s];
+	*port = p;
+	if (p)
+		fp = &c->f->nodes[*node].ports[p];
+	for (size_t i = 0; !p && i < c->n_srcs && !fp; i++) {
+		const struct check_source *src = &c->srcs[i];
+		const struct fabric_port *cp = &c->f->nodes[src->node].ports[src->port];
+
+		if (src->sw == s && src->port && !src->injection_bad && c->g.sw_of[src->node] < 0 &&
+		    check_cable_vls(c, cp) <= v) {
+			fp = cp;
+			*node = src->node;
+			*port = src->port;
+		}
+	}
+	if (fp && fabric_port_data_vls(fp) > v) {
+		*node = fp->remote_node;
+		*port = fp->remote_port;
+		fp = check_far_port(c, fp);
+	}
+	return fp;
+}
+
+/* "LID 7 on SL 3: 0x.. (sw2) port 5 offers VL0-1 (VLCap 2), not VL3" */
+static void check_explain_vl(struct check *c)
+{
+	const struct check_dest *d = &c->dests[c->vl_dest];
+	unsigned v = lft_set_sl(c->lfts, (uint16_t)d->lid), n;
+	const struct fabric_port *p;
+	char name[128];
+	uint8_t port;
+	int node;
+
+	check_say(c, "LID %u on SL %u: ", d->lid, v);
+	if (c->vl_sw < 0) {
+		check_say(c, v == CHECK_DATA_VLS
+				 ? "SL 15 maps to VL15, which carries management only"
+				 : "no such SL (0-15)");
+		return;
+	}
+	p = check_vl_port(c, c->vl_sw, c->vl_port, v, &node, &port);
+	if (!p)
+		return;
+	n = fabric_port_data_vls(p);
+	check_name_node(c, name, sizeof(name), node);
+	check_say(c, n > 1 ? "%s port %u offers VL0-%u" : "%s port %u offers VL%u only", name, port,
+		  n - 1);
+	if (p->vl_cap)
+		check_say(c, " (VLCap %u), not VL%u", p->vl_cap, v);
+	else
+		check_say(c, " (VLCap not known: %u assumed), not VL%u", FABRIC_VLS_UNKNOWN, v);
+}
+
 /* "credit loop: 0x.. (sw1)/7 -> 0x.. (sw2)/7 -> ... -> back" */
 static void check_explain_cycle(struct check *c)
 {
 	char *buf = c->res->first, name[128];
 	size_t len = 0, size = sizeof(c->res->first) - CHECK_CYCLE_TAIL, i;
 
-	check_append(buf, size, &len, "credit loop: ");
+	if (c->with_sl)
+		check_append(buf, size, &len, "credit loop on VL %u: ", c->res->credit_loop_vl);
+	else
+		check_append(buf, size, &len, "credit loop: ");
 	for (i = 0; i < c->cycle_len; i++) {
 		size_t ch = c->dstack[c->cycle_at + i];
 
@@ -806,12 +967,43 @@ static void check_explain_cycle(struct check *c)
 
 /* ---- The gate ---------------------------------------------------------- */
 
+/* With SLs: the VL tables, filled as ports are classified and sources
+ * collected. */
+static int check_alloc_vls(struct check *c)
+{
+	size_t ports = c->g.port_base[c->g.n_sw], s = c->g.n_sw ? c->g.n_sw : 1;
+
+	if (!c->with_sl)
+		return 0;
+	c->link_vls = calloc(ports ? ports : 1, 1);
+	c->inject_vls = malloc(s);
+	if (!c->link_vls || !c->inject_vls)
+		return -ENOMEM;
+	memset(c->inject_vls, CHECK_NO_VLS, s);
+	return 0;
+}
+
+/* How many VLs the CDG needs: 1 + the highest data SL of a destination. */
+static void check_count_vls(struct check *c)
+{
+	c->n_vls = 1;
+	for (size_t i = 0; i < c->n_dests && c->with_sl; i++) {
+		unsigned v = lft_set_sl(c->lfts, (uint16_t)c->dests[i].lid);
+
+		if (v < CHECK_DATA_VLS && v + 1 > c->n_vls)
+			c->n_vls = v + 1;
+	}
+	c->res->n_vls = c->n_vls;
+}
+
 static int check_prepare(struct check *c)
 {
 	int rc = swgraph_init(&c->g, c->f, 0);
 
 	if (!rc)
 		rc = check_alloc(c);
+	if (!rc)
+		rc = check_alloc_vls(c);
 	if (rc)
 		return rc;
 	check_map_tables(c);
@@ -821,6 +1013,8 @@ static int check_prepare(struct check *c)
 		rc = check_collect_sources(c);
 	if (!rc)
 		rc = check_collect_dests(c);
+	if (!rc)
+		check_count_vls(c);
 	if (!rc && !c->skip_cdg)
 		rc = check_alloc_cdg(c);
 	return rc;
@@ -834,9 +1028,13 @@ static int check_judge(struct check *c)
 		r->credit_loop = check_find_cycle(c);
 	if (c->first_rank != CHECK_NO_RANK)
 		check_explain_pair(c);
+	else if (c->vl_dest != CHECK_NO_RANK)
+		check_explain_vl(c);
 	else if (r->credit_loop)
 		check_explain_cycle(c);
-	return r->unreachable || r->loops || r->bad_ports || r->credit_loop ? -EINVAL : 0;
+	return r->unreachable || r->loops || r->bad_ports || r->vl_missing || r->credit_loop
+		   ? -EINVAL
+		   : 0;
 }
 
 int route_check_run(const struct fabric *f, const struct lft_set *lfts,
@@ -849,6 +1047,8 @@ int route_check_run(const struct fabric *f, const struct lft_set *lfts,
 	    .skip_cdg = opts && opts->skip_credit_loops,
 	    .res = res,
 	    .first_rank = CHECK_NO_RANK,
+	    .with_sl = lfts->sl != NULL,
+	    .vl_dest = CHECK_NO_RANK,
 	};
 	int rc;
 

@@ -5,10 +5,17 @@
  * LID) pair and for every switch as a source: unreachable destinations
  * (black holes, LFT_DROP, a port beyond NumPorts), forwarding loops, routes
  * through absent/unlinked/DOWN ports, and credit loops (a cycle in the
- * channel dependency graph over directed links, all traffic on one VL as
- * nanosm programs it).  Destination-based routing makes every check
- * O(LIDs x switches): each destination's forwarding is an in-tree over the
- * switches, walked once.  Pure: const fabric and LFTs in, verdict out.
+ * channel dependency graph over directed links).  Virtual lanes: the paths
+ * to LID d ride VL lft_set_sl(d) at every hop (SL s = VL s, as the SM
+ * programs the SLtoVL tables), so a dependency exists only between two
+ * channels of one VL: one graph per VL, a cycle on any VL is refused and
+ * named with its VL.  A destination whose SL is no data VL (15 and up),
+ * or whose routes cross a cable one end of which does not offer its VL
+ * (PortInfo VLCap; not known counts as 8 VLs), fails too.  Tables without
+ * SLs (sl NULL) put everything on VL 0, offered everywhere.
+ * Destination-based routing makes every check O(LIDs x switches): each
+ * destination's forwarding is an in-tree over the switches, walked once.
+ * Pure: const fabric and LFTs in, verdict out.
  */
 #ifndef NANOSM_ROUTING_CHECK_H
 #define NANOSM_ROUTING_CHECK_H
@@ -35,9 +42,18 @@ struct route_check {
 	size_t loops;        /* pairs caught in a forwarding loop */
 	size_t bad_ports;    /* pairs routed over an absent or down port */
 	int credit_loop;     /* 1 if the channel dependency graph has a cycle */
+	unsigned credit_loop_vl; /* the VL of that cycle (0 without SLs) */
+	unsigned n_vls;		 /* VLs the routes use: 1 + the highest data SL of a
+				  * destination LID (1 without SLs) */
+	size_t vl_missing;	 /* destination LIDs whose SL is no data VL or whose
+				  * routes cross a cable without their VL */
 	size_t max_hops;     /* longest route in switch hops */
-	char first[512];     /* first offending pair or the cycle, for the log:
-			      * "0x.../1 (host1) -> LID 7: loop at 0x... (sw2) port 3" */
+	char first[512];     /* first offending pair, else the first LID on a
+			      * missing VL, else the cycle, for the log:
+			      * "0x.../1 (host1) -> LID 7: loop at 0x... (sw2) port 3",
+			      * "LID 7 on SL 3: 0x... (sw2) port 5 offers VL0-1 (VLCap 2), not VL3",
+			      * "credit loop on VL 1: 0x... (sw1)/7 -> ... -> back"
+			      * ("credit loop: ..." without SLs) */
 };
 
 /* Fill res.  Returns 0 when everything passes, -EINVAL when something

@@ -128,6 +128,18 @@ static inline unsigned fabric_port_lid_count(const struct fabric_port *p)
 	return 1u << (p->lmc > 7 ? 7 : p->lmc);
 }
 
+/* How many data VLs a port offers (VL0 .. n-1), from its PortInfo VLCap:
+ * 1 = VL0, 2 = VL0-1, 3 = VL0-3, 4 = VL0-7, 5 = VL0-14.  0 (not known,
+ * e.g. a topology file that does not say) and the reserved values count
+ * as 8 data VLs, what ibsim's ports offer. */
+#define FABRIC_VLS_UNKNOWN 8
+static inline unsigned fabric_port_data_vls(const struct fabric_port *p)
+{
+	static const uint8_t vls[6] = {FABRIC_VLS_UNKNOWN, 1, 2, 4, 8, 15};
+
+	return p->vl_cap < 6 ? vls[p->vl_cap] : FABRIC_VLS_UNKNOWN;
+}
+
 /* ---- Linear forwarding tables, the routing engines' output ---------- */
 
 #define LFT_DROP 0xFF /* no route: the switch drops the packet */

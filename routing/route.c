@@ -11,10 +11,7 @@
 #include "routing/route.h"
 
 static const struct route_engine *const route_table[] = {
-	&route_engine_minhop,
-	&route_engine_updn,
-	&route_engine_ftree,
-	NULL,
+    &route_engine_minhop, &route_engine_updn, &route_engine_ftree, &route_engine_vlsp, NULL,
 };
 
 const struct route_engine *const *route_engines(void)

@@ -65,5 +65,8 @@ extern const struct route_engine route_engine_minhop;
 extern const struct route_engine route_engine_updn;
 /* ftree: fat-tree routing, also on degraded/partial trees; see routing/ftree.c. */
 extern const struct route_engine route_engine_ftree;
+/* vlsp: balanced shortest paths made deadlock-free by VL layers, an SL per
+ * destination LID (lft_set.sl); see routing/vlsp.c. */
+extern const struct route_engine route_engine_vlsp;
 
 #endif

@@ -62,6 +62,10 @@ struct score {
 	uint8_t *self_ok; /* [end]: reachable from its own switch */
 	uint32_t *path;	  /* SCORE_BATCH routes of path_cap links each */
 	size_t path_cap;  /* n_sw + 2: the longest route without a loop */
+	/* virtual lanes: the VL of each endpoint's LID, the EFI per VL */
+	const struct lft_set *lfts;
+	uint8_t *end_vl;
+	uint64_t *efi_vl; /* [vl * n_ids + link id], only with 2 VLs or more */
 };
 
 /* ---- Setup ------------------------------------------------------------- */
@@ -115,6 +119,8 @@ static void score_free(struct score *sc)
 	free(sc->stamp);
 	free(sc->self_ok);
 	free(sc->path);
+	free(sc->end_vl);
+	free(sc->efi_vl);
 }
 
 /* A link id for every port, and each switch's table. */
@@ -377,6 +383,9 @@ static void score_tally_flows(struct score *sc, const struct score_end *d)
 		if (!sc->flow[s])
 			continue;
 		sc->efi[sc->sw[s].base + sc->out[s]] += sc->flow[s];
+		if (sc->efi_vl)
+			sc->efi_vl[sc->end_vl[d - sc->ends] * sc->n_ids + sc->sw[s].base +
+				   sc->out[s]] += sc->flow[s];
 		if (sc->next[s] >= 0)
 			sc->flow[sc->next[s]] += sc->flow[s];
 	}
@@ -396,7 +405,7 @@ static void score_tally_sources(struct score *sc)
 static void score_trees(struct score *sc)
 {
 	double hop_sum = 0, stretch_sum = 0;
-	uint64_t stretched = 0;
+	uint64_t stretched = 0, routed;
 	int bfs_for = -1;
 
 	for (size_t e = 0; e < sc->n_ends; e++) {
@@ -409,7 +418,9 @@ static void score_trees(struct score *sc)
 		for (size_t s = 0; s < sc->g.n_sw; s++)
 			score_resolve(sc, (int)s, e);
 		sc->self_ok[e] = sc->hops[d->sw] >= 0;
+		routed = sc->res->pairs_routed;
 		score_tally_pairs(sc, d, &hop_sum, &stretch_sum, &stretched);
+		sc->res->vl[sc->end_vl[e]].pairs_routed += sc->res->pairs_routed - routed;
 		score_tally_flows(sc, d);
 	}
 	score_tally_sources(sc);
@@ -831,6 +842,48 @@ void score_opts_default(struct score_opts *o)
 	o->seed = SCORE_SEED_DEFAULT;
 }
 
+/* Each endpoint's VL (its base LID's SL; 15 and up count as 15), how
+ * many on each VL, and the per-VL EFI counters when there are two VLs or
+ * more. */
+static int score_vls_setup(struct score *sc)
+{
+	struct route_score *res = sc->res;
+
+	sc->end_vl = calloc(sc->n_ends ? sc->n_ends : 1, 1);
+	if (!sc->end_vl)
+		return -ENOMEM;
+	res->n_vls = 1;
+	for (size_t e = 0; e < sc->n_ends; e++) {
+		uint8_t v = lft_set_sl(sc->lfts, sc->ends[e].lid);
+
+		sc->end_vl[e] = v < SCORE_VLS ? v : SCORE_VLS - 1;
+		res->vl[sc->end_vl[e]].endpoints++;
+		if (sc->end_vl[e] + 1u > res->n_vls)
+			res->n_vls = sc->end_vl[e] + 1u;
+	}
+	if (res->n_vls > 1 && !(sc->efi_vl = calloc(res->n_vls * sc->n_ids, sizeof(*sc->efi_vl))))
+		return -ENOMEM;
+	return 0;
+}
+
+/* The busiest switch-to-switch link of each VL. */
+static void score_vl_stats(struct score *sc)
+{
+	for (unsigned v = 0; v < sc->res->n_vls; v++) {
+		const uint64_t *efi = sc->efi_vl ? &sc->efi_vl[v * sc->n_ids] : sc->efi;
+		uint64_t max = 0;
+
+		for (size_t i = 0; i < sc->f->n_nodes; i++)
+			for (unsigned p = 1; p <= sc->f->nodes[i].num_ports; p++) {
+				size_t id = sc->port_base[i] + p;
+
+				if (score_is_switch_link(sc, (int)i, id) && efi[id] > max)
+					max = efi[id];
+			}
+		sc->res->vl[v].efi_switch_max = max;
+	}
+}
+
 static int score_setup(struct score *sc, const struct lft_set *lfts)
 {
 	int rc = swgraph_init(&sc->g, sc->f, 1);
@@ -843,13 +896,15 @@ static int score_setup(struct score *sc, const struct lft_set *lfts)
 	rc = score_index_links(sc);
 	if (!rc)
 		rc = score_collect_ends(sc);
+	if (!rc)
+		rc = score_vls_setup(sc);
 	return rc;
 }
 
 int score_run(const struct fabric *f, const struct lft_set *lfts, const struct score_opts *opts,
 	      struct route_score *res)
 {
-	struct score sc = {.f = f, .opts = opts, .res = res};
+	struct score sc = {.f = f, .opts = opts, .res = res, .lfts = lfts};
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -862,6 +917,7 @@ int score_run(const struct fabric *f, const struct lft_set *lfts, const struct s
 		score_trees(&sc);
 		score_efi_stats(&sc, 0, &res->efi);
 		score_efi_stats(&sc, 1, &res->efi_switch);
+		score_vl_stats(&sc);
 		score_lid_balance(&sc);
 		score_shifts(&sc);
 		rc = score_bisections(&sc);

@@ -27,6 +27,9 @@
  *    top switch (only lower neighbours) is not grouped.
  *  - shift all-to-all: for shift s, endpoint i sends to (i + s) mod N; the
  *    highest link load, worst and mean over the shifts evaluated.
+ *  - virtual lanes: with SLs in the tables, per VL (SL = VL) the
+ *    endpoints whose LID is on it, the routed pairs to them, and the EFI
+ *    of the busiest switch-to-switch link counting those pairs only.
  *  - effective bisection bandwidth: random halves of the endpoints (a
  *    shuffle by splitmix64 from the seed), paired off at random, one flow
  *    each way per pair; a flow gets 1 / (the most flows sharing a link of
@@ -40,7 +43,8 @@
  *   shift all-to-all            O(K * N * h)
  *   bisections                  O(B * N * h)
  *   plus route_check_run (O(L * S) and the credit-loop graph).
- * Memory is O(N + S + E) besides the tables.  With N = 45K endpoints and
+ * Memory is O(N + S + E) besides the tables (with 2 VLs or more, 8 bytes
+ * per port and VL more, for the per-VL EFI).  With N = 45K endpoints and
  * K = 4096 the shift part dominates; pass a smaller K to sample.
  */
 #ifndef NANOSM_ROUTING_SCORE_H
@@ -55,6 +59,7 @@
 #define SCORE_SHIFTS_DEFAULT 4096
 #define SCORE_BISECTIONS_DEFAULT 1000
 #define SCORE_SEED_DEFAULT 1
+#define SCORE_VLS 16 /* SL = VL 0..15 */
 
 struct score_opts {
 	struct route_check_opts check; /* handed to route_check_run */
@@ -108,6 +113,14 @@ struct route_score {
 	/* effective bisection bandwidth */
 	size_t bisections;
 	double ebb_mean, ebb_ci_low, ebb_ci_high, ebb_min, ebb_max;
+	/* virtual lanes: an endpoint's VL is its base LID's SL (lft_set_sl;
+	 * all 0 without SLs), a pair's VL its destination's */
+	unsigned n_vls; /* 1 + the highest VL of an endpoint */
+	struct score_vl {
+		size_t endpoints;	 /* whose LID is on this VL */
+		uint64_t pairs_routed;	 /* routed pairs to them */
+		uint64_t efi_switch_max; /* most of them crossing one switch-to-switch link */
+	} vl[SCORE_VLS];
 };
 
 /* Defaults: all checks, SCORE_SHIFTS_DEFAULT, SCORE_BISECTIONS_DEFAULT,

@@ -30,6 +30,7 @@ struct route_args {
 	enum lft_file_format format;
 	int json;
 	int timing; /* --timing: report how long routing and scoring took */
+	uint8_t vl_cap; /* --vl-cap: every port's VLCap (0: as read) */
 	struct score_opts score;
 };
 
@@ -72,6 +73,7 @@ static void route_usage(FILE *out)
 		     "                    [--lfts FILE [--format auto|dump_fts|ibroute|opensm]]\n"
 		     "                    [--json] [--bisections N] [--seed S] [--shifts N]\n"
 		     "                    [--no-credit-loops] [--dump-lfts OUT] [--timing]\n"
+		     "                    [--vl-cap 1-5]\n"
 		     "Scores the routing of TOPO (ibnetdiscover output or an ibsim net file):\n"
 		     "LFTs computed by ENGINE (default minhop) or loaded from a dump.\n"
 		     "Exit status: 0 the routing gate passes, 1 it fails, 2 usage or input error.\n"
@@ -101,7 +103,8 @@ enum {
 	OPT_SHIFTS,
 	OPT_DUMP,
 	OPT_NO_CDG,
-	OPT_TIMING
+	OPT_TIMING,
+	OPT_VL_CAP
 };
 
 static const struct option route_long_opts[] = {
@@ -115,6 +118,7 @@ static const struct option route_long_opts[] = {
     {"dump-lfts", required_argument, NULL, OPT_DUMP},
     {"no-credit-loops", no_argument, NULL, OPT_NO_CDG},
     {"timing", no_argument, NULL, OPT_TIMING},
+    {"vl-cap", required_argument, NULL, OPT_VL_CAP},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -163,6 +167,16 @@ static int route_option(struct route_args *a, int c, const char *val)
 		return 0;
 	case OPT_SEED:
 		return route_number("--seed", val, &a->score.seed) ? ROUTE_EXIT_USAGE : 0;
+	case OPT_VL_CAP:
+		if (route_number("--vl-cap", val, &n))
+			return ROUTE_EXIT_USAGE;
+		if (n < 1 || n > 5)
+			return route_fail(
+			    "--vl-cap: %s is no VLCap (1 = VL0, 2 = VL0-1, 3 = VL0-3, "
+			    "4 = VL0-7, 5 = VL0-14)",
+			    val);
+		a->vl_cap = (uint8_t)n;
+		return 0;
 	case 'h':
 		return -1;
 	default:
@@ -570,6 +584,26 @@ static void route_text_gate(const struct route_run *r)
 		printf(ROUTE_ROW "%s\n", "first problem", c->first);
 }
 
+/* Tables with SLs only (so single-VL reports stay as they were). */
+static void route_text_vls(const struct route_run *r)
+{
+	const struct route_score *s = &r->score;
+
+	if (!r->lfts.sl)
+		return;
+	printf("\nvirtual lanes (SL = VL at every hop)\n");
+	printf(ROUTE_ROW "%u\n", "VLs used", r->score.check.n_vls);
+	printf(ROUTE_ROW "%zu\n", "LIDs on a missing VL", r->score.check.vl_missing);
+	for (unsigned v = 0; v < s->n_vls; v++) {
+		char label[16];
+
+		snprintf(label, sizeof(label), "VL %u", v);
+		printf(ROUTE_ROW "endpoints %zu  routed pairs %" PRIu64
+				 "  switch-link EFI max %" PRIu64 "\n",
+		       label, s->vl[v].endpoints, s->vl[v].pairs_routed, s->vl[v].efi_switch_max);
+	}
+}
+
 static void route_text_load(const char *label, const struct score_load *l)
 {
 	printf(ROUTE_ROW "max %" PRIu64 "  mean %.3f  cv %.3f  (%zu links)\n", label, l->max,
@@ -628,6 +662,7 @@ static void route_print_text(const struct route_run *r)
 {
 	route_text_source(r);
 	route_text_gate(r);
+	route_text_vls(r);
 	route_text_paths(&r->score);
 	route_text_balance(r);
 	route_text_traffic(r);
@@ -698,6 +733,23 @@ static void route_json_gate(const struct route_run *r)
 	printf("},\n");
 }
 
+/* Tables with SLs only. */
+static void route_json_vls(const struct route_run *r)
+{
+	const struct route_score *s = &r->score;
+
+	if (!r->lfts.sl)
+		return;
+	printf("  \"vls\": {\"used\": %u, \"lids_missing_vl\": %zu, \"per_vl\": [", s->check.n_vls,
+	       s->check.vl_missing);
+	for (unsigned v = 0; v < s->n_vls; v++)
+		printf("%s{\"vl\": %u, \"endpoints\": %zu, \"pairs_routed\": %" PRIu64
+		       ", \"efi_switch_max\": %" PRIu64 "}",
+		       v ? ", " : "", v, s->vl[v].endpoints, s->vl[v].pairs_routed,
+		       s->vl[v].efi_switch_max);
+	printf("]},\n");
+}
+
 static void route_json_metrics(const struct route_run *r)
 {
 	const struct route_score *s = &r->score;
@@ -743,6 +795,7 @@ static void route_print_json(const struct route_run *r)
 {
 	route_json_source(r);
 	route_json_gate(r);
+	route_json_vls(r);
 	route_json_metrics(r);
 	route_json_traffic(r);
 }
@@ -761,6 +814,9 @@ static int route_prepare(struct route_run *r)
 		return route_fail("%s: %s", r->args.topo, strerror(-rc));
 	if (!r->f.n_nodes)
 		return route_fail("%s: no nodes in the topology", r->args.topo);
+	for (size_t i = 0; i < r->f.n_nodes && r->args.vl_cap; i++)
+		for (unsigned p = 0; p <= r->f.nodes[i].num_ports; p++)
+			r->f.nodes[i].ports[p].vl_cap = r->args.vl_cap;
 	rc = route_assign_lids(r);
 	if (!rc)
 		rc = route_load_roots(r);

@@ -80,6 +80,12 @@ case_() {
 case_ twosw-minhop txt 0 tests/fabrics/twosw.topo -R minhop
 case_ twosw-minhop-json json 0 tests/fabrics/twosw.topo -R minhop --json --dump-lfts @DUMP@
 case_ lab-minhop txt 0 tests/fabrics/lab.topo
+# the VL-layered engine on a small random mesh (minhop has a credit loop
+# there): the virtual-lane lines, per VL in the JSON
+case_ mesh8-vlsp txt 0 $S/mesh8.topo -R vlsp
+case_ mesh8-vlsp-json json 0 $S/mesh8.topo -R vlsp --json
+# ports with VL0 only: still deadlock-free, on VL0 (up-star/down-star where needed)
+case_ mesh8-vlsp-1vl txt 0 $S/mesh8.topo -R vlsp --vl-cap 1
 # OpenSM's tables captured under ibsim, scored on the ibnetdiscover dump
 case_ twosw-opensm txt 0 $S/twosw.ibnetdiscover --lfts $S/twosw.opensm-lfts.dump
 case_ twosw-dump_fts-json json 0 $S/twosw.ibnetdiscover --lfts $S/twosw.dump_fts --format dump_fts --json

@@ -196,3 +196,51 @@ int route_test_attach_switch(const struct fabric *f, int node, unsigned port)
 		return FABRIC_NONE;
 	return p->remote_node;
 }
+
+/* A w x h 2D torus (wrap-around both ways), one host per switch on port
+ * 1; switch (x, y) ports 2/3 go to x+1/x-1, ports 4/5 to y+1/y-1. */
+void route_test_torus(struct fabric *f, int w, int h)
+{
+	fabric_init(f);
+	for (int i = 0; i < w * h; i++)
+		route_test_add_sw(f, 8);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			int me = y * w + x;
+
+			fabric_link(f, me, 2, y * w + (x + 1) % w, 3);
+			fabric_link(f, me, 4, ((y + 1) % h) * w + x, 5);
+		}
+	for (int i = 0; i < w * h; i++)
+		route_test_add_host(f, i, 1);
+}
+
+uint32_t route_test_lcg(uint32_t *state)
+{
+	*state = *state * 1103515245u + 12345u;
+	return *state >> 16;
+}
+
+/* n switches: a random spanning tree plus extra random cables (fixed
+ * seed), a host on every other switch (ports 1..3 hosts, 4..16 cables). */
+void route_test_mesh(struct fabric *f, int n, int extra, uint32_t seed)
+{
+	unsigned next_port[64];
+
+	fabric_init(f);
+	for (int i = 0; i < n; i++) {
+		route_test_add_sw(f, 16);
+		next_port[i] = 4;
+	}
+	for (int i = 1; i < n + extra; i++) {
+		int a = i < n ? i : (int)(route_test_lcg(&seed) % (uint32_t)n);
+		int b = i < n ? (int)(route_test_lcg(&seed) % (uint32_t)i)
+			      : (int)(route_test_lcg(&seed) % (uint32_t)n);
+
+		if (a == b || next_port[a] > 16 || next_port[b] > 16)
+			continue;
+		fabric_link(f, a, (uint8_t)next_port[a]++, b, (uint8_t)next_port[b]++);
+	}
+	for (int i = 0; i < n; i += 2)
+		route_test_add_host(f, i, 1);
+}

@@ -45,5 +45,6 @@ const unit_register_fn unit_suites[] = {
     test_metrics_register,
     test_progress_register,
     test_reload_register,
+    test_vlsp_register,
     NULL,
 };

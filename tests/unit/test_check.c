@@ -404,9 +404,9 @@ static void test_check_lmc(void)
 
 /* ---- Credit loops ------------------------------------------------------ */
 
-/* Does some host's LID go out of a's port pa and then b's port pb? */
-static int check_depends(const struct fabric *f, const struct lft_set *s, int a, unsigned pa, int b,
-			 unsigned pb)
+/* Does some host's LID on VL vl go out of a's port pa and then b's port pb? */
+static int check_depends(const struct fabric *f, const struct lft_set *s, unsigned vl, int a,
+			 unsigned pa, int b, unsigned pb)
 {
 	const struct lft *ta = lft_set_find_const(s, a), *tb = lft_set_find_const(s, b);
 
@@ -416,21 +416,22 @@ static int check_depends(const struct fabric *f, const struct lft_set *s, int a,
 		uint16_t lid = f->nodes[i].ports[1].lid;
 
 		if (!fabric_is_switch(&f->nodes[i]) && lid && lid <= ta->top && lid <= tb->top &&
-		    ta->port[lid] == pa && tb->port[lid] == pb)
+		    ta->port[lid] == pa && tb->port[lid] == pb && lft_set_sl(s, lid) == vl)
 			return 1;
 	}
 	return 0;
 }
 
-/* Parse "credit loop: 0x.. (sw1)/7 -> ... -> back" and check that each
- * channel depends on the next, the last on the first. */
-static void check_cycle_is_real(const struct fabric *f, const struct lft_set *s, const char *text)
+/* Parse "<prefix>0x.. (sw1)/7 -> ... -> back" and check that each
+ * channel depends on the next, the last on the first, on VL vl. */
+static void check_cycle_is_real_on(const struct fabric *f, const struct lft_set *s, unsigned vl,
+				   const char *prefix, const char *text)
 {
-	const char *at = text + strlen("credit loop: ");
+	const char *at = text + strlen(prefix);
 	int node[64], n = 0;
 	unsigned port[64];
 
-	CU_ASSERT_EQUAL_FATAL(strncmp(text, "credit loop: ", 13), 0);
+	CU_ASSERT_EQUAL_FATAL(strncmp(text, prefix, strlen(prefix)), 0);
 	while (strncmp(at, "back", 4) && n < 64) {
 		uint64_t guid;
 		int used = 0;
@@ -446,8 +447,14 @@ static void check_cycle_is_real(const struct fabric *f, const struct lft_set *s,
 	CU_ASSERT_STRING_EQUAL(at, "back");
 	CU_ASSERT_TRUE(n >= 2);
 	for (int i = 0; i < n; i++)
-		CU_ASSERT_TRUE(
-		    check_depends(f, s, node[i], port[i], node[(i + 1) % n], port[(i + 1) % n]));
+		CU_ASSERT_TRUE(check_depends(f, s, vl, node[i], port[i], node[(i + 1) % n],
+					     port[(i + 1) % n]));
+}
+
+/* The same for tables without SLs: "credit loop: ...", all on VL 0. */
+static void check_cycle_is_real(const struct fabric *f, const struct lft_set *s, const char *text)
+{
+	check_cycle_is_real_on(f, s, 0, "credit loop: ", text);
 }
 
 /* Minhop on a ring of five: each switch sends the LIDs two hops away
@@ -538,6 +545,170 @@ static void test_check_ring_hosts_to_switches(void)
 	check_done(&f, &s);
 }
 
+/* ---- Virtual lanes ----------------------------------------------------- */
+
+/* Put every LID switch desc delivers (its own, its hosts') on SL sl. */
+static void check_sl_of_switch(const struct fabric *f, struct lft_set *s, const char *desc,
+			       uint8_t sl)
+{
+	int sw = route_test_node(f, desc);
+
+	for (size_t i = 0; i < f->n_nodes; i++) {
+		const struct fabric_node *n = &f->nodes[i];
+
+		for (unsigned p = 0; p <= n->num_ports; p++) {
+			uint16_t lid = n->ports[p].lid;
+
+			if (!lid || (fabric_is_switch(n) && p) ||
+			    route_test_attach_switch(f, (int)i, p) != sw)
+				continue;
+			CU_ASSERT_TRUE_FATAL(lid <= s->sl_top);
+			s->sl[lid] = sl;
+		}
+	}
+}
+
+static void check_all_vl_caps(struct fabric *f, uint8_t vl_cap)
+{
+	for (size_t i = 0; i < f->n_nodes; i++)
+		for (unsigned p = 0; p <= f->nodes[i].num_ports; p++)
+			f->nodes[i].ports[p].vl_cap = vl_cap;
+}
+
+/* The lowest LID switch desc delivers. */
+static uint16_t check_first_lid_of(const struct fabric *f, const char *desc)
+{
+	int sw = route_test_node(f, desc);
+	uint16_t best = 0;
+
+	for (size_t i = 0; i < f->n_nodes; i++)
+		for (unsigned p = 0; p <= f->nodes[i].num_ports; p++) {
+			uint16_t lid = f->nodes[i].ports[p].lid;
+
+			if (lid && (!fabric_is_switch(&f->nodes[i]) || !p) &&
+			    route_test_attach_switch(f, (int)i, p) == sw && (!best || lid < best))
+				best = lid;
+		}
+	return best;
+}
+
+/* A ring of five with hosts (cut as check_ring), routed by minhop, with
+ * SLs (all 0). */
+static void check_ring_with_sls(struct fabric *f, struct lft_set *s, int cut)
+{
+	uint16_t max;
+
+	check_ring(f, 5, cut, 1);
+	max = route_test_assign_lids(f, 0);
+	check_minhop(f, max, s);
+	CU_ASSERT_EQUAL_FATAL(lft_set_alloc_sl(s, max), 0);
+}
+
+/* The ring of five's credit loop with SLs: all on VL 0, refused and named
+ * with its VL; sw1's LIDs moved to VL 1, neither VL has the whole cycle
+ * (each of its turns comes from one destination switch) and the gate
+ * passes; all on VL 1, refused on VL 1. */
+static void test_check_vl_split_cycle(void)
+{
+	struct route_check res;
+	struct fabric f;
+	struct lft_set s;
+
+	check_ring_with_sls(&f, &s, 0);
+	CU_ASSERT_EQUAL(check_run(&f, &s, &res), -EINVAL);
+	CU_ASSERT_EQUAL(res.credit_loop, 1);
+	CU_ASSERT_EQUAL(res.credit_loop_vl, 0);
+	CU_ASSERT_EQUAL(res.n_vls, 1);
+	check_cycle_is_real_on(&f, &s, 0, "credit loop on VL 0: ", res.first);
+	check_sl_of_switch(&f, &s, "sw1", 1);
+	CU_ASSERT_EQUAL(check_run(&f, &s, &res), 0);
+	CU_ASSERT_EQUAL(res.credit_loop, 0);
+	CU_ASSERT_EQUAL(res.n_vls, 2);
+	CU_ASSERT_STRING_EQUAL(res.first, "");
+	for (int i = 2; i <= 5; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "sw%d", i);
+		check_sl_of_switch(&f, &s, name, 1);
+	}
+	CU_ASSERT_EQUAL(check_run(&f, &s, &res), -EINVAL);
+	CU_ASSERT_EQUAL(res.credit_loop, 1);
+	CU_ASSERT_EQUAL(res.credit_loop_vl, 1);
+	check_cycle_is_real_on(&f, &s, 1, "credit loop on VL 1: ", res.first);
+	check_done(&f, &s);
+}
+
+/* The gate refuses s for the 2 LIDs of sw3 (the lowest is lid), saying
+ * want (a format with %u for lid). */
+static void check_vl_refused(const struct fabric *f, const struct lft_set *s, uint16_t lid,
+			     const char *want)
+{
+	struct route_check res;
+	char text[256];
+
+	CU_ASSERT_EQUAL(check_run(f, s, &res), -EINVAL);
+	CU_ASSERT_EQUAL(res.vl_missing, 2); /* host3's LID and sw3's */
+	CU_ASSERT_EQUAL(res.credit_loop, 0);
+	snprintf(text, sizeof(text), want, lid);
+	CU_ASSERT_STRING_EQUAL(res.first, text);
+}
+
+/* The ring routed as a line (no credit loop), its ports offering VL0-1:
+ * SL 1 passes, SL 2 is refused at the first cable without it (a host's);
+ * VL0-7 everywhere but one switch port with VL0 only: SL 1 through it is
+ * refused naming that end of the cable; SL 15 is refused whatever the
+ * ports offer; an unknown VLCap counts as VL0-7. */
+static void test_check_vl_cap(void)
+{
+	struct route_check res;
+	struct fabric f;
+	struct lft_set s;
+	uint16_t lid;
+
+	check_ring_with_sls(&f, &s, 5); /* a line: no credit loop */
+	lid = check_first_lid_of(&f, "sw3");
+
+	check_all_vl_caps(&f, 2);
+	check_sl_of_switch(&f, &s, "sw3", 1);
+	CU_ASSERT_EQUAL(check_run(&f, &s, &res), 0);
+	CU_ASSERT_EQUAL(res.n_vls, 2);
+	check_sl_of_switch(&f, &s, "sw3", 2);
+	check_vl_refused(
+	    &f, &s, lid,
+	    "LID %u on SL 2: 0x0002c90300a00310 (host1) port 1 offers VL0-1 (VLCap 2), "
+	    "not VL2");
+	CU_ASSERT_EQUAL(check_run(&f, &s, &res), -EINVAL);
+	CU_ASSERT_EQUAL(res.n_vls, 3);
+
+	check_all_vl_caps(&f, 4);
+	check_sl_of_switch(&f, &s, "sw3", 1);
+	f.nodes[route_test_node(&f, "sw3")].ports[8].vl_cap = 1; /* sw2 port 7's far end */
+	check_vl_refused(
+	    &f, &s, lid,
+	    "LID %u on SL 1: 0x0002c90300b00303 (sw3) port 8 offers VL0 only (VLCap 1), "
+	    "not VL1");
+
+	/* VL0-14: SL 14 passes, SL 15 (VL15, management) never does */
+	check_all_vl_caps(&f, 5);
+	check_sl_of_switch(&f, &s, "sw3", 14);
+	CU_ASSERT_EQUAL(check_run(&f, &s, &res), 0);
+	CU_ASSERT_EQUAL(res.n_vls, 15);
+	check_sl_of_switch(&f, &s, "sw3", 15);
+	check_vl_refused(&f, &s, lid,
+			 "LID %u on SL 15: SL 15 maps to VL15, which carries management only");
+	CU_ASSERT_EQUAL(check_run(&f, &s, &res), -EINVAL);
+	CU_ASSERT_EQUAL(res.n_vls, 1);
+
+	check_all_vl_caps(&f, 0);
+	check_sl_of_switch(&f, &s, "sw3", 7);
+	CU_ASSERT_EQUAL(check_run(&f, &s, &res), 0);
+	check_sl_of_switch(&f, &s, "sw3", 8);
+	CU_ASSERT_EQUAL(check_run(&f, &s, &res), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(res.first, "offers VL0-7 (VLCap not known: 8 assumed), not VL8"));
+	check_done(&f, &s);
+}
+
 void test_check_register(void)
 {
 	CU_pSuite s = CU_add_suite("check", NULL, NULL);
@@ -562,4 +733,8 @@ void test_check_register(void)
 		    test_check_ring_switches_only);
 	CU_add_test(s, "ring with hosts sending to switch LIDs: credit loop",
 		    test_check_ring_hosts_to_switches);
+	CU_add_test(s, "VLs: a cycle split over two VLs passes, on one VL it is named",
+		    test_check_vl_split_cycle);
+	CU_add_test(s, "VLs: a route on a VL a cable lacks, or on VL15, is refused",
+		    test_check_vl_cap);
 }

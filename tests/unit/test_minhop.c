@@ -404,6 +404,7 @@ static void test_route_engine_table(void)
 	CU_ASSERT_PTR_EQUAL(route_engine_find("minhop"), &route_engine_minhop);
 	CU_ASSERT_PTR_EQUAL(route_engine_find("updn"), &route_engine_updn);
 	CU_ASSERT_PTR_EQUAL(route_engine_find("ftree"), &route_engine_ftree);
+	CU_ASSERT_PTR_EQUAL(route_engine_find("vlsp"), &route_engine_vlsp);
 	CU_ASSERT_PTR_NULL(route_engine_find("ftre"));
 	CU_ASSERT_PTR_NULL(route_engine_find(""));
 	CU_ASSERT_PTR_NULL(route_engine_find(NULL));
@@ -413,7 +414,7 @@ static void test_route_engine_table(void)
 		CU_ASSERT_PTR_NOT_NULL(all[n]->compute);
 		CU_ASSERT_PTR_EQUAL(route_engine_find(all[n]->name), all[n]);
 	}
-	CU_ASSERT_EQUAL(n, 3);
+	CU_ASSERT_EQUAL(n, 4);
 	CU_ASSERT_STRING_EQUAL(route_engine_minhop.name, "minhop");
 }
 

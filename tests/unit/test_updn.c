@@ -416,53 +416,6 @@ static const char fat_tree[] =
 	"Hca 1 \"h1\"\nHca 1 \"h2\"\nHca 1 \"h3\"\nHca 1 \"h4\"\n"
 	"Hca 1 \"h5\"\nHca 1 \"h6\"\nHca 1 \"h7\"\nHca 1 \"h8\"\n";
 
-/* A w x h 2D torus (wrap-around both ways), one host per switch on port
- * 1; switch (x, y) ports 2/3 go to x+1/x-1, ports 4/5 to y+1/y-1. */
-static void build_torus(struct fabric *f, int w, int h)
-{
-	fabric_init(f);
-	for (int i = 0; i < w * h; i++)
-		route_test_add_sw(f, 8);
-	for (int y = 0; y < h; y++)
-		for (int x = 0; x < w; x++) {
-			int me = y * w + x;
-
-			fabric_link(f, me, 2, y * w + (x + 1) % w, 3);
-			fabric_link(f, me, 4, ((y + 1) % h) * w + x, 5);
-		}
-	for (int i = 0; i < w * h; i++)
-		route_test_add_host(f, i, 1);
-}
-
-static uint32_t lcg(uint32_t *state)
-{
-	*state = *state * 1103515245u + 12345u;
-	return *state >> 16;
-}
-
-/* n switches: a random spanning tree plus extra random cables (fixed
- * seed), a host on every other switch (ports 1..3 hosts, 4..16 cables). */
-static void build_mesh(struct fabric *f, int n, int extra, uint32_t seed)
-{
-	unsigned next_port[64];
-
-	fabric_init(f);
-	for (int i = 0; i < n; i++) {
-		route_test_add_sw(f, 16);
-		next_port[i] = 4;
-	}
-	for (int i = 1; i < n + extra; i++) {
-		int a = i < n ? i : (int)(lcg(&seed) % (uint32_t)n);
-		int b = i < n ? (int)(lcg(&seed) % (uint32_t)i) : (int)(lcg(&seed) % (uint32_t)n);
-
-		if (a == b || next_port[a] > 16 || next_port[b] > 16)
-			continue;
-		fabric_link(f, a, (uint8_t)next_port[a]++, b, (uint8_t)next_port[b]++);
-	}
-	for (int i = 0; i < n; i += 2)
-		route_test_add_host(f, i, 1);
-}
-
 /* s spines, l leaves (fixed seed): each leaf has two hosts (ports 1, 2)
  * and cables to k different random spines (ports 3..). */
 static void build_sparse_clos(struct fabric *f, int s, int l, int k, uint32_t seed)
@@ -484,7 +437,7 @@ static void build_sparse_clos(struct fabric *f, int s, int l, int k, uint32_t se
 			int sp;
 
 			do
-				sp = (int)(lcg(&seed) % (uint32_t)s);
+				sp = (int)(route_test_lcg(&seed) % (uint32_t)s);
 			while (used & (1u << sp));
 			used |= 1u << sp;
 			fabric_link(f, leaf, (uint8_t)(3 + j), sp, (uint8_t)next_port[sp]++);
@@ -602,7 +555,7 @@ static void test_updn_torus(void)
 	struct route_note note;
 	uint16_t max;
 
-	build_torus(&f, 4, 4);
+	route_test_torus(&f, 4, 4);
 	max = route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID);
 	route_and_check(&f, max, NULL, 0, &s, &note);
 	/* every switch is a center: the lowest GUID wins */
@@ -629,13 +582,13 @@ static void test_updn_random_mesh(void)
 		struct route_note note;
 		uint16_t max;
 
-		build_mesh(&f, 24, 30, seed);
+		route_test_mesh(&f, 24, 30, seed);
 		max = route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID);
 		route_and_check(&f, max, NULL, 0, &s, &note);
 		CU_ASSERT_PTR_NOT_NULL(strstr(note.text, "roots detected as center (1)"));
 		lft_set_fini(&s);
 		for (int r = 0; r < 3; r++)
-			roots[r] = SW_GUID(1 + lcg(&seed) % 24);
+			roots[r] = SW_GUID(1 + route_test_lcg(&seed) % 24);
 		route_and_check(&f, max, roots, 3, &s, &note);
 		CU_ASSERT_PTR_NOT_NULL(strstr(note.text, "; apex (1): 0x"));
 		lft_set_fini(&s);

@@ -47,5 +47,6 @@ void test_notify_register(void);
 void test_metrics_register(void);
 void test_progress_register(void);
 void test_reload_register(void);
+void test_vlsp_register(void);
 
 #endif

@@ -1,0 +1,370 @@
+/*
+ * test_vlsp.c - unit tests for the vlsp engine (routing/vlsp.c) and its
+ * layers (routing/vlsp_layer.c): hand-made trees with known cycles on a
+ * ring and a line; the engine on rings, lines, tori and meshes, judged by
+ * the VL-aware gate and the scorer (every pair routed, shortest paths,
+ * layers within the VLs the ports offer).
+ */
+#include <CUnit/CUnit.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "routing/check.h"
+#include "routing/route.h"
+#include "routing/score.h"
+#include "routing/swgraph.h"
+#include "routing/vlsp_layer.h"
+#include "tests/unit/route_test.h"
+#include "tests/unit/unit.h"
+
+/* ---- Fabrics ------------------------------------------------------------ */
+
+/* Every port present (as a sweep would find them; state 0 counts as up). */
+static void vlsp_present(struct fabric *f)
+{
+	for (size_t i = 0; i < f->n_nodes; i++)
+		for (unsigned p = 0; p <= f->nodes[i].num_ports; p++)
+			f->nodes[i].ports[p].present = 1;
+}
+
+/* n switches in a line (switch i port 2 to switch i+1 port 3), closed into
+ * a ring when ring is set; a host on port 1 of each when hosts is set. */
+static void vlsp_chain(struct fabric *f, int n, int ring, int hosts)
+{
+	fabric_init(f);
+	for (int i = 0; i < n; i++)
+		route_test_add_sw(f, 8);
+	for (int i = 0; i + 1 < n + (ring != 0); i++)
+		CU_ASSERT_EQUAL(fabric_link(f, i, 2, (i + 1) % n, 3), 0);
+	for (int i = 0; i < n && hosts; i++)
+		route_test_add_host(f, i, 1);
+	vlsp_present(f);
+}
+
+static void vlsp_vl_caps(struct fabric *f, uint8_t vl_cap)
+{
+	for (size_t i = 0; i < f->n_nodes; i++)
+		for (unsigned p = 0; p <= f->nodes[i].num_ports; p++)
+			f->nodes[i].ports[p].vl_cap = vl_cap;
+}
+
+/* ---- Layers on hand-made trees ------------------------------------------ */
+
+struct vlsp_rig {
+	struct fabric f;
+	struct swgraph g;
+	struct vlsp_layers ls;
+	uint32_t up[8];
+	int order[8];
+	struct vlsp_tree tree;
+};
+
+static void vlsp_rig_init(struct vlsp_rig *r, int n, int ring, const uint32_t *fixed_ord)
+{
+	vlsp_chain(&r->f, n, ring, 0);
+	CU_ASSERT_EQUAL_FATAL(swgraph_init(&r->g, &r->f, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(vlsp_layers_init(&r->ls, &r->g, fixed_ord), 0);
+}
+
+static void vlsp_rig_fini(struct vlsp_rig *r)
+{
+	vlsp_layers_fini(&r->ls);
+	swgraph_fini(&r->g);
+	fabric_fini(&r->f);
+}
+
+/* The channel from switch a to switch b. */
+static uint32_t vlsp_chan(const struct vlsp_rig *r, int a, int b)
+{
+	for (size_t e = r->g.adj_start[a]; e < r->g.adj_start[a + 1]; e++)
+		if (r->g.adj[e].sw == b)
+			return (uint32_t)e;
+	CU_FAIL_FATAL("no such cable");
+	return VLSP_LAYER_NONE;
+}
+
+/* The tree to switch j of a ring of 4 when paths two hops long go one
+ * way round: j+1 and j-1 send to j, j+2 sends through j+1. */
+static const struct vlsp_tree *vlsp_ring4_tree(struct vlsp_rig *r, int j)
+{
+	int a = (j + 1) % 4, b = (j + 3) % 4, c = (j + 2) % 4;
+
+	r->order[0] = j;
+	r->order[1] = a;
+	r->order[2] = b;
+	r->order[3] = c;
+	r->up[j] = VLSP_LAYER_NONE;
+	r->up[a] = vlsp_chan(r, a, j);
+	r->up[b] = vlsp_chan(r, b, j);
+	r->up[c] = vlsp_chan(r, c, a);
+	r->tree = (struct vlsp_tree){r->order, 4, r->up, NULL};
+	return &r->tree;
+}
+
+/* The one tree to switch j of a line of n: everyone sends towards j. */
+static const struct vlsp_tree *vlsp_line_tree(struct vlsp_rig *r, int n, int j)
+{
+	size_t k = 0;
+
+	r->order[k++] = j;
+	r->up[j] = VLSP_LAYER_NONE;
+	for (int d = 1; d < n; d++) {
+		if (j - d >= 0) {
+			r->order[k++] = j - d;
+			r->up[j - d] = vlsp_chan(r, j - d, j - d + 1);
+		}
+		if (j + d < n) {
+			r->order[k++] = j + d;
+			r->up[j + d] = vlsp_chan(r, j + d, j + d - 1);
+		}
+	}
+	r->tree = (struct vlsp_tree){r->order, k, r->up, NULL};
+	return &r->tree;
+}
+
+/* A ring of 4 with every two-hop path one way round: the four trees'
+ * turns close the cycle 3->2->1->0->3, so the fourth does not fit on the
+ * first layer (which is left as it was) and needs a second: 2 layers. */
+static void test_vlsp_layers_ring(void)
+{
+	struct vlsp_rig r;
+
+	vlsp_rig_init(&r, 4, 1, NULL);
+	CU_ASSERT_EQUAL_FATAL(vlsp_layers_add_layer(&r.ls, 0), 0);
+	for (int j = 0; j < 3; j++)
+		CU_ASSERT_EQUAL(vlsp_layers_add(&r.ls, 0, vlsp_ring4_tree(&r, j)), 0);
+	CU_ASSERT_TRUE(vlsp_layers_has(&r.ls, 0, vlsp_chan(&r, 2, 1), vlsp_chan(&r, 1, 0)));
+	CU_ASSERT_EQUAL(vlsp_layers_add(&r.ls, 0, vlsp_ring4_tree(&r, 3)), 1);
+	CU_ASSERT_FALSE(vlsp_layers_has(&r.ls, 0, vlsp_chan(&r, 1, 0), vlsp_chan(&r, 0, 3)));
+	CU_ASSERT_EQUAL(vlsp_layers_add(&r.ls, 0, vlsp_ring4_tree(&r, 0)),
+			0); /* again: no change */
+	CU_ASSERT_EQUAL_FATAL(vlsp_layers_add_layer(&r.ls, 0), 1);
+	CU_ASSERT_EQUAL(vlsp_layers_add(&r.ls, 1, vlsp_ring4_tree(&r, 3)), 0);
+	CU_ASSERT_TRUE(vlsp_layers_has(&r.ls, 1, vlsp_chan(&r, 1, 0), vlsp_chan(&r, 0, 3)));
+	vlsp_rig_fini(&r);
+}
+
+/* A line has no cycle: every destination's tree on one layer. */
+static void test_vlsp_layers_line(void)
+{
+	struct vlsp_rig r;
+
+	vlsp_rig_init(&r, 5, 0, NULL);
+	CU_ASSERT_EQUAL_FATAL(vlsp_layers_add_layer(&r.ls, 0), 0);
+	for (int j = 0; j < 5; j++)
+		CU_ASSERT_EQUAL(vlsp_layers_add(&r.ls, 0, vlsp_line_tree(&r, 5, j)), 0);
+	CU_ASSERT_EQUAL(r.ls.n, 1);
+	vlsp_rig_fini(&r);
+}
+
+/* A fixed layer never reorders: a turn against its order is refused even
+ * without a cycle, a free layer takes it; "safe" says which is which. */
+static void test_vlsp_layers_fixed(void)
+{
+	struct vlsp_rig r;
+	uint32_t in, out;
+
+	vlsp_rig_init(&r, 4, 0, NULL); /* fixed order: channel numbers */
+	CU_ASSERT_EQUAL_FATAL(vlsp_layers_add_layer(&r.ls, 1), 0);
+	CU_ASSERT_EQUAL_FATAL(vlsp_layers_add_layer(&r.ls, 0), 1);
+	in = vlsp_chan(&r, 2, 1); /* switch 2's channels come after switch 1's */
+	out = vlsp_chan(&r, 1, 0);
+	CU_ASSERT_FALSE(vlsp_layers_safe(&r.ls, 0, in, out));
+	CU_ASSERT_EQUAL(vlsp_layers_add(&r.ls, 0, vlsp_line_tree(&r, 4, 0)), 1);
+	CU_ASSERT_EQUAL(vlsp_layers_add(&r.ls, 1, vlsp_line_tree(&r, 4, 0)), 0);
+	CU_ASSERT_TRUE(vlsp_layers_safe(&r.ls, 1, in, out)); /* it has the turn now */
+	CU_ASSERT_TRUE(vlsp_layers_safe(&r.ls, 0, vlsp_chan(&r, 0, 1), vlsp_chan(&r, 1, 2)));
+	CU_ASSERT_EQUAL(vlsp_layers_add(&r.ls, 0, vlsp_line_tree(&r, 4, 3)), 0);
+	vlsp_rig_fini(&r);
+}
+
+/* ---- The engine --------------------------------------------------------- */
+
+/* The scorer's per-VL figures add up to its totals, and each VL's
+ * endpoints are those whose LID has that SL. */
+static void vlsp_vl_scores_add_up(const struct lft_set *s, const struct route_score *sc)
+{
+	size_t ends = 0;
+	uint64_t routed = 0;
+
+	CU_ASSERT_TRUE(sc->n_vls <= s->n_vls); /* a VL may hold switch LIDs only */
+	for (unsigned v = 0; v < sc->n_vls; v++) {
+		ends += sc->vl[v].endpoints;
+		routed += sc->vl[v].pairs_routed;
+		CU_ASSERT_TRUE(sc->vl[v].efi_switch_max <= sc->efi_switch.max);
+	}
+	CU_ASSERT_EQUAL(ends, sc->endpoints);
+	CU_ASSERT_EQUAL(routed, sc->pairs_routed);
+}
+
+/* Route f with vlsp; the gate (with the SLs) must pass and every endpoint
+ * pair be routed.  Fills the score (no shifts or bisections). */
+static void vlsp_route_ok(const struct fabric *f, uint16_t max, struct lft_set *s,
+			  struct route_score *sc)
+{
+	struct score_opts o;
+
+	score_opts_default(&o);
+	o.shifts = 0;
+	o.bisections = 0;
+	lft_set_init(s);
+	CU_ASSERT_EQUAL_FATAL(route_test_run(&route_engine_vlsp, f, max, NULL, 0, s, NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s->sl);
+	CU_ASSERT_EQUAL_FATAL(score_run(f, s, &o, sc), 0);
+	if (sc->gate_rc)
+		fprintf(stderr, "\n    gate: %s\n", sc->check.first);
+	CU_ASSERT_EQUAL(sc->gate_rc, 0);
+	CU_ASSERT_EQUAL(sc->pairs_routed, sc->pairs);
+	CU_ASSERT_EQUAL(sc->check.n_vls, s->n_vls);
+	vlsp_vl_scores_add_up(s, sc);
+}
+
+static void vlsp_done(struct fabric *f, struct lft_set *s)
+{
+	lft_set_fini(s);
+	fabric_fini(f);
+}
+
+/* A line or ring of five switches with a host each, its ports offering
+ * VLCap vl_cap (0: not known), routed by vlsp_route_ok; returns max LID. */
+static uint16_t vlsp_chain_routed(struct fabric *f, int ring, uint8_t vl_cap, struct lft_set *s,
+				  struct route_score *sc)
+{
+	uint16_t max;
+
+	vlsp_chain(f, 5, ring, 1);
+	max = route_test_assign_lids(f, 0);
+	vlsp_vl_caps(f, vl_cap);
+	vlsp_route_ok(f, max, s, sc);
+	return max;
+}
+
+/* A line needs one VL; a ring of five on shortest paths needs two (each
+ * two-hop path has one way, and they turn all round the ring). */
+static void test_vlsp_line_and_ring(void)
+{
+	struct route_score sc;
+	struct fabric f;
+	struct lft_set s;
+
+	vlsp_chain_routed(&f, 0, 0, &s, &sc);
+	CU_ASSERT_EQUAL(s.n_vls, 1);
+	vlsp_done(&f, &s);
+	vlsp_chain_routed(&f, 1, 0, &s, &sc);
+	CU_ASSERT_EQUAL(s.n_vls, 2);
+	CU_ASSERT_EQUAL(sc.stretch_max, 0);
+	vlsp_done(&f, &s);
+}
+
+/* Ports offering one data VL: the ring of five still passes the gate, on
+ * VL0 alone, some paths going round the long way (up-star/down-star). */
+static void test_vlsp_one_vl(void)
+{
+	struct route_score sc;
+	struct fabric f;
+	struct lft_set s;
+	uint16_t max = vlsp_chain_routed(&f, 1, 1, &s, &sc);
+
+	CU_ASSERT_EQUAL(s.n_vls, 1);
+	for (uint16_t lid = 0; lid <= max; lid++)
+		CU_ASSERT_EQUAL(s.sl[lid], 0);
+	CU_ASSERT_TRUE(sc.stretch_max > 0);
+	vlsp_done(&f, &s);
+}
+
+/* A 5x5 torus (its rings of five have one shortest way for each pair):
+ * all shortest, on 2 to 8 VLs (8: unknown VLCap); the same again gives
+ * the same tables and SLs; with 2 VLs still routed. */
+static void test_vlsp_torus(void)
+{
+	struct route_score sc;
+	struct fabric f;
+	struct lft_set s, again;
+	uint16_t max;
+
+	route_test_torus(&f, 5, 5);
+	vlsp_present(&f);
+	max = route_test_assign_lids(&f, 0);
+	vlsp_route_ok(&f, max, &s, &sc);
+	CU_ASSERT_TRUE(s.n_vls >= 2 && s.n_vls <= 8);
+	CU_ASSERT_EQUAL(sc.stretch_max, 0);
+	vlsp_route_ok(&f, max, &again, &sc);
+	CU_ASSERT_EQUAL_FATAL(again.n, s.n);
+	for (size_t i = 0; i < s.n; i++)
+		CU_ASSERT_EQUAL(memcmp(s.tables[i].port, again.tables[i].port, max + 1u), 0);
+	CU_ASSERT_EQUAL(memcmp(s.sl, again.sl, max + 1u), 0);
+	lft_set_fini(&again);
+	lft_set_fini(&s);
+	vlsp_vl_caps(&f, 2);
+	vlsp_route_ok(&f, max, &s, &sc);
+	CU_ASSERT_TRUE(s.n_vls <= 2);
+	vlsp_done(&f, &s);
+}
+
+/* Random meshes (several seeds), hosts with LMC 1 (each LID its own
+ * tree): the gate passes with 8, 4 and 1 VLs; never more VLs than
+ * offered. */
+static void test_vlsp_meshes(void)
+{
+	static const uint8_t caps[] = {4, 3, 1};
+
+	for (uint32_t seed = 1; seed <= 3; seed++) {
+		for (size_t c = 0; c < sizeof(caps); c++) {
+			struct route_score sc;
+			struct fabric f;
+			struct lft_set s;
+			uint16_t lid = 0;
+
+			route_test_mesh(&f, 24, 30, seed);
+			vlsp_present(&f);
+			for (size_t i = 0; i < f.n_nodes; i++) {
+				struct fabric_port *p =
+				    &f.nodes[i].ports[fabric_is_switch(&f.nodes[i]) ? 0 : 1];
+
+				p->lid = (uint16_t)(lid + 1);
+				p->lmc = fabric_is_switch(&f.nodes[i]) ? 0 : 1;
+				lid = (uint16_t)(lid + fabric_port_lid_count(p));
+			}
+			vlsp_vl_caps(&f, caps[c]);
+			vlsp_route_ok(&f, lid, &s, &sc);
+			CU_ASSERT_TRUE(s.n_vls <= fabric_port_data_vls(&f.nodes[0].ports[1]));
+			vlsp_done(&f, &s);
+		}
+	}
+}
+
+/* Errors: max_lid beyond unicast; a LID above max_lid names the port. */
+static void test_vlsp_errors(void)
+{
+	struct route_opts opts = {.max_lid = 0xC000};
+	struct fabric f;
+	struct lft_set s;
+	char err[256];
+
+	vlsp_chain(&f, 2, 0, 1);
+	route_test_assign_lids(&f, 0);
+	lft_set_init(&s);
+	CU_ASSERT_EQUAL(route_engine_vlsp.compute(&f, &opts, &s, NULL, err, sizeof(err)), -EINVAL);
+	opts.max_lid = 2;
+	CU_ASSERT_EQUAL(route_engine_vlsp.compute(&f, &opts, &s, NULL, err, sizeof(err)), -ERANGE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "above max_lid 2"));
+	CU_ASSERT_PTR_NULL(s.tables);
+	CU_ASSERT_PTR_NULL(s.sl);
+	fabric_fini(&f);
+}
+
+void test_vlsp_register(void)
+{
+	CU_pSuite s = CU_add_suite("vlsp", NULL, NULL);
+
+	CU_add_test(s, "layers: ring of 4, one way round: 2 layers", test_vlsp_layers_ring);
+	CU_add_test(s, "layers: a line fits one layer", test_vlsp_layers_line);
+	CU_add_test(s, "layers: a fixed layer keeps its order", test_vlsp_layers_fixed);
+	CU_add_test(s, "line 1 VL, ring of five 2 VLs, shortest", test_vlsp_line_and_ring);
+	CU_add_test(s, "one data VL: deadlock-free on VL0", test_vlsp_one_vl);
+	CU_add_test(s, "5x5 torus: shortest, deterministic, 2 VLs", test_vlsp_torus);
+	CU_add_test(s, "random meshes, LMC 1, 8/4/1 VLs", test_vlsp_meshes);
+	CU_add_test(s, "errors", test_vlsp_errors);
+}
