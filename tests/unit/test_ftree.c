@@ -442,6 +442,8 @@ static int route_ok(const struct tree *t, const struct lft_set *s, int a, int dn
 	if (!t->has_ca[a])
 		return 1; /* a switch's own traffic: delivered is enough */
 	ud = t->ud[(size_t)a * n + (size_t)at];
+	if (ud == NO_PATH && updown)
+		return 1; /* a down-up route, placed to close no credit loop: the gate judges */
 	if (!updown || ud == NO_PATH)
 		return got == any;
 	return got == ud && up_then_down(t, path, got) && (updown < 2 || got == any);
@@ -449,8 +451,9 @@ static int route_ok(const struct tree *t, const struct lft_set *s, int a, int dn
 
 /* Every switch delivers every LID it can reach.  From a leaf (so for every
  * CA) each LID, a CA's or a switch's, takes the fewest switch hops going up
- * then down, never down then up - or the fewest hops of any kind when no
- * up-then-down path is left, or updown is 0.  updown 2: and that is the
+ * then down, never down then up - or, when no up-then-down path is left,
+ * any route (ftree picks it to close no credit loop; gate_ok judges); the
+ * fewest hops of any kind when updown is 0.  updown 2: and that is the
  * fewest hops of any kind too (full trees).  Returns the bad routes. */
 static int check_routes(const struct tree *t, const struct lft_set *s, int updown)
 {
