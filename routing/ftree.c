@@ -103,6 +103,7 @@
 #define FTREE_MAX_RANK 62  /* keeps u below FTREE_INF and paths short */
 #define FTREE_NOTE_LINKS 4 /* missing links named in the note */
 #define FTREE_BATCH 64	   /* LIDs routed before their entries are written out */
+#define FTREE_SLOT_BYTES ((FABRIC_MAX_PORTS + 8) / 8) /* a bitmap over ports */
 
 /* A CA/router LID to route: the leaf it hangs off and the port there. */
 struct ftree_dest {
@@ -158,6 +159,8 @@ struct ftree {
 	uint32_t *up_load;	   /* main paths descending each up-link */
 	uint32_t *reach;	   /* leaves below each switch */
 	uint32_t *top_reach;	   /* most leaves below any switch above (or at) it */
+	uint8_t *slots;		   /* per component and rank: up-port numbers in use */
+	uint32_t *diverted;	   /* per switch port: LIDs sent there off their column */
 	int *leaf_pos;
 	/* CA LIDs: as claimed, then in leaf order */
 	struct swgraph_dests lids;
@@ -174,6 +177,8 @@ struct ftree {
 	uint32_t dest_gen, *done; /* done[s] == dest_gen: s has its entry */
 	int path[FTREE_MAX_RANK + 2];
 	uint8_t bundle_at[FTREE_MAX_RANK + 2]; /* main path's parallel-link index per rank */
+	uint8_t column[FTREE_MAX_RANK + 2];    /* main path's up-port per rank */
+	int n_columns;			       /* ranks below the main path's top */
 	int *stack;
 	/* entries of the last LIDs routed, one row of n_sw per LID, written to
 	 * the tables a batch at a time (switch by switch, so the writes to a
@@ -285,7 +290,7 @@ static void ftree_free(struct ftree *m)
 			m->in_reach,  m->u,	  m->kind,  m->fill,	  m->cand_start, m->cand_n,
 			m->cand_port, m->rr,	  m->done,  m->stack,	  m->dist,	 m->queue,
 			m->bfs_port,  m->batch,	  m->exits, m->xport,	  m->xmark,	 m->cmark,
-			m->cq,	      m->sw_exit_start, m->sw_exits, m->hub, m->cand};
+			m->cq,	      m->sw_exit_start, m->sw_exits, m->hub, m->cand, m->slots, m->diverted};
 
 	swgraph_fini(&m->g);
 	ftree_turns_fini(&m->turns);
@@ -599,6 +604,27 @@ static size_t ftree_demote_hostless(struct ftree *m)
 	return n;
 }
 
+/* The up-port numbers in use per component and rank (see ftree_slots). */
+static int ftree_mark_slots(struct ftree *m)
+{
+	m->slots = calloc((m->g.n_comp ? m->g.n_comp : 1) * (size_t)(m->top_rank + 1),
+			  FTREE_SLOT_BYTES);
+	m->diverted = calloc(m->g.port_base[m->g.n_sw] + 1, sizeof(*m->diverted));
+	if (!m->slots || !m->diverted)
+		return text_err(m->err, m->errlen, -ENOMEM, "out of memory routing %zu switches",
+				m->g.n_sw);
+	for (size_t q = 0; q < m->n_ranked; q++) {
+		int s = m->order[q];
+		uint8_t *slot = &m->slots[((size_t)m->g.comp[s] * (size_t)(m->top_rank + 1) +
+					   (size_t)m->rank[s]) *
+					  FTREE_SLOT_BYTES];
+
+		for (size_t e = m->up_start[s]; e < m->up_start[s + 1]; e++)
+			slot[m->up[e].port / 8] |= (uint8_t)(1u << (m->up[e].port % 8));
+	}
+	return 0;
+}
+
 /* Up and down links and what each switch sees below it; when a root turns
  * out to be a leaf without CAs, once more with it at rank 0. */
 static int ftree_shape(struct ftree *m)
@@ -612,7 +638,7 @@ static int ftree_shape(struct ftree *m)
 			break;
 		ftree_sort_by_rank(m);
 	}
-	return 0;
+	return ftree_mark_slots(m);
 }
 
 /* ---- CA LIDs in leaf order --------------------------------------------- */
@@ -1181,10 +1207,12 @@ static int ftree_main_path(struct ftree *m, const struct ftree_dest *d)
 
 		m->up_load[e]++;
 		m->bundle_at[r] = ftree_bundle_index(m, c, e);
+		m->column[r] = l->port;
 		ftree_set(m, l->sw, l->rport);
 		c = l->sw;
 		m->path[++r] = c;
 	}
+	m->n_columns = r;
 	return r;
 }
 
@@ -1225,6 +1253,70 @@ static uint8_t ftree_next_choice(struct ftree *m, int s)
 	return m->cand_port[m->cand_start[s] + i];
 }
 
+/* The up-port numbers any switch of s's rank (in its component) uses: a
+ * bitmap over ports. */
+static const uint8_t *ftree_slots(const struct ftree *m, int s)
+{
+	return &m->slots[((size_t)m->g.comp[s] * (size_t)(m->top_rank + 1) + (size_t)m->rank[s]) *
+			 FTREE_SLOT_BYTES];
+}
+
+/* Of s's choices, the one the fewest LIDs were sent to in place of their
+ * own column, from choice `from` on; counted. */
+static uint8_t ftree_least_diverted(struct ftree *m, int s, size_t from)
+{
+	size_t first = m->cand_start[s], n = m->cand_n[s], best = first + from;
+	uint32_t *load = &m->diverted[m->g.port_base[s]];
+
+	for (size_t i = 1; i < n; i++) {
+		size_t c = first + (from + i) % n;
+
+		if (load[m->cand_port[c]] < load[m->cand_port[best]])
+			best = c;
+	}
+	load[m->cand_port[best]]++;
+	return m->cand_port[best];
+}
+
+static int ftree_is_choice(const struct ftree *m, int s, uint8_t pn)
+{
+	for (size_t i = 0; i < m->cand_n[s]; i++)
+		if (m->cand_port[m->cand_start[s] + i] == pn)
+			return 1;
+	return 0;
+}
+
+/* A switch going up that was not handed the LID (its cable to the main
+ * path's column is gone, or it lies below a switch that lost one): the
+ * up-port the main path took at its rank when it may take it; the columns
+ * (up-port numbers used at its rank) it may not take are spread evenly
+ * over its choices (d-mod-k over the live links).  On the usual
+ * cabling that keeps the LID in its column where it can (a leaf's k-th
+ * up-port leads to the k-th middle switch, whose k-th up-port to the k-th
+ * spine of its group), and spreads the columns it lost over distinct
+ * others, so that few flows of a shift all-to-all share a link. */
+static uint8_t ftree_column_choice(struct ftree *m, int s)
+{
+	size_t first = m->cand_start[s], n = m->cand_n[s];
+	uint8_t want = m->column[m->rank[s]];
+
+	const uint8_t *slot = ftree_slots(m, s);
+	size_t lost = 0, before = 0, base = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (m->cand_port[first + i] == want)
+			return want;
+	/* want is column `before` of the `lost` that s may not take: spread
+	 * those evenly over the choices, from the first one's place on */
+	for (unsigned pn = 1; pn <= FABRIC_MAX_PORTS; pn++)
+		if (slot[pn / 8] >> (pn % 8) & 1 && !ftree_is_choice(m, s, (uint8_t)pn)) {
+			base = lost ? base : pn;
+			before += pn < want;
+			lost++;
+		}
+	return ftree_least_diverted(m, s, lost ? (base + before * n / lost) % n : want % n);
+}
+
 /* Every switch not handed the LID takes one of its choices.  Returns 1
  * when a leaf had to: its LID is routed around a missing link. */
 static int ftree_fill(struct ftree *m)
@@ -1240,7 +1332,9 @@ static int ftree_fill(struct ftree *m)
 		if (m->kind[s] == FTREE_ANY) {
 			port = m->xport[s] != LFT_DROP ? m->xport[s] : m->bfs_port[s];
 		} else {
-			port = ftree_next_choice(m, s);
+			port = m->kind[s] == FTREE_UP && m->rank[s] < m->n_columns
+				   ? ftree_column_choice(m, s)
+				   : ftree_next_choice(m, s);
 			strayed |= m->kind[s] == FTREE_UP && m->g.has_ca[s];
 		}
 		m->row[s] = port;
@@ -1342,6 +1436,7 @@ static void ftree_route_switches(struct ftree *m)
 		for (unsigned lid = p0->lid; lid < (unsigned)p0->lid + count; lid++) {
 			ftree_begin_lid(m, (uint16_t)lid);
 			ftree_set(m, (int)s, 0);
+			m->n_columns = 0;
 			if (m->rank[s] >= 0)
 				ftree_fill(m);
 			else
