@@ -1163,8 +1163,11 @@ static void ftree_set(struct ftree *m, int s, uint8_t port)
 
 /* c's up-link for a main path: among parents that see at least half the
  * leaves the best one sees, the link carrying the fewest main paths; ties
- * go to the first found scanning from position offset. */
-static size_t ftree_pick_up(const struct ftree *m, int c, unsigned offset)
+ * go to the first found scanning from position offset, or, when every
+ * link carries one already (a leaf that lost up-links), from position
+ * spread (the CA's port), so that the leaves' extra LIDs do not all pile
+ * onto their first link. */
+static size_t ftree_pick_up(const struct ftree *m, int c, unsigned offset, unsigned spread)
 {
 	size_t first = m->up_start[c], n = m->up_start[c + 1] - first, best = SIZE_MAX;
 	uint32_t most = 0;
@@ -1172,13 +1175,21 @@ static size_t ftree_pick_up(const struct ftree *m, int c, unsigned offset)
 	for (size_t i = 0; i < n; i++)
 		if (m->top_reach[m->up[first + i].sw] > most)
 			most = m->top_reach[m->up[first + i].sw];
-	for (size_t i = 0; i < n; i++) {
-		size_t e = first + (i + offset) % n;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			size_t e = first + (i + offset) % n;
 
-		if ((uint64_t)m->top_reach[m->up[e].sw] * 2 < most)
-			continue;
-		if (best == SIZE_MAX || m->up_load[e] < m->up_load[best])
-			best = e;
+			if ((uint64_t)m->top_reach[m->up[e].sw] * 2 < most)
+				continue;
+			if (best == SIZE_MAX || m->up_load[e] < m->up_load[best])
+				best = e;
+		}
+		/* every link taken already (more LIDs than live up-links): the
+		 * LIDs left over start their scan at their own place */
+		if (offset || best == SIZE_MAX || !m->up_load[best])
+			break;
+		offset = spread;
+		best = SIZE_MAX;
 	}
 	return best;
 }
@@ -1202,7 +1213,7 @@ static int ftree_main_path(struct ftree *m, const struct ftree_dest *d)
 
 	m->path[0] = c;
 	while (m->up_start[c] < m->up_start[c + 1]) {
-		size_t e = ftree_pick_up(m, c, d->offset);
+		size_t e = ftree_pick_up(m, c, d->offset, d->exit_port);
 		const struct swgraph_link *l = &m->up[e];
 
 		m->up_load[e]++;

@@ -115,8 +115,9 @@ def main():
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="ftree-degraded.")
     engines = [args.engine] + ([args.compare] if args.compare else [])
-    print("| tree | damage | engine | gate pass | EBB worst / mean (x intact) | shift worst |")
-    print("|---|---|---|---:|---|---:|")
+    print("| tree | damage | engine | gate pass | EBB worst / mean (x intact) | shift worst |%s"
+          % (" shift <= %s's |" % args.compare if args.compare else ""))
+    print("|---|---|---|---:|---|---:|%s" % ("---:|" if args.compare else ""))
     try:
         for radix in args.radix:
             intact = fabric(args, tmp, radix, "intact", 1)
@@ -137,10 +138,15 @@ def main():
                     rs = rows[e]
                     ok = [r for r in rs if r["pass"]]
                     ebb = [r["ebb"] for r in rs]
-                    print("| k%d | %s | %s | %d/%d | %.4f / %.4f (%.2f / %.2f) | %d |" % (
+                    cmp = ""
+                    if args.compare:
+                        cmp = " %d/%d |" % (sum(a["shift"] <= b["shift"] for a, b in
+                                                zip(rs, rows[args.compare])), len(rs)) \
+                            if e == args.engine else " |"
+                    print("| k%d | %s | %s | %d/%d | %.4f / %.4f (%.2f / %.2f) | %d |%s" % (
                         radix, damage, e, len(ok), len(rs), min(ebb), sum(ebb) / len(ebb),
                         min(ebb) / base["ebb"], sum(ebb) / len(ebb) / base["ebb"],
-                        max(r["shift"] for r in rs)))
+                        max(r["shift"] for r in rs), cmp))
                 sys.stdout.flush()
     finally:
         if args.keep:
