@@ -198,11 +198,11 @@ struct ftree {
 	struct ftree_cand *cand;
 	struct ftree_exit *exits;
 	size_t n_exits;
-	uint8_t *xport;		 /* kind ANY: port toward an exit, LFT_DROP: none */
-	uint32_t xgen, *xmark;	 /* xmark[s] == xgen: s has its way to an exit */
-	uint32_t cgen, *cmark;	 /* cmark[s] == cgen: seen looking for an exit */
-	int *cq;		 /* queue looking for an exit */
-	size_t *sw_exit_start;	 /* switch LIDs: exits planned for switch s */
+	uint8_t *xport;	       /* kind ANY: port toward an exit, LFT_DROP: none */
+	uint32_t xgen, *xmark; /* xmark[s] == xgen: s has its way to an exit */
+	uint32_t cgen, *cmark; /* cmark[s] == cgen: seen looking for an exit */
+	int *cq;	       /* queue looking for an exit */
+	size_t *sw_exit_start; /* switch LIDs: exits planned for switch s */
 	struct ftree_exit *sw_exits;
 	size_t n_sw_exits, cap_sw_exits;
 	/* for the note */
@@ -285,12 +285,14 @@ static int ftree_alloc_routing(struct ftree *m)
 
 static void ftree_free(struct ftree *m)
 {
-	void *bufs[] = {m->is_root,   m->rank,	  m->order, m->up_start,  m->down_start, m->up,
-			m->down,      m->up_load, m->reach, m->top_reach, m->leaf_pos,	 m->dests,
-			m->in_reach,  m->u,	  m->kind,  m->fill,	  m->cand_start, m->cand_n,
-			m->cand_port, m->rr,	  m->done,  m->stack,	  m->dist,	 m->queue,
-			m->bfs_port,  m->batch,	  m->exits, m->xport,	  m->xmark,	 m->cmark,
-			m->cq,	      m->sw_exit_start, m->sw_exits, m->hub, m->cand, m->slots, m->diverted};
+	void *bufs[] = {m->is_root,  m->rank,	       m->order,    m->up_start,  m->down_start,
+			m->up,	     m->down,	       m->up_load,  m->reach,	  m->top_reach,
+			m->leaf_pos, m->dests,	       m->in_reach, m->u,	  m->kind,
+			m->fill,     m->cand_start,    m->cand_n,   m->cand_port, m->rr,
+			m->done,     m->stack,	       m->dist,	    m->queue,	  m->bfs_port,
+			m->batch,    m->exits,	       m->xport,    m->xmark,	  m->cmark,
+			m->cq,	     m->sw_exit_start, m->sw_exits, m->hub,	  m->cand,
+			m->slots,    m->diverted};
 
 	swgraph_fini(&m->g);
 	ftree_turns_fini(&m->turns);
@@ -607,8 +609,8 @@ static size_t ftree_demote_hostless(struct ftree *m)
 /* The up-port numbers in use per component and rank (see ftree_slots). */
 static int ftree_mark_slots(struct ftree *m)
 {
-	m->slots = calloc((m->g.n_comp ? m->g.n_comp : 1) * (size_t)(m->top_rank + 1),
-			  FTREE_SLOT_BYTES);
+	m->slots =
+	    calloc((m->g.n_comp ? m->g.n_comp : 1) * (size_t)(m->top_rank + 1), FTREE_SLOT_BYTES);
 	m->diverted = calloc(m->g.port_base[m->g.n_sw] + 1, sizeof(*m->diverted));
 	if (!m->slots || !m->diverted)
 		return text_err(m->err, m->errlen, -ENOMEM, "out of memory routing %zu switches",
@@ -944,10 +946,12 @@ static size_t ftree_exit_cands(struct ftree *m, int s0)
 	for (size_t i = 0; i < n; i++) {
 		int p = m->cq[i];
 
-		for (size_t e = m->down_start[p]; e < m->down_start[p + 1]; e++)
-			if (m->kind[m->down[e].sw] == FTREE_UP)
-				m->cand[k++] = (struct ftree_cand){
-				    p, e, ftree_exit_key(m, m->down[e].sw, k)};
+		for (size_t e = m->down_start[p]; e < m->down_start[p + 1]; e++) {
+			if (m->kind[m->down[e].sw] != FTREE_UP)
+				continue;
+			m->cand[k] = (struct ftree_cand){p, e, ftree_exit_key(m, m->down[e].sw, k)};
+			k++;
+		}
 	}
 	qsort(m->cand, k, sizeof(*m->cand), ftree_cand_cmp);
 	return k;
@@ -972,8 +976,8 @@ static int ftree_add_exit(struct ftree *m, int s0, int cas)
 		}
 	if (pick.up_port == LFT_DROP)
 		return -1;
-	if (!cas && ftree_turns_take(&m->turns, pick.p, pick.x,
-				     ftree_neighbour(m, pick.x, pick.up_port)))
+	if (!cas &&
+	    ftree_turns_take(&m->turns, pick.p, pick.x, ftree_neighbour(m, pick.x, pick.up_port)))
 		return -ENOMEM;
 	m->exits[m->n_exits++] = pick;
 	return 0;
@@ -1018,7 +1022,8 @@ static void ftree_enter_leaf(struct ftree *m, int leaf, int cas)
 
 			m->n_exits = m->sw_exit_start[leaf + 1] - first;
 			if (m->n_exits)
-				memcpy(m->exits, &m->sw_exits[first], m->n_exits * sizeof(*m->exits));
+				memcpy(m->exits, &m->sw_exits[first],
+				       m->n_exits * sizeof(*m->exits));
 			ftree_exit_routes(m);
 		}
 	}
@@ -1058,7 +1063,7 @@ static void ftree_pick_hubs(struct ftree *m, const uint64_t *all)
 			for (size_t e = m->up_start[m->order[m->n_ranked - 1 - k]];
 			     e < m->up_start[m->order[m->n_ranked - 1 - k] + 1]; e++)
 				m->hub[m->up[e].sw] |= m->hub[m->order[m->n_ranked - 1 - k]];
-next:;
+	next:;
 	}
 }
 
@@ -1547,8 +1552,9 @@ static void ftree_write_note(struct ftree *m)
 			   m->downup, m->downup == 1 ? "" : "s",
 			   swgraph_guid(&m->g, m->downup_from), swgraph_guid(&m->g, m->downup_to));
 	if (m->degraded)
-		ftree_note(m, "; down-up turns for switches with no up-then-down route: %zu kept "
-			      "free of credit loops, %zu LID%s moved to another parent there",
+		ftree_note(m,
+			   "; down-up turns for switches with no up-then-down route: %zu kept "
+			   "free of credit loops, %zu LID%s moved to another parent there",
 			   m->turns.n_turns, m->moved, m->moved == 1 ? "" : "s");
 	if (m->stranded)
 		ftree_note(m, "; %zu route%s left on a shortest path that may close a credit loop",

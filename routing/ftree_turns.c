@@ -33,8 +33,8 @@ int ftree_turns_init(struct ftree_turns *t, size_t n_sw, size_t n_roots)
 
 void ftree_turns_fini(struct ftree_turns *t)
 {
-	void *bufs[] = {t->above,     t->turn,	    t->hash,	 t->root_head, t->link_turn,
-			t->link_next, t->seen,	    t->root_gen, t->root_scans, t->stack};
+	void *bufs[] = {t->above,     t->turn, t->hash,	    t->root_head,  t->link_turn,
+			t->link_next, t->seen, t->root_gen, t->root_scans, t->stack};
 
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
 		free(bufs[i]);
@@ -177,8 +177,7 @@ static int ftree_turns_grow_scratch(struct ftree_turns *t)
 }
 
 /* Reach turn k: 1 when it leads back to the new turn `to`. */
-static int ftree_turns_reach(struct ftree_turns *t, int k, const struct ftree_turn *to,
-			     size_t *sp)
+static int ftree_turns_reach(struct ftree_turns *t, int k, const struct ftree_turn *to, size_t *sp)
 {
 	if (t->seen[k] == t->gen)
 		return 0;

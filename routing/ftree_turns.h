@@ -46,13 +46,13 @@ struct ftree_turns {
 	size_t n_turns, cap_turns;
 	int *hash; /* open addressing, -1 empty; size a power of two */
 	size_t hash_size;
-	int *root_head;		     /* per root: first entry, -1 none */
-	int *link_turn, *link_next;  /* entries */
+	int *root_head;		    /* per root: first entry, -1 none */
+	int *link_turn, *link_next; /* entries */
 	size_t n_links, cap_links;
 	/* search scratch */
-	uint32_t gen, *seen;	     /* per turn */
-	uint32_t *root_gen;	     /* per root: gen of its scans */
-	uint8_t *root_scans;	     /* per root: scans this search */
+	uint32_t gen, *seen; /* per turn */
+	uint32_t *root_gen;  /* per root: gen of its scans */
+	uint8_t *root_scans; /* per root: scans this search */
 	int *stack;
 };
 
