@@ -49,9 +49,15 @@
  * Degraded trees.  For the LIDs of leaf L, R is the set of switches that
  * reach L going down only (L and all above it), and u(s) the fewest
  * up-hops from s into R (breadth first down from R).  A switch not handed t
- * sends it, if in R, down a link into R, else up a link to a parent whose u
- * is one less (round-robin over the choices): every route is up then down
- * and as short as such a route can be.  LIDs that some leaf could not reach
+ * sends it, if in R, down a link into R (round-robin over the choices),
+ * else up a link to a parent whose u is one less: every route is up then
+ * down and as short as such a route can be.  Going up it keeps t's column
+ * where it can (the up-port number t's main path took at its rank), and
+ * spreads the columns it may not take over its choices, the one fewest
+ * LIDs were moved to first (d-mod-k over the live links: the LIDs a dead
+ * cable carried do not all land on one neighbour).  A leaf with fewer
+ * live up-links than CAs starts the main paths of the CAs left over at
+ * the CA's own port.  LIDs that some leaf could not reach
  * by their main tree are noted as "routed around" the missing links, which
  * are the unlinked ports of a switch with fewer up-links than most of its
  * rank (in its component) has, on ports its peers use for up-links.
@@ -86,6 +92,8 @@
  * Cost: O(leaves x (switches + cables)) for R and u, O(LIDs x switches)
  * for the entries, which are gathered 64 LIDs at a time and written out
  * table by table (column writes across thousands of tables thrash caches).
+ * On a degraded tree R and u once more per switch (its exits are planned
+ * first), and a search of the turns taken for each new turn (ftree_turns.h).
  */
 #include <errno.h>
 #include <inttypes.h>
