@@ -1051,27 +1051,34 @@ static int ftree_has_diamond(const struct ftree *m)
 	return 0;
 }
 
-/* The hub of each component: its first leaf (in leaf order) that sees
- * every root, and every switch above it.  Exits prefer to turn there. */
-static void ftree_pick_hubs(struct ftree *m, const uint64_t *all)
+/* The hub of each component: the leaf that sees the most roots (the
+ * first in switch order on a tie), and every switch above it.  Exits
+ * prefer to turn there: a leaf's turns between its parents lead nowhere
+ * among themselves, nor into the turns at its parents between theirs.
+ * best, most: room for n_comp ints each. */
+static void ftree_pick_hubs(struct ftree *m, int *best, int *most)
 {
-	size_t w = m->turns.words;
+	for (size_t c = 0; c < m->g.n_comp; c++)
+		best[c] = most[c] = -1;
+	for (size_t s = 0; s < m->g.n_sw; s++) {
+		int c = m->g.comp[s], n;
 
-	for (size_t q = 0; q < m->n_ranked; q++) {
-		int s = m->order[q], c = m->g.comp[s];
-
-		if (!m->g.has_ca[s] || m->hub[s] ||
-		    !ftree_turns_sees_all(&m->turns, s, &all[(size_t)c * w]))
+		if (!m->g.has_ca[s] || m->rank[s] != 0)
 			continue;
-		for (size_t t = 0; t < m->g.n_sw; t++)
-			if (m->g.comp[t] == c && m->hub[t])
-				goto next;
-		m->hub[s] = 1;
-		for (size_t k = 0; k < m->n_ranked; k++) /* top rank last: parents first */
-			for (size_t e = m->up_start[m->order[m->n_ranked - 1 - k]];
-			     e < m->up_start[m->order[m->n_ranked - 1 - k] + 1]; e++)
-				m->hub[m->up[e].sw] |= m->hub[m->order[m->n_ranked - 1 - k]];
-	next:;
+		n = (int)ftree_turns_count_above(&m->turns, (int)s);
+		if (n > most[c]) {
+			most[c] = n;
+			best[c] = (int)s;
+		}
+	}
+	for (size_t c = 0; c < m->g.n_comp; c++)
+		if (best[c] >= 0)
+			m->hub[best[c]] = 1;
+	for (size_t k = m->n_ranked; k-- > 0;) { /* bottom rank first: children first */
+		int s = m->order[k];
+
+		for (size_t e = m->up_start[s]; e < m->up_start[s + 1]; e++)
+			m->hub[m->up[e].sw] |= m->hub[s];
 	}
 }
 
@@ -1113,7 +1120,7 @@ static int ftree_prepare_turns(struct ftree *m)
 						    &all[(size_t)m->g.comp[s] * m->turns.words]);
 	if (m->degraded) {
 		m->turns.diamond = ftree_has_diamond(m);
-		ftree_pick_hubs(m, all);
+		ftree_pick_hubs(m, m->dist, m->queue);
 	} else {
 		ftree_turns_fini(&m->turns);
 	}
@@ -1366,6 +1373,29 @@ static int ftree_fill(struct ftree *m)
 	return strayed;
 }
 
+/* x's port up to a parent one up-hop nearer R, a turn into which from p
+ * is allowed, the one fewest LIDs were moved to first (scanning from
+ * up-link `from` on); counted.  LFT_DROP if there is none. */
+static uint8_t ftree_least_moved_port(struct ftree *m, int p, int x, size_t from)
+{
+	size_t first = m->up_start[x], n = m->up_start[x + 1] - first;
+	uint32_t *load = &m->diverted[m->g.port_base[x]];
+	uint8_t best = LFT_DROP;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct swgraph_link *l = &m->up[first + (i + from) % n];
+
+		if (m->u[l->sw] + 1u != m->u[x] ||
+		    (best != LFT_DROP && load[l->port] >= load[best]) ||
+		    !ftree_turns_allowed(&m->turns, p, x, l->sw))
+			continue;
+		best = l->port;
+	}
+	if (best != LFT_DROP)
+		load[best]++;
+	return best;
+}
+
 /* A CA LID's exits: each x keeps its own port up when the turn into it
  * closes no credit loop, else takes another parent one up-hop nearer R
  * (scanning from `spread` on, so that a leaf's LIDs move to different
@@ -1379,7 +1409,7 @@ static void ftree_turn_at_exits(struct ftree *m, unsigned spread)
 		int q = ftree_neighbour(m, e->x, port);
 
 		if (!ftree_turns_allowed(&m->turns, e->p, e->x, q)) {
-			port = ftree_turn_port(m, e->p, e->x, 0, spread);
+			port = ftree_least_moved_port(m, e->p, e->x, spread);
 			if (port == LFT_DROP) {
 				m->stranded++;
 				continue;

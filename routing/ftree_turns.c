@@ -70,6 +70,16 @@ int ftree_turns_common(const struct ftree_turns *t, int a, int b)
 	return 0;
 }
 
+size_t ftree_turns_count_above(const struct ftree_turns *t, int s)
+{
+	const uint64_t *row = ftree_turns_above(t, s);
+	size_t n = 0;
+
+	for (size_t w = 0; w < t->words; w++)
+		n += (size_t)__builtin_popcountll(row[w]);
+	return n;
+}
+
 int ftree_turns_sees_all(const struct ftree_turns *t, int s, const uint64_t *all)
 {
 	const uint64_t *row = ftree_turns_above(t, s);

@@ -68,6 +68,8 @@ void ftree_turns_mark_root(struct ftree_turns *t, int s, size_t r);
 void ftree_turns_inherit(struct ftree_turns *t, int s, int parent);
 /* Do a and b have a root (an ancestor, or each other) above both? */
 int ftree_turns_common(const struct ftree_turns *t, int a, int b);
+/* How many roots are above s. */
+size_t ftree_turns_count_above(const struct ftree_turns *t, int s);
 /* Is every root in `all` above s? */
 int ftree_turns_sees_all(const struct ftree_turns *t, int s, const uint64_t *all);
 
