@@ -882,15 +882,12 @@ static void ftree_exit_routes(struct ftree *m)
 	}
 }
 
-/* x's port up to a parent one up-hop nearer R, a turn into which from p
- * is known already (known) or allowed; scanning from up-link `from` on.
- * LFT_DROP if there is none. */
-static uint8_t ftree_turn_port(struct ftree *m, int p, int x, int known, size_t from)
+/* x's first port up to a parent one up-hop nearer R, a turn into which
+ * from p is known already (known) or allowed; LFT_DROP if there is none. */
+static uint8_t ftree_turn_port(struct ftree *m, int p, int x, int known)
 {
-	size_t first = m->up_start[x], n = m->up_start[x + 1] - first;
-
-	for (size_t i = 0; i < n; i++) {
-		const struct swgraph_link *l = &m->up[first + (i + from) % n];
+	for (size_t e = m->up_start[x]; e < m->up_start[x + 1]; e++) {
+		const struct swgraph_link *l = &m->up[e];
 
 		if (m->u[l->sw] + 1u != m->u[x])
 			continue;
@@ -980,7 +977,7 @@ static int ftree_add_exit(struct ftree *m, int s0, int cas)
 			int p = m->cand[i].p;
 
 			pick = (struct ftree_exit){p, l->sw, l->port,
-						   ftree_turn_port(m, p, l->sw, known, 0)};
+						   ftree_turn_port(m, p, l->sw, known)};
 		}
 	if (pick.up_port == LFT_DROP)
 		return -1;
