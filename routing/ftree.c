@@ -49,26 +49,40 @@
  * Degraded trees.  For the LIDs of leaf L, R is the set of switches that
  * reach L going down only (L and all above it), and u(s) the fewest
  * up-hops from s into R (breadth first down from R).  A switch not handed t
- * sends it, if in R, down a link into R, else up a link to a parent whose u
- * is one less (round-robin over the choices): every route is up then down
- * and as short as such a route can be.  LIDs that some leaf could not reach
+ * sends it, if in R, down a link into R (round-robin over the choices),
+ * else up a link to a parent whose u is one less: every route is up then
+ * down and as short as such a route can be.  Going up it keeps t's column
+ * where it can (the up-port number t's main path took at its rank), and
+ * spreads the columns it may not take over its choices, the one fewest
+ * LIDs were moved to first (d-mod-k over the live links: the LIDs a dead
+ * cable carried do not all land on one neighbour).  A leaf with fewer
+ * live up-links than CAs starts the main paths of the CAs left over at
+ * the CA's own port.  LIDs that some leaf could not reach
  * by their main tree are noted as "routed around" the missing links, which
  * are the unlinked ports of a switch with fewer up-links than most of its
  * rank (in its component) has, on ports its peers use for up-links.
  *
- * No up-then-down route.  Where cables are gone so that a switch has no
- * ancestor in common with L (u infinite), its route must turn down then up
- * once.  It takes a shortest path to L; among equal ones, toward a CA LID
- * up-links first, so the turn comes late, next to L, and toward a switch
- * LID down-links first, so it comes early, next to the sending CA.  Either
- * way the turn is next to the CA end (where the cables are missing), and
- * the switch where it turns (a bounce point) keeps one parent for that
- * LID, the first in switch order: a CA's traffic to a switch and the
- * switch's answer turn at the same switch between the same two parents,
- * and a missing cable or two close no credit loop.  (Routes between CAs
- * that share an ancestor are up then down and close none.  Cables gone in
- * several places can still close one; the routing gate finds it.)  Leaf
- * pairs with no common ancestor are counted in the note.
+ * No up-then-down route.  Where cables are gone so that a switch s has no
+ * ancestor in common with L (u infinite: the set I, upward closed), its
+ * route must turn down then up once: down from a switch p of I into a
+ * switch X outside I, then up from X along X's own route (a turn (p, X,
+ * q), q the parent X sends to).  Such turns are the only ones that can
+ * close a credit loop, and ftree_turns.h keeps them free of it: a turn
+ * joins the roots above p to the roots above q, and no turn is taken that
+ * closes a cycle among the roots.  For each destination ftree picks exits
+ * (p, X) until every switch of I that needs a route (all of them for CA
+ * LIDs: a switch's own traffic to a CA counts in the gate; the leaves for
+ * a switch's LIDs) reaches one going up then down through I: an exit
+ * whose turn is known already first, then the one with X fewest up-hops
+ * from R.  The switches of I climb to a switch above an exit's p, descend
+ * to it, and it sends the LID down to X.  For a CA LID, X keeps its own
+ * d-mod-k port when that turn is allowed, else takes another parent one
+ * up-hop nearer R whose turn is (X's own CAs then share a link down to L:
+ * the price of a deadlock-free route).  The switch LIDs are planned first,
+ * before any CA LID, and keep the parent chosen then.  A switch of I no
+ * exit can serve takes a shortest path to L, counted in the note (the
+ * gate decides).  Leaf pairs with no common ancestor are counted in the
+ * note.
  *
  * Switch LIDs are routed the same way without a main path: up then down
  * from wherever that is possible.  LIDs are checked as minhop does: above
@@ -78,6 +92,8 @@
  * Cost: O(leaves x (switches + cables)) for R and u, O(LIDs x switches)
  * for the entries, which are gathered 64 LIDs at a time and written out
  * table by table (column writes across thousands of tables thrash caches).
+ * On a degraded tree R and u once more per switch (its exits are planned
+ * first), and a search of the turns taken for each new turn (ftree_turns.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -87,6 +103,7 @@
 #include <string.h>
 
 #include "mad/text.h"
+#include "routing/ftree_turns.h"
 #include "routing/route.h"
 #include "routing/swgraph.h"
 
@@ -94,6 +111,7 @@
 #define FTREE_MAX_RANK 62  /* keeps u below FTREE_INF and paths short */
 #define FTREE_NOTE_LINKS 4 /* missing links named in the note */
 #define FTREE_BATCH 64	   /* LIDs routed before their entries are written out */
+#define FTREE_SLOT_BYTES ((FABRIC_MAX_PORTS + 8) / 8) /* a bitmap over ports */
 
 /* A CA/router LID to route: the leaf it hangs off and the port there. */
 struct ftree_dest {
@@ -104,12 +122,27 @@ struct ftree_dest {
 	int leaf_pos;	/* the leaf's number in leaf order */
 };
 
+/* A candidate exit: p's down-link e, ranked by key (lower first). */
+struct ftree_cand {
+	int p;
+	size_t e;
+	uint32_t key;
+};
+
+/* A way out for switches with no up-then-down route to a destination:
+ * p (one of them) sends the LID down to x, which has one and turns up. */
+struct ftree_exit {
+	int p, x;
+	uint8_t down_port; /* p's port to x */
+	uint8_t up_port;   /* switch LIDs: x's port up (planned); CA LIDs: per LID */
+};
+
 /* How a switch routes the current leaf's LIDs when no main path hands
  * them to it. */
 enum ftree_kind {
 	FTREE_DOWN, /* in R: down a link into R */
 	FTREE_UP,   /* up a link to a parent one up-hop nearer R */
-	FTREE_ANY,  /* no up-then-down route: a shortest path */
+	FTREE_ANY,  /* no up-then-down route: to an exit (else a shortest path) */
 };
 
 struct ftree {
@@ -134,6 +167,8 @@ struct ftree {
 	uint32_t *up_load;	   /* main paths descending each up-link */
 	uint32_t *reach;	   /* leaves below each switch */
 	uint32_t *top_reach;	   /* most leaves below any switch above (or at) it */
+	uint8_t *slots;		   /* per component and rank: up-port numbers in use */
+	uint32_t *diverted;	   /* per switch port: LIDs sent there off their column */
 	int *leaf_pos;
 	/* CA LIDs: as claimed, then in leaf order */
 	struct swgraph_dests lids;
@@ -141,7 +176,6 @@ struct ftree {
 	size_t n_dests;
 	/* the leaf being routed */
 	uint32_t leaf_gen, *in_reach; /* in_reach[s] == leaf_gen: s is in R */
-	uint32_t *pinned;	      /* pinned[s] == leaf_gen: s is a bounce point */
 	uint8_t *u, *kind;
 	int *fill; /* switches of the leaf's component but the leaf */
 	size_t n_fill;
@@ -151,6 +185,8 @@ struct ftree {
 	uint32_t dest_gen, *done; /* done[s] == dest_gen: s has its entry */
 	int path[FTREE_MAX_RANK + 2];
 	uint8_t bundle_at[FTREE_MAX_RANK + 2]; /* main path's parallel-link index per rank */
+	uint8_t column[FTREE_MAX_RANK + 2];    /* main path's up-port per rank */
+	int n_columns;			       /* ranks below the main path's top */
 	int *stack;
 	/* entries of the last LIDs routed, one row of n_sw per LID, written to
 	 * the tables a batch at a time (switch by switch, so the writes to a
@@ -161,8 +197,24 @@ struct ftree {
 	/* breadth-first scratch */
 	int *dist, *queue;
 	uint8_t *bfs_port; /* port toward the switch that discovered it */
+	/* degraded trees: the down-up turns taken (only when some leaf does not
+	 * see every root of its component), the current destination's exits
+	 * and its switches' ways to them */
+	int degraded, nomem;
+	struct ftree_turns turns;
+	uint8_t *hub; /* a leaf that sees every root of its component, and above it */
+	struct ftree_cand *cand;
+	struct ftree_exit *exits;
+	size_t n_exits;
+	uint8_t *xport;	       /* kind ANY: port toward an exit, LFT_DROP: none */
+	uint32_t xgen, *xmark; /* xmark[s] == xgen: s has its way to an exit */
+	uint32_t cgen, *cmark; /* cmark[s] == cgen: seen looking for an exit */
+	int *cq;	       /* queue looking for an exit */
+	size_t *sw_exit_start; /* switch LIDs: exits planned for switch s */
+	struct ftree_exit *sw_exits;
+	size_t n_sw_exits, cap_sw_exits;
 	/* for the note */
-	size_t rerouted, downup, unknown_roots;
+	size_t rerouted, downup, unknown_roots, stranded, moved;
 	int downup_from, downup_to;
 	uint64_t unknown_root;
 };
@@ -225,24 +277,33 @@ static int ftree_alloc_routing(struct ftree *m)
 	m->rr = calloc(s, 1);
 	m->done = calloc(s, sizeof(*m->done));
 	m->stack = malloc(s * sizeof(*m->stack));
-	m->pinned = calloc(s, sizeof(*m->pinned));
 	m->batch = malloc(FTREE_BATCH * s);
+	m->exits = malloc(s * sizeof(*m->exits));
+	m->xport = malloc(s);
+	m->xmark = calloc(s, sizeof(*m->xmark));
+	m->cmark = calloc(s, sizeof(*m->cmark));
+	m->cq = malloc(s * sizeof(*m->cq));
+	m->sw_exit_start = calloc(s + 1, sizeof(*m->sw_exit_start));
 	if (!m->dests || !m->in_reach || !m->u || !m->kind || !m->fill || !m->cand_start ||
-	    !m->cand_n || !m->cand_port || !m->rr || !m->done || !m->stack || !m->pinned ||
-	    !m->batch)
+	    !m->cand_n || !m->cand_port || !m->rr || !m->done || !m->stack || !m->batch ||
+	    !m->exits || !m->xport || !m->xmark || !m->cmark || !m->cq || !m->sw_exit_start)
 		return -ENOMEM;
 	return 0;
 }
 
 static void ftree_free(struct ftree *m)
 {
-	void *bufs[] = {m->is_root,   m->rank,	  m->order, m->up_start,  m->down_start, m->up,
-			m->down,      m->up_load, m->reach, m->top_reach, m->leaf_pos,	 m->dests,
-			m->in_reach,  m->u,	  m->kind,  m->fill,	  m->cand_start, m->cand_n,
-			m->cand_port, m->rr,	  m->done,  m->stack,	  m->dist,	 m->queue,
-			m->bfs_port,  m->pinned,  m->batch};
+	void *bufs[] = {m->is_root,  m->rank,	       m->order,    m->up_start,  m->down_start,
+			m->up,	     m->down,	       m->up_load,  m->reach,	  m->top_reach,
+			m->leaf_pos, m->dests,	       m->in_reach, m->u,	  m->kind,
+			m->fill,     m->cand_start,    m->cand_n,   m->cand_port, m->rr,
+			m->done,     m->stack,	       m->dist,	    m->queue,	  m->bfs_port,
+			m->batch,    m->exits,	       m->xport,    m->xmark,	  m->cmark,
+			m->cq,	     m->sw_exit_start, m->sw_exits, m->hub,	  m->cand,
+			m->slots,    m->diverted};
 
 	swgraph_fini(&m->g);
+	ftree_turns_fini(&m->turns);
 	swgraph_dests_fini(&m->lids);
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
 		free(bufs[i]);
@@ -553,6 +614,27 @@ static size_t ftree_demote_hostless(struct ftree *m)
 	return n;
 }
 
+/* The up-port numbers in use per component and rank (see ftree_slots). */
+static int ftree_mark_slots(struct ftree *m)
+{
+	m->slots =
+	    calloc((m->g.n_comp ? m->g.n_comp : 1) * (size_t)(m->top_rank + 1), FTREE_SLOT_BYTES);
+	m->diverted = calloc(m->g.port_base[m->g.n_sw] + 1, sizeof(*m->diverted));
+	if (!m->slots || !m->diverted)
+		return text_err(m->err, m->errlen, -ENOMEM, "out of memory routing %zu switches",
+				m->g.n_sw);
+	for (size_t q = 0; q < m->n_ranked; q++) {
+		int s = m->order[q];
+		uint8_t *slot = &m->slots[((size_t)m->g.comp[s] * (size_t)(m->top_rank + 1) +
+					   (size_t)m->rank[s]) *
+					  FTREE_SLOT_BYTES];
+
+		for (size_t e = m->up_start[s]; e < m->up_start[s + 1]; e++)
+			slot[m->up[e].port / 8] |= (uint8_t)(1u << (m->up[e].port % 8));
+	}
+	return 0;
+}
+
 /* Up and down links and what each switch sees below it; when a root turns
  * out to be a leaf without CAs, once more with it at rank 0. */
 static int ftree_shape(struct ftree *m)
@@ -566,7 +648,7 @@ static int ftree_shape(struct ftree *m)
 			break;
 		ftree_sort_by_rank(m);
 	}
-	return 0;
+	return ftree_mark_slots(m);
 }
 
 /* ---- CA LIDs in leaf order --------------------------------------------- */
@@ -652,6 +734,7 @@ static size_t ftree_kinds(struct ftree *m, int leaf)
 {
 	size_t n_any = 0;
 
+	m->kind[leaf] = FTREE_DOWN;
 	m->n_fill = 0;
 	for (size_t q = 0; q < m->n_ranked; q++) {
 		int s = m->order[q];
@@ -663,19 +746,6 @@ static size_t ftree_kinds(struct ftree *m, int leaf)
 		m->fill[m->n_fill++] = s;
 	}
 	return n_any;
-}
-
-/* A bounce point's one way up: to its first parent (in switch order) one
- * up-hop nearer R. */
-static uint8_t ftree_first_parent(const struct ftree *m, int s)
-{
-	size_t best = SIZE_MAX;
-
-	for (size_t e = m->up_start[s]; e < m->up_start[s + 1]; e++)
-		if (m->u[m->up[e].sw] + 1u == m->u[s] &&
-		    (best == SIZE_MAX || m->up[e].sw < m->up[best].sw))
-			best = e;
-	return m->up[best].port;
 }
 
 /* The ports each switch may take when not handed a LID: into R going down,
@@ -692,8 +762,6 @@ static void ftree_leaf_choices(struct ftree *m)
 			for (size_t e = m->down_start[s]; e < m->down_start[s + 1]; e++)
 				if (m->in_reach[m->down[e].sw] == m->leaf_gen)
 					m->cand_port[k++] = m->down[e].port;
-		} else if (m->pinned[s] == m->leaf_gen) {
-			m->cand_port[k++] = ftree_first_parent(m, s);
 		} else if (m->kind[s] == FTREE_UP) {
 			for (size_t e = m->up_start[s]; e < m->up_start[s + 1]; e++)
 				if (m->u[m->up[e].sw] + 1u == m->u[s])
@@ -743,35 +811,340 @@ static int ftree_neighbour(const struct ftree *m, int s, uint8_t pn)
 	return m->g.sw_of[m->f->nodes[m->g.sw_node[s]].ports[pn].remote_node];
 }
 
-/* Switches without an up-then-down route (u infinite) must turn down then
- * up once.  Where they enter the switches that have one, going down, the
- * switch entered (a bounce point) keeps a single parent for these LIDs,
- * the first in switch order.  With the turn next to the CA end of each
- * route, a CA's traffic to a switch and the switch's back turn at the same
- * switch between the same two parents, and a few missing cables close no
- * credit loop.  cas: the LIDs are CA LIDs (else a switch's). */
-static void ftree_any_routes(struct ftree *m, int leaf, int cas)
-{
-	ftree_bounce_routes(m, leaf, cas);
-	for (size_t q = 0; q < m->n_fill; q++) {
-		int s = m->fill[q], b;
+/* ---- Degraded trees: exits for switches with no up-then-down route --- */
 
-		if (m->kind[s] != FTREE_ANY)
-			continue;
-		b = ftree_neighbour(m, s, m->bfs_port[s]);
-		if (m->kind[b] == FTREE_UP && b != leaf)
-			m->pinned[b] = m->leaf_gen;
+/* Mark p and every switch above it (all of kind ANY) with xgen, queued in
+ * cq from *tail. */
+static void ftree_mark_above(struct ftree *m, int p, size_t *tail)
+{
+	size_t head = *tail;
+
+	if (m->xmark[p] == m->xgen)
+		return;
+	m->xmark[p] = m->xgen;
+	m->cq[(*tail)++] = p;
+	while (head < *tail) {
+		int s = m->cq[head++];
+
+		for (size_t e = m->up_start[s]; e < m->up_start[s + 1]; e++) {
+			int a = m->up[e].sw;
+
+			if (m->xmark[a] == m->xgen || m->kind[a] != FTREE_ANY)
+				continue;
+			m->xmark[a] = m->xgen;
+			m->cq[(*tail)++] = a;
+		}
 	}
 }
 
+/* A switch above some exit's p: its first port down to another such
+ * switch (or to p itself).  There is one, and going down so ends at a p. */
+static uint8_t ftree_port_toward_exit(const struct ftree *m, int s)
+{
+	for (size_t e = m->down_start[s]; e < m->down_start[s + 1]; e++)
+		if (m->xmark[m->down[e].sw] == m->xgen)
+			return m->down[e].port;
+	return LFT_DROP;
+}
+
+/* The ways of the switches of kind ANY to the exits (xport): an exit's p
+ * sends down to its x; a switch above a p descends toward one; a switch
+ * below those (of kind ANY) climbs to the one that found it going down.
+ * So every such route is up then down to an exit, and stays among the
+ * switches of kind ANY until it turns there.  LFT_DROP: no exit so. */
+static void ftree_exit_routes(struct ftree *m)
+{
+	size_t tail = 0;
+
+	m->xgen++;
+	for (size_t q = 0; q < m->n_fill; q++)
+		m->xport[m->fill[q]] = LFT_DROP;
+	for (size_t i = 0; i < m->n_exits; i++)
+		if (m->xport[m->exits[i].p] == LFT_DROP)
+			m->xport[m->exits[i].p] = m->exits[i].down_port;
+	for (size_t i = 0; i < m->n_exits; i++)
+		ftree_mark_above(m, m->exits[i].p, &tail);
+	for (size_t q = 0; q < tail; q++)
+		if (m->xport[m->cq[q]] == LFT_DROP)
+			m->xport[m->cq[q]] = ftree_port_toward_exit(m, m->cq[q]);
+	for (size_t head = 0; head < tail; head++) {
+		int s = m->cq[head];
+
+		for (size_t e = m->down_start[s]; e < m->down_start[s + 1]; e++) {
+			int c = m->down[e].sw;
+
+			if (m->kind[c] != FTREE_ANY || m->xmark[c] == m->xgen)
+				continue;
+			m->xmark[c] = m->xgen;
+			m->xport[c] = m->down[e].rport;
+			m->cq[tail++] = c;
+		}
+	}
+}
+
+/* x's first port up to a parent one up-hop nearer R, a turn into which
+ * from p is known already (known) or allowed; LFT_DROP if there is none. */
+static uint8_t ftree_turn_port(struct ftree *m, int p, int x, int known)
+{
+	for (size_t e = m->up_start[x]; e < m->up_start[x + 1]; e++) {
+		const struct swgraph_link *l = &m->up[e];
+
+		if (m->u[l->sw] + 1u != m->u[x])
+			continue;
+		if (known ? ftree_turns_has(&m->turns, p, x, l->sw)
+			  : ftree_turns_allowed(&m->turns, p, x, l->sw))
+			return l->port;
+	}
+	return LFT_DROP;
+}
+
+/* Switches of kind ANY reachable from s0 going up, then down (cq[0..n),
+ * marked with cgen).  Returns n. */
+static size_t ftree_exit_search(struct ftree *m, int s0)
+{
+	size_t head = 0, tail = 0;
+
+	m->cgen++;
+	m->cmark[s0] = m->cgen;
+	m->cq[tail++] = s0;
+	for (int down = 0; down < 2; down++, head = 0)
+		while (head < tail) {
+			int s = m->cq[head++];
+			size_t e = down ? m->down_start[s] : m->up_start[s];
+			size_t end = down ? m->down_start[s + 1] : m->up_start[s + 1];
+
+			for (; e < end; e++) {
+				int c = down ? m->down[e].sw : m->up[e].sw;
+
+				if (m->kind[c] != FTREE_ANY || m->cmark[c] == m->cgen)
+					continue;
+				m->cmark[c] = m->cgen;
+				m->cq[tail++] = c;
+			}
+		}
+	return tail;
+}
+
+/* Rank a candidate exit (p, down-link e): a turn into a hub first (turns
+ * there lead nowhere among themselves), then the fewest up-hops from x to
+ * R, then the order found. */
+static uint32_t ftree_exit_key(const struct ftree *m, int x, size_t found)
+{
+	return (uint32_t)!m->hub[x] << 30 | (uint32_t)m->u[x] << 22 |
+	       (uint32_t)(found < (1u << 22) ? found : (1u << 22) - 1);
+}
+
+static int ftree_cand_cmp(const void *a, const void *b)
+{
+	const struct ftree_cand *x = a, *y = b;
+
+	return (x->key > y->key) - (x->key < y->key);
+}
+
+/* The candidate exits from the switches of kind ANY found from s0 (up
+ * then down): their down-links to switches with an up-then-down route,
+ * sorted best first.  Returns how many. */
+static size_t ftree_exit_cands(struct ftree *m, int s0)
+{
+	size_t n = ftree_exit_search(m, s0), k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int p = m->cq[i];
+
+		for (size_t e = m->down_start[p]; e < m->down_start[p + 1]; e++) {
+			if (m->kind[m->down[e].sw] != FTREE_UP)
+				continue;
+			m->cand[k] = (struct ftree_cand){p, e, ftree_exit_key(m, m->down[e].sw, k)};
+			k++;
+		}
+	}
+	qsort(m->cand, k, sizeof(*m->cand), ftree_cand_cmp);
+	return k;
+}
+
+/* Add an exit that s0 can reach: the best candidate whose turn is taken
+ * already, else the best whose turn closes no credit loop.  A switch
+ * LID's exit keeps the parent chosen now, and its turn is taken.
+ * Returns 0, -1 when there is none, -ENOMEM. */
+static int ftree_add_exit(struct ftree *m, int s0, int cas)
+{
+	size_t n = ftree_exit_cands(m, s0);
+	struct ftree_exit pick = {.up_port = LFT_DROP};
+
+	for (int known = 1; known >= 0 && pick.up_port == LFT_DROP; known--)
+		for (size_t i = 0; i < n && pick.up_port == LFT_DROP; i++) {
+			const struct swgraph_link *l = &m->down[m->cand[i].e];
+			int p = m->cand[i].p;
+
+			pick = (struct ftree_exit){p, l->sw, l->port,
+						   ftree_turn_port(m, p, l->sw, known)};
+		}
+	if (pick.up_port == LFT_DROP)
+		return -1;
+	if (!cas &&
+	    ftree_turns_take(&m->turns, pick.p, pick.x, ftree_neighbour(m, pick.x, pick.up_port)))
+		return -ENOMEM;
+	m->exits[m->n_exits++] = pick;
+	return 0;
+}
+
+/* Exits until every switch of kind ANY that needs a route has one: all of
+ * them for CA LIDs, the leaves for a switch's LIDs.  A switch no exit
+ * serves is counted (it keeps a shortest path).  0 or -ENOMEM. */
+static int ftree_plan_exits(struct ftree *m, int cas)
+{
+	m->n_exits = 0;
+	ftree_exit_routes(m);
+	for (size_t q = 0; q < m->n_fill; q++) {
+		int s = m->fill[q], rc;
+
+		if (m->kind[s] != FTREE_ANY || m->xport[s] != LFT_DROP || (!cas && !m->g.has_ca[s]))
+			continue;
+		rc = ftree_add_exit(m, s, cas);
+		if (rc == -ENOMEM)
+			return rc;
+		if (rc == 0)
+			ftree_exit_routes(m);
+		else
+			m->stranded++;
+	}
+	return 0;
+}
+
 /* Get ready to route the LIDs behind leaf (CA LIDs when cas, else the
- * switch's own LIDs, "leaf" being any switch then). */
+ * switch's own LIDs, "leaf" being any switch then, whose exits were
+ * planned before the CA LIDs). */
 static void ftree_enter_leaf(struct ftree *m, int leaf, int cas)
 {
 	ftree_hop_counts(m, leaf, ftree_climb(m, leaf));
-	if (ftree_kinds(m, leaf))
-		ftree_any_routes(m, leaf, cas);
+	m->n_exits = 0;
+	if (ftree_kinds(m, leaf)) {
+		ftree_bounce_routes(m, leaf, cas);
+		if (cas && m->degraded) {
+			m->nomem |= ftree_plan_exits(m, 1) != 0;
+		} else if (!cas) {
+			size_t first = m->sw_exit_start[leaf];
+
+			m->n_exits = m->sw_exit_start[leaf + 1] - first;
+			if (m->n_exits)
+				memcpy(m->exits, &m->sw_exits[first],
+				       m->n_exits * sizeof(*m->exits));
+			ftree_exit_routes(m);
+		}
+	}
 	ftree_leaf_choices(m);
+}
+
+/* Does some switch have two parents with a root above both (a diamond)?
+ * Then turns are judged by their roots alone (see ftree_turns.h). */
+static int ftree_has_diamond(const struct ftree *m)
+{
+	for (size_t s = 0; s < m->g.n_sw; s++)
+		for (size_t a = m->up_start[s]; a < m->up_start[s + 1]; a++)
+			for (size_t b = a + 1; b < m->up_start[s + 1]; b++)
+				if (m->up[a].sw != m->up[b].sw &&
+				    ftree_turns_common(&m->turns, m->up[a].sw, m->up[b].sw))
+					return 1;
+	return 0;
+}
+
+/* The hub of each component: the leaf that sees the most roots (the
+ * first in switch order on a tie), and every switch above it.  Exits
+ * prefer to turn there: a leaf's turns between its parents lead nowhere
+ * among themselves, nor into the turns at its parents between theirs.
+ * best, most: room for n_comp ints each. */
+static void ftree_pick_hubs(struct ftree *m, int *best, int *most)
+{
+	for (size_t c = 0; c < m->g.n_comp; c++)
+		best[c] = most[c] = -1;
+	for (size_t s = 0; s < m->g.n_sw; s++) {
+		int c = m->g.comp[s], n;
+
+		if (!m->g.has_ca[s] || m->rank[s] != 0)
+			continue;
+		n = (int)ftree_turns_count_above(&m->turns, (int)s);
+		if (n > most[c]) {
+			most[c] = n;
+			best[c] = (int)s;
+		}
+	}
+	for (size_t c = 0; c < m->g.n_comp; c++)
+		if (best[c] >= 0)
+			m->hub[best[c]] = 1;
+	for (size_t k = m->n_ranked; k-- > 0;) { /* bottom rank first: children first */
+		int s = m->order[k];
+
+		for (size_t e = m->up_start[s]; e < m->up_start[s + 1]; e++)
+			m->hub[m->up[e].sw] |= m->hub[s];
+	}
+}
+
+/* Which roots lie above each switch.  A tree is degraded when some leaf
+ * does not see every root of its component: only then can a switch lack
+ * an up-then-down route to a leaf, and only then are turns planned (the
+ * bitsets are freed otherwise). */
+static int ftree_prepare_turns(struct ftree *m)
+{
+	size_t n_roots = 0;
+	uint64_t *all;
+	int *id = m->dist;
+
+	for (size_t s = 0; s < m->g.n_sw; s++)
+		id[s] = ftree_is_root(m, s) ? (int)n_roots++ : -1;
+	if (ftree_turns_init(&m->turns, m->g.n_sw, n_roots))
+		return -ENOMEM;
+	all = calloc((m->g.n_comp ? m->g.n_comp : 1) * m->turns.words, sizeof(*all));
+	m->hub = calloc(m->g.n_sw ? m->g.n_sw : 1, 1);
+	m->cand = malloc((m->down_start[m->g.n_sw] + 1) * sizeof(*m->cand));
+	if (!all || !m->hub || !m->cand) {
+		free(all);
+		return -ENOMEM;
+	}
+	for (size_t q = 0; q < m->n_ranked; q++) {
+		int s = m->order[q];
+
+		if (id[s] >= 0) {
+			ftree_turns_mark_root(&m->turns, s, (size_t)id[s]);
+			all[(size_t)m->g.comp[s] * m->turns.words + (size_t)id[s] / 64] |=
+			    1ULL << (id[s] % 64);
+		}
+		for (size_t e = m->up_start[s]; e < m->up_start[s + 1]; e++)
+			ftree_turns_inherit(&m->turns, s, m->up[e].sw);
+	}
+	for (size_t s = 0; s < m->g.n_sw && !m->degraded; s++)
+		m->degraded = m->g.has_ca[s] && m->rank[s] >= 0 &&
+			      !ftree_turns_sees_all(&m->turns, (int)s,
+						    &all[(size_t)m->g.comp[s] * m->turns.words]);
+	if (m->degraded) {
+		m->turns.diamond = ftree_has_diamond(m);
+		ftree_pick_hubs(m, m->dist, m->queue);
+	} else {
+		ftree_turns_fini(&m->turns);
+	}
+	free(all);
+	return 0;
+}
+
+/* The exits of every switch's own LIDs, planned before any CA LID: a
+ * switch LID has little choice (into the switch's side of the tree),
+ * a CA LID can still move its turn to another parent afterwards. */
+static int ftree_plan_switch_exits(struct ftree *m)
+{
+	for (size_t s = 0; s < m->g.n_sw; s++) {
+		m->sw_exit_start[s] = m->n_sw_exits;
+		if (!m->degraded || m->rank[s] < 0 || !m->f->nodes[m->g.sw_node[s]].ports[0].lid)
+			continue;
+		ftree_hop_counts(m, (int)s, ftree_climb(m, (int)s));
+		if (!ftree_kinds(m, (int)s))
+			continue;
+		if (ftree_plan_exits(m, 0) ||
+		    TEXT_GROW(m->sw_exits, m->cap_sw_exits, m->n_sw_exits + m->n_exits, 64) < 0)
+			return -ENOMEM;
+		memcpy(&m->sw_exits[m->n_sw_exits], m->exits, m->n_exits * sizeof(*m->exits));
+		m->n_sw_exits += m->n_exits;
+	}
+	m->sw_exit_start[m->g.n_sw] = m->n_sw_exits;
+	return 0;
 }
 
 /* ---- Routing one LID: main path, hand-down, the rest ------------------- */
@@ -807,8 +1180,11 @@ static void ftree_set(struct ftree *m, int s, uint8_t port)
 
 /* c's up-link for a main path: among parents that see at least half the
  * leaves the best one sees, the link carrying the fewest main paths; ties
- * go to the first found scanning from position offset. */
-static size_t ftree_pick_up(const struct ftree *m, int c, unsigned offset)
+ * go to the first found scanning from position offset, or, when every
+ * link carries one already (a leaf that lost up-links), from position
+ * spread (the CA's port), so that the leaves' extra LIDs do not all pile
+ * onto their first link. */
+static size_t ftree_pick_up(const struct ftree *m, int c, unsigned offset, unsigned spread)
 {
 	size_t first = m->up_start[c], n = m->up_start[c + 1] - first, best = SIZE_MAX;
 	uint32_t most = 0;
@@ -816,13 +1192,21 @@ static size_t ftree_pick_up(const struct ftree *m, int c, unsigned offset)
 	for (size_t i = 0; i < n; i++)
 		if (m->top_reach[m->up[first + i].sw] > most)
 			most = m->top_reach[m->up[first + i].sw];
-	for (size_t i = 0; i < n; i++) {
-		size_t e = first + (i + offset) % n;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			size_t e = first + (i + offset) % n;
 
-		if ((uint64_t)m->top_reach[m->up[e].sw] * 2 < most)
-			continue;
-		if (best == SIZE_MAX || m->up_load[e] < m->up_load[best])
-			best = e;
+			if ((uint64_t)m->top_reach[m->up[e].sw] * 2 < most)
+				continue;
+			if (best == SIZE_MAX || m->up_load[e] < m->up_load[best])
+				best = e;
+		}
+		/* every link taken already (more LIDs than live up-links): the
+		 * LIDs left over start their scan at their own place */
+		if (offset || best == SIZE_MAX || !m->up_load[best])
+			break;
+		offset = spread;
+		best = SIZE_MAX;
 	}
 	return best;
 }
@@ -846,15 +1230,17 @@ static int ftree_main_path(struct ftree *m, const struct ftree_dest *d)
 
 	m->path[0] = c;
 	while (m->up_start[c] < m->up_start[c + 1]) {
-		size_t e = ftree_pick_up(m, c, d->offset);
+		size_t e = ftree_pick_up(m, c, d->offset, d->exit_port);
 		const struct swgraph_link *l = &m->up[e];
 
 		m->up_load[e]++;
 		m->bundle_at[r] = ftree_bundle_index(m, c, e);
+		m->column[r] = l->port;
 		ftree_set(m, l->sw, l->rport);
 		c = l->sw;
 		m->path[++r] = c;
 	}
+	m->n_columns = r;
 	return r;
 }
 
@@ -878,7 +1264,7 @@ static void ftree_hand_down(struct ftree *m, int top)
 			while (e < end && m->down[e].sw == c)
 				e++;
 			if (m->done[c] == m->dest_gen || m->in_reach[c] == m->leaf_gen ||
-			    m->pinned[c] == m->leaf_gen || m->u[c] != m->u[x] + 1u)
+			    m->u[c] != m->u[x] + 1u)
 				continue;
 			ftree_set(m, c, m->down[b + m->bundle_at[m->rank[c]] % (e - b)].rport);
 			m->stack[sp++] = c;
@@ -895,6 +1281,70 @@ static uint8_t ftree_next_choice(struct ftree *m, int s)
 	return m->cand_port[m->cand_start[s] + i];
 }
 
+/* The up-port numbers any switch of s's rank (in its component) uses: a
+ * bitmap over ports. */
+static const uint8_t *ftree_slots(const struct ftree *m, int s)
+{
+	return &m->slots[((size_t)m->g.comp[s] * (size_t)(m->top_rank + 1) + (size_t)m->rank[s]) *
+			 FTREE_SLOT_BYTES];
+}
+
+/* Of s's choices, the one the fewest LIDs were sent to in place of their
+ * own column, from choice `from` on; counted. */
+static uint8_t ftree_least_diverted(struct ftree *m, int s, size_t from)
+{
+	size_t first = m->cand_start[s], n = m->cand_n[s], best = first + from;
+	uint32_t *load = &m->diverted[m->g.port_base[s]];
+
+	for (size_t i = 1; i < n; i++) {
+		size_t c = first + (from + i) % n;
+
+		if (load[m->cand_port[c]] < load[m->cand_port[best]])
+			best = c;
+	}
+	load[m->cand_port[best]]++;
+	return m->cand_port[best];
+}
+
+static int ftree_is_choice(const struct ftree *m, int s, uint8_t pn)
+{
+	for (size_t i = 0; i < m->cand_n[s]; i++)
+		if (m->cand_port[m->cand_start[s] + i] == pn)
+			return 1;
+	return 0;
+}
+
+/* A switch going up that was not handed the LID (its cable to the main
+ * path's column is gone, or it lies below a switch that lost one): the
+ * up-port the main path took at its rank when it may take it; the columns
+ * (up-port numbers used at its rank) it may not take are spread evenly
+ * over its choices (d-mod-k over the live links).  On the usual
+ * cabling that keeps the LID in its column where it can (a leaf's k-th
+ * up-port leads to the k-th middle switch, whose k-th up-port to the k-th
+ * spine of its group), and spreads the columns it lost over distinct
+ * others, so that few flows of a shift all-to-all share a link. */
+static uint8_t ftree_column_choice(struct ftree *m, int s)
+{
+	size_t first = m->cand_start[s], n = m->cand_n[s];
+	uint8_t want = m->column[m->rank[s]];
+
+	const uint8_t *slot = ftree_slots(m, s);
+	size_t lost = 0, before = 0, base = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (m->cand_port[first + i] == want)
+			return want;
+	/* want is column `before` of the `lost` that s may not take: spread
+	 * those evenly over the choices, from the first one's place on */
+	for (unsigned pn = 1; pn <= FABRIC_MAX_PORTS; pn++)
+		if (slot[pn / 8] >> (pn % 8) & 1 && !ftree_is_choice(m, s, (uint8_t)pn)) {
+			base = lost ? base : pn;
+			before += pn < want;
+			lost++;
+		}
+	return ftree_least_diverted(m, s, lost ? (base + before * n / lost) % n : want % n);
+}
+
 /* Every switch not handed the LID takes one of its choices.  Returns 1
  * when a leaf had to: its LID is routed around a missing link. */
 static int ftree_fill(struct ftree *m)
@@ -908,14 +1358,65 @@ static int ftree_fill(struct ftree *m)
 		if (m->done[s] == m->dest_gen)
 			continue;
 		if (m->kind[s] == FTREE_ANY) {
-			port = m->bfs_port[s];
+			port = m->xport[s] != LFT_DROP ? m->xport[s] : m->bfs_port[s];
 		} else {
-			port = ftree_next_choice(m, s);
+			port = m->kind[s] == FTREE_UP && m->rank[s] < m->n_columns
+				   ? ftree_column_choice(m, s)
+				   : ftree_next_choice(m, s);
 			strayed |= m->kind[s] == FTREE_UP && m->g.has_ca[s];
 		}
 		m->row[s] = port;
 	}
 	return strayed;
+}
+
+/* x's port up to a parent one up-hop nearer R, a turn into which from p
+ * is allowed, the one fewest LIDs were moved to first (scanning from
+ * up-link `from` on); counted.  LFT_DROP if there is none. */
+static uint8_t ftree_least_moved_port(struct ftree *m, int p, int x, size_t from)
+{
+	size_t first = m->up_start[x], n = m->up_start[x + 1] - first;
+	uint32_t *load = &m->diverted[m->g.port_base[x]];
+	uint8_t best = LFT_DROP;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct swgraph_link *l = &m->up[first + (i + from) % n];
+
+		if (m->u[l->sw] + 1u != m->u[x] ||
+		    (best != LFT_DROP && load[l->port] >= load[best]) ||
+		    !ftree_turns_allowed(&m->turns, p, x, l->sw))
+			continue;
+		best = l->port;
+	}
+	if (best != LFT_DROP)
+		load[best]++;
+	return best;
+}
+
+/* A CA LID's exits: each x keeps its own port up when the turn into it
+ * closes no credit loop, else takes another parent one up-hop nearer R
+ * (scanning from `spread` on, so that a leaf's LIDs move to different
+ * parents) whose turn does.  The turn is
+ * taken; an exit with none left is counted (the gate decides). */
+static void ftree_turn_at_exits(struct ftree *m, unsigned spread)
+{
+	for (size_t i = 0; i < m->n_exits; i++) {
+		const struct ftree_exit *e = &m->exits[i];
+		uint8_t port = m->row[e->x];
+		int q = ftree_neighbour(m, e->x, port);
+
+		if (!ftree_turns_allowed(&m->turns, e->p, e->x, q)) {
+			port = ftree_least_moved_port(m, e->p, e->x, spread);
+			if (port == LFT_DROP) {
+				m->stranded++;
+				continue;
+			}
+			m->row[e->x] = port;
+			m->moved++;
+			q = ftree_neighbour(m, e->x, port);
+		}
+		m->nomem |= ftree_turns_take(&m->turns, e->p, e->x, q) != 0;
+	}
 }
 
 static void ftree_route_dest(struct ftree *m, const struct ftree_dest *d)
@@ -928,6 +1429,7 @@ static void ftree_route_dest(struct ftree *m, const struct ftree_dest *d)
 	for (int r = 1; r <= top; r++)
 		ftree_hand_down(m, m->path[r]);
 	m->rerouted += (size_t)ftree_fill(m);
+	ftree_turn_at_exits(m, (unsigned)d->exit_port + d->offset);
 }
 
 /* For the note: leaves with no up-then-down route to the leaf's CAs. */
@@ -985,10 +1487,13 @@ static void ftree_route_switches(struct ftree *m)
 		for (unsigned lid = p0->lid; lid < (unsigned)p0->lid + count; lid++) {
 			ftree_begin_lid(m, (uint16_t)lid);
 			ftree_set(m, (int)s, 0);
+			m->n_columns = 0;
 			if (m->rank[s] >= 0)
 				ftree_fill(m);
 			else
 				ftree_route_island(m, (int)s);
+			for (size_t i = 0; i < m->n_exits; i++)
+				m->row[m->exits[i].x] = m->exits[i].up_port;
 		}
 	}
 	ftree_flush(m);
@@ -1081,6 +1586,14 @@ static void ftree_write_note(struct ftree *m)
 			   "(first 0x%016" PRIx64 " -> 0x%016" PRIx64 ")",
 			   m->downup, m->downup == 1 ? "" : "s",
 			   swgraph_guid(&m->g, m->downup_from), swgraph_guid(&m->g, m->downup_to));
+	if (m->degraded)
+		ftree_note(m,
+			   "; down-up turns for switches with no up-then-down route: %zu kept "
+			   "free of credit loops, %zu LID%s moved to another parent there",
+			   m->turns.n_turns, m->moved, m->moved == 1 ? "" : "s");
+	if (m->stranded)
+		ftree_note(m, "; %zu route%s left on a shortest path that may close a credit loop",
+			   m->stranded, m->stranded == 1 ? "" : "s");
 	if (m->n_ranked < m->g.n_sw)
 		ftree_note(m, "; %zu switch%s with no leaf connected: own LIDs only",
 			   m->g.n_sw - m->n_ranked, m->g.n_sw - m->n_ranked == 1 ? "" : "es");
@@ -1131,11 +1644,16 @@ static int ftree_compute(const struct fabric *f, const struct route_opts *opts, 
 	rc = ftree_prepare(&m, opts);
 	if (!rc)
 		rc = ftree_shape(&m);
+	if (!rc && (ftree_prepare_turns(&m) || ftree_plan_switch_exits(&m)))
+		rc = text_err(err, errlen, -ENOMEM, "out of memory routing %zu switches", m.g.n_sw);
 	if (!rc) {
 		ftree_order_dests(&m);
 		ftree_route_cas(&m);
 		ftree_route_switches(&m);
 		ftree_write_note(&m);
+		if (m.nomem)
+			rc = text_err(err, errlen, -ENOMEM, "out of memory routing %zu switches",
+				      m.g.n_sw);
 	}
 	ftree_free(&m);
 	if (rc)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "routing/check.h"
+#include "routing/ftree_turns.h"
 #include "routing/route.h"
 #include "routing/topo_file.h"
 #include "tests/unit/route_test.h"
@@ -442,6 +443,8 @@ static int route_ok(const struct tree *t, const struct lft_set *s, int a, int dn
 	if (!t->has_ca[a])
 		return 1; /* a switch's own traffic: delivered is enough */
 	ud = t->ud[(size_t)a * n + (size_t)at];
+	if (ud == NO_PATH && updown)
+		return 1; /* a down-up route, placed to close no credit loop: the gate judges */
 	if (!updown || ud == NO_PATH)
 		return got == any;
 	return got == ud && up_then_down(t, path, got) && (updown < 2 || got == any);
@@ -449,8 +452,9 @@ static int route_ok(const struct tree *t, const struct lft_set *s, int a, int dn
 
 /* Every switch delivers every LID it can reach.  From a leaf (so for every
  * CA) each LID, a CA's or a switch's, takes the fewest switch hops going up
- * then down, never down then up - or the fewest hops of any kind when no
- * up-then-down path is left, or updown is 0.  updown 2: and that is the
+ * then down, never down then up - or, when no up-then-down path is left,
+ * any route (ftree picks it to close no credit loop; gate_ok judges); the
+ * fewest hops of any kind when updown is 0.  updown 2: and that is the
  * fewest hops of any kind too (full trees).  Returns the bad routes. */
 static int check_routes(const struct tree *t, const struct lft_set *s, int updown)
 {
@@ -530,22 +534,29 @@ static int gate_ok(const struct tree *t)
 	return gate_says_ok(t, 1);
 }
 
-/* ftree's worst shift load must be 1 and no worse than minhop's. */
-static void compare_shift(struct tree *t, const char *what)
+/* minhop's worst shift all-to-all link load on t's fabric. */
+static unsigned minhop_shift_load(struct tree *t)
 {
 	struct route_opts opts = {.max_lid = t->max_lid};
 	struct lft_set mh;
-	unsigned ft, mn;
+	unsigned load;
 
 	lft_set_init(&mh);
 	CU_ASSERT_EQUAL_FATAL(route_engine_minhop.compute(&t->f, &opts, &mh, NULL, NULL, 0), 0);
-	ft = shift_load(t, &t->lft);
-	mn = shift_load(t, &mh);
+	load = shift_load(t, &mh);
+	lft_set_fini(&mh);
+	return load;
+}
+
+/* ftree's worst shift load must be 1 and no worse than minhop's. */
+static void compare_shift(struct tree *t, const char *what)
+{
+	unsigned ft = shift_load(t, &t->lft), mn = minhop_shift_load(t);
+
 	fprintf(stderr, "\n    %s, %zu CAs: worst shift all-to-all link load ftree %u, minhop %u ",
 		what, t->n_cas, ft, mn);
 	CU_ASSERT_EQUAL(ft, 1);
 	CU_ASSERT_TRUE(ft <= mn);
-	lft_set_fini(&mh);
 }
 
 static int note_has(const struct tree *t, const char *want)
@@ -712,9 +723,9 @@ static void test_ftree_missing_links(void)
 /* mid3 keeps no up-link: it tops its own small tree (a root at rank 1),
  * and its pod still reaches everything through its other mids.  Pod 1's
  * CAs and the switches of column 3 (mid7, mid11, spine9..12) have no
- * up-then-down route to each other; their shortest routes turn in pods 2
- * and 3 both, which can close a credit loop (the gate is left to judge:
- * only reachability is asserted). */
+ * up-then-down route to each other; their routes turn down-up where no
+ * credit loop closes (the shortest ones turned in pods 2 and 3 both, and
+ * the gate refused them). */
 static void test_ftree_orphan_mid(void)
 {
 	struct tree_spec sp = {.levels = 3,
@@ -727,7 +738,7 @@ static void test_ftree_orphan_mid(void)
 	tree_build(&t, &sp);
 	CU_ASSERT_EQUAL_FATAL(tree_route(&t), 0);
 	CU_ASSERT_EQUAL(check_routes(&t, &t.lft, 1), 0);
-	CU_ASSERT_TRUE(gate_says_ok(&t, 0));
+	CU_ASSERT_TRUE(gate_ok(&t));
 	CU_ASSERT_TRUE(note_has(&t, "ftree: 3 ranks, 17 roots, 12 leaves, 48 CA LIDs; 4 up-links "
 				    "missing: 0x0002c90300b00003/5, 0x0002c90300b00003/6, "
 				    "0x0002c90300b00003/7, 0x0002c90300b00003/8;"));
@@ -823,8 +834,9 @@ static void test_ftree_hostless_leaf(void)
 }
 
 /* leaf1 keeps only its cable to mid1, leaf2 only its cable to mid2: no
- * switch is above both, so their CAs reach each other by the shortest path
- * there is, which turns down then up; the note says so. */
+ * switch is above both, so their CAs reach each other by a route that
+ * turns down then up once, where it closes no credit loop; the note says
+ * so. */
 static void test_ftree_no_common_ancestor(void)
 {
 	struct tree_spec sp = {
@@ -837,8 +849,131 @@ static void test_ftree_no_common_ancestor(void)
 	CU_ASSERT_TRUE(
 	    note_has(&t, "2 up-links missing: 0x0002c90300a00001/4, 0x0002c90300a00002/3"));
 	CU_ASSERT_TRUE(note_has(&t, "2 leaf pairs without a common ancestor take a down-up route"));
-	CU_ASSERT_TRUE(gate_says_ok(&t, 0));
+	CU_ASSERT_TRUE(note_has(&t, " kept free of credit loops"));
+	CU_ASSERT_TRUE(gate_ok(&t));
 	tree_free(&t);
+}
+
+/* 128 hosts in 8 pods (the tree of nanosm-gen fattree --levels 3 --radix
+ * 8), five cables gone as by --missing-links 5 --seed 7: a leaf without
+ * two of its four up-links, two leaves without one, a mid without one
+ * spine.  Pods without a common ancestor must turn down then up both ways
+ * between columns; the routes of the old ftree (shortest, with one parent
+ * kept at each bounce point) closed a credit loop here and the gate
+ * refused them.  Now every turn is checked against the others. */
+static void test_ftree_degraded_credit_free(void)
+{
+	struct tree_spec sp = {.levels = 3,
+			       .pods = 8,
+			       .m = 4,
+			       .hosts = 4,
+			       .cut = {"leaf6/6", "leaf11/5", "leaf24/7", "leaf24/8", "mid21/5"}};
+	struct tree t;
+
+	tree_build(&t, &sp);
+	CU_ASSERT_EQUAL_FATAL(tree_route(&t), 0);
+	CU_ASSERT_EQUAL(check_routes(&t, &t.lft, 1), 0);
+	CU_ASSERT_TRUE(gate_ok(&t));
+	CU_ASSERT_TRUE(note_has(&t, " kept free of credit loops"));
+	CU_ASSERT_TRUE(strstr(t.note.text, "may close a credit loop") == NULL);
+	tree_free(&t);
+}
+
+/* A whole middle switch gone (nanosm-gen's aggregation switch): its pod's
+ * leaves lose a column, so their CAs and that column's switches have no
+ * up-then-down route to each other.  The old ftree's tables closed a
+ * credit loop; these pass, and the rest stays balanced. */
+static void test_ftree_gone_mid(void)
+{
+	struct tree_spec sp = {.levels = 3, .pods = 8, .m = 4, .hosts = 4, .gone = {"mid6"}};
+	struct tree t;
+
+	tree_build(&t, &sp);
+	CU_ASSERT_EQUAL_FATAL(tree_route(&t), 0);
+	CU_ASSERT_EQUAL(check_routes(&t, &t.lft, 1), 0);
+	CU_ASSERT_TRUE(gate_ok(&t));
+	CU_ASSERT_TRUE(shift_load(&t, &t.lft) <= 3);
+	tree_free(&t);
+}
+
+/* 2 levels, 8 leaves of 4 hosts under 4 spines, a cable gone at three
+ * different spines and one more: each spine must reach a leaf through
+ * another, and CAs reach that spine's LID the same way; the turns gather
+ * at one leaf (the hub), so none leads to another.  Shift all-to-all is
+ * no worse than minhop's (whose tables have a credit loop here). */
+static void test_ftree_degraded_two_level(void)
+{
+	struct tree_spec two = {.levels = 2,
+				.leaves = 8,
+				.spines = 4,
+				.links = 1,
+				.hosts = 4,
+				.cut = {"spine1/3", "spine2/5", "spine3/8", "leaf6/8"}};
+	struct tree t;
+
+	tree_build(&t, &two);
+	CU_ASSERT_EQUAL_FATAL(tree_route(&t), 0);
+	CU_ASSERT_EQUAL(check_routes(&t, &t.lft, 1), 0);
+	CU_ASSERT_TRUE(gate_ok(&t));
+	CU_ASSERT_TRUE(shift_load(&t, &t.lft) <= minhop_shift_load(&t));
+	tree_free(&t);
+}
+
+/* The graph of turns on a hand-made tree: switches 0..3 are roots, 4..7
+ * middle switches each under one root (4 under 0, ...), 8..11 leaves
+ * under every middle switch.  A turn from column a to column b at one
+ * leaf, and from b back to a at another, close a cycle (up through b's
+ * root and down to the other leaf, and back through a's); at the same
+ * leaf they do not (the walk would pass that leaf twice), unless the tree
+ * has a diamond.  A chain a -> b -> c -> a closes one too. */
+static void test_ftree_turns_graph(void)
+{
+	struct ftree_turns t;
+
+	CU_ASSERT_EQUAL_FATAL(ftree_turns_init(&t, 12, 4), 0);
+	for (int r = 0; r < 4; r++) {
+		ftree_turns_mark_root(&t, r, (size_t)r);
+		ftree_turns_inherit(&t, 4 + r, r);
+		for (int leaf = 8; leaf <= 11; leaf++)
+			ftree_turns_inherit(&t, leaf, 4 + r);
+	}
+	CU_ASSERT_TRUE(ftree_turns_common(&t, 8, 9));
+	CU_ASSERT_FALSE(ftree_turns_common(&t, 4, 5));
+	CU_ASSERT_TRUE(ftree_turns_common(&t, 4, 0));
+
+	CU_ASSERT_TRUE(ftree_turns_allowed(&t, 4, 8, 5));
+	CU_ASSERT_EQUAL(ftree_turns_take(&t, 4, 8, 5), 0);
+	CU_ASSERT_TRUE(ftree_turns_has(&t, 4, 8, 5));
+	CU_ASSERT_FALSE(ftree_turns_has(&t, 5, 8, 4));
+	CU_ASSERT_FALSE(ftree_turns_allowed(&t, 5, 9, 4)); /* back at another leaf */
+	CU_ASSERT_TRUE(ftree_turns_allowed(&t, 5, 8, 4));  /* back at the hub */
+	CU_ASSERT_EQUAL(ftree_turns_take(&t, 5, 8, 4), 0);
+	CU_ASSERT_TRUE(ftree_turns_allowed(&t, 4, 8, 5)); /* taken: still fine */
+
+	/* a chain of columns 1 -> 2 -> 3 at leaves 9 and 10; 3 -> 1 or 3 -> 0
+	 * at leaf 11 closes a cycle, 3 -> 1 at leaf 9 does not (the walk would
+	 * come back to leaf 9), nor 2 -> 1 at leaf 9 */
+	CU_ASSERT_EQUAL(ftree_turns_take(&t, 5, 9, 6), 0);
+	CU_ASSERT_TRUE(ftree_turns_allowed(&t, 6, 10, 7));
+	CU_ASSERT_EQUAL(ftree_turns_take(&t, 6, 10, 7), 0);
+	CU_ASSERT_FALSE(ftree_turns_allowed(&t, 7, 11, 5));
+	CU_ASSERT_FALSE(ftree_turns_allowed(&t, 7, 11, 4)); /* 3 -> 0 -> 1 -> 2 -> 3 */
+	CU_ASSERT_TRUE(ftree_turns_allowed(&t, 7, 9, 5));
+	CU_ASSERT_TRUE(ftree_turns_allowed(&t, 6, 9, 5));
+	ftree_turns_fini(&t);
+
+	/* with a diamond the hub's two turns are judged by their roots alone */
+	CU_ASSERT_EQUAL_FATAL(ftree_turns_init(&t, 12, 4), 0);
+	for (int r = 0; r < 4; r++) {
+		ftree_turns_mark_root(&t, r, (size_t)r);
+		ftree_turns_inherit(&t, 4 + r, r);
+		ftree_turns_inherit(&t, 8, 4 + r);
+	}
+	t.diamond = 1;
+	CU_ASSERT_EQUAL(ftree_turns_take(&t, 4, 8, 5), 0);
+	CU_ASSERT_FALSE(ftree_turns_allowed(&t, 5, 8, 4));
+	CU_ASSERT_TRUE(ftree_turns_allowed(&t, 5, 8, 6));
+	ftree_turns_fini(&t);
 }
 
 /* A single switch, a small tree, a switch alone and two CAs cabled back
@@ -1047,6 +1182,12 @@ void test_ftree_register(void)
 	CU_add_test(s, "partially populated 3-level tree", test_ftree_partial);
 	CU_add_test(s, "a leaf without hosts", test_ftree_hostless_leaf);
 	CU_add_test(s, "no common ancestor: down-up route, noted", test_ftree_no_common_ancestor);
+	CU_add_test(s, "degraded 3-level tree: turns close no credit loop",
+		    test_ftree_degraded_credit_free);
+	CU_add_test(s, "a whole mid gone: gate passes", test_ftree_gone_mid);
+	CU_add_test(s, "degraded 2-level tree: gate passes", test_ftree_degraded_two_level);
+	CU_add_test(s, "turns: a cycle of columns is refused, a hub is not",
+		    test_ftree_turns_graph);
 	CU_add_test(s, "islands: each routed alone", test_ftree_islands);
 	CU_add_test(s, "leaves cabled together: not a tree", test_ftree_leaf_to_leaf);
 	CU_add_test(s, "rings: not a tree, or a 2-by-2 tree", test_ftree_not_a_tree);
