@@ -18,6 +18,8 @@
 #      (sl2vl_sets=0), no LFT block written.
 #   7. a restart without the test aid: vls=1, no SLtoVL SMP at all, the
 #      tables stay, PathRecords say SL 0.
+# The SM runs -R updn (one VL of its own, whatever the default list would
+# give the ring), so the aid alone decides the SLs.
 # nanosm-specific (the test aid, the sweep figures, nanosmctl): SKIPped
 # under SM=opensm.
 # shellcheck source=tests/integration/lib.sh
@@ -47,7 +49,7 @@ sw3=$(awk '/^switchguid=/ { g = $0 } /^Switch.*"sw3"/ { sub(/.*=/, "", g); print
 [ -n "$sw3" ] || it_fail "no switchguid for sw3 in $IT_FABRIC"
 
 it_step "1: nanosm --test-vl-switch $sw3 (sw3, host5, host6 on SL 1)"
-NANOSM_ARGS="${NANOSM_ARGS:-} --test-vl-switch $sw3" sm_start --guid2lid "$g2l"
+NANOSM_ARGS="${NANOSM_ARGS:-} -R updn --test-vl-switch $sw3" sm_start --guid2lid "$g2l"
 sm_wait_up
 grep -m1 'SUBNET UP' "$SM_LOG" | grep -q ' vls=2 ' || it_fail "SUBNET UP does not say vls=2"
 sm_want_field 1 vls = 2
@@ -132,7 +134,7 @@ sm_want_field 2 lft_blocks_sent = 0
 sm_stop
 
 it_step "6: a restart with the same guid2lid reads every table, writes none"
-NANOSM_ARGS="${NANOSM_ARGS:-} --test-vl-switch $sw3" sm_start --guid2lid "$g2l"
+NANOSM_ARGS="${NANOSM_ARGS:-} -R updn --test-vl-switch $sw3" sm_start --guid2lid "$g2l"
 sm_wait_up
 sm_want_field 1 vls = 2
 sm_want_field 1 sl2vl_reads = "$total"
@@ -142,7 +144,7 @@ it_log "restart: sl2vl_reads=$total sl2vl_sets=0"
 sm_stop
 
 it_step "7: a restart without the test aid: one VL, no SLtoVL SMP, SL 0 paths"
-sm_start --guid2lid "$g2l"
+NANOSM_ARGS="${NANOSM_ARGS:-} -R updn" sm_start --guid2lid "$g2l"
 sm_wait_up
 grep -m1 'SUBNET UP' "$SM_LOG" | grep -q ' vls=1 ' || it_fail "SUBNET UP does not say vls=1"
 sm_want_field 1 sl2vl_reads = 0
