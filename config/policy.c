@@ -14,7 +14,7 @@
 
 void policy_init(struct policy *p)
 {
-	static const char *const engines[] = {"ftree", "updn", "minhop"};
+	static const char *const engines[] = {"ftree", "vlsp", "updn", "minhop"};
 
 	memset(p, 0, sizeof(*p));
 	p->sm.sweep_interval = 10;

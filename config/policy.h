@@ -31,7 +31,7 @@
  * with the default guid2lid it is this file, nanosm-verify's default. */
 #define POLICY_TOPOLOGY_NAME "topology"
 #define POLICY_DEFAULT_TOPOLOGY "/var/lib/nanosm/" POLICY_TOPOLOGY_NAME
-#define POLICY_DEFAULT_ENGINES "ftree,updn,minhop"
+#define POLICY_DEFAULT_ENGINES "ftree,vlsp,updn,minhop"
 
 #define POLICY_NAME_MAX 64   /* bytes in a CA, node or partition name */
 #define POLICY_PATH_MAX 4096 /* bytes in a path, NUL included */
@@ -170,7 +170,7 @@ struct policy {
 	size_t n_partitions;
 };
 
-/* Set every documented default (engines ftree,updn,minhop; sweep 10 s;
+/* Set every documented default (engines ftree,vlsp,updn,minhop; sweep 10 s;
  * window 16; timeout 200 ms; retries 3; guid2lid POLICY_DEFAULT_GUID2LID;
  * priority 0; lmc 0; log_level info; empty lists).  Allocates nothing. */
 void policy_init(struct policy *p);
@@ -217,7 +217,7 @@ int policy_is_empty(const struct policy *p);
  * cut file rather than of an intended change. */
 int policy_reload_needs_force(const struct policy *cur, const struct policy *next);
 
-/* The engine list as -R / struct sm_opts takes it: "ftree,updn,minhop".
+/* The engine list as -R / struct sm_opts takes it: "ftree,vlsp,updn,minhop".
  * Returns the length it needs, like snprintf. */
 size_t policy_engine_list(const struct policy *p, char *buf, size_t len);
 

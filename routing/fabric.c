@@ -290,6 +290,34 @@ size_t fabric_count_cas(const struct fabric *f)
 	return n;
 }
 
+unsigned fabric_min_data_vls(const struct fabric *f, int *node, unsigned *port)
+{
+	unsigned vls = FABRIC_VLS_UNKNOWN + 1, at_port = 0;
+	int at = FABRIC_NONE;
+
+	for (size_t i = 0; i < f->n_nodes; i++) {
+		const struct fabric_node *n = &f->nodes[i];
+
+		for (unsigned p = 1; p <= n->num_ports; p++) {
+			unsigned v;
+
+			if (n->ports[p].remote_node == FABRIC_NONE)
+				continue;
+			v = fabric_port_data_vls(&n->ports[p]);
+			if (v < vls) {
+				vls = v;
+				at = (int)i;
+				at_port = p;
+			}
+		}
+	}
+	if (node)
+		*node = at;
+	if (port)
+		*port = at_port;
+	return at == FABRIC_NONE ? FABRIC_VLS_UNKNOWN : vls;
+}
+
 /* ---- Linear forwarding tables ---------------------------------------- */
 
 void lft_set_init(struct lft_set *s)

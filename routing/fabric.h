@@ -140,6 +140,12 @@ static inline unsigned fabric_port_data_vls(const struct fabric_port *p)
 	return p->vl_cap < 6 ? vls[p->vl_cap] : FABRIC_VLS_UNKNOWN;
 }
 
+/* The fewest data VLs (fabric_port_data_vls) a cabled port of f offers,
+ * FABRIC_VLS_UNKNOWN when no port is cabled; *node and *port (either may
+ * be NULL) name the first port that offers so few (FABRIC_NONE and 0 when
+ * none is cabled). */
+unsigned fabric_min_data_vls(const struct fabric *f, int *node, unsigned *port);
+
 /* ---- Linear forwarding tables, the routing engines' output ---------- */
 
 #define LFT_DROP 0xFF /* no route: the switch drops the packet */

@@ -44,11 +44,20 @@ struct route_engine {
 	 * set and out emptied. */
 	int (*compute)(const struct fabric *f, const struct route_opts *opts, struct lft_set *out,
 		       struct route_note *note, char *err, size_t errlen);
+	/* In an engine list with engines after it, tried only when every
+	 * cabled port offers at least this many data VLs (fabric_min_data_vls;
+	 * route_engine_skip); 0: always.  Alone or last it always runs. */
+	unsigned list_min_vls;
 };
 
 const struct route_engine *route_engine_find(const char *name);
 /* NULL-terminated list of all engines. */
 const struct route_engine *const *route_engines(void);
+
+/* Should a list that has engines after eng pass it over on f?  1 with why
+ * set ("ports offer 1 data VL (0x.../3: VLCap 1), vlsp wants 2"), else 0. */
+int route_engine_skip(const struct route_engine *eng, const struct fabric *f, char *why,
+		      size_t whylen);
 
 /* For engines: -EINVAL with err set when opts->max_lid is above the
  * unicast range, else 0. */

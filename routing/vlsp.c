@@ -622,4 +622,7 @@ const struct route_engine route_engine_vlsp = {
     .name = "vlsp",
     .summary = "balanced shortest paths, deadlock-free over VL layers (SL per destination)",
     .compute = vlsp_compute,
+    /* with one data VL it is up-star/down-star routing: a list falls
+     * through to updn there */
+    .list_min_vls = 2,
 };

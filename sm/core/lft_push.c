@@ -277,11 +277,13 @@ static int lft_push_try(struct sm *sm, const struct lft_push_job *job,
 }
 
 /* Try the engines of list in order; the first whose tables pass wins.
- * Returns its name, or NULL with why set to the last failure. */
+ * An engine with engines after it that wants more VLs than the ports
+ * offer (route_engine_skip) is passed over with an info line.  Returns
+ * the winner's name, or NULL with why set to the last failure. */
 static const char *lft_push_route(struct sm *sm, const struct lft_push_job *job, const char *list,
 				  char *why, size_t whylen)
 {
-	char copy[256];
+	char copy[256], skip[160];
 	char *save = NULL;
 
 	snprintf(copy, sizeof(copy), "%s", list);
@@ -293,6 +295,12 @@ static const char *lft_push_route(struct sm *sm, const struct lft_push_job *job,
 			snprintf(why, whylen, "unknown routing engine '%s'", name);
 			if (!job->quiet)
 				log_errx("NSM-E400 %s", why);
+			continue;
+		}
+		if (*save && route_engine_skip(eng, job->f, skip, sizeof(skip))) {
+			if (!job->quiet)
+				log_info("routing engine %s skipped: %s; trying the next engine",
+					 eng->name, skip);
 			continue;
 		}
 		if (lft_push_try(sm, job, eng, !*save, why, whylen) == 0)

@@ -28,7 +28,7 @@ struct sm_opts {
 	const char *guid2lid;	  /* path of the persisted LID map, NULL = none */
 	unsigned lid_reclaim_age; /* policy lids.reclaim_age: seconds, 0 = never */
 	const char *engine;	  /* routing engines in fallback order, comma-separated
-				   * ("ftree,updn,minhop"): the first that routes and
+				   * ("ftree,vlsp,updn,minhop"): the first that routes and
 				   * passes the gate wins */
 	const uint64_t *roots;	  /* root switch GUIDs for updn/ftree (borrowed) */
 	size_t n_roots;

@@ -18,7 +18,7 @@
 #include "sm/daemon/opts.h"
 
 #define MAIN_DEFAULT_GUID2LID "/var/lib/nanosm/guid2lid"
-#define MAIN_DEFAULT_ENGINES "ftree,updn,minhop"
+#define MAIN_DEFAULT_ENGINES "ftree,vlsp,updn,minhop"
 
 static void main_usage(FILE *to)
 {

@@ -225,6 +225,37 @@ def smpdump_lft_block(client, path, block):
 
 # ------------------------------------------------------------------ helpers
 
+def load_lfts(switches, fts, client, errors, notes):
+    """{switch nodeid: ({lid: port}, LinearFDBTop)} from parse_dump_fts
+    output, with the LID dump_fts skips (see the module doc) re-read by
+    smpdump through client; problems go to errors, re-reads to notes."""
+    lft = {}
+    for n in switches:
+        t = fts.get(n.guid)
+        if t is None:
+            errors.append('switch %s (guid 0x%x) missing from dump_fts' % (n.desc, n.guid))
+            lft[n.nodeid] = ({}, 0)
+            continue
+        top = t['end']
+        if top and top % 64 == 0 and top not in t['lft']:
+            if client and t['path']:
+                try:
+                    blk = smpdump_lft_block(client, t['path'], top // 64)
+                    port = blk[top % 64]
+                    if port <= n.nports:
+                        t['lft'][top] = port
+                    notes.append('%s: LID %d (LinearFDBTop, multiple of 64) re-read with smpdump: port %d'
+                                 % (n.desc, top, port))
+                except Exception as e:  # noqa: BLE001 - report, don't crash
+                    errors.append('%s: re-reading LFT block %d failed: %s' % (n.desc, top // 64, e))
+            else:
+                t['lft'][top] = 'unverifiable'
+                notes.append('%s: LID %d not dumped by dump_fts (block-skip quirk) and no --client'
+                             % (n.desc, top))
+        lft[n.nodeid] = (t['lft'], top)
+    return lft
+
+
 def endports(nodes):
     """Every addressable end port: (name, lids, node, port)."""
     eps = []
@@ -313,31 +344,7 @@ def cmd_routes(a):
     errors = []
     notes = []
 
-    lft = {}
-    for n in byguid.values():
-        t = fts.get(n.guid)
-        if t is None:
-            errors.append('switch %s (guid 0x%x) missing from dump_fts' % (n.desc, n.guid))
-            lft[n.nodeid] = ({}, 0)
-            continue
-        top = t['end']
-        # the dump_fts block-skip quirk (see module doc)
-        if top and top % 64 == 0 and top not in t['lft']:
-            if a.client and t['path']:
-                try:
-                    blk = smpdump_lft_block(a.client, t['path'], top // 64)
-                    port = blk[top % 64]
-                    if port <= n.nports:
-                        t['lft'][top] = port
-                    notes.append('%s: LID %d (LinearFDBTop, multiple of 64) re-read with smpdump: port %d'
-                                 % (n.desc, top, port))
-                except Exception as e:  # noqa: BLE001 - report, don't crash
-                    errors.append('%s: re-reading LFT block %d failed: %s' % (n.desc, top // 64, e))
-            else:
-                t['lft'][top] = 'unverifiable'
-                notes.append('%s: LID %d not dumped by dump_fts (block-skip quirk) and no --client'
-                             % (n.desc, top))
-        lft[n.nodeid] = (t['lft'], top)
+    lft = load_lfts(byguid.values(), fts, a.client, errors, notes)
 
     eps = endports(nodes)
     lid_owner = {}

@@ -393,6 +393,33 @@ sm_sweep_to() {
 	grep -qE "(^|[^0-9A-Za-z_])sweep $n:" "$SM_LOG" || it_fail "no 'sweep $n:' line after asking for heavy sweeps"
 }
 
+# sm_sweep_field N KEY: (nanosm) the value of KEY=... on the first
+# 'sweep N:' line of the SM log (empty when there is none)
+sm_sweep_field() {
+	grep -hE "(^|[^0-9A-Za-z_])sweep $1:" "$SM_LOG" | head -n 1 |
+		grep -oE "(^|[[:space:]])$2=[0-9]+" | head -n 1 | sed 's/.*=//'
+}
+
+# sm_want_field N KEY OP VALUE: fail unless the 'sweep N:' line has KEY OP
+# VALUE (OP as test(1) takes it: = -gt ...)
+sm_want_field() {
+	local v
+	v=$(sm_sweep_field "$1" "$2")
+	IT_LAST_OUT=$SM_LOG
+	[ -n "$v" ] || it_fail "'sweep $1:' line has no $2= field"
+	test "$v" "$3" "$4" || it_fail "sweep $1: $2=$v, expected $3 $4"
+}
+
+# sm_ctl OUT ARGS...: (nanosm) nanosmctl ARGS on this SM's control socket
+# into OUT (stderr in OUT.err); fails the test when nanosmctl fails
+sm_ctl() {
+	local out=$1
+	shift
+	IT_LAST_OUT=$out.err
+	timeout -k 5 "$CLIENT_TIMEOUT" "$REPO/build/bin/nanosmctl" -s "$IT_SCRATCH/nanosm.$SM_GEN.sock" \
+		"$@" >"$out" 2>"$out.err" || it_fail "nanosmctl $* failed ($(head -c 300 "$out.err"))"
+}
+
 # shellcheck disable=SC2120
 # sm_wait_up [TIMEOUT]: wait for SUBNET UP; fail the test otherwise.
 sm_wait_up() {

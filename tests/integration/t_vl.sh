@@ -18,12 +18,13 @@
 #      (sl2vl_sets=0), no LFT block written.
 #   7. a restart without the test aid: vls=1, no SLtoVL SMP at all, the
 #      tables stay, PathRecords say SL 0.
+# The SM runs -R updn (one VL of its own, whatever the default list would
+# give the ring), so the aid alone decides the SLs.
 # nanosm-specific (the test aid, the sweep figures, nanosmctl): SKIPped
 # under SM=opensm.
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-NANOSMCTL=${NANOSMCTL:-$REPO/build/bin/nanosmctl}
 PLANNED='| 0| 1| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0|'
 IBSIM_DEFAULT='| 0| 1| 2| 3| 4| 5| 6| 7| 8| 9|10|11|12|13|14| 7|'
 
@@ -32,29 +33,6 @@ it_init vl
 d=$IT_SCRATCH/chk
 mkdir -p "$d" "$IT_SCRATCH/state"
 g2l=$IT_SCRATCH/state/guid2lid
-
-# sweep_field N KEY: value of KEY=... on the first 'sweep N:' line of the SM log
-sweep_field() {
-	grep -hE "(^|[^0-9A-Za-z_])sweep $1:" "$SM_LOG" | head -n 1 |
-		grep -oE "(^|[[:space:]])$2=[0-9]+" | head -n 1 | sed 's/.*=//'
-}
-
-# want_field N KEY OP VALUE: fail unless the sweep N line has KEY OP VALUE
-want_field() {
-	local v
-	v=$(sweep_field "$1" "$2")
-	[ -n "$v" ] || it_fail "'sweep $1:' line has no $2= field"
-	[ "$v" "$3" "$4" ] || it_fail "sweep $1: $2=$v, expected $3 $4"
-}
-
-# ctl OUT ARGS...: nanosmctl on this SM's socket into OUT
-ctl() {
-	local out=$1
-	shift
-	IT_LAST_OUT=$out.err
-	timeout -k 5 "$CLIENT_TIMEOUT" "$NANOSMCTL" -s "$IT_SCRATCH/nanosm.$SM_GEN.sock" "$@" \
-		>"$out" 2>"$out.err" || it_fail "nanosmctl $* failed ($(head -c 300 "$out.err"))"
-}
 
 # lid_of NAME: the LID nanosmctl lids gives node NAME
 lid_of() { awk -v n="$1" '$3 == n { print $2; exit }' "$d/lids.txt"; }
@@ -71,18 +49,18 @@ sw3=$(awk '/^switchguid=/ { g = $0 } /^Switch.*"sw3"/ { sub(/.*=/, "", g); print
 [ -n "$sw3" ] || it_fail "no switchguid for sw3 in $IT_FABRIC"
 
 it_step "1: nanosm --test-vl-switch $sw3 (sw3, host5, host6 on SL 1)"
-NANOSM_ARGS="${NANOSM_ARGS:-} --test-vl-switch $sw3" sm_start --guid2lid "$g2l"
+NANOSM_ARGS="${NANOSM_ARGS:-} -R updn --test-vl-switch $sw3" sm_start --guid2lid "$g2l"
 sm_wait_up
 grep -m1 'SUBNET UP' "$SM_LOG" | grep -q ' vls=2 ' || it_fail "SUBNET UP does not say vls=2"
-want_field 1 vls = 2
-want_field 1 sl2vl_reads -gt 0
-want_field 1 sl2vl_sets -gt 0
-want_field 1 set_errors = 0
-it_log "sweep 1: sl2vl_reads=$(sweep_field 1 sl2vl_reads) sl2vl_sets=$(sweep_field 1 sl2vl_sets)"
+sm_want_field 1 vls = 2
+sm_want_field 1 sl2vl_reads -gt 0
+sm_want_field 1 sl2vl_sets -gt 0
+sm_want_field 1 set_errors = 0
+it_log "sweep 1: sl2vl_reads=$(sm_sweep_field 1 sl2vl_reads) sl2vl_sets=$(sm_sweep_field 1 sl2vl_sets)"
 check_all
 
 it_step "2: smpquery sl2vl reads back the planned tables"
-ctl "$d/lids.txt" lids
+sm_ctl "$d/lids.txt" lids
 n_ca=0 n_pairs=0
 for ca in $(fabric_nodes "$IT_FABRIC" ca); do
 	lid=$(lid_of "$ca")
@@ -114,11 +92,11 @@ done
 it_log "$n_ca CA ports and $n_pairs switch port pairs hold SL0->VL0 SL1->VL1, the rest VL0; unplugged pairs untouched"
 [ "$n_pairs" -gt 0 ] || it_fail "no switch port pair checked"
 total=$((n_ca + n_pairs))
-[ "$(sweep_field 1 sl2vl_reads)" = "$total" ] ||
-	it_fail "sweep 1 read $(sweep_field 1 sl2vl_reads) SLtoVL tables, the fabric has $total"
+[ "$(sm_sweep_field 1 sl2vl_reads)" = "$total" ] ||
+	it_fail "sweep 1 read $(sm_sweep_field 1 sl2vl_reads) SLtoVL tables, the fabric has $total"
 
 it_step "3: nanosmctl sls"
-ctl "$d/sls.txt" sls
+sm_ctl "$d/sls.txt" sls
 n_lids=$(awk 'NF >= 2 && $2 > 0' "$d/lids.txt" | awk '$3 != "(not"' | wc -l)
 want_lines=$((n_ca * (n_lids - 1)))
 [ "$(wc -l <"$d/sls.txt")" = "$want_lines" ] ||
@@ -150,27 +128,27 @@ it_log "saquery -p --src-to-dst: all $want_lines pairs carry the SL sls lists"
 
 it_step "5: a second sweep changes nothing"
 sm_sweep_to 2
-want_field 2 sl2vl_sets = 0
-want_field 2 sl2vl_reads = 0
-want_field 2 lft_blocks_sent = 0
+sm_want_field 2 sl2vl_sets = 0
+sm_want_field 2 sl2vl_reads = 0
+sm_want_field 2 lft_blocks_sent = 0
 sm_stop
 
 it_step "6: a restart with the same guid2lid reads every table, writes none"
-NANOSM_ARGS="${NANOSM_ARGS:-} --test-vl-switch $sw3" sm_start --guid2lid "$g2l"
+NANOSM_ARGS="${NANOSM_ARGS:-} -R updn --test-vl-switch $sw3" sm_start --guid2lid "$g2l"
 sm_wait_up
-want_field 1 vls = 2
-want_field 1 sl2vl_reads = "$total"
-want_field 1 sl2vl_sets = 0
-want_field 1 lft_blocks_sent = 0
+sm_want_field 1 vls = 2
+sm_want_field 1 sl2vl_reads = "$total"
+sm_want_field 1 sl2vl_sets = 0
+sm_want_field 1 lft_blocks_sent = 0
 it_log "restart: sl2vl_reads=$total sl2vl_sets=0"
 sm_stop
 
 it_step "7: a restart without the test aid: one VL, no SLtoVL SMP, SL 0 paths"
-sm_start --guid2lid "$g2l"
+NANOSM_ARGS="${NANOSM_ARGS:-} -R updn" sm_start --guid2lid "$g2l"
 sm_wait_up
 grep -m1 'SUBNET UP' "$SM_LOG" | grep -q ' vls=1 ' || it_fail "SUBNET UP does not say vls=1"
-want_field 1 sl2vl_reads = 0
-want_field 1 sl2vl_sets = 0
+sm_want_field 1 sl2vl_reads = 0
+sm_want_field 1 sl2vl_sets = 0
 run_tool "$d/sl2vl.host5.after.txt" smpquery sl2vl "$(lid_of host5)"
 grep -qF "$PLANNED" "$d/sl2vl.host5.after.txt" || it_fail "host5's SLtoVL table changed without VLs in use"
 for dl in $(lid_of sw3) $(lid_of host5) $(lid_of host6); do

@@ -48,11 +48,19 @@ void rig_start_sm_opts(struct rig *r, const struct sm_opts *opts)
 
 void rig_init(struct rig *r, const char *text, const char *guid2lid, const char *engines)
 {
+	rig_init_edit(r, text, NULL, NULL, guid2lid, engines);
+}
+
+void rig_init_edit(struct rig *r, const char *text, void (*edit)(struct fabric *f, void *ctx),
+		   void *ctx, const char *guid2lid, const char *engines)
+{
 	char err[256];
 
 	memset(r, 0, sizeof(*r));
 	fabric_init(&r->topo);
 	CU_ASSERT_EQUAL_FATAL(topo_parse(text, strlen(text), "test", &r->topo, err, sizeof(err)), 0);
+	if (edit)
+		edit(&r->topo, ctx);
 	r->ff = fake_fabric_new(&r->topo);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r->ff);
 	rig_start_sm(r, guid2lid, engines);

@@ -21,6 +21,10 @@ struct rig {
 /* Parse text (ibsim net format) into r->topo, start a fake fabric and an SM
  * on it (guid2lid may be NULL; engines e.g. "minhop"). */
 void rig_init(struct rig *r, const char *text, const char *guid2lid, const char *engines);
+/* rig_init, with edit (if not NULL) called on r->topo before the fake is
+ * built from it (to give ports what a topology file does not say: VLCap). */
+void rig_init_edit(struct rig *r, const char *text, void (*edit)(struct fabric *f, void *ctx),
+		   void *ctx, const char *guid2lid, const char *engines);
 /* Start (another) SM on r->ff. */
 void rig_start_sm(struct rig *r, const char *guid2lid, const char *engines);
 /* The same with every option given (the MAD window/timeout/retries are the

@@ -141,6 +141,37 @@ static void test_fabric_counts(void)
 	fabric_fini(&f);
 }
 
+static void test_fabric_min_data_vls(void)
+{
+	struct fabric f;
+	int sw, a, b, node;
+	unsigned port;
+
+	fabric_init(&f);
+	CU_ASSERT_EQUAL(fabric_min_data_vls(&f, &node, &port), FABRIC_VLS_UNKNOWN);
+	CU_ASSERT_EQUAL(node, FABRIC_NONE);
+	CU_ASSERT_EQUAL(port, 0);
+	sw = fabric_add_node(&f, 0x1, 2, 4);
+	a = fabric_add_node(&f, 0x2, 1, 1);
+	b = fabric_add_node(&f, 0x3, 1, 1);
+	/* not known (0) counts as 8; an uncabled port does not count */
+	f.nodes[sw].ports[4].vl_cap = 1;
+	fabric_link(&f, sw, 1, a, 1);
+	CU_ASSERT_EQUAL(fabric_min_data_vls(&f, NULL, NULL), 8);
+	/* VLCap 3 = VL0-3 on the switch end of the cable */
+	f.nodes[sw].ports[1].vl_cap = 3;
+	CU_ASSERT_EQUAL(fabric_min_data_vls(&f, &node, &port), 4);
+	CU_ASSERT_EQUAL(node, sw);
+	CU_ASSERT_EQUAL(port, 1);
+	/* VLCap 1 = VL0 only, on a CA port: the fewest, named */
+	fabric_link(&f, sw, 2, b, 1);
+	f.nodes[b].ports[1].vl_cap = 1;
+	CU_ASSERT_EQUAL(fabric_min_data_vls(&f, &node, &port), 1);
+	CU_ASSERT_EQUAL(node, b);
+	CU_ASSERT_EQUAL(port, 1);
+	fabric_fini(&f);
+}
+
 static void test_fabric_copy(void)
 {
 	struct fabric f, g;
@@ -275,6 +306,7 @@ void test_fabric_register(void)
 	CU_add_test(s, "link joins both ends and re-cabling cuts", test_fabric_link);
 	CU_add_test(s, "link rejects bad nodes and ports", test_fabric_link_errors);
 	CU_add_test(s, "count switches and LID-owning CA ports", test_fabric_counts);
+	CU_add_test(s, "fewest data VLs a cabled port offers", test_fabric_min_data_vls);
 	CU_add_test(s, "copy is deep and independent", test_fabric_copy);
 	CU_add_test(s, "copy of an empty fabric", test_fabric_copy_empty);
 	CU_add_test(s, "lft_set_alloc: one DROP-filled table per switch", test_lft_set_alloc);

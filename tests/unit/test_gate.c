@@ -61,9 +61,27 @@ static void test_fallback_to_updn(void)
 	rig_fini(&r);
 }
 
-/* One sweep of the ring with engines, its log (info level) into text. */
-static void gate_sweep_logged(const char *engines, struct sm_sweep_stats *last, char *text,
-			      size_t size)
+/* What the ring's host h2 offers: its port's VLCap (PortInfo encoding,
+ * 1 = VL0 only; 0: as the topology says, VL0-7) and, back, its GUID. */
+struct gate_h2 {
+	uint8_t vl_cap;
+	uint64_t guid;
+};
+
+static void gate_h2_vl_cap(struct fabric *f, void *ctx)
+{
+	struct gate_h2 *h = ctx;
+	int h2 = rig_node(f, "h2");
+
+	CU_ASSERT_FATAL(h2 != FABRIC_NONE);
+	f->nodes[h2].ports[1].vl_cap = h->vl_cap;
+	h->guid = f->nodes[h2].guid;
+}
+
+/* One sweep of the ring with engines, h2 as h says (NULL: as the topology
+ * says), its log (info level) into text. */
+static void gate_sweep_logged(const char *engines, struct gate_h2 *h, struct sm_sweep_stats *last,
+			      char *text, size_t size)
 {
 	char path[] = "/tmp/nanosm-gate-log.XXXXXX";
 	int fd = mkstemp(path), level = log_level_get();
@@ -75,7 +93,7 @@ static void gate_sweep_logged(const char *engines, struct sm_sweep_stats *last, 
 	close(fd);
 	CU_ASSERT_EQUAL_FATAL(log_open_file(path), 0);
 	log_init(LOG_LVL_INFO, NULL);
-	rig_init(&r, gate_ring, NULL, engines);
+	rig_init_edit(&r, gate_ring, h ? gate_h2_vl_cap : NULL, h, NULL, engines);
 	rig_sweep(&r);
 	*last = r.last;
 	rig_fini(&r);
@@ -96,7 +114,7 @@ static void test_engine_error_falls_through(void)
 
 	/* ftree refuses a ring (not a tree); updn takes over: the normal
 	 * fallback of the default list, an info line without an error ID */
-	gate_sweep_logged("ftree,updn,minhop", &last, text, sizeof(text));
+	gate_sweep_logged("ftree,updn,minhop", NULL, &last, text, sizeof(text));
 	CU_ASSERT_EQUAL(last.status, 0);
 	CU_ASSERT_STRING_EQUAL(last.engine, "updn");
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "nanosm-unit: routing engine ftree failed: "));
@@ -105,12 +123,53 @@ static void test_engine_error_falls_through(void)
 	CU_ASSERT_PTR_NULL(strstr(text, "error: "));
 	CU_ASSERT_PTR_NULL(strstr(text, "warning: "));
 	/* the same failure with nothing after it is an error */
-	gate_sweep_logged("ftree", &last, text, sizeof(text));
+	gate_sweep_logged("ftree", NULL, &last, text, sizeof(text));
 	CU_ASSERT_NOT_EQUAL(last.status, 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "nanosm-unit: error: NSM-E401 routing engine ftree "
 					    "failed: "));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "nanosm-unit: error: NSM-E403 no routing engine of "
 					    "'ftree' produced tables"));
+}
+
+/* The default list on the ring: ftree refuses it, vlsp routes it on the
+ * VLs the ports offer; when one port offers only VL0, vlsp (with engines
+ * after it) is passed over with an info line and updn routes; alone it
+ * still runs, on one VL. */
+static void test_default_list_vls(void)
+{
+	static char text[65536];
+	struct sm_sweep_stats last;
+	struct gate_h2 h2 = {.vl_cap = 1};
+	char want[200];
+
+	gate_sweep_logged("ftree,vlsp,updn,minhop", NULL, &last, text, sizeof(text));
+	CU_ASSERT_EQUAL(last.status, 0);
+	CU_ASSERT_STRING_EQUAL(last.engine, "vlsp");
+	CU_ASSERT_EQUAL(last.vls, 2); /* a ring of five: shortest paths need 2 */
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "routing engine vlsp: 2 VLs of 8 offered"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "routing engine vlsp: paths on 2 VLs"));
+	CU_ASSERT_PTR_NULL(strstr(text, "skipped"));
+	CU_ASSERT_PTR_NULL(strstr(text, "error: "));
+
+	gate_sweep_logged("ftree,vlsp,updn,minhop", &h2, &last, text, sizeof(text));
+	CU_ASSERT_EQUAL(last.status, 0);
+	CU_ASSERT_STRING_EQUAL(last.engine, "updn");
+	CU_ASSERT_EQUAL(last.vls, 1);
+	snprintf(want, sizeof(want),
+		 "nanosm-unit: routing engine vlsp skipped: ports offer 1 data VL "
+		 "(0x%016llx/1: VLCap 1), vlsp wants 2; trying the next engine\n",
+		 (unsigned long long)h2.guid);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, want));
+	CU_ASSERT_PTR_NULL(strstr(text, "routing engine vlsp:"));
+	CU_ASSERT_PTR_NULL(strstr(text, "NSM-"));
+	CU_ASSERT_PTR_NULL(strstr(text, "error: "));
+	CU_ASSERT_PTR_NULL(strstr(text, "warning: "));
+
+	gate_sweep_logged("ftree,vlsp", &h2, &last, text, sizeof(text));
+	CU_ASSERT_EQUAL(last.status, 0);
+	CU_ASSERT_STRING_EQUAL(last.engine, "vlsp");
+	CU_ASSERT_EQUAL(last.vls, 1);
+	CU_ASSERT_PTR_NULL(strstr(text, "skipped"));
 }
 
 static void test_plan(void)
@@ -156,5 +215,7 @@ void test_gate_register(void)
 	CU_add_test(s, "min-hop on a ring: credit loop, nothing pushed", test_minhop_ring_refused);
 	CU_add_test(s, "fallback list: the first engine that passes wins", test_fallback_to_updn);
 	CU_add_test(s, "an engine error falls through to the next", test_engine_error_falls_through);
+	CU_add_test(s, "default list: vlsp where the ports offer 2 data VLs, else updn",
+		    test_default_list_vls);
 	CU_add_test(s, "plan: a dry run that pushes nothing", test_plan);
 }

@@ -445,7 +445,7 @@ static void test_policy_diff(void)
 	    "sm.m_key: none -> set (value not shown)\n"
 	    "sm.m_key_protect: 0 -> 2\n"
 	    "sm.sm_key: none -> set (value not shown)\n"
-	    "routing.engine: [ftree, updn, minhop] -> [updn]\n"
+	    "routing.engine: [ftree, vlsp, updn, minhop] -> [updn]\n"
 	    "routing.roots: reordered\n"
 	    "lids.static: - 0x0000000000000010 0x0001\n"
 	    "lids.static: ~ 0x0000000000000011 0x0002 -> 0x0003\n"
