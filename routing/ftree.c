@@ -1140,7 +1140,9 @@ static int ftree_plan_switch_exits(struct ftree *m)
 		if (ftree_plan_exits(m, 0) ||
 		    TEXT_GROW(m->sw_exits, m->cap_sw_exits, m->n_sw_exits + m->n_exits, 64) < 0)
 			return -ENOMEM;
-		memcpy(&m->sw_exits[m->n_sw_exits], m->exits, m->n_exits * sizeof(*m->exits));
+		if (m->n_exits) /* m->exits is NULL until a first exit was planned */
+			memcpy(&m->sw_exits[m->n_sw_exits], m->exits,
+			       m->n_exits * sizeof(*m->exits));
 		m->n_sw_exits += m->n_exits;
 	}
 	m->sw_exit_start[m->g.n_sw] = m->n_sw_exits;

@@ -626,7 +626,7 @@ static void test_check_vl_split_cycle(void)
 	CU_ASSERT_EQUAL(res.n_vls, 2);
 	CU_ASSERT_STRING_EQUAL(res.first, "");
 	for (int i = 2; i <= 5; i++) {
-		char name[8];
+		char name[16];
 
 		snprintf(name, sizeof(name), "sw%d", i);
 		check_sl_of_switch(&f, &s, name, 1);
