@@ -31,8 +31,8 @@
 #                    lash run with -Q (their SLs need QoS on), nue without
 #                    (one VL, its default); nue-vl = nue -Q
 #                    --nue_max_num_vls 8; "" skips OpenSM
-#   CMP_NANOSM_ENGINES  nanosm engines [ftree updn minhop] (add the VL
-#                    engine's name when it lands)
+#   CMP_NANOSM_ENGINES  nanosm engines [ftree vlsp updn minhop] (the VL
+#                    engine vlsp included)
 #   CMP_LIDS         opensm: score nanosm's engines on the ibnetdiscover
 #                    taken under OpenSM (same LIDs as its tables) [opensm];
 #                    file: on the generated file (LIDs in file order)
@@ -49,7 +49,7 @@ set -u
 PYTHON=${PYTHON:-python3}
 FABRICS=${CMP_FABRICS-ft3-k8 ft3-k8-m3-n1-s1 ft3-k8-m5-n1-s2 mesh32-d6-h4-s1 mesh32-d6-h4-s2 mesh64-d6-h4-s2 torus4x4x3-h2}
 OSM_ENGINES=${CMP_OSM_ENGINES-ftree updn dfsssp nue lash}
-NSM_ENGINES=${CMP_NANOSM_ENGINES-ftree updn minhop}
+NSM_ENGINES=${CMP_NANOSM_ENGINES-ftree vlsp updn minhop}
 LIDS=${CMP_LIDS:-opensm}
 SHIFTS=${CMP_SHIFTS:-4096}
 BISECTIONS=${CMP_BISECTIONS:-1000}
