@@ -292,14 +292,17 @@ for line in open(sys.argv[1]):
         bad += ["credit loop"] if g["credit_loop"] else []
         gate = "FAIL: " + ", ".join(bad or ["?"])
     if sm == "nanosm":
-        n = find(r, ("n_vls", "vls_used"))
+        v = r.get("vls")
+        n = v.get("used") if isinstance(v, dict) else find(r, ("n_vls", "vls_used"))
         vls = str(n) if n is not None else "1"
         t = r.get("timing_ms", {}).get("engine")
         ms = str(t) if t is not None else "-"
     if used != eng and sm == "OpenSM":
         used = "**%s**" % used
-    if vls.isdigit() and int(vls) > 1 and g["credit_loop"]:
+    if vls.isdigit() and int(vls) > 1 and g["credit_loop"] and sm == "OpenSM":
         gate = gate.replace("credit loop", "credit loop on 1 VL")
+    if vls.isdigit() and int(vls) > 1 and caloop == "yes":
+        caloop = "yes on 1 VL"  # ca_loops.py puts every path on VL 0
     print("| %s | %s | %s | %s | %s | %s | %s | %s | %.3f / %d | %d / %.3f | %.4f [%.4f, %.4f] | %s |" % (
         fab, sm, eng, used, gate, caloop or "-", vls or "-", sls or "-", p["hops_mean"], p["stretch_max"],
         s["worst_load"], s["mean_load"], b["mean"], b["ci95_low"], b["ci95_high"], ms))
