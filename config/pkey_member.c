@@ -7,12 +7,14 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "config/pkey_member.h"
+#include "mad/text.h"
 
 /* A port GUID (or a switch's NodeGUID) and the LID-owning port it names. */
 struct pkey_member_guid {
@@ -150,17 +152,8 @@ void pkey_members_fini(struct pkey_members *x)
 /* The first index entry with this GUID / name (or one past the end). */
 static size_t pkey_members_guid_first(const struct pkey_members *x, uint64_t guid)
 {
-	size_t lo = 0, hi = x->n_guids;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (x->guids[mid].guid < guid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return text_u64_lower_bound(x->guids, x->n_guids, sizeof(*x->guids),
+				    offsetof(struct pkey_member_guid, guid), guid);
 }
 
 static size_t pkey_members_name_first(const struct pkey_members *x, const char *name)

@@ -116,6 +116,23 @@ int text_err(char *err, size_t errlen, int rc, const char *fmt, ...)
 	return rc;
 }
 
+size_t text_u64_lower_bound(const void *base, size_t n, size_t size, size_t off, uint64_t key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t k;
+
+		memcpy(&k, (const char *)base + mid * size + off, sizeof(k));
+		if (k < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 int text_grow(void **items, size_t *cap, size_t need, size_t elem, size_t first)
 {
 	size_t c = *cap ? *cap : (first ? first : 1);

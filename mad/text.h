@@ -57,6 +57,11 @@ int text_err(char *err, size_t errlen, int rc, const char *fmt, ...)
  * -ENOMEM with *items and *cap unchanged. */
 int text_grow(void **items, size_t *cap, size_t need, size_t elem, size_t first);
 
+/* In base[0..n) (elements of size bytes, sorted by the uint64_t key at
+ * byte offset off), the index of the first element whose key is >= key
+ * (n when none): the binary search of every table kept sorted by GUID. */
+size_t text_u64_lower_bound(const void *base, size_t n, size_t size, size_t off, uint64_t key);
+
 /* text_grow for a typed array: TEXT_GROW(arr, cap, need, first). */
 #define TEXT_GROW(arr, cap, need, first)                                                           \
 	text_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)), (first))

@@ -6,6 +6,7 @@
  * LinearForwardingTable Gets.  Reads sm->next and sm->lfts; owns sm->cache.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,17 +42,8 @@ void lft_cache_fini(struct lft_cache *c)
  * linear search made about a third of a second of CPU). */
 static size_t lft_cache_slot(const struct lft_cache *c, uint64_t guid)
 {
-	size_t lo = 0, hi = c->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->e[mid].guid < guid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return text_u64_lower_bound(c->e, c->n, sizeof(*c->e),
+				    offsetof(struct lft_cache_entry, guid), guid);
 }
 
 static struct lft_cache_entry *lft_cache_find(const struct lft_cache *c, uint64_t guid)

@@ -5,10 +5,12 @@
  * routing engine's (sm->lfts).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "mad/text.h"
 #include "sm/core/log.h"
 #include "sm/core/sl2vl_push.h"
 
@@ -57,17 +59,8 @@ void sl2vl_cache_free(struct sl2vl_cache *c)
 
 static size_t sl2vl_node_slot(const struct sl2vl_cache *c, uint64_t guid)
 {
-	size_t lo = 0, hi = c->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->e[mid].guid < guid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return text_u64_lower_bound(c->e, c->n, sizeof(*c->e), offsetof(struct sl2vl_node, guid),
+				    guid);
 }
 
 static struct sl2vl_node *sl2vl_node_find(const struct sl2vl_cache *c, uint64_t guid)

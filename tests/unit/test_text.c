@@ -6,6 +6,7 @@
  */
 #include <CUnit/CUnit.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,24 @@ static void test_text_hex_err(void)
 	CU_ASSERT_EQUAL(text_err(NULL, 0, -ENOENT, "ignored"), -ENOENT);
 }
 
+/* The first element whose key is >= the one asked, on a key that is not
+ * the struct's first member. */
+static void test_text_lower_bound(void)
+{
+	struct row {
+		int tag;
+		uint64_t key;
+	} v[] = {{0, 10}, {1, 20}, {2, 20}, {3, 40}};
+	size_t off = offsetof(struct row, key), n = sizeof(v) / sizeof(v[0]);
+
+	CU_ASSERT_EQUAL(text_u64_lower_bound(v, n, sizeof(v[0]), off, 5), 0);
+	CU_ASSERT_EQUAL(text_u64_lower_bound(v, n, sizeof(v[0]), off, 10), 0);
+	CU_ASSERT_EQUAL(text_u64_lower_bound(v, n, sizeof(v[0]), off, 20), 1);
+	CU_ASSERT_EQUAL(text_u64_lower_bound(v, n, sizeof(v[0]), off, 21), 3);
+	CU_ASSERT_EQUAL(text_u64_lower_bound(v, n, sizeof(v[0]), off, 41), 4);
+	CU_ASSERT_EQUAL(text_u64_lower_bound(v, 0, sizeof(v[0]), off, 1), 0);
+}
+
 void test_text_register(void)
 {
 	CU_pSuite s = CU_add_suite("text", NULL, NULL);
@@ -119,4 +138,5 @@ void test_text_register(void)
 	CU_add_test(s, "growing text buffer", test_text_buf);
 	CU_add_test(s, "counting sink", test_text_sink);
 	CU_add_test(s, "hex digits and error messages", test_text_hex_err);
+	CU_add_test(s, "lower bound of a sorted key", test_text_lower_bound);
 }
