@@ -1,7 +1,8 @@
 /*
- * check.c - the routing gate: are a fabric's LFTs safe to push?  Owns the
- * walk of every (source, destination LID) pair and the channel dependency
- * graph; reads the fabric and LFTs as const; no I/O, globals or logging.
+ * routing/check.c - the routing gate: are a fabric's LFTs safe to push?
+ * Owns the walk of every (source, destination LID) pair and the channel
+ * dependency graph (one per VL); check_say.c words what it finds.  Reads
+ * the fabric and LFTs as const; no I/O, globals or logging.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,143 +14,8 @@
 #include "mad/smp.h"
 #include "mad/text.h"
 #include "routing/check.h"
+#include "routing/check_priv.h"
 #include "routing/swgraph.h"
-
-/*
- * How it works.  Routing is by destination, so for one destination LID the
- * switches' next hops form an in-tree (or a loop): each destination is
- * walked from every switch of its component once, with per-switch
- * memo arrays reused for the next destination - O(LIDs x switches).
- * Sources are every switch and every CA/router port cabled to a switch; the
- * sources cabled to a switch share its verdict, so they are counted by
- * weight, never walked.  Destinations are the LIDs (base .. base+2^LMC-1)
- * of switch port 0 and of CA/router ports cabled to a switch; LIDs of ports
- * no switch can deliver to, and pairs in different islands of the switch
- * graph, are not routable by any LFT and are not counted.
- *
- * Credit loops: channels are directed switch-to-switch links, and a turn
- * (in over link a, out over link b) at a switch is a dependency a -> b.
- * The turns of every pair's route are kept in one bitmap per switch
- * (in x out over its switch links), which dedupes them for free and is the
- * CDG's adjacency, searched for a cycle by an iterative DFS.  Pairs from a
- * switch to another switch's LID are left out of the CDG: that is
- * management traffic (LID-routed SMPs ride VL15, which has no credits), and
- * counting it would fail min-hop on every fat tree for a spine -> leaf ->
- * spine route that carries no data.  Pairs with a CA/router end count.
- *
- * Virtual lanes.  When the tables carry SLs (lft_set.sl), the paths to a
- * destination LID ride VL sl[lid] at every hop (SL s = VL s), so its
- * turns are dependencies on that VL only: one turn bitmap per VL, each
- * searched for a cycle on its own; a cycle is named with its VL.  Every
- * cable a destination's routes cross (the source CA cables, each switch's
- * out cable, the last one into the destination) must offer that VL at
- * both ends (PortInfo VLCap, fabric_port_data_vls), and SL 15 (VL15,
- * management only) is no data SL: such a destination fails the gate.
- * Without SLs everything is VL 0, offered by every port.
- */
-
-#define CHECK_NO_RANK SIZE_MAX
-#define CHECK_NO_CHAN SIZE_MAX
-#define CHECK_CYCLE_TAIL 48 /* room kept for " -> ... (N channels) -> back" */
-#define CHECK_DATA_VLS 15   /* VL0-14; SL 15 maps to VL15, management only */
-#define CHECK_NO_VLS 0xFF   /* inject_vls: no CA/router cabled */
-
-/* What one switch does with a destination LID. */
-enum check_hop {
-	CHECK_HOP_NEXT,	      /* on to another switch */
-	CHECK_HOP_ARRIVED,    /* delivered to the port owning the LID */
-	CHECK_HOP_NO_TABLE,   /* the switch has no LFT */
-	CHECK_HOP_ABOVE_TOP,  /* LID above LinearFDBTop */
-	CHECK_HOP_DROP,	      /* LFT_DROP */
-	CHECK_HOP_BEYOND,     /* out port > NumPorts */
-	CHECK_HOP_PORT0,      /* port 0 of a switch that does not own the LID */
-	CHECK_HOP_UNLINKED,   /* out port without a cable */
-	CHECK_HOP_WRONG_PORT, /* delivered to a CA/router port that is not the owner */
-	CHECK_HOP_BAD_PORT,   /* over a port that is absent or DOWN (either end) */
-};
-
-/* The verdict for a route from one switch to the current destination. */
-enum check_verdict { CHECK_OK, CHECK_UNREACHABLE, CHECK_LOOP, CHECK_BAD };
-
-enum check_walk { CHECK_UNVISITED, CHECK_WALKING, CHECK_DONE };
-
-enum check_link_kind { CHECK_LINK_NONE, CHECK_LINK_SWITCH, CHECK_LINK_END, CHECK_LINK_BAD };
-
-enum check_color { CHECK_WHITE, CHECK_GRAY, CHECK_BLACK };
-
-/* One switch port, precomputed so the per-destination walk reads 8 bytes
- * instead of the fabric's port structs. */
-struct check_link {
-	int32_t far;  /* SWITCH: switch ordinal; END: node index */
-	uint8_t kind; /* enum check_link_kind */
-	uint8_t far_port;
-	uint8_t self_chan; /* SWITCH: index among this switch's switch links */
-	uint8_t far_chan;  /* SWITCH: the far port's index among the far switch's */
-};
-
-/* A source: a switch (port 0) or a CA/router port cabled to a switch. */
-struct check_source {
-	int node;
-	uint8_t port;
-	uint8_t injection_bad; /* its own cable has an absent/DOWN end */
-	int sw;		       /* switch ordinal it sends into */
-};
-
-/* A destination LID, its owning port and the switch that port hangs off. */
-struct check_dest {
-	uint32_t lid;
-	int node;
-	uint8_t port;
-	int sw;
-};
-
-struct check {
-	const struct fabric *f;
-	const struct lft_set *lfts;
-	int allow_down, skip_cdg;
-	struct route_check *res;
-	struct swgraph g;	  /* components over every cable, usable or not */
-	const struct lft **tab;	  /* switch ordinal -> its LFT or NULL */
-	struct check_link *links; /* [g.port_base[s] + port] */
-	/* channels: directed switch-to-switch links, chan_base[s] + self_chan */
-	size_t *chan_base, n_chan;
-	int *chan_sw;
-	uint8_t *chan_port;
-	/* turns: bit turn_base[t] + in * k + out, k = chan_base[t + 1] - chan_base[t] */
-	size_t *turn_base;
-	uint64_t *turns;
-	size_t *comp_pairs, *comp_bad; /* per component: its sources, those with a bad cable */
-	/* sources, and per switch how many send into it and the first of them */
-	struct check_source *srcs;
-	size_t n_srcs;
-	size_t *w_ok, *w_bad, *rank_ok, *rank_bad;
-	size_t *w_ca, *rank_ca; /* the CA/router sources with a good cable alone */
-	struct check_dest *dests;
-	size_t n_dests, cap_dests;
-	/* per-destination scratch, reused for every destination */
-	uint8_t *state, *verdict, *out, *carry;
-	uint32_t *hops;
-	int *next, *stack;
-	uint32_t dest_hops; /* longest good route to the current destination */
-	int dest_failed;    /* some switch has no good route to it */
-	/* the first offending pair (source rank, destination index) */
-	size_t first_rank, first_dest;
-	/* cycle search */
-	uint8_t *color;
-	uint16_t *cursor;
-	size_t *dstack, cycle_at, cycle_len;
-	/* virtual lanes (only with_sl): one turn bitmap of turn_bits per VL */
-	int with_sl;
-	unsigned n_vls;	     /* VLs with turns: 1 + the highest data SL of a destination */
-	unsigned dest_vl;    /* the current destination's SL = VL */
-	size_t turn_bits;    /* turn_base[n_sw] */
-	size_t turn_off;     /* first bit of the VL being recorded or searched */
-	uint8_t *link_vls;   /* [g.port_base[s] + port]: data VLs both ends of its cable offer */
-	uint8_t *inject_vls; /* [s]: fewest data VLs of a good CA/router cable into s */
-	size_t vl_dest;	     /* the first destination on a VL it cannot have, CHECK_NO_RANK */
-	int vl_sw;	     /* where: the switch whose out cable or CA cable lacks it */
-	uint8_t vl_port;     /* that switch's out port (0: a CA cable into it) */
-};
 
 /* ---- Setup: switches, tables, links ------------------------------------ */
 
@@ -212,12 +78,12 @@ static void check_map_tables(struct check *c)
 }
 
 /* Can traffic go over this port?  State 0 (unknown) counts as up. */
-static int check_port_usable(const struct check *c, const struct fabric_port *p)
+int check_port_usable(const struct check *c, const struct fabric_port *p)
 {
 	return p->present && (c->allow_down || p->state != PORT_STATE_DOWN);
 }
 
-static const struct fabric_port *check_far_port(const struct check *c, const struct fabric_port *p)
+const struct fabric_port *check_far_port(const struct check *c, const struct fabric_port *p)
 {
 	return &c->f->nodes[p->remote_node].ports[p->remote_port];
 }
@@ -228,7 +94,7 @@ static int check_link_usable(const struct check *c, const struct fabric_port *p)
 }
 
 /* Data VLs a cable offers: the fewer of its two ends'. */
-static unsigned check_cable_vls(const struct check *c, const struct fabric_port *p)
+unsigned check_cable_vls(const struct check *c, const struct fabric_port *p)
 {
 	unsigned a = fabric_port_data_vls(p), b = fabric_port_data_vls(check_far_port(c, p));
 
@@ -404,8 +270,8 @@ static int check_collect_dests(struct check *c)
 
 /* One hop: what switch s does with d's LID (*out: the LFT entry, *next:
  * the next switch ordinal or -1). */
-static enum check_hop check_hop(const struct check *c, const struct check_dest *d, int s,
-				uint8_t *out, int *next)
+enum check_hop check_hop(const struct check *c, const struct check_dest *d, int s, uint8_t *out,
+			 int *next)
 {
 	const struct lft *t = c->tab[s];
 	const struct check_link *l;
@@ -731,238 +597,6 @@ static int check_find_cycle(struct check *c)
 			}
 	}
 	return 0;
-}
-
-/* ---- Messages ---------------------------------------------------------- */
-
-static int check_append(char *buf, size_t size, size_t *len, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-/* Append to buf unless it does not fit; returns 0 or -1 (buf unchanged). */
-static int check_append(char *buf, size_t size, size_t *len, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf + *len, size - *len, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= size - *len) {
-		buf[*len] = '\0';
-		return -1;
-	}
-	*len += (size_t)n;
-	return 0;
-}
-
-/* "0x<guid> (desc)" for a node; the description only when it has one. */
-static void check_name_node(const struct check *c, char *buf, size_t size, int node)
-{
-	const struct fabric_node *n = &c->f->nodes[node];
-
-	snprintf(buf, size, n->desc[0] ? "0x%016" PRIx64 " (%s)" : "0x%016" PRIx64 "%s", n->guid,
-		 n->desc);
-}
-
-/* A source port: "0x<port guid>/<port> (desc)"; a switch by its NodeGUID. */
-static void check_name_source(const struct check *c, const struct check_source *src)
-{
-	const struct fabric_node *n = &c->f->nodes[src->node];
-	uint64_t guid = src->port && n->ports[src->port].guid ? n->ports[src->port].guid : n->guid;
-	size_t len = 0;
-
-	check_append(c->res->first, sizeof(c->res->first), &len,
-		     n->desc[0] ? "0x%016" PRIx64 "/%u (%s)" : "0x%016" PRIx64 "/%u%s", guid,
-		     src->port, n->desc);
-}
-
-static void check_say(struct check *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/* Append to res->first (truncated if it must be). */
-static void check_say(struct check *c, const char *fmt, ...)
-{
-	size_t len = strlen(c->res->first);
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(c->res->first + len, sizeof(c->res->first) - len, fmt, ap);
-	va_end(ap);
-}
-
-/* Which end of node/port's cable is absent or DOWN, and why. */
-static void check_say_bad_link(struct check *c, int node, uint8_t port)
-{
-	const struct fabric_port *p = &c->f->nodes[node].ports[port];
-	char name[128];
-
-	if (check_port_usable(c, p) && p->remote_node != FABRIC_NONE) {
-		node = p->remote_node;
-		port = p->remote_port;
-		p = check_far_port(c, p);
-	}
-	check_name_node(c, name, sizeof(name), node);
-	check_say(c, "routed over %s port %u, which is %s", name, port,
-		  p->present ? "DOWN" : "not present");
-}
-
-/* Delivered over switch port p to a CA/router port that does not own the
- * LID, or owns it too (a duplicate LID). */
-static void check_say_wrong_port(struct check *c, const struct check_dest *d,
-				 const struct fabric_port *p)
-{
-	const struct fabric_port *far = check_far_port(c, p);
-	uint32_t count = fabric_port_lid_count(far);
-	char name[128];
-
-	check_name_node(c, name, sizeof(name), p->remote_node);
-	if (d->lid >= far->lid && d->lid < far->lid + count)
-		check_say(c, "delivered to %s port %u, which has LID %u too", name, p->remote_port,
-			  d->lid);
-	else
-		check_say(c, "delivered to %s port %u (LID %u), not to LID %u's owner", name,
-			  p->remote_port, far->lid, d->lid);
-}
-
-static void check_say_hop(struct check *c, const struct check_dest *d, int s, enum check_hop hop)
-{
-	int node = c->g.sw_node[s];
-	const struct fabric_node *n = &c->f->nodes[node];
-	char name[128];
-
-	check_name_node(c, name, sizeof(name), node);
-	if (hop == CHECK_HOP_NO_TABLE)
-		check_say(c, "no LFT for %s", name);
-	else if (hop == CHECK_HOP_ABOVE_TOP)
-		check_say(c, "above the table top (%u) of %s", c->tab[s]->top, name);
-	else if (hop == CHECK_HOP_DROP)
-		check_say(c, "dropped at %s", name);
-	else if (hop == CHECK_HOP_BEYOND)
-		check_say(c, "%s sends it to port %u of %u", name, c->out[s], n->num_ports);
-	else if (hop == CHECK_HOP_PORT0)
-		check_say(c, "delivered to port 0 of %s, which does not own it", name);
-	else if (hop == CHECK_HOP_UNLINKED)
-		check_say(c, "%s port %u is not cabled", name, c->out[s]);
-	else if (hop == CHECK_HOP_BAD_PORT)
-		check_say_bad_link(c, node, c->out[s]);
-	else if (hop == CHECK_HOP_WRONG_PORT)
-		check_say_wrong_port(c, d, &n->ports[c->out[s]]);
-}
-
-/* Walk the first offending pair again, hop by hop, and say what is wrong. */
-static void check_explain_pair(struct check *c)
-{
-	const struct check_source *src = &c->srcs[c->first_rank];
-	const struct check_dest *d = &c->dests[c->first_dest];
-	int s = src->sw, next;
-	char name[128];
-
-	check_name_source(c, src);
-	check_say(c, " -> LID %u: ", d->lid);
-	if (src->injection_bad) {
-		check_say_bad_link(c, src->node, src->port);
-		return;
-	}
-	memset(c->state, 0, c->g.n_sw);
-	for (;;) {
-		enum check_hop hop = check_hop(c, d, s, &c->out[s], &next);
-
-		c->state[s] = 1;
-		if (hop != CHECK_HOP_NEXT) {
-			check_say_hop(c, d, s, hop);
-			return;
-		}
-		if (c->state[next]) {
-			check_name_node(c, name, sizeof(name), c->g.sw_node[s]);
-			check_say(c, "loop at %s port %u", name, c->out[s]);
-			return;
-		}
-		s = next;
-	}
-}
-
-/* The port where a VL is missing: switch s's out port p, or (p 0) the
- * first CA/router cable into s without VL v; then whichever end of that
- * cable lacks it. */
-static const struct fabric_port *check_vl_port(const struct check *c, int s, uint8_t p, unsigned v,
-					       int *node, uint8_t *port)
-{
-	const struct fabric_port *fp = NULL;
-
-	*node = c->g.sw_node[s];
-	*port = p;
-	if (p)
-		fp = &c->f->nodes[*node].ports[p];
-	for (size_t i = 0; !p && i < c->n_srcs && !fp; i++) {
-		const struct check_source *src = &c->srcs[i];
-		const struct fabric_port *cp = &c->f->nodes[src->node].ports[src->port];
-
-		if (src->sw == s && src->port && !src->injection_bad && c->g.sw_of[src->node] < 0 &&
-		    check_cable_vls(c, cp) <= v) {
-			fp = cp;
-			*node = src->node;
-			*port = src->port;
-		}
-	}
-	if (fp && fabric_port_data_vls(fp) > v) {
-		*node = fp->remote_node;
-		*port = fp->remote_port;
-		fp = check_far_port(c, fp);
-	}
-	return fp;
-}
-
-/* "LID 7 on SL 3: 0x.. (sw2) port 5 offers VL0-1 (VLCap 2), not VL3" */
-static void check_explain_vl(struct check *c)
-{
-	const struct check_dest *d = &c->dests[c->vl_dest];
-	unsigned v = lft_set_sl(c->lfts, (uint16_t)d->lid), n;
-	const struct fabric_port *p;
-	char name[128];
-	uint8_t port;
-	int node;
-
-	check_say(c, "LID %u on SL %u: ", d->lid, v);
-	if (c->vl_sw < 0) {
-		check_say(c, v == CHECK_DATA_VLS
-				 ? "SL 15 maps to VL15, which carries management only"
-				 : "no such SL (0-15)");
-		return;
-	}
-	p = check_vl_port(c, c->vl_sw, c->vl_port, v, &node, &port);
-	if (!p)
-		return;
-	n = fabric_port_data_vls(p);
-	check_name_node(c, name, sizeof(name), node);
-	check_say(c, n > 1 ? "%s port %u offers VL0-%u" : "%s port %u offers VL%u only", name, port,
-		  n - 1);
-	if (p->vl_cap)
-		check_say(c, " (VLCap %u), not VL%u", p->vl_cap, v);
-	else
-		check_say(c, " (VLCap not known: %u assumed), not VL%u", FABRIC_VLS_UNKNOWN, v);
-}
-
-/* "credit loop: 0x.. (sw1)/7 -> 0x.. (sw2)/7 -> ... -> back" */
-static void check_explain_cycle(struct check *c)
-{
-	char *buf = c->res->first, name[128];
-	size_t len = 0, size = sizeof(c->res->first) - CHECK_CYCLE_TAIL, i;
-
-	if (c->with_sl)
-		check_append(buf, size, &len, "credit loop on VL %u: ", c->res->credit_loop_vl);
-	else
-		check_append(buf, size, &len, "credit loop: ");
-	for (i = 0; i < c->cycle_len; i++) {
-		size_t ch = c->dstack[c->cycle_at + i];
-
-		check_name_node(c, name, sizeof(name), c->g.sw_node[c->chan_sw[ch]]);
-		if (check_append(buf, size, &len, "%s/%u -> ", name, c->chan_port[ch]))
-			break;
-	}
-	size = sizeof(c->res->first);
-	if (i < c->cycle_len)
-		check_append(buf, size, &len, "... (%zu channels) -> ", c->cycle_len);
-	check_append(buf, size, &len, "back");
 }
 
 /* ---- The gate ---------------------------------------------------------- */

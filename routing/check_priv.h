@@ -1,0 +1,164 @@
+/*
+ * routing/check_priv.h - what the gate's two files share: the state of one
+ * run (struct check) and the helpers each calls in the other.  check.c
+ * walks the tables and finds the loops; check_say.c turns what it found
+ * into the messages.  Not for use outside routing/check*.c.
+ */
+#ifndef NANOSM_ROUTING_CHECK_PRIV_H
+#define NANOSM_ROUTING_CHECK_PRIV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "routing/check.h"
+#include "routing/swgraph.h"
+
+/*
+ * How it works.  Routing is by destination, so for one destination LID the
+ * switches' next hops form an in-tree (or a loop): each destination is
+ * walked from every switch of its component once, with per-switch
+ * memo arrays reused for the next destination - O(LIDs x switches).
+ * Sources are every switch and every CA/router port cabled to a switch; the
+ * sources cabled to a switch share its verdict, so they are counted by
+ * weight, never walked.  Destinations are the LIDs (base .. base+2^LMC-1)
+ * of switch port 0 and of CA/router ports cabled to a switch; LIDs of ports
+ * no switch can deliver to, and pairs in different islands of the switch
+ * graph, are not routable by any LFT and are not counted.
+ *
+ * Credit loops: channels are directed switch-to-switch links, and a turn
+ * (in over link a, out over link b) at a switch is a dependency a -> b.
+ * The turns of every pair's route are kept in one bitmap per switch
+ * (in x out over its switch links), which dedupes them for free and is the
+ * CDG's adjacency, searched for a cycle by an iterative DFS.  Pairs from a
+ * switch to another switch's LID are left out of the CDG: that is
+ * management traffic (LID-routed SMPs ride VL15, which has no credits), and
+ * counting it would fail min-hop on every fat tree for a spine -> leaf ->
+ * spine route that carries no data.  Pairs with a CA/router end count.
+ *
+ * Virtual lanes.  When the tables carry SLs (lft_set.sl), the paths to a
+ * destination LID ride VL sl[lid] at every hop (SL s = VL s), so its
+ * turns are dependencies on that VL only: one turn bitmap per VL, each
+ * searched for a cycle on its own; a cycle is named with its VL.  Every
+ * cable a destination's routes cross (the source CA cables, each switch's
+ * out cable, the last one into the destination) must offer that VL at
+ * both ends (PortInfo VLCap, fabric_port_data_vls), and SL 15 (VL15,
+ * management only) is no data SL: such a destination fails the gate.
+ * Without SLs everything is VL 0, offered by every port.
+ */
+
+#define CHECK_NO_RANK SIZE_MAX
+#define CHECK_NO_CHAN SIZE_MAX
+#define CHECK_CYCLE_TAIL 48 /* room kept for " -> ... (N channels) -> back" */
+#define CHECK_DATA_VLS 15   /* VL0-14; SL 15 maps to VL15, management only */
+#define CHECK_NO_VLS 0xFF   /* inject_vls: no CA/router cabled */
+
+/* What one switch does with a destination LID. */
+enum check_hop {
+	CHECK_HOP_NEXT,	      /* on to another switch */
+	CHECK_HOP_ARRIVED,    /* delivered to the port owning the LID */
+	CHECK_HOP_NO_TABLE,   /* the switch has no LFT */
+	CHECK_HOP_ABOVE_TOP,  /* LID above LinearFDBTop */
+	CHECK_HOP_DROP,	      /* LFT_DROP */
+	CHECK_HOP_BEYOND,     /* out port > NumPorts */
+	CHECK_HOP_PORT0,      /* port 0 of a switch that does not own the LID */
+	CHECK_HOP_UNLINKED,   /* out port without a cable */
+	CHECK_HOP_WRONG_PORT, /* delivered to a CA/router port that is not the owner */
+	CHECK_HOP_BAD_PORT,   /* over a port that is absent or DOWN (either end) */
+};
+
+/* The verdict for a route from one switch to the current destination. */
+enum check_verdict { CHECK_OK, CHECK_UNREACHABLE, CHECK_LOOP, CHECK_BAD };
+
+enum check_walk { CHECK_UNVISITED, CHECK_WALKING, CHECK_DONE };
+
+enum check_link_kind { CHECK_LINK_NONE, CHECK_LINK_SWITCH, CHECK_LINK_END, CHECK_LINK_BAD };
+
+enum check_color { CHECK_WHITE, CHECK_GRAY, CHECK_BLACK };
+
+/* One switch port, precomputed so the per-destination walk reads 8 bytes
+ * instead of the fabric's port structs. */
+struct check_link {
+	int32_t far;  /* SWITCH: switch ordinal; END: node index */
+	uint8_t kind; /* enum check_link_kind */
+	uint8_t far_port;
+	uint8_t self_chan; /* SWITCH: index among this switch's switch links */
+	uint8_t far_chan;  /* SWITCH: the far port's index among the far switch's */
+};
+
+/* A source: a switch (port 0) or a CA/router port cabled to a switch. */
+struct check_source {
+	int node;
+	uint8_t port;
+	uint8_t injection_bad; /* its own cable has an absent/DOWN end */
+	int sw;		       /* switch ordinal it sends into */
+};
+
+/* A destination LID, its owning port and the switch that port hangs off. */
+struct check_dest {
+	uint32_t lid;
+	int node;
+	uint8_t port;
+	int sw;
+};
+
+struct check {
+	const struct fabric *f;
+	const struct lft_set *lfts;
+	int allow_down, skip_cdg;
+	struct route_check *res;
+	struct swgraph g;	  /* components over every cable, usable or not */
+	const struct lft **tab;	  /* switch ordinal -> its LFT or NULL */
+	struct check_link *links; /* [g.port_base[s] + port] */
+	/* channels: directed switch-to-switch links, chan_base[s] + self_chan */
+	size_t *chan_base, n_chan;
+	int *chan_sw;
+	uint8_t *chan_port;
+	/* turns: bit turn_base[t] + in * k + out, k = chan_base[t + 1] - chan_base[t] */
+	size_t *turn_base;
+	uint64_t *turns;
+	size_t *comp_pairs, *comp_bad; /* per component: its sources, those with a bad cable */
+	/* sources, and per switch how many send into it and the first of them */
+	struct check_source *srcs;
+	size_t n_srcs;
+	size_t *w_ok, *w_bad, *rank_ok, *rank_bad;
+	size_t *w_ca, *rank_ca; /* the CA/router sources with a good cable alone */
+	struct check_dest *dests;
+	size_t n_dests, cap_dests;
+	/* per-destination scratch, reused for every destination */
+	uint8_t *state, *verdict, *out, *carry;
+	uint32_t *hops;
+	int *next, *stack;
+	uint32_t dest_hops; /* longest good route to the current destination */
+	int dest_failed;    /* some switch has no good route to it */
+	/* the first offending pair (source rank, destination index) */
+	size_t first_rank, first_dest;
+	/* cycle search */
+	uint8_t *color;
+	uint16_t *cursor;
+	size_t *dstack, cycle_at, cycle_len;
+	/* virtual lanes (only with_sl): one turn bitmap of turn_bits per VL */
+	int with_sl;
+	unsigned n_vls;	     /* VLs with turns: 1 + the highest data SL of a destination */
+	unsigned dest_vl;    /* the current destination's SL = VL */
+	size_t turn_bits;    /* turn_base[n_sw] */
+	size_t turn_off;     /* first bit of the VL being recorded or searched */
+	uint8_t *link_vls;   /* [g.port_base[s] + port]: data VLs both ends of its cable offer */
+	uint8_t *inject_vls; /* [s]: fewest data VLs of a good CA/router cable into s */
+	size_t vl_dest;	     /* the first destination on a VL it cannot have, CHECK_NO_RANK */
+	int vl_sw;	     /* where: the switch whose out cable or CA cable lacks it */
+	uint8_t vl_port;     /* that switch's out port (0: a CA cable into it) */
+};
+
+/* check.c */
+int check_port_usable(const struct check *c, const struct fabric_port *p);
+const struct fabric_port *check_far_port(const struct check *c, const struct fabric_port *p);
+unsigned check_cable_vls(const struct check *c, const struct fabric_port *p);
+enum check_hop check_hop(const struct check *c, const struct check_dest *d, int s, uint8_t *out,
+			 int *next);
+
+/* check_say.c: the message of the first failure found, in c->res->first */
+void check_explain_pair(struct check *c);
+void check_explain_vl(struct check *c);
+void check_explain_cycle(struct check *c);
+
+#endif
