@@ -27,11 +27,12 @@ SA_SRC      := $(sort $(wildcard sm/sa/*.c))
 DAEMON_SRC  := $(filter-out sm/daemon/main.c sm/daemon/loop.c,$(sort $(wildcard sm/daemon/*.c)))
 CTL_SRC     := $(sort $(wildcard sm/daemon/control_proto*.c))
 TOOLLIB_SRC := $(sort $(wildcard tools/lib/*.c))
+DRAW_SRC    := $(sort $(wildcard tools/draw/*.c))
 PING_SRC    := $(filter-out tools/ping/nanosm-ping.c,$(sort $(wildcard tools/ping/*.c)))
 SHELL_SRC   := sm/daemon/main.c sm/daemon/loop.c $(UMAD_SRC)
 # everything without a foreign I/O API: the unit tests and fuzzers link it
 PURE_SRC  := $(MAD_SRC) $(ROUTING_SRC) $(CONFIG_SRC) $(SMCORE_SRC) $(SA_SRC) \
-	     $(filter-out $(CTL_SRC),$(DAEMON_SRC)) $(CTL_SRC) $(TOOLLIB_SRC) $(PING_SRC)
+	     $(filter-out $(CTL_SRC),$(DAEMON_SRC)) $(CTL_SRC) $(TOOLLIB_SRC) $(DRAW_SRC) $(PING_SRC)
 UNIT_SRC  := $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJ  := $(UNIT_SRC:%.c=$(OBJ)/%.o)
 
@@ -45,8 +46,9 @@ A_DAEMON  := $(LIB)/libnanosm-daemon.a
 A_CTL     := $(if $(CTL_SRC),$(LIB)/libnanosm-ctl.a)
 A_TOOLS   := $(LIB)/libnanosm-tools.a
 A_PING    := $(LIB)/libnanosm-ping.a
+A_DRAW    := $(LIB)/libnanosm-draw.a
 ARCHIVES  := $(A_MAD) $(A_UMAD) $(A_ROUTING) $(A_CONFIG) $(A_CORE) $(A_SA) $(A_DAEMON) \
-	     $(A_CTL) $(A_TOOLS) $(A_PING)
+	     $(A_CTL) $(A_TOOLS) $(A_PING) $(A_DRAW)
 
 $(A_MAD):     $(MAD_SRC:%.c=$(OBJ)/%.o)
 $(A_UMAD):    $(UMAD_SRC:%.c=$(OBJ)/%.o)
@@ -58,6 +60,7 @@ $(A_DAEMON):  $(filter-out $(CTL_SRC:%.c=$(OBJ)/%.o),$(DAEMON_SRC:%.c=$(OBJ)/%.o
 $(A_CTL):     $(CTL_SRC:%.c=$(OBJ)/%.o)
 $(A_TOOLS):   $(TOOLLIB_SRC:%.c=$(OBJ)/%.o)
 $(A_PING):    $(PING_SRC:%.c=$(OBJ)/%.o)
+$(A_DRAW):    $(DRAW_SRC:%.c=$(OBJ)/%.o) $(OBJ)/tools/draw/view_assets.o
 $(ARCHIVES):
 	@mkdir -p $(dir $@)
 	@rm -f $@
@@ -66,19 +69,19 @@ $(ARCHIVES):
 # what each program links, highest layer first (the linker reads archives
 # in order)
 LINK_nanosm        := $(A_DAEMON) $(A_CTL) $(A_CORE) $(A_SA) $(A_CONFIG) $(A_ROUTING) $(A_UMAD) $(A_MAD)
-LINK_nanosm-unit   := $(A_PING) $(A_TOOLS) $(A_DAEMON) $(A_CTL) $(A_CORE) $(A_SA) $(A_CONFIG) \
+LINK_nanosm-unit   := $(A_PING) $(A_DRAW) $(A_TOOLS) $(A_DAEMON) $(A_CTL) $(A_CORE) $(A_SA) $(A_CONFIG) \
 		      $(A_ROUTING) $(A_MAD)
-LINK_nanosmctl     := $(A_CTL) $(A_MAD)
+LINK_nanosmctl     := $(A_DRAW) $(A_CTL) $(A_ROUTING) $(A_MAD)
 LINK_nanosm-verify := $(A_TOOLS) $(A_CORE) $(A_CONFIG) $(A_ROUTING) $(A_UMAD) $(A_MAD)
-LINK_nanosm-route  := $(A_TOOLS) $(A_CONFIG) $(A_ROUTING) $(A_MAD)
+LINK_nanosm-route  := $(A_DRAW) $(A_TOOLS) $(A_CONFIG) $(A_ROUTING) $(A_MAD)
 LINK_nanosm-gen    := $(A_TOOLS) $(A_ROUTING) $(A_MAD)
 LINK_nanosm-sa     := $(A_TOOLS) $(A_UMAD) $(A_MAD)
 LINK_nanosm-smpset := $(A_TOOLS) $(A_ROUTING) $(A_UMAD) $(A_MAD)
 LINK_nanosm-ping   := $(A_PING) $(A_TOOLS) $(A_UMAD) $(A_MAD)
 
 LIBS_SM   := -libumad -libmad -lev -lyaml -lpthread
-LIBS_TOOL := -libumad -libmad -lpthread
-LIBS_UNIT := -libmad -lyaml -lcunit
+LIBS_TOOL := -libumad -libmad -lpthread -lm
+LIBS_UNIT := -libmad -lyaml -lcunit -lm
 
 PROGS := $(BIN)/nanosm
 TOOLS_SRC := $(sort $(wildcard tools/*.c)) tools/ping/nanosm-ping.c
@@ -86,9 +89,10 @@ TOOLS := $(addprefix $(BIN)/,$(basename $(notdir $(TOOLS_SRC))))
 
 DEB_BUILD := libibumad-dev libibmad-dev libibverbs-dev libyaml-dev libev-dev libcunit1-dev \
              pkg-config scdoc
-DEB_TEST  := ibsim-utils infiniband-diags opensm python3 time clang
+DEB_TEST  := ibsim-utils infiniband-diags opensm python3 time clang librsvg2-bin
 
 .PHONY: all deps test unit route gen integration demo lab asan clean valgrind bench bench-routing faults fuzz fuzz-build \
+	test-html \
 	fuzz-smoke fuzz-seeds
 .SECONDARY:
 
@@ -96,6 +100,13 @@ all: $(PROGS) $(TOOLS) $(BIN)/nanosm-unit
 
 $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+# the HTML view's page head and script, kept as files, embedded as C strings
+$(OBJ)/tools/draw/view_assets.c: tools/draw/view_head.html tools/draw/view.js tools/draw/embed.awk
+	@mkdir -p $(dir $@)
+	awk -f tools/draw/embed.awk tools/draw/view_head.html tools/draw/view.js > $@
+$(OBJ)/tools/draw/view_assets.o: $(OBJ)/tools/draw/view_assets.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 $(BIN)/nanosm: $(OBJ)/sm/daemon/main.o $(OBJ)/sm/daemon/loop.o $(LINK_nanosm)
@@ -115,7 +126,7 @@ $(BIN)/%: $(OBJ)/tools/%.o $$(LINK_$$*)
 
 $(BIN)/nanosmctl: $(OBJ)/tools/nanosmctl.o $(LINK_nanosmctl)
 	@mkdir -p $(BIN)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
 # the verbs test client is the only program linked with libibverbs
 $(BIN)/nanosm-ping: $(OBJ)/tools/ping/nanosm-ping.o $(LINK_nanosm-ping)
@@ -137,7 +148,7 @@ unit: $(BIN)/nanosm-unit
 	$(BIN)/nanosm-unit
 
 # golden tests of nanosm-route's reports (tests/route/)
-route: $(BIN)/nanosm-route
+route: $(BIN)/nanosm-route $(BIN)/nanosm-gen
 	tests/route/run.sh
 
 # tests of the fabric generator (tests/gen/): golden files and properties
@@ -146,6 +157,21 @@ gen: $(BIN)/nanosm-gen $(BIN)/nanosm-route
 
 integration: all
 	tests/integration/run.sh
+
+# Opt-in: the HTML view of the fabric in headless Chromium (hover, hosts,
+# routes; screenshots with HTML_SHOTS=DIR).  Not part of `make test`:
+# Chromium is a large download.
+DEB_HTML := chromium chromium-driver
+test-html: deps
+	@missing=""; for p in $(DEB_HTML); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q $$missing; \
+	fi
+	$(MAKE) all
+	tests/route/html_check.py $(if $(HTML_SHOTS),--keep $(HTML_SHOTS))
 
 test: deps
 	$(MAKE) all

@@ -19,6 +19,7 @@
 #include "routing/route.h"
 #include "routing/score.h"
 #include "routing/topo_file.h"
+#include "tools/draw/draw.h"
 
 #define ROUTE_EXIT_PASS 0
 #define ROUTE_EXIT_FAIL 1
@@ -32,6 +33,11 @@ struct route_args {
 	int timing; /* --timing: report how long routing and scoring took */
 	uint8_t vl_cap; /* --vl-cap: every port's VLCap (0: as read) */
 	struct score_opts score;
+	/* --draw svg|html: the picture instead of the report */
+	const char *draw, *reference, *expand[64];
+	size_t n_expand;
+	int expand_all;
+	unsigned width;
 };
 
 /* How the LIDs came about, for the report. */
@@ -74,8 +80,12 @@ static void route_usage(FILE *out)
 		     "                    [--json] [--bisections N] [--seed S] [--shifts N]\n"
 		     "                    [--no-credit-loops] [--dump-lfts OUT] [--timing]\n"
 		     "                    [--vl-cap 1-5]\n"
+		     "       nanosm-route TOPO [-R ENGINE | --lfts FILE] --draw svg|html\n"
+		     "                    [--expand] [--expand-switch NAME]... [--reference TOPO]\n"
+		     "                    [--width PX]\n"
 		     "Scores the routing of TOPO (ibnetdiscover output or an ibsim net file):\n"
 		     "LFTs computed by ENGINE (default minhop) or loaded from a dump.\n"
+		     "--draw prints a picture of TOPO instead (html: with its routes).\n"
 		     "Exit status: 0 the routing gate passes, 1 it fails, 2 usage or input error.\n"
 		     "engines:");
 	for (size_t i = 0; all[i]; i++)
@@ -104,7 +114,12 @@ enum {
 	OPT_DUMP,
 	OPT_NO_CDG,
 	OPT_TIMING,
-	OPT_VL_CAP
+	OPT_VL_CAP,
+	OPT_DRAW,
+	OPT_EXPAND,
+	OPT_EXPAND_SW,
+	OPT_REFERENCE,
+	OPT_WIDTH
 };
 
 static const struct option route_long_opts[] = {
@@ -119,9 +134,49 @@ static const struct option route_long_opts[] = {
     {"no-credit-loops", no_argument, NULL, OPT_NO_CDG},
     {"timing", no_argument, NULL, OPT_TIMING},
     {"vl-cap", required_argument, NULL, OPT_VL_CAP},
+    {"draw", required_argument, NULL, OPT_DRAW},
+    {"expand", no_argument, NULL, OPT_EXPAND},
+    {"expand-switch", required_argument, NULL, OPT_EXPAND_SW},
+    {"reference", required_argument, NULL, OPT_REFERENCE},
+    {"width", required_argument, NULL, OPT_WIDTH},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
+
+/* The options of --draw. */
+static int route_draw_option(struct route_args *a, int c, const char *val)
+{
+	uint64_t n;
+
+	switch (c) {
+	case OPT_DRAW:
+		if (strcmp(val, "svg") && strcmp(val, "html"))
+			return route_fail("--draw: '%s' is no picture format (svg or html)", val);
+		a->draw = val;
+		return 0;
+	case OPT_EXPAND:
+		a->expand_all = 1;
+		return 0;
+	case OPT_EXPAND_SW:
+		if (a->n_expand == sizeof(a->expand) / sizeof(a->expand[0]))
+			return route_fail(
+			    "--expand-switch: at most 64 (--expand draws every host)");
+		a->expand[a->n_expand++] = val;
+		return 0;
+	case OPT_REFERENCE:
+		a->reference = val;
+		return 0;
+	case OPT_WIDTH:
+		if (route_number("--width", val, &n))
+			return ROUTE_EXIT_USAGE;
+		if (n < 400 || n > 100000)
+			return route_fail("--width: %s px is out of range (400-100000)", val);
+		a->width = (unsigned)n;
+		return 0;
+	default:
+		return ROUTE_EXIT_USAGE;
+	}
+}
 
 /* One option; returns 0, ROUTE_EXIT_USAGE, or -1 for --help. */
 static int route_option(struct route_args *a, int c, const char *val)
@@ -180,7 +235,7 @@ static int route_option(struct route_args *a, int c, const char *val)
 	case 'h':
 		return -1;
 	default:
-		return ROUTE_EXIT_USAGE;
+		return route_draw_option(a, c, val);
 	}
 }
 
@@ -213,8 +268,10 @@ static int route_parse_args(struct route_args *a, int argc, char **argv)
 		return route_fail("--roots is for an engine, not for --lfts");
 	if (!a->lfts && a->format != LFT_FILE_AUTO)
 		return route_fail("--format needs --lfts");
-	if (!a->lfts && !a->engine)
-		a->engine = "minhop";
+	if (!a->lfts && !a->engine && !a->draw)
+		a->engine = "minhop"; /* a picture has routes only when asked */
+	if (!a->draw && (a->expand_all || a->n_expand || a->reference || a->width))
+		return route_fail("--expand, --expand-switch, --reference and --width need --draw");
 	return 0;
 }
 
@@ -821,10 +878,46 @@ static int route_prepare(struct route_run *r)
 	if (!rc)
 		rc = route_load_roots(r);
 	if (!rc)
-		rc = r->args.lfts ? route_load_lfts(r) : route_compute(r);
+		rc = r->args.lfts ? route_load_lfts(r) : r->args.engine ? route_compute(r) : 0;
 	if (!rc)
 		rc = route_dump_lfts(r);
 	return rc;
+}
+
+/* --draw: the picture of the fabric (and, in HTML, its routes) on stdout. */
+static int route_draw(const struct route_run *r)
+{
+	const struct route_args *a = &r->args;
+	struct draw_opts o = {.expand_all = a->expand_all, .max_width = a->width, .title = a->topo};
+	uint64_t guids[64];
+	struct fabric ref;
+	struct draw_layout l;
+	char err[ROUTE_ERR_MAX], *text = NULL;
+	size_t len;
+	int rc = 0;
+
+	fabric_init(&ref);
+	for (size_t i = 0; i < a->n_expand && !rc; i++)
+		rc = draw_find_switch(&r->f, a->expand[i], &guids[i], err, sizeof(err));
+	if (!rc && a->reference)
+		rc = topo_load(a->reference, &ref, err, sizeof(err));
+	o.expand = guids;
+	o.n_expand = a->n_expand;
+	o.reference = a->reference ? &ref : NULL;
+	if (!rc)
+		rc = draw_layout(&r->f, &o, &l, err, sizeof(err));
+	if (!rc) {
+		rc = !strcmp(a->draw, "svg") ? draw_svg(&l, &text, &len)
+					     : draw_html(&r->f, &l, &r->lfts, &text, &len);
+		if (rc)
+			snprintf(err, sizeof(err), "out of memory drawing the fabric");
+		draw_layout_fini(&l);
+	}
+	if (!rc)
+		fwrite(text, 1, len, stdout);
+	free(text);
+	fabric_fini(&ref);
+	return rc ? route_fail("%s", err) : ROUTE_EXIT_PASS;
 }
 
 int main(int argc, char **argv)
@@ -837,6 +930,10 @@ int main(int argc, char **argv)
 	rc = route_parse_args(&r.args, argc, argv);
 	if (!rc)
 		rc = route_prepare(&r);
+	if (!rc && r.args.draw) {
+		rc = route_draw(&r);
+		goto out;
+	}
 	r.score_ms = route_now_ms();
 	if (!rc && score_run(&r.f, &r.lfts, &r.args.score, &r.score))
 		rc = route_fail("out of memory scoring the tables");
@@ -852,6 +949,7 @@ int main(int argc, char **argv)
 			       r.engine_ms, r.score_ms);
 		rc = r.score.gate_rc ? ROUTE_EXIT_FAIL : ROUTE_EXIT_PASS;
 	}
+out:
 	free(r.roots);
 	lft_set_fini(&r.lfts);
 	fabric_fini(&r.f);

@@ -22,7 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "routing/lft_file.h"
+#include "routing/topo_file.h"
 #include "sm/daemon/control_proto.h"
+#include "tools/draw/draw.h"
 
 #define CTL_EXIT_OK 0
 #define CTL_EXIT_ERROR 1
@@ -33,7 +36,11 @@
 struct ctl_args {
 	const char *socket;
 	unsigned timeout_s;
-	int svg;			     /* topology --format svg: run dot -Tsvg */
+	/* topology --format svg|html: nanosm's own picture, drawn here */
+	const char *picture, *reference, *expand[64];
+	size_t n_expand;
+	int expand_all;
+	unsigned width;
 	const char *word[CONTROL_MAX_WORDS]; /* the request's words */
 	int n;
 	char *body; /* plan FILE: the file's bytes (owned) */
@@ -48,32 +55,35 @@ struct ctl_reply {
 
 static void ctl_usage(FILE *to)
 {
-	fprintf(
-	    to,
-	    "usage: nanosmctl [-s SOCKET] [-t SEC] COMMAND [ARGS]\n"
-	    "  -s, --socket PATH   the daemon's control socket (default %s)\n"
-	    "  -t, --timeout SEC   how long to wait for the answer (default %d)\n"
-	    "  -h, --help          this text\n"
-	    "commands:\n"
-	    "  status                      state, uptime, last sweep, counts, MAD counters\n"
-	    "  sweep                       request a heavy sweep\n"
-	    "  reload [--force]            re-read the configuration (--force: even a file\n"
-	    "                              with no settings over a policy that has some)\n"
-	    "  plan FILE                   what applying the configuration FILE would change\n"
-	    "                              (FILE is read here and sent; exit 1 if a reload\n"
-	    "                              of it would be refused)\n"
-	    "  topology [--format F]       the fabric as ibnetdiscover (default), json, dot or\n"
-	    "                              svg (dot piped through Graphviz's dot -Tsvg)\n"
-	    "  lfts                        the switches' forwarding tables (dump_fts format)\n"
-	    "  lids                        every LID: port GUID, LID, node name\n"
-	    "  routes SRC DST              the path from SRC to DST, as ibtracert prints it\n"
-	    "                              (each a LID, a GUID or a node name)\n"
-	    "  sls [SRC]                   \"SLID DLID SL\" for every CA port LID (or SRC) to\n"
-	    "                              every LID: the paths' service levels\n"
-	    "  metrics                     counters and gauges in the Prometheus text format\n"
-	    "exit status: 0 ok, 1 the daemon answered with an error (or FILE cannot be read),\n"
-	    "2 bad usage (checked before connecting) or the daemon could not be reached\n",
-	    CONTROL_DEFAULT_PATH, CTL_DEFAULT_TIMEOUT_S);
+	fprintf(to,
+		"usage: nanosmctl [-s SOCKET] [-t SEC] COMMAND [ARGS]\n"
+		"  -s, --socket PATH   the daemon's control socket (default %s)\n"
+		"  -t, --timeout SEC   how long to wait for the answer (default %d)\n"
+		"  -h, --help          this text\n"
+		"commands:\n"
+		"  status                      state, uptime, last sweep, counts, MAD counters\n"
+		"  sweep                       request a heavy sweep\n"
+		"  reload [--force]            re-read the configuration (--force: even a file\n"
+		"                              with no settings over a policy that has some)\n"
+		"  plan FILE                   what applying the configuration FILE would change\n"
+		"                              (FILE is read here and sent; exit 1 if a reload\n"
+		"                              of it would be refused)\n"
+		"  topology [--format F]       the fabric as ibnetdiscover (default), json, dot\n"
+		"                              (Graphviz), or nanosm's own picture: svg, or html\n"
+		"                              (hover, hosts, routes); picture options:\n"
+		"                              --expand, --expand-switch NAME, --reference FILE\n"
+		"                              (an earlier topology: what is missing since),\n"
+		"                              --width PX\n"
+		"  lfts                        the switches' forwarding tables (dump_fts format)\n"
+		"  lids                        every LID: port GUID, LID, node name\n"
+		"  routes SRC DST              the path from SRC to DST, as ibtracert prints it\n"
+		"                              (each a LID, a GUID or a node name)\n"
+		"  sls [SRC]                   \"SLID DLID SL\" for every CA port LID (or SRC) to\n"
+		"                              every LID: the paths' service levels\n"
+		"  metrics                     counters and gauges in the Prometheus text format\n"
+		"exit status: 0 ok, 1 the daemon answered with an error (or FILE cannot be read),\n"
+		"2 bad usage (checked before connecting) or the daemon could not be reached\n",
+		CONTROL_DEFAULT_PATH, CTL_DEFAULT_TIMEOUT_S);
 }
 
 static void ctl_bad(const char *fmt, const char *what)
@@ -87,25 +97,6 @@ static void ctl_bad(const char *fmt, const char *what)
 
 /* ---- The command line --------------------------------------------------- */
 
-/* An executable named prog somewhere on $PATH. */
-static int ctl_on_path(const char *prog)
-{
-	const char *path = getenv("PATH");
-	char dir[PATH_MAX];
-
-	while (path && *path) {
-		size_t n = strcspn(path, ":");
-		char full[PATH_MAX + 64];
-
-		snprintf(dir, sizeof(dir), "%.*s", (int)n, path);
-		snprintf(full, sizeof(full), "%s/%s", n ? dir : ".", prog);
-		if (access(full, X_OK) == 0)
-			return 1;
-		path += n + (path[n] == ':');
-	}
-	return 0;
-}
-
 /* A usage error found before connecting: the message, exit 2. */
 static void ctl_usage_error(const char *msg)
 {
@@ -113,22 +104,54 @@ static void ctl_usage_error(const char *msg)
 	exit(CTL_EXIT_USAGE);
 }
 
-/* ibnetdiscover, json, dot (the daemon's), svg (dot through Graphviz). */
+/* ibnetdiscover, json, dot (the daemon's), svg and html (drawn here). */
 static void ctl_topology_format(const char *fmt)
 {
 	char msg[160];
 
-	if (strcmp(fmt, "svg") && !control_grammar_topology_format(fmt)) {
+	if (strcmp(fmt, "svg") && strcmp(fmt, "html") && !control_grammar_topology_format(fmt)) {
 		snprintf(msg, sizeof(msg), "unknown topology format '%.64s' (%s)", fmt,
 			 CONTROL_TOPOLOGY_FORMATS);
 		ctl_usage_error(msg);
 	}
 }
 
-/* topology [--format F | --format=F | -f F | F] -> "topology F" */
+/* The picture's own options; returns how many words it took, 0 if none. */
+static int ctl_picture_option(struct ctl_args *a, int argc, char **argv, int i)
+{
+	char *end;
+
+	if (!strcmp(argv[i], "--expand")) {
+		a->expand_all = 1;
+		return 1;
+	}
+	if (strcmp(argv[i], "--expand-switch") && strcmp(argv[i], "--reference") &&
+	    strcmp(argv[i], "--width"))
+		return 0;
+	if (i + 1 == argc)
+		ctl_bad("topology: %s needs a value", argv[i]);
+	if (!strcmp(argv[i], "--reference")) {
+		a->reference = argv[i + 1];
+	} else if (!strcmp(argv[i], "--width")) {
+		errno = 0;
+		a->width = (unsigned)strtoul(argv[i + 1], &end, 10);
+		if (errno || *end || a->width < 400 || a->width > 100000)
+			ctl_bad("topology: --width %s: not a width in pixels (400-100000)",
+				argv[i + 1]);
+	} else if (a->n_expand < sizeof(a->expand) / sizeof(a->expand[0])) {
+		a->expand[a->n_expand++] = argv[i + 1];
+	} else {
+		ctl_bad("topology: %s", "at most 64 --expand-switch (--expand draws every host)");
+	}
+	return 2;
+}
+
+/* topology [--format F | --format=F | -f F | F] [picture options]
+ * -> "topology F", or "topology ibnetdiscover" for a picture drawn here */
 static void ctl_topology(struct ctl_args *a, int argc, char **argv)
 {
 	const char *fmt = NULL;
+	int k;
 
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--format") || !strcmp(argv[i], "-f")) {
@@ -138,6 +161,8 @@ static void ctl_topology(struct ctl_args *a, int argc, char **argv)
 			fmt = argv[i];
 		} else if (!strncmp(argv[i], "--format=", 9)) {
 			fmt = argv[i] + 9;
+		} else if ((k = ctl_picture_option(a, argc, argv, i)) > 0) {
+			i += k - 1;
 		} else if (!fmt && argv[i][0] != '-') {
 			fmt = argv[i];
 		} else {
@@ -147,10 +172,13 @@ static void ctl_topology(struct ctl_args *a, int argc, char **argv)
 	a->word[a->n++] = "topology";
 	if (fmt)
 		ctl_topology_format(fmt);
-	if (fmt && !strcmp(fmt, "svg")) {
-		a->svg = 1;
-		fmt = "dot";
+	if (fmt && (!strcmp(fmt, "svg") || !strcmp(fmt, "html"))) {
+		a->picture = fmt;
+		fmt = "ibnetdiscover";
 	}
+	if (!a->picture && (a->expand_all || a->n_expand || a->reference || a->width))
+		ctl_bad("topology: %s", "--expand, --expand-switch, --reference and --width are "
+					"for --format svg or html");
 	if (fmt)
 		a->word[a->n++] = fmt;
 }
@@ -252,12 +280,6 @@ static void ctl_parse(struct ctl_args *a, int argc, char **argv)
 		ctl_usage_error(err);
 	if (g->flags & CONTROL_GRAMMAR_BODY)
 		ctl_read_body(a, a->word[a->n - 1]);
-	if (a->svg && !ctl_on_path("dot")) {
-		fprintf(stderr, "nanosmctl: --format svg needs Graphviz's dot, which is not "
-				"installed (apt-get install graphviz); --format dot prints the "
-				"graph source\n");
-		exit(CTL_EXIT_ERROR);
-	}
 }
 
 /* The request line: words joined by blanks, a word with blanks quoted. */
@@ -451,26 +473,76 @@ static int ctl_write_out(const char *body, size_t len)
 	return fflush(stdout);
 }
 
-/* DOT source through Graphviz's dot -Tsvg onto stdout. */
-static int ctl_svg(const char *body, size_t len)
+/* The daemon's forwarding tables, parsed against f, for the HTML view's
+ * routes; a warning and none when they cannot be had. */
+static void ctl_picture_lfts(const struct ctl_args *a, struct fabric *f, struct lft_set *s)
 {
-	FILE *dot;
-	int st;
+	struct ctl_args q = *a;
+	struct ctl_reply r = {0};
+	char err[512];
+	const char *nl;
 
-	fflush(stdout);
-	dot = popen("dot -Tsvg", "w");
-	if (!dot) {
-		fprintf(stderr, "nanosmctl: cannot run dot: %s\n", strerror(errno));
-		return CTL_EXIT_ERROR;
+	q.body = NULL;
+	q.body_len = 0;
+	if (ctl_talk(&q, "lfts\n", &r) == CTL_EXIT_OK && r.len && !strncmp(r.text, "ok\n", 3)) {
+		nl = r.text + 3;
+		if (lft_file_parse(nl, r.len - 3, "nanosm lfts", LFT_FILE_AUTO, f, s, NULL, err,
+				   sizeof(err)) == 0) {
+			free(r.text);
+			return;
+		}
+		fprintf(stderr, "nanosmctl: warning: the routes are left out: %s\n", err);
+	} else {
+		fprintf(stderr,
+			"nanosmctl: warning: the routes are left out: no forwarding "
+			"tables from nanosm (%.80s)\n",
+			r.len ? r.text : "no answer");
 	}
-	if (len)
-		fwrite(body, 1, len, dot);
-	st = pclose(dot);
-	if (st != 0) {
-		fprintf(stderr, "nanosmctl: dot -Tsvg failed (status %d)\n", st);
-		return CTL_EXIT_ERROR;
+	free(r.text);
+}
+
+/* topology --format svg|html: the daemon's ibnetdiscover text, drawn here. */
+static int ctl_picture(const struct ctl_args *a, const char *body, size_t len)
+{
+	struct draw_opts o = {
+	    .expand_all = a->expand_all, .max_width = a->width, .title = "nanosm: fabric"};
+	struct fabric f, ref;
+	struct lft_set s;
+	struct draw_layout l;
+	uint64_t guids[64];
+	char err[512], *out = NULL;
+	size_t n;
+	int rc;
+
+	fabric_init(&f);
+	fabric_init(&ref);
+	lft_set_init(&s);
+	rc = topo_parse(body, len, "nanosm topology", &f, err, sizeof(err));
+	for (size_t i = 0; i < a->n_expand && !rc; i++)
+		rc = draw_find_switch(&f, a->expand[i], &guids[i], err, sizeof(err));
+	if (!rc && a->reference)
+		rc = topo_load(a->reference, &ref, err, sizeof(err));
+	o.expand = guids;
+	o.n_expand = a->n_expand;
+	o.reference = a->reference ? &ref : NULL;
+	if (!rc && !strcmp(a->picture, "html"))
+		ctl_picture_lfts(a, &f, &s);
+	if (!rc && !(rc = draw_layout(&f, &o, &l, err, sizeof(err)))) {
+		rc = !strcmp(a->picture, "svg") ? draw_svg(&l, &out, &n)
+						: draw_html(&f, &l, &s, &out, &n);
+		if (rc)
+			snprintf(err, sizeof(err), "out of memory drawing the fabric");
+		draw_layout_fini(&l);
 	}
-	return CTL_EXIT_OK;
+	if (!rc && ctl_write_out(out, n) < 0)
+		rc = -EIO;
+	else if (rc)
+		fprintf(stderr, "nanosmctl: %s\n", err);
+	free(out);
+	lft_set_fini(&s);
+	fabric_fini(&ref);
+	fabric_fini(&f);
+	return rc ? CTL_EXIT_ERROR : CTL_EXIT_OK;
 }
 
 /* "ok" -> body to stdout, 0; "error MSG" -> MSG to stderr, body, 1. */
@@ -486,8 +558,8 @@ static int ctl_print(const struct ctl_args *a, const struct ctl_reply *r)
 		return CTL_EXIT_UNREACHABLE;
 	}
 	if (!strncmp(r->text, "ok\n", 3)) {
-		if (a->svg)
-			return ctl_svg(body, body_len);
+		if (a->picture)
+			return ctl_picture(a, body, body_len);
 		return ctl_write_out(body, body_len) < 0 ? CTL_EXIT_ERROR : CTL_EXIT_OK;
 	}
 	if (!strncmp(r->text, "error ", 6)) {

@@ -262,7 +262,7 @@ static void control_cmd_topology(const struct control_ops *ops, const struct con
 		control_fail(
 		    r,
 		    "unknown topology format '%.64s' (ibnetdiscover, json or dot; nanosmctl "
-		    "makes svg from dot)",
+		    "draws svg and html)",
 		    q->arg[0]);
 		return;
 	}

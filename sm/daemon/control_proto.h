@@ -59,7 +59,8 @@
  * CAs on 1.2K LIDs is 1.2M lines); beyond, it asks for one SRC at a time
  * (at most 48K lines, under 720 KB, each). */
 #define CONTROL_SLS_MAX_LINES (2u << 20)
-#define CONTROL_TOPOLOGY_FORMATS "ibnetdiscover, json, dot or svg" /* svg: nanosmctl's */
+#define CONTROL_TOPOLOGY_FORMATS                                                                   \
+	"ibnetdiscover, json, dot, svg or html" /* svg, html: nanosmctl draws them */
 
 /* One command: its name, how many arguments it takes, which option words
  * it accepts, and its usage line ("routes SRC DST"). */

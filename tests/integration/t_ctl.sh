@@ -6,9 +6,11 @@
 # to a switch equals ibtracert's path; `lfts` holds the entries dump_fts
 # reads from the switches; `sweep` brings a new "sweep N:" line; usage
 # errors (unknown command, wrong argument count, unknown format, with svg
-# in the list) exit 2 without contacting the daemon (a -s path that is a
+# and html in the list) exit 2 without contacting the daemon (a -s path that is a
 # file or directory says "not a socket"); a daemon's error exits 1, an
-# absent daemon exits 2.  `plan FILE` reads FILE in nanosmctl (a relative
+# absent daemon exits 2.  `topology --format svg|html` is nanosm's own
+# picture, drawn by nanosmctl (the HTML with the daemon's tables, no
+# external file).  `plan FILE` reads FILE in nanosmctl (a relative
 # path, a pipe as /dev/stdin or <(...), which only the client can open) and
 # the daemon's messages name FILE:line:col; a plan the gate would refuse
 # exits 1 and still prints the plan.  Last, `topology` (json and
@@ -171,16 +173,21 @@ ctl_check_errors() {
 		ctl_usage 2 "^nanosmctl: usage: plan FILE" plan
 		ctl_usage 2 "^nanosmctl: usage: plan FILE" plan a.yaml b.yaml
 		ctl_usage 2 "^nanosmctl: lids: unknown option '--all'" lids --all
-		ctl_usage 2 "^nanosmctl: unknown topology format 'png' \(ibnetdiscover, json, dot or svg\)" topology png
-		ctl_usage 2 "^nanosmctl: unknown topology format 'png' \(ibnetdiscover, json, dot or svg\)" topology --format png
+		ctl_usage 2 "^nanosmctl: unknown topology format 'png' \(ibnetdiscover, json, dot, svg or html\)" topology png
+		ctl_usage 2 "^nanosmctl: unknown topology format 'png' \(ibnetdiscover, json, dot, svg or html\)" topology --format png
 	done
 	ctl_expect_rc 1 "^nanosmctl: no node named 'nobody'" "$CTL_DIR/nobody.txt" routes "$FIRST_CA" nobody
-	if command -v dot >/dev/null; then
-		ctl_ok "$CTL_DIR/topo.svg" topology --format svg
-		grep -q '<svg' "$CTL_DIR/topo.svg" || it_fail "topology --format svg: no <svg> in the output"
-	else
-		ctl_expect_rc 1 "needs Graphviz's dot" "$CTL_DIR/svg.txt" topology --format svg
-	fi
+	# nanosm's own picture (tools/draw): no Graphviz needed
+	ctl_ok "$CTL_DIR/topo.svg" topology --format svg
+	grep -q '<svg' "$CTL_DIR/topo.svg" || it_fail "topology --format svg: no <svg> in the output"
+	grep -q 'class="s" id="b0"' "$CTL_DIR/topo.svg" || it_fail "topology --format svg: no switch box"
+	ctl_ok "$CTL_DIR/topo.html" topology --format html
+	grep -q '"lft":{"sw":{' "$CTL_DIR/topo.html" ||
+		it_fail "topology --format html: the forwarding tables are not in the page"
+	grep -qiE '<(script|link|img)[^>]* (src|href)=' "$CTL_DIR/topo.html" &&
+		it_fail "topology --format html: the page loads an external file"
+	ctl_usage 2 "^nanosmctl: topology: --expand, --expand-switch, --reference and --width are for --format svg or html" topology --expand
+	ctl_expect_rc 1 "^nanosmctl: no switch named 'nosuch'" "$CTL_DIR/nosuch.txt" topology --format svg --expand-switch nosuch
 	IT_LAST_OUT=$CTL_DIR/wrong-socket.txt.err
 	timeout 10 "$NANOSMCTL" -s "$IT_SCRATCH/nowhere.sock" status >/dev/null 2>"$IT_LAST_OUT"
 	[ $? = 2 ] || it_fail "nanosmctl with no daemon behind the socket: expected exit 2"

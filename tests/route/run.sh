@@ -92,9 +92,52 @@ case_ twosw-dump_fts-json json 0 $S/twosw.ibnetdiscover --lfts $S/twosw.dump_fts
 case_ ring-opensm txt 1 $S/ring.ibnetdiscover --lfts $S/ring.opensm-lfts.dump --bisections 100
 # dump_fts' skipped block: a warning, and LID 64 counts as dropped
 case_ twosw64-dump_fts txt 1 $S/twosw64.ibnetdiscover --lfts $S/twosw64.dump_fts --shifts 1 --bisections 10
+# pictures (tools/draw): the lab with its hosts and port numbers; two
+# switches with a bundle of two cables, as HTML with the minhop tables; a
+# degraded 3-level tree against the intact one (a missing switch, missing
+# cables), one leaf's hosts expanded
+case_ lab-draw svg 0 tests/fabrics/lab.topo --draw svg
+case_ twosw-draw html 0 tests/fabrics/twosw.topo -R minhop --draw html
+case_ ft3k4-degraded-draw svg 0 tests/fabrics/ft3k4-degraded.topo --draw svg --reference $S/ft3k4.topo --expand-switch pod1-leaf1
+case_ err-draw-format txt 2 tests/fabrics/lab.topo --draw png
+case_ err-draw-switch txt 2 tests/fabrics/lab.topo --draw svg --expand-switch nosuch
 # input errors: exit 2, the message names the file (and line)
 case_ err-no-lids txt 2 tests/fabrics/twosw.topo --lfts $S/twosw.dump_fts
 case_ err-wrong-topology txt 2 $S/ring.ibnetdiscover --lfts $S/twosw.opensm-lfts.dump
+
+# picture_ NAME SVG: render SVG with rsvg-convert (librsvg, an outsider) and
+# judge the picture: size, aspect, ink, no overlapping texts.
+picture_() {
+	if ! command -v rsvg-convert >/dev/null; then
+		FAILED=$((FAILED + 1))
+		echo "FAIL  $1: rsvg-convert not installed (librsvg2-bin; make deps)"
+		return
+	fi
+	if rsvg-convert "$2" -o "$TMP/$1.png" 2>"$TMP/$1.rsvg" &&
+		python3 "$DIR/check_picture.py" "$2" "$TMP/$1.png" >"$TMP/$1.check"; then
+		PASSED=$((PASSED + 1))
+		echo "PASS  $1 ($(sed 's/^[^:]*: //' "$TMP/$1.check" | head -n 1))"
+	else
+		FAILED=$((FAILED + 1))
+		echo "FAIL  $1"
+		sed 's/^/    /' "$TMP/$1.rsvg" "$TMP/$1.check"
+	fi
+}
+
+# the pictures above, and a 1,024-host 3-level tree (320 switches) drawn
+# as a new user would: `nanosm-gen fattree --levels 3 --radix 16`
+if [ $UPDATE = 0 ]; then
+	picture_ lab-draw.png $DIR/lab-draw.svg
+	picture_ ft3k4-degraded-draw.png $DIR/ft3k4-degraded-draw.svg
+	GEN=${NANOSM_GEN:-$(dirname "$ROUTE")/nanosm-gen}
+	if "$GEN" fattree --levels 3 --radix 16 -o "$TMP/ft3-1k.topo" &&
+		"$ROUTE" "$TMP/ft3-1k.topo" --draw svg >"$TMP/ft3-1k.svg"; then
+		picture_ ft3-1k-draw.png "$TMP/ft3-1k.svg"
+	else
+		FAILED=$((FAILED + 1))
+		echo "FAIL  ft3-1k-draw.png: could not generate or draw the tree"
+	fi
+fi
 
 echo "$PASSED passed, $FAILED failed"
 [ $FAILED = 0 ]

@@ -439,7 +439,7 @@ static void test_control_topology(void)
 	tc_expect_has("topology dot", "ok", "[shape=box, label=\"edge-2\\nlid 6\"];\n");
 	tc_expect("topology svg",
 		  "error unknown topology format 'svg' (ibnetdiscover, json or dot; "
-		  "nanosmctl makes svg from dot)\n");
+		  "nanosmctl draws svg and html)\n");
 	tc_expect("topology dot json", "error usage: topology [ibnetdiscover|json|dot]\n");
 }
 
