@@ -489,7 +489,7 @@ static int *lft_file_owners(const struct fabric *f)
 }
 
 static void lft_file_write_table(struct text_buf *b, const struct fabric *f, const int *owner,
-				 const struct lft *t)
+				 const struct lft *t, unsigned first, unsigned last)
 {
 	const struct fabric_node *n = &f->nodes[t->node];
 	size_t valid = 0;
@@ -497,7 +497,7 @@ static void lft_file_write_table(struct text_buf *b, const struct fabric *f, con
 	text_buf_printf(b, "Unicast lids [0x0-0x%x] of switch Lid %u guid 0x%016" PRIx64 " (%s):\n",
 			t->top, n->ports[0].lid, n->guid, n->desc);
 	text_buf_printf(b, "  Lid  Out   Destination\n       Port     Info\n");
-	for (unsigned lid = 0; lid <= t->top; lid++) {
+	for (unsigned lid = first; lid <= t->top && lid <= last; lid++) {
 		if (t->port[lid] == LFT_DROP)
 			continue;
 		text_buf_printf(b, "0x%04x %03u : ", lid, t->port[lid]);
@@ -508,26 +508,42 @@ static void lft_file_write_table(struct text_buf *b, const struct fabric *f, con
 	text_buf_printf(b, "%zu valid lids dumped\n", valid);
 }
 
+int lft_file_dump_init(struct lft_file_dump *d, const struct fabric *f)
+{
+	d->f = f;
+	d->owner = lft_file_owners(f);
+	return d->owner ? 0 : -ENOMEM;
+}
+
+void lft_file_dump_fini(struct lft_file_dump *d)
+{
+	free(d->owner);
+	d->owner = NULL;
+}
+
+int lft_file_dump_table(const struct lft_file_dump *d, const struct lft *t, unsigned first,
+			unsigned last, struct text_buf *b)
+{
+	if (t->node < 0 || (size_t)t->node >= d->f->n_nodes ||
+	    !fabric_is_switch(&d->f->nodes[t->node]))
+		return -EINVAL;
+	lft_file_write_table(b, d->f, d->owner, t, first, last);
+	return b->failed ? -ENOMEM : 0;
+}
+
 int lft_file_write_dump_fts(const struct fabric *f, const struct lft_set *s, char **text,
 			    size_t *len)
 {
 	struct text_buf b;
-	int *owner = lft_file_owners(f);
-	int rc = owner ? 0 : -ENOMEM;
+	struct lft_file_dump d;
+	int rc = lft_file_dump_init(&d, f);
 
 	text_buf_init(&b);
 	*text = NULL;
 	*len = 0;
-	for (size_t i = 0; !rc && i < s->n; i++) {
-		const struct lft *t = &s->tables[i];
-
-		if (t->node < 0 || (size_t)t->node >= f->n_nodes ||
-		    !fabric_is_switch(&f->nodes[t->node]))
-			rc = -EINVAL;
-		else
-			lft_file_write_table(&b, f, owner, t);
-	}
-	free(owner);
+	for (size_t i = 0; !rc && i < s->n; i++)
+		rc = lft_file_dump_table(&d, &s->tables[i], 0, LID_UNICAST_MAX, &b);
+	lft_file_dump_fini(&d);
 	if (rc) {
 		text_buf_fini(&b);
 		return rc;

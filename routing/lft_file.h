@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mad/text.h"
 #include "routing/fabric.h"
 
 enum lft_file_format {
@@ -78,5 +79,18 @@ int lft_file_parse(const char *text, size_t len, const char *name, enum lft_file
  * not a switch of f) or -ENOMEM. */
 int lft_file_write_dump_fts(const struct fabric *f, const struct lft_set *s, char **text,
 			    size_t *len);
+
+/* The same, one table at a time (a daemon streams a big dump without
+ * holding it whole): init finds each LID's owner once (0 or -ENOMEM);
+ * dump_table appends one record to b, its entries limited to LIDs first
+ * .. last (0, -EINVAL: not a switch of the fabric, -ENOMEM). */
+struct lft_file_dump {
+	const struct fabric *f;
+	int *owner;
+};
+int lft_file_dump_init(struct lft_file_dump *d, const struct fabric *f);
+void lft_file_dump_fini(struct lft_file_dump *d);
+int lft_file_dump_table(const struct lft_file_dump *d, const struct lft *t, unsigned first,
+			unsigned last, struct text_buf *b);
 
 #endif

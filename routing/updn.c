@@ -511,6 +511,12 @@ static void updn_write_note(struct updn *u)
 	updn_note_list(u, u->root, UPDN_TOP, "roots detected as top rank");
 	updn_note_list(u, u->root, UPDN_CENTER, "roots detected as center");
 	updn_note_list(u, u->apex, 1, "apex");
+	for (size_t s = 0; s < u->g.n_sw; s++)
+		if (u->apex[s]) {
+			updn_note(u, "; the apex is the switch put above the roots to join "
+				     "them: the top of the up/down order");
+			break;
+		}
 }
 
 /* ---- The engine -------------------------------------------------------- */

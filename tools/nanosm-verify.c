@@ -426,9 +426,19 @@ static int vfy_report(struct vfy *v)
 	if (v->args.json) {
 		verify_format_json(&out, &v->ix, &src, v->res, v->n_res);
 	} else {
+		size_t quiet = 0;
+
+		/* the failures, and every path only with -v: 1,344 "ok" lines
+		 * would bury the one that failed */
 		verify_format_header(&out, &v->ix, &src, v->n_res);
 		for (size_t i = 0; i < v->n_res; i++)
-			verify_format_result(&out, &v->ix, &v->res[i]);
+			if (!v->res[i].ok || v->args.verbose)
+				verify_format_result(&out, &v->ix, &v->res[i]);
+			else
+				quiet++;
+		if (quiet)
+			text_buf_printf(&out, "(%zu path%s ok, not listed: -v lists every path)\n",
+					quiet, quiet == 1 ? "" : "s");
 		if (ex)
 			verify_expect_format(&out, ex);
 	}
@@ -463,6 +473,8 @@ static void vfy_usage(FILE *out)
 		     "LID-routed NodeInfo Get.  Gets only.  Then compares the fabric with what\n"
 		     "should be there: --topo FILE (an ibnetdiscover dump), by default the\n"
 		     "topology nanosm wrote at SUBNET UP (" POLICY_DEFAULT_TOPOLOGY ").\n"
+		     "Prints the failed paths and a summary; -v every path (and info lines),\n"
+		     "-vv debug lines too.\n"
 		     "Exit status: 0 every path ok and nothing missing, 1 a path failed or a\n"
 		     "node, host or cable of the topology is missing, 2 usage or setup error.\n");
 }

@@ -297,9 +297,10 @@ static int configure_mkey_blocked(struct sm *sm, const struct fabric_node *n, un
 	if (seen != CONFIGURE_MKEY_FOREIGN)
 		return 0;
 	if (configure_set_add(&sm->mkey_foreign, guid))
-		log_warnx("NSM-W311 port 0x%016llx/%u (%s): holds an M_Key that is not nanosm's, "
-			  "so it refuses nanosm's Sets; its PortInfo is left alone",
-			  (unsigned long long)guid, g, n->desc);
+		sm_warnx_grouped(sm, "NSM-W311",
+				 "port 0x%016llx/%u (%s): holds an M_Key that is not nanosm's, "
+				 "so it refuses nanosm's Sets; its PortInfo is left alone",
+				 (unsigned long long)guid, g, n->desc);
 	return 1;
 }
 
@@ -333,11 +334,13 @@ static void configure_mkey_kept(struct sm *sm, const struct fabric_node *n, unsi
 	if (configure_same_mkey(&want, got) ||
 	    !configure_set_add(&sm->mkey_unkept, configure_port_guid(n, port)))
 		return;
-	log_warnx("NSM-W313 port 0x%016llx/%u (%s): took the PortInfo Set but reads back "
-		  "without nanosm's M_Key, protect %u and lease %u: the port keeps no M_Key and is "
-		  "not protected",
-		  (unsigned long long)configure_port_guid(n, port), port, n->desc, want.mkey_prot,
-		  want.mkey_lease);
+	sm_warnx_grouped(
+	    sm, "NSM-W313",
+	    "port 0x%016llx/%u (%s): took the PortInfo Set but reads back "
+	    "without nanosm's M_Key, protect %u and lease %u: the port keeps no M_Key and is "
+	    "not protected",
+	    (unsigned long long)configure_port_guid(n, port), port, n->desc, want.mkey_prot,
+	    want.mkey_lease);
 }
 
 /* The fields configure_want programs are the same in both. */
@@ -385,10 +388,12 @@ static void configure_enforce_kept(struct sm *sm, const struct fabric_node *n, u
 	if ((want.part_enf_inb == got->part_enf_inb && want.part_enf_outb == got->part_enf_outb) ||
 	    !configure_set_add(&sm->enforce_unkept, n->guid))
 		return;
-	log_warnx("NSM-W314 switch 0x%016llx (%s) port %u: took the PortInfo Set but reads back "
-		  "without P_Key enforcement: its ports do not check partitions (hosts' own P_Key "
-		  "tables still apply)",
-		  (unsigned long long)n->guid, n->desc, port);
+	sm_warnx_grouped(
+	    sm, "NSM-W314",
+	    "switch 0x%016llx (%s) port %u: took the PortInfo Set but reads back "
+	    "without P_Key enforcement: its ports do not check partitions (hosts' own P_Key "
+	    "tables still apply)",
+	    (unsigned long long)n->guid, n->desc, port);
 }
 
 /* What the SM wants this port's PortInfo to be; returns 1 if it differs. */
@@ -459,10 +464,12 @@ static int configure_set_hidden_key(struct sm *sm, const struct fabric_node *n, 
 	    configure_mkey_seen(sm, n->ports[g].pi_raw) != CONFIGURE_MKEY_HIDDEN)
 		return 0;
 	if (configure_set_add(&sm->mkey_foreign, guid))
-		log_warnx("NSM-W312 port 0x%016llx/%u (%s): dropped nanosm's PortInfo Set and "
-			  "hides its M_Key (protection on): it probably holds an M_Key that is "
-			  "not nanosm's",
-			  (unsigned long long)guid, g, n->desc);
+		sm_warnx_grouped(
+		    sm, "NSM-W312",
+		    "port 0x%016llx/%u (%s): dropped nanosm's PortInfo Set and "
+		    "hides its M_Key (protection on): it probably holds an M_Key that is "
+		    "not nanosm's",
+		    (unsigned long long)guid, g, n->desc);
 	return 1;
 }
 
@@ -475,10 +482,10 @@ static void configure_set_failed(struct sm_req *r, int status, const struct smp 
 	sm->st.set_errors++;
 	if (configure_set_hidden_key(sm, n, r->port, status))
 		return;
-	log_warnx("NSM-W310 port 0x%016llx/%u (%s): PortInfo Set%s failed: %s%s",
-		  (unsigned long long)(p->guid ? p->guid : n->guid), r->port, n->desc,
-		  configure_req_state(r) ? " (state)" : "", strerror(-status),
-		  resp ? " (refused by the port)" : "");
+	sm_warnx_grouped(sm, "NSM-W310", "port 0x%016llx/%u (%s): PortInfo Set%s failed: %s%s",
+			 (unsigned long long)(p->guid ? p->guid : n->guid), r->port, n->desc,
+			 configure_req_state(r) ? " (state)" : "", strerror(-status),
+			 resp ? " (refused by the port)" : "");
 }
 
 /* The read-back of a port whose state Set failed: when its answer was the

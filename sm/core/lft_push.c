@@ -154,20 +154,41 @@ struct lft_push_job {
 	struct route_opts opts;
 	struct lft_set *out;
 	int quiet; /* a dry run logs nothing */
+	/* the engines passed over before the winner and why, with names next
+	 * to the GUIDs ("routing engine ftree: tables refused by the gate
+	 * (...): credit loop: 0x... (sw1)/7 -> ...; "), and whether one of
+	 * them was refused by the gate */
+	char story[LFT_PUSH_STORY];
+	size_t story_len;
+	int gate_refused;
 };
 
-/* An engine that does not fit: an error when it was the last one to try,
- * else the normal fallback (an info line, no ID: ftree on a fabric that is
- * no fat tree, under the default list). */
-static void lft_push_not_used(const struct lft_push_job *job, const char *id, const char *why,
-			      int last)
+/* Append why (names added) to the job's story. */
+static void lft_push_story(struct lft_push_job *job, const char *why)
 {
-	if (job->quiet)
+	size_t room = sizeof(job->story) - job->story_len;
+
+	if (room < 8)
 		return;
-	if (last)
-		log_errx("%s %s", id, why);
-	else
-		log_info("%s; trying the next engine", why);
+	job->story_len += sm_guid_names(job->f, why, job->story + job->story_len, room - 2);
+	if (job->story_len >= sizeof(job->story) - 2)
+		job->story_len = sizeof(job->story) - 3;
+	memcpy(job->story + job->story_len, "; ", 3);
+	job->story_len += 2;
+}
+
+/* An engine that does not fit: an error when it was the last one to try,
+ * else a line of the fallback's story, told once the winner is known
+ * (lft_push_fallback_log). */
+static void lft_push_not_used(struct lft_push_job *job, const char *id, const char *why, int last)
+{
+	char named[1024];
+
+	if (last && !job->quiet) {
+		sm_guid_names(job->f, why, named, sizeof(named));
+		log_errx("%s %s", id, named);
+	}
+	lft_push_story(job, why);
 }
 
 /* Give the LIDs of port p (its LMC range) SL sl in t, where t has room. */
@@ -219,8 +240,8 @@ static int lft_push_test_vl(const struct fabric *f, uint64_t guid, uint16_t max_
 
 /* Route with one engine and run the gate; on success the tables replace
  * *job->out, else it is left as it was.  last: no engine after it. */
-static int lft_push_try(struct sm *sm, const struct lft_push_job *job,
-			const struct route_engine *eng, int last, char *why, size_t whylen)
+static int lft_push_try(struct sm *sm, struct lft_push_job *job, const struct route_engine *eng,
+			int last, char *why, size_t whylen)
 {
 	struct route_check_opts copts = {0};
 	struct route_check res;
@@ -254,12 +275,17 @@ static int lft_push_try(struct sm *sm, const struct lft_push_job *job,
 		    res.credit_loop ? "yes" : "no", res.first);
 		if (!job->quiet)
 			sm->st.gate_refusals++;
+		job->gate_refused = 1;
 		lft_push_not_used(job, "NSM-E402", why, last);
 		lft_set_fini(&t);
 		return rc;
 	}
-	if (note.text[0] && !job->quiet)
-		log_info("routing engine %s: %s", eng->name, note.text);
+	if (note.text[0] && !job->quiet) {
+		char named[sizeof(note.text) + 512];
+
+		sm_guid_names(job->f, note.text, named, sizeof(named));
+		log_info("routing engine %s: %s", eng->name, named);
+	}
 	if (!job->quiet)
 		log_debug("routing engine %s: gate passed (%zu pairs, max %zu hops)", eng->name,
 			  res.pairs, res.max_hops);
@@ -272,7 +298,7 @@ static int lft_push_try(struct sm *sm, const struct lft_push_job *job,
  * An engine with engines after it that wants more VLs than the ports
  * offer (route_engine_skip) is passed over with an info line.  Returns
  * the winner's name, or NULL with why set to the last failure. */
-static const char *lft_push_route(struct sm *sm, const struct lft_push_job *job, const char *list,
+static const char *lft_push_route(struct sm *sm, struct lft_push_job *job, const char *list,
 				  char *why, size_t whylen)
 {
 	char copy[256], skip[160];
@@ -290,9 +316,11 @@ static const char *lft_push_route(struct sm *sm, const struct lft_push_job *job,
 			continue;
 		}
 		if (*save && route_engine_skip(eng, job->f, skip, sizeof(skip))) {
-			if (!job->quiet)
-				log_info("routing engine %s skipped: %s; trying the next engine",
-					 eng->name, skip);
+			char line[256];
+
+			snprintf(line, sizeof(line), "routing engine %s skipped: %s", eng->name,
+				 skip);
+			lft_push_story(job, line);
 			continue;
 		}
 		if (lft_push_try(sm, job, eng, !*save, why, whylen) == 0)
@@ -324,6 +352,62 @@ static int lft_push_sls_differ(const uint8_t *a, uint16_t top, const struct lft_
 	return 0;
 }
 
+/* The first engine of a comma list, into buf. */
+static const char *lft_push_first(const char *list, char *buf, size_t size)
+{
+	snprintf(buf, size, "%.*s", (int)strcspn(list, ","), list);
+	return buf;
+}
+
+/* Why the engine that won was used, for status and the log: "ftree,
+ * first in the list", or the story of the engines passed over. */
+static void lft_push_why(const struct lft_push_job *job, const char *list, const char *used,
+			 char *out, size_t size)
+{
+	char first[32];
+
+	if (!job->story_len) {
+		snprintf(out, size, "%s: %s", list,
+			 strcmp(used, lft_push_first(list, first, sizeof(first)))
+			     ? "the first that applies"
+			     : "the first in the list");
+		return;
+	}
+	snprintf(out, size, "%s: %.*s", list, (int)(job->story_len - 2), job->story);
+}
+
+/* One line when the engine used is not the first of the list: from what,
+ * to what, why (names next to the GUIDs); a warning when the gate refused
+ * an engine, else information (an engine that does not apply).  The same
+ * story sweep after sweep is told once, then counted. */
+static void lft_push_fallback_log(struct sm *sm, const struct lft_push_job *job, const char *used)
+{
+	char first[32];
+
+	if (!job->story_len || !strcmp(sm->fallback_last, job->story)) {
+		if (job->story_len) {
+			sm->fallback_repeats++;
+			log_debug("routing: the same fallback to %s again (%u sweeps in a row)",
+				  used, sm->fallback_repeats + 1);
+		}
+		if (!job->story_len)
+			sm->fallback_last[0] = '\0';
+		return;
+	}
+	if (sm->fallback_repeats)
+		log_info("routing: the fallback before this one held for %u more sweep%s",
+			 sm->fallback_repeats, sm->fallback_repeats == 1 ? "" : "s");
+	sm->fallback_repeats = 0;
+	snprintf(sm->fallback_last, sizeof(sm->fallback_last), "%s", job->story);
+	lft_push_first(sm->opts.engine, first, sizeof(first));
+	if (job->gate_refused)
+		log_warnx("NSM-W405 routing falls back from %s to %s: %.*s", first, used,
+			  (int)(job->story_len - 2), job->story);
+	else
+		log_info("routing falls back from %s to %s: %.*s", first, used,
+			 (int)(job->story_len - 2), job->story);
+}
+
 int lft_push_compute(struct sm *sm)
 {
 	struct lft_push_job job = {
@@ -340,6 +424,10 @@ int lft_push_compute(struct sm *sm)
 	    used && lft_push_sls_differ(sm->lfts_cur.sl, sm->lfts_cur.sl_top, &sm->lfts);
 	if (used) {
 		sm->st.engine = used;
+		sm->engine_used = used;
+		lft_push_why(&job, sm->opts.engine, used, sm->st.engine_why,
+			     sizeof(sm->st.engine_why));
+		lft_push_fallback_log(sm, &job, used);
 		sm->st.vls = lft_push_vls(&sm->lfts);
 		if (sm->st.vls > 1)
 			log_info("routing engine %s: paths on %u VLs (SL s rides VL s)", used,
@@ -354,7 +442,7 @@ int lft_push_compute(struct sm *sm)
 }
 
 int lft_push_dry_run(struct sm *sm, const char *engines, const uint64_t *roots, size_t n_roots,
-		     struct lft_set *keep, char *why, size_t whylen)
+		     struct lft_set *keep, char *why, size_t whylen, char *story, size_t storylen)
 {
 	struct lft_set scratch;
 	struct lft_push_job job = {
@@ -372,8 +460,16 @@ int lft_push_dry_run(struct sm *sm, const char *engines, const uint64_t *roots, 
 	lft_set_init(&scratch);
 	used = lft_push_route(sm, &job, engines, why, whylen);
 	lft_set_fini(&scratch);
-	if (!used)
+	if (story && storylen)
+		snprintf(story, storylen, "%.*s", job.story_len ? (int)(job.story_len - 2) : 0,
+			 job.story);
+	if (!used) {
+		char named[1024];
+
+		sm_guid_names(job.f, why, named, sizeof(named));
+		snprintf(why, whylen, "%s", named);
 		return -EINVAL;
+	}
 	snprintf(why, whylen, "%s", used);
 	return 0;
 }

@@ -54,15 +54,40 @@ void sm_light_on_trap(struct sm *sm, const struct mad_addr *from, const struct s
 			sm->light.trap_due_ms = t->last_ms + SM_TRAP_QUIET_MS;
 		return;
 	}
-	if (t->suppressed)
-		log_info("trap %u from LID %u: sweep requested (%" PRIu64
-			 " repeats in the last second were repressed only)",
-			 trap, from->lid, t->suppressed);
-	else
-		log_info("trap %u from LID %u: sweep requested", trap, from->lid);
 	t->used = 1;
 	t->last_ms = now;
+	if (sm->light.hold_due_ms) {
+		/* the sweep of an earlier trap has not started: this one joins it */
+		sm->light.held++;
+		sm->light.st.traps_coalesced++;
+		log_info("trap %u from LID %u: joins the sweep already due", trap, from->lid);
+		t->suppressed = 0;
+		return;
+	}
+	if (t->suppressed)
+		log_info("trap %u from LID %u: sweep in %d ms (%" PRIu64
+			 " repeats in the last second were repressed only)",
+			 trap, from->lid, SM_TRAP_HOLD_MS, t->suppressed);
+	else
+		log_info("trap %u from LID %u: sweep in %d ms", trap, from->lid, SM_TRAP_HOLD_MS);
 	t->suppressed = 0;
+	sm->light.hold_due_ms = now + SM_TRAP_HOLD_MS;
+	sm->light.held = 1;
+}
+
+void sm_light_hold_tick(struct sm *sm, uint64_t now, uint64_t *next)
+{
+	if (!sm->light.hold_due_ms)
+		return;
+	if (now < sm->light.hold_due_ms) {
+		if (!*next || sm->light.hold_due_ms < *next)
+			*next = sm->light.hold_due_ms;
+		return;
+	}
+	sm->light.hold_due_ms = 0;
+	if (sm->light.held > 1)
+		log_info("%u traps: one sweep", sm->light.held);
+	sm->light.held = 0;
 	sm_sweep_request(sm);
 }
 

@@ -147,7 +147,8 @@ int sm_set_routing(struct sm *sm, const char *engines, const uint64_t *roots, si
 		snprintf(why, sizeof(why), "engine list too long");
 		goto refuse;
 	}
-	if (!force && lft_push_dry_run(sm, engines, roots, n_roots, NULL, why, sizeof(why)) < 0)
+	if (!force &&
+	    lft_push_dry_run(sm, engines, roots, n_roots, NULL, why, sizeof(why), NULL, 0) < 0)
 		goto refuse;
 	if (n_roots && !(copy = malloc(n_roots * sizeof(*copy))))
 		return -ENOMEM;
@@ -278,6 +279,7 @@ uint64_t sm_tick(struct sm *sm)
 		sm_sweep_request(sm);
 	}
 	next = mad_queue_tick(sm->q, now);
+	sm_light_hold_tick(sm, now, &next);
 	if (sm->light.trap_due_ms && (!next || sm->light.trap_due_ms < next))
 		next = sm->light.trap_due_ms;
 	/* a retry due while a sweep runs waits for its end (which ticks

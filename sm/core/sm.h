@@ -80,6 +80,8 @@ struct sm_sweep_stats {
 	uint64_t mads_sent;	 /* during this sweep, retries included */
 	uint64_t sweep_ms;
 	const char *engine;	 /* the engine whose tables were used ("none") */
+	char engine_why[512];	 /* why that one: the list, and the engines passed
+				  * over before it with the reason (names added) */
 	size_t gate_refusals;	 /* engines whose tables failed the gate */
 	size_t stale;		 /* nodes that did not answer, kept as last seen */
 	size_t alt_tries;	 /* SMPs asked again over another directed route */
@@ -105,6 +107,9 @@ enum sm_subnet sm_subnet_state(const struct sm_sweep_stats *st);
 
 struct sm;
 struct quar;
+struct lft_set;
+
+#define LFT_PUSH_STORY_PUBLIC 1024
 
 struct sm *sm_new(const struct sm_opts *opts, const struct mad_xmit *xmit,
 		  const struct sm_clock *clock);
@@ -130,6 +135,34 @@ int sm_set_names(struct sm *sm, const uint64_t *guids, const char *const *names,
  * says "refused: ..."), "" when it would not. */
 char *sm_plan(struct sm *sm, const char *engines, const uint64_t *roots, size_t n_roots,
 	      char *refused, size_t refusedlen);
+/* (refused: the whole reason, "the new routing fails the gate: ..." or
+ * sm_plan_worse's.) */
+
+/* What a routing change would do, judged on the last good fabric without
+ * pushing anything: the engine that would win, why (the engines passed
+ * over, with names), and the scores of the tables in force and of the new
+ * ones (shift all-to-all worst link load over 256 shifts, EBB over 100
+ * bisections, EFI).  worse: EBB down by more than SM_WORSE_EBB or the worst
+ * link load up - a reload of such routing is refused unless forced. */
+#define SM_WORSE_EBB 0.10
+struct sm_routing_verdict {
+	char engine[32]; /* "" when no engine passes the gate */
+	char why[LFT_PUSH_STORY_PUBLIC];
+	int scored; /* the scores are set (tables in force and new ones) */
+	double ebb_old, ebb_new;
+	uint64_t worst_old, worst_new, efi_old, efi_new;
+	size_t shifts, bisections;
+	int worse;
+};
+/* 0: an engine passes (v filled; keep, if given and initialised, gets its
+ * tables), -EINVAL: none does (v->why says why), -EAGAIN: no fabric swept
+ * yet (nothing can be judged), -ENOMEM. */
+int sm_routing_check(struct sm *sm, const char *engines, const uint64_t *roots, size_t n_roots,
+		     struct lft_set *keep, struct sm_routing_verdict *v);
+/* One line of v's scores: "EBB 0.5304 -> 0.1189, worst link load 1 -> 8". */
+void sm_routing_scores_str(const struct sm_routing_verdict *v, char *out, size_t size);
+/* Why a reload of v's routing is refused when v->worse, with the scores. */
+void sm_plan_worse(const struct sm_routing_verdict *v, char *out, size_t size);
 /* A static LID (policy lids.static): reserved before guid2lid is read, so
  * it wins over a persisted one.  lid_alloc_reserve's return codes. */
 int sm_reserve_lid(struct sm *sm, uint64_t guid, uint16_t lid);
@@ -164,6 +197,7 @@ struct sm_light_stats {
 	uint64_t ca_reads;	   /* CA ports read to refresh M_Key leases */
 	uint64_t last_ms;	   /* how long it took */
 	uint64_t traps_suppressed; /* repeated traps repressed without a sweep */
+	uint64_t traps_coalesced;  /* traps that joined the sweep of an earlier one */
 };
 
 /* A light sweep: SwitchInfo of every switch of the last good model; a

@@ -15,6 +15,14 @@
 #include "routing/mft.h"
 #include "routing/route.h"
 #include "sm/core/quarantine.h"
+
+/* Kinds of warning counted per sweep, and how many of one kind are
+ * logged before the rest go to debug level (warn_group.c). */
+#define WARN_GROUPS 16
+#define WARN_GROUP_SHOWN 3
+
+/* Room for the story of a routing fallback (lft_push.c). */
+#define LFT_PUSH_STORY LFT_PUSH_STORY_PUBLIC
 #include "sm/core/sm.h"
 #include "sm/core/standby.h"
 #include "sm/sa/server.h"
@@ -54,6 +62,9 @@ struct sm_guid_set {
 #define SM_RETRY_MAX_MS 30000 /* ... doubling up to this */
 #define SM_TRAP_SLOTS 64      /* distinct (LID, trap) pairs remembered */
 #define SM_TRAP_QUIET_MS 1000 /* the same trap again within this: repressed only */
+/* A trap's sweep starts this long after it, so that the traps of one event
+ * (both ends of a pulled cable, a switch's several ports) join one sweep */
+#define SM_TRAP_HOLD_MS 50
 
 struct sm_trap_seen {
 	uint16_t lid, trap;
@@ -132,6 +143,8 @@ struct sm_light {
 	struct sm_light_stats st;
 	struct sm_trap_seen traps[SM_TRAP_SLOTS]; /* recent (source LID, trap number) pairs */
 	uint64_t trap_due_ms; /* a repressed trap still wants a sweep then (0: none) */
+	uint64_t hold_due_ms; /* the held traps' sweep starts then (0: none held) */
+	unsigned held;	      /* traps joined to that sweep */
 };
 
 /* SA requests that arrive while a sweep runs wait here, so the sweep's
@@ -172,6 +185,17 @@ struct sm {
 	uint32_t act_count;
 	struct sm_sweep_stats st;
 	char engines[256]; /* owned copy of the engine list (opts.engine points here) */
+	/* the last routing fallback told in the log (lft_push.c), and how many
+	 * sweeps in a row told the same since */
+	char fallback_last[LFT_PUSH_STORY];
+	unsigned fallback_repeats;
+	const char *engine_used; /* the engine of the last tables computed (static) */
+	/* warnings of one kind this sweep (warn_group.c) */
+	struct warn_group {
+		char id[12];
+		unsigned count;
+	} warn_groups[WARN_GROUPS];
+	size_t n_warn_groups;
 	uint64_t *roots;   /* owned copy of the roots (opts.roots points here) */
 	struct policy_node_name *names; /* policy node names, sorted by GUID (owned) */
 	size_t n_names;
@@ -232,6 +256,16 @@ struct sm_static_move {
 
 /* The policy's name for node GUID guid, or NULL. */
 const char *sm_name_of(const struct sm *sm, uint64_t guid);
+/* in, with " (name)" after every node GUID (0x + 16 hex digits) f knows
+ * and that has no name after it yet, into out[outlen] (cut short when it
+ * does not fit).  Returns the length it needed (guid_names.c). */
+size_t sm_guid_names(const struct fabric *f, const char *in, char *out, size_t outlen);
+/* warn_group.c: log_warnx("ID message") for the first WARN_GROUP_SHOWN of
+ * id this sweep, log_debug after; sm_warn_groups_flush (at the sweep's
+ * end) adds one line per id with the count left out and starts over. */
+void sm_warnx_grouped(struct sm *sm, const char *id, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void sm_warn_groups_flush(struct sm *sm);
 
 /* pkey_warn.c: at each sweep's partition plan, log (NSM-W422) every member
  * that matches no port of f and was not logged at the last plan;
@@ -344,6 +378,9 @@ void ha_check_start(struct sm *sm, sm_phase_fn then);
 void ha_light_poll(struct sm *sm);
 /* The running light sweep found a change (why): a heavy sweep follows. */
 void sm_light_changed(struct sm *sm, const char *why);
+/* The held traps' sweep (SM_TRAP_HOLD_MS after the first) when due; else
+ * its time into *next when earlier (sm_tick). */
+void sm_light_hold_tick(struct sm *sm, uint64_t now, uint64_t *next);
 /* Standby: one SMInfo poll of the master (a light sweep's work). */
 int ha_poll(struct sm *sm);
 /* SMInfo Set (HANDOVER, ACKNOWLEDGE, ...) and Get from another SM. */
@@ -385,8 +422,10 @@ void lft_steps_free(struct sm *sm);
 /* Route the last good fabric with engines/roots and run the gate, pushing
  * nothing: 0 (why = the engine that won; keep, if given and initialised,
  * receives the tables) or -EINVAL (why = the reason); -EAGAIN with keep
- * when nothing was swept yet. */
+ * when nothing was swept yet.  story (may be NULL) gets the engines passed
+ * over before the winner and why, names next to the GUIDs ("" when the
+ * first won). */
 int lft_push_dry_run(struct sm *sm, const char *engines, const uint64_t *roots, size_t n_roots,
-		     struct lft_set *keep, char *why, size_t whylen);
+		     struct lft_set *keep, char *why, size_t whylen, char *story, size_t storylen);
 
 #endif

@@ -460,6 +460,7 @@ void sm_sweep_end(struct sm *sm)
 	sm->st.sweep_ms = sm_now(sm) - sm->sweep.start_ms;
 	if (!sm->st.engine)
 		sm->st.engine = "none";
+	sm_warn_groups_flush(sm);
 	sm->running = 0; /* before the done hook, which may ask for a sweep */
 	/* a sweep that failed or left work undone (nodes that did not
 	 * answer, Sets that failed, ports without a LID) is followed by a

@@ -41,6 +41,18 @@ void control_reply_fini(struct control_reply *r)
 	text_buf_fini(&r->body);
 	free(r->text);
 	r->text = NULL;
+	if (r->more_fini)
+		r->more_fini(r->more_ctx);
+	r->more = NULL;
+	r->more_fini = NULL;
+}
+
+int control_next_piece(struct control_reply *r, struct text_buf *b)
+{
+	b->len = 0;
+	if (b->s)
+		b->s[0] = '\0';
+	return r->more && !r->failed ? r->more(r, b) : 0;
 }
 
 /* ---- Requests ----------------------------------------------------------- */
@@ -187,6 +199,32 @@ void control_run(const struct control_ops *ops, const char *line, size_t len, co
 	control_dispatch(ops, line, len, body, have, r);
 }
 
+/* A streamed body, piece after piece, appended to the whole reply. */
+static void control_handle_stream(struct control_reply *r, char **reply, size_t *reply_len)
+{
+	struct text_buf b;
+	int more = 1;
+
+	text_buf_init(&b);
+	while (*reply && more > 0) {
+		char *grown;
+
+		more = control_next_piece(r, &b);
+		if (more < 0 || !b.len)
+			continue;
+		grown = realloc(*reply, *reply_len + b.len + 1);
+		if (!grown) {
+			free(*reply);
+			*reply = NULL;
+			break;
+		}
+		*reply = grown;
+		memcpy(*reply + *reply_len, b.s, b.len + 1);
+		*reply_len += b.len;
+	}
+	text_buf_fini(&b);
+}
+
 int control_handle(const struct control_ops *ops, const char *request, size_t len, char **reply,
 		   size_t *reply_len)
 {
@@ -211,6 +249,7 @@ int control_handle(const struct control_ops *ops, const char *request, size_t le
 		(*reply)[first_len + body_len] = '\0';
 		*reply_len = first_len + body_len;
 	}
+	control_handle_stream(&r, reply, reply_len);
 	control_reply_fini(&r);
 	return *reply ? 0 : -ENOMEM;
 }

@@ -59,11 +59,15 @@ static void control_status_sweep(struct text_buf *b, const struct control_status
 		text_buf_printf(b, ", took %" PRIu64 " ms, ended %" PRIu64 " s ago\n", l->sweep_ms,
 				control_secs_between(st->last_end_ms, st->now_ms));
 	}
-	if (st->last_good.number)
+	if (st->last_good.number) {
 		text_buf_printf(b, "last good sweep: %u, engine %s, vls %u\n", st->last_good.number,
 				st->last_good.engine ? st->last_good.engine : "none",
 				st->last_good.vls ? st->last_good.vls : 1);
-	else
+		if (st->last_good.engine_why[0])
+			text_buf_printf(b, "routing engine: %s, chosen from %s\n",
+					st->last_good.engine ? st->last_good.engine : "none",
+					st->last_good.engine_why);
+	} else
 		text_buf_printf(b, "last good sweep: none yet\n");
 }
 
@@ -161,9 +165,10 @@ static void control_cmd_status(const struct control_ops *ops, const struct contr
 	control_status_sa(b, &st);
 	text_buf_printf(b,
 			"light sweeps: runs=%" PRIu64 " escalations=%" PRIu64 " last_mads=%" PRIu64
-			" last_ms=%" PRIu64 " traps_suppressed=%" PRIu64 "\n",
+			" last_ms=%" PRIu64 " traps_suppressed=%" PRIu64 " traps_coalesced=%" PRIu64
+			"\n",
 			st.light.runs, st.light.escalations, st.light.last_mads, st.light.last_ms,
-			st.light.traps_suppressed);
+			st.light.traps_suppressed, st.light.traps_coalesced);
 	control_status_faults(b, &st);
 }
 
@@ -234,7 +239,7 @@ static void control_cmd_plan(const struct control_ops *ops, const struct control
 /* ---- topology, lfts ----------------------------------------------------- */
 
 /* The model, or NULL with the reply failed. */
-static const struct fabric *control_fabric(const struct control_ops *ops, struct control_reply *r)
+const struct fabric *control_fabric(const struct control_ops *ops, struct control_reply *r)
 {
 	const struct fabric *f = ops->fabric ? ops->fabric(ops->ctx) : NULL;
 
@@ -276,7 +281,7 @@ static void control_cmd_topology(const struct control_ops *ops, const struct con
 	control_take_text(r, text, len);
 }
 
-static const struct lft_set *control_lfts(const struct control_ops *ops, struct control_reply *r)
+const struct lft_set *control_lfts(const struct control_ops *ops, struct control_reply *r)
 {
 	const struct lft_set *s = ops->lfts ? ops->lfts(ops->ctx) : NULL;
 
@@ -284,27 +289,6 @@ static const struct lft_set *control_lfts(const struct control_ops *ops, struct 
 		control_fail(r, "no forwarding tables match the current model "
 				"(none yet, or a sweep is replacing them: try again)");
 	return s;
-}
-
-static void control_cmd_lfts(const struct control_ops *ops, const struct control_request *q,
-			     struct control_reply *r)
-{
-	const struct fabric *f = control_fabric(ops, r);
-	const struct lft_set *s = f ? control_lfts(ops, r) : NULL;
-	char *text;
-	size_t len;
-	int rc;
-
-	(void)q;
-	if (!s)
-		return;
-	rc = lft_file_write_dump_fts(f, s, &text, &len);
-	if (rc < 0) {
-		control_fail(r, "lfts: %s",
-			     rc == -ENOMEM ? "out of memory" : "the tables do not match the model");
-		return;
-	}
-	control_take_text(r, text, len);
 }
 
 /* ---- lids --------------------------------------------------------------- */

@@ -23,6 +23,13 @@ struct control_reply {
 	struct text_buf body;
 	char *text;
 	size_t text_len;
+	/* a body made piece by piece while it is written, so that a big answer
+	 * (lfts) is never held whole: more(r, b) appends the next piece to b
+	 * and returns 1 while pieces remain, 0 after the last, <0 on error
+	 * (the answer is then cut short); more_fini frees more_ctx */
+	int (*more)(struct control_reply *r, struct text_buf *b);
+	void *more_ctx;
+	void (*more_fini)(void *ctx);
 };
 
 /* One request: its line split into words; arg the words after the command
@@ -50,6 +57,16 @@ void control_fail(struct control_reply *r, const char *fmt, ...)
 /* Take over a malloc'ed text as the body. */
 void control_take_text(struct control_reply *r, char *text, size_t len);
 void control_reply_fini(struct control_reply *r);
+/* The next piece of a streamed body into b (emptied first): 1 more to
+ * come, 0 the last (or no stream), <0 error. */
+int control_next_piece(struct control_reply *r, struct text_buf *b);
+
+/* control_lfts.c: the lfts command (streamed, filtered by switch and LIDs). */
+void control_cmd_lfts(const struct control_ops *ops, const struct control_request *q,
+		      struct control_reply *r);
+/* control_cmds.c: the model and its tables, or NULL with the reply failed. */
+const struct fabric *control_fabric(const struct control_ops *ops, struct control_reply *r);
+const struct lft_set *control_lfts(const struct control_ops *ops, struct control_reply *r);
 
 /* control_cmds.c: the handler of a command, or NULL. */
 const struct control_cmd *control_cmd_find(const char *name);

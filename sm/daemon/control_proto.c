@@ -18,7 +18,7 @@ static const struct control_grammar control_grammar_table[] = {
     {"reload", 0, 0, {"--force"}, 0, "reload [--force]"},
     {"plan", 1, 1, {NULL}, CONTROL_GRAMMAR_BODY, "plan FILE"},
     {"topology", 0, 1, {NULL}, 0, "topology [ibnetdiscover|json|dot]"},
-    {"lfts", 0, 0, {NULL}, 0, "lfts"},
+    {"lfts", 0, 2, {NULL}, 0, "lfts [SWITCH] [LID|FIRST-LAST]"},
     {"lids", 0, 0, {NULL}, 0, "lids"},
     {"routes", 2, 2, {NULL}, 0, "routes SRC DST"},
     {"sls", 0, 1, {NULL}, 0, "sls [SRC]"},

@@ -337,6 +337,19 @@ static void control_answer(int fd, const struct control_ops *ops, const struct c
 	rc = control_write_all(fd, first, strlen(first));
 	if (!rc && len)
 		rc = control_write_all(fd, body, len);
+	if (!rc && r.more) { /* a streamed body: one piece at a time */
+		struct text_buf b;
+		int more = 1;
+
+		text_buf_init(&b);
+		while (!rc && more > 0) {
+			more = control_next_piece(&r, &b);
+			if (b.len)
+				rc = control_write_all(fd, b.s, b.len);
+			len += b.len;
+		}
+		text_buf_fini(&b);
+	}
 	if (rc < 0)
 		log_warnx("NSM-W702 control: reply to '%.40s' not delivered (%zu bytes): %s",
 			  in->line, strlen(first) + len,

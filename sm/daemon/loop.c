@@ -245,11 +245,66 @@ static void loop_reload_apply(struct loop *l, struct policy *np, struct loop_opt
  * force.  On any failure the old policy and tables stay.  Returns 0 with
  * msg set to the answer ("reloaded FILE (routing X)" and the notes, also
  * logged, via saying who asked), or -errno with msg set to the error. */
+/* Do engines/roots route as the ones in force?  (Then nothing to judge.) */
+static int loop_routing_same(const struct loop_opts *a, const struct loop_opts *b)
+{
+	return !strcmp(a->sm.engine ? a->sm.engine : "", b->sm.engine ? b->sm.engine : "") &&
+	       a->sm.n_roots == b->sm.n_roots &&
+	       (!a->sm.n_roots ||
+		!memcmp(a->sm.roots, b->sm.roots, a->sm.n_roots * sizeof(*a->sm.roots)));
+}
+
+/* Judge the new routing (unless it is the same): it must pass the gate,
+ * and, unless forced, not score much worse than the routing in force.
+ * Then put it in force.  0, or -errno with msg set to why not. */
+static int loop_reload_routing(struct loop *l, const struct loop_opts *next, int force,
+			       struct sm_routing_verdict *v, char *msg, size_t msglen)
+{
+	int rc;
+
+	memset(v, 0, sizeof(*v));
+	if (loop_routing_same(l->opts, next))
+		return 0;
+	rc = sm_routing_check(l->sm, next->sm.engine, next->sm.roots, next->sm.n_roots, NULL, v);
+	if (rc == -EINVAL || rc == -ENOMEM) {
+		snprintf(msg, msglen, "the new routing fails the gate: %s",
+			 rc == -ENOMEM ? "out of memory" : v->why);
+		return rc;
+	}
+	if (rc == 0 && v->worse && !force) {
+		sm_plan_worse(v, msg, msglen);
+		return -EINVAL;
+	}
+	/* judged (or nothing swept yet: the next sweep's gate decides) */
+	return sm_set_routing(l->sm, next->sm.engine, next->sm.roots, next->sm.n_roots, 1, msg,
+			      msglen);
+}
+
+/* "(routing LIST: ENGINE wins, ...; EBB a -> b, ...)" for the answer. */
+static void loop_reload_routing_say(const struct loop_opts *o, const struct sm_routing_verdict *v,
+				    int force, struct text_buf *b)
+{
+	char scores[160];
+
+	if (!v->engine[0]) {
+		text_buf_printf(b, "(routing %s%s)", o->sm.engine,
+				v->why[0] ? "; not judged: " : ", unchanged");
+		if (v->why[0])
+			text_buf_printf(b, "%s", v->why);
+		return;
+	}
+	sm_routing_scores_str(v, scores, sizeof(scores));
+	text_buf_printf(b, "(routing %s: engine %s wins%s%s; %s%s)", o->sm.engine, v->engine,
+			v->why[0] ? " after " : "", v->why, scores,
+			v->worse && force ? "; much worse, applied because forced" : "");
+}
+
 static int loop_reload(struct loop *l, int force, const char *via, char *msg, size_t msglen)
 {
 	struct policy *np = malloc(sizeof(*np));
 	struct loop_opts next = *l->opts;
 	struct reload_notes notes;
+	struct sm_routing_verdict v;
 	struct text_buf b;
 	char why[768];
 	int rc;
@@ -267,21 +322,20 @@ static int loop_reload(struct loop *l, int force, const char *via, char *msg, si
 	rc = reload_judge(l->sm, loop_policy(l), np, l->opts->policy_path, force, &notes, msg,
 			  msglen);
 	opts_apply_policy(&next, np);
-	if (rc == 0 && sm_set_routing(l->sm, next.sm.engine, next.sm.roots, next.sm.n_roots, 0, why,
-				      sizeof(why)) < 0) {
-		snprintf(msg, msglen, "the new routing fails the gate: %s", why);
-		rc = -EINVAL;
-	}
+	if (rc == 0)
+		rc = loop_reload_routing(l, &next, force, &v, msg, msglen);
 	if (rc < 0) {
 		policy_fini(np);
 		free(np);
 		return rc;
 	}
 	loop_reload_apply(l, np, &next);
-	log_info("reloaded %s (routing %s)%s", l->opts->policy_path, l->opts->sm.engine, via);
-	loop_reload_log(l, &notes);
 	text_buf_init(&b);
-	text_buf_printf(&b, "reloaded %s (routing %s)\n", l->opts->policy_path, l->opts->sm.engine);
+	text_buf_printf(&b, "reloaded %s ", l->opts->policy_path);
+	loop_reload_routing_say(l->opts, &v, force, &b);
+	log_info("%s%s", b.s ? b.s : "reloaded", via);
+	loop_reload_log(l, &notes);
+	text_buf_printf(&b, "\n");
 	reload_notes_print(&notes, &b);
 	snprintf(msg, msglen, "%s", b.s ? b.s : "reloaded");
 	text_buf_fini(&b);
@@ -507,6 +561,11 @@ static void loop_ctl_metrics(void *ctx, struct metrics_figures *m)
 	m->sa_malformed = sa->malformed;
 	m->lids_used = lid_alloc_count(sm_lids(l->sm));
 	m->lft_blocks_sent = l->lft_blocks_total;
+	m->switches = l->last_good.switches;
+	m->cas = l->last_good.cas;
+	m->ports = l->last_good.ports;
+	m->lids = l->last_good.lids;
+	m->vls = l->last_good.number ? (l->last_good.vls ? l->last_good.vls : 1) : 0;
 	m->engine = l->last_good.number ? l->last_good.engine : NULL;
 	m->engines = l->opts->sm.engine;
 	m->sm_state = sm_state(l->sm);
@@ -634,7 +693,7 @@ static char *loop_plan_text(struct loop *l, const char *name, const struct polic
 		reload_notes_print(&notes, &b);
 	}
 	if (gate[0] && !refused[0])
-		snprintf(refused, refusedlen, "the new routing fails the gate: %s", gate);
+		snprintf(refused, refusedlen, "%s", gate);
 	text_buf_printf(&b, "%s", routes ? routes : "");
 	free(diff);
 	free(routes);

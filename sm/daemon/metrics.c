@@ -135,6 +135,16 @@ static void metrics_sa(struct metrics_out *o, const struct metrics_figures *m)
 
 static void metrics_fabric(struct metrics_out *o, const struct metrics_figures *m)
 {
+	metrics_plain(o, "nanosm_fabric_switches", "gauge",
+		      "Switches in the fabric of the last good sweep.", m->switches);
+	metrics_plain(o, "nanosm_fabric_cas", "gauge",
+		      "CA and router ports in the fabric of the last good sweep.", m->cas);
+	metrics_plain(o, "nanosm_fabric_ports", "gauge",
+		      "Present ports in the fabric of the last good sweep.", m->ports);
+	metrics_plain(o, "nanosm_fabric_lids", "gauge",
+		      "LIDs the ports of the last good sweep's fabric own.", m->lids);
+	metrics_plain(o, "nanosm_routing_vls", "gauge",
+		      "Virtual lanes the paths of the tables in force use.", m->vls);
 	metrics_plain(o, "nanosm_lids_used", "gauge", "Unicast LIDs held (assigned or reserved).",
 		      m->lids_used);
 	metrics_plain(o, "nanosm_lids_capacity", "gauge", "Unicast LIDs there are (0x0001-0xBFFF).",

@@ -35,6 +35,8 @@ struct metrics_figures {
 	struct metrics_mads smp, sa;
 	uint64_t sa_answered, sa_errors, sa_malformed;
 	uint64_t lids_used;	  /* LIDs held: assigned and reserved */
+	/* the fabric of the last good sweep, as its "sweep N:" line counts it */
+	uint64_t switches, cas, ports, lids, vls;
 	uint64_t lft_blocks_sent; /* LFT block Sets, all sweeps */
 	const char *engine;	  /* the engine of the tables in force, NULL = none yet */
 	const char *engines;	  /* the configured fallback list, NULL = unknown */

@@ -236,7 +236,7 @@ def cmd_evcheck(a):
 # ------------------------------------------------------------------ measure
 
 SWEEP_RE = re.compile(r'^(\d\d):(\d\d):(\d\d)\.(\d{3}) .*\bsweep (\d+): (ok|failed) .*\bmads_sent=(\d+)')
-TRAP_RE = re.compile(r'^\S+ nanosm: trap from LID')
+TRAP_RE = re.compile(r'^\S+ nanosm: trap [0-9]+ from LID')
 
 
 OSM_TIME_RE = re.compile(r'^[A-Z][a-z]{2} +\d+ (\d\d):(\d\d):(\d\d) (\d{6}) ')

@@ -158,6 +158,18 @@ print('%d switches, %d entries agree' % (len(a), sum(len(r) - 3 for r in a.value
 EOF
 		it_fail "nanosmctl lfts and dump_fts disagree"
 	it_log "   $(cat "$IT_LAST_OUT")"
+	it_step "lfts SWITCH [LIDS]: one switch's record, a LID range"
+	ctl_ok "$CTL_DIR/lfts.sw1.txt" lfts sw1
+	[ "$(grep -c '^Unicast lids' "$CTL_DIR/lfts.sw1.txt")" = 1 ] && grep -q '^Unicast lids .* (sw1):$' "$CTL_DIR/lfts.sw1.txt" ||
+		it_fail "lfts sw1: not exactly sw1's record"
+	diff <(sed -n '/(sw1):$/,/valid lids dumped/p' "$CTL_DIR/lfts.txt") "$CTL_DIR/lfts.sw1.txt" >"$CTL_DIR/lfts.sw1.diff" ||
+		{ IT_LAST_OUT=$CTL_DIR/lfts.sw1.diff; it_fail "lfts sw1 differs from sw1's record in the whole dump"; }
+	ctl_ok "$CTL_DIR/lfts.r.txt" lfts 2-3
+	IT_LAST_OUT=$CTL_DIR/lfts.r.txt
+	[ "$(grep -c '^Unicast lids' "$CTL_DIR/lfts.r.txt")" = 2 ] || it_fail "lfts 2-3: not both switches"
+	[ "$(grep -cE '^0x000[23] ' "$CTL_DIR/lfts.r.txt")" = 4 ] &&
+		! grep -qE '^0x000[^23] ' "$CTL_DIR/lfts.r.txt" || it_fail "lfts 2-3: other LIDs than 2 and 3"
+	ctl_expect_rc 1 "^nanosmctl: lfts: no switch named 'nosuch'" "$CTL_DIR/lfts.bad.txt" lfts nosuch
 }
 
 ctl_check_errors() {

@@ -105,7 +105,8 @@ REQUIRED = """nanosm_sweeps_total nanosm_sweeps_failed_total nanosm_last_sweep_d
 nanosm_mads_sent_total nanosm_mads_received_total nanosm_mad_timeouts_total
 nanosm_mad_retries_total nanosm_sa_answered_total nanosm_sa_errors_total nanosm_lids_used
 nanosm_lids_capacity nanosm_lft_blocks_sent_total nanosm_routing_engine_info
-nanosm_sm_state nanosm_subnet_up""".split()
+nanosm_sm_state nanosm_subnet_up nanosm_fabric_switches nanosm_fabric_cas nanosm_fabric_ports
+nanosm_fabric_lids nanosm_routing_vls""".split()
 types, seen, bad, values = {}, set(), [], {}
 for n, line in enumerate(open(sys.argv[1]).read().splitlines(), 1):
     if line.startswith("# TYPE "):
@@ -133,7 +134,9 @@ checks = [('nanosm_lids_capacity', 49151), ('nanosm_subnet_up', 1),
 for key, want in checks:
     if values.get(key) != want:
         bad.append("%s is %s, expected %s" % (key, values.get(key), want))
-nonzero = ['nanosm_lids_used', 'nanosm_lft_blocks_sent_total', 'nanosm_mads_sent_total{class="smp"}']
+nonzero = ['nanosm_lids_used', 'nanosm_lft_blocks_sent_total', 'nanosm_mads_sent_total{class="smp"}',
+           'nanosm_fabric_switches', 'nanosm_fabric_cas', 'nanosm_fabric_ports', 'nanosm_fabric_lids',
+           'nanosm_routing_vls']
 if "--sa" in sys.argv:  # an SA query was made: the SA series count it
     nonzero += ['nanosm_mads_received_total{class="sa"}', 'nanosm_mads_sent_total{class="sa"}',
                 'nanosm_sa_answered_total']

@@ -62,7 +62,7 @@ kill -0 "$SM_PID" 2>/dev/null || it_fail "nanosm died on a refused reload"
 it_step "a good change takes effect"
 write_policy updn,minhop 5
 kill -HUP "$SM_PID"
-sm_wait 'reloaded .* \(routing updn,minhop\)' 10 || it_fail "the good policy was not reloaded"
+sm_wait 'reloaded .* \(routing updn,minhop: engine updn wins; EBB' 10 || it_fail "the good policy was not reloaded"
 run_tool "$d/sminfo" sminfo
 grep -q 'priority 5' "$d/sminfo" || { IT_LAST_OUT=$d/sminfo; it_fail "sminfo does not show priority 5"; }
 check_routes

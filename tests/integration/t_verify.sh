@@ -88,8 +88,15 @@ vt_same_as_ibtracert() {
 vt_all_ok() {
 	local h first=$1 last
 	it_step "all paths ok from ${VT_SOURCES[*]} ($VT_NLIDS LIDs)"
-	for h in "${VT_SOURCES[@]}"; do
+	# the first with -v (every path, traced), the others as a person would
+	# run it: failures and a summary only
+	vt_expect_ok "$first" "ok.$first" -v
+	for h in "${VT_SOURCES[@]:1}"; do
 		vt_expect_ok "$h" "ok.$h"
+		IT_LAST_OUT=$VT_DIR/ok.$h.txt
+		grep -qE '^(ok|FAILED) ' "$IT_LAST_OUT" && it_fail "from $h without -v: paths listed"
+		grep -qx "($VT_NLIDS paths ok, not listed: -v lists every path)" "$IT_LAST_OUT" ||
+			it_fail "from $h without -v: no line saying the ok paths are not listed"
 	done
 	last=${VT_SOURCES[-1]}
 	it_step "traces equal ibtracert's; --topo, --json, --lids"

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "sm/core/log.h"
+#include "sm/core/sm_priv.h"
 #include "tests/unit/sm_rig.h"
 #include "tests/unit/unit.h"
 
@@ -78,25 +79,24 @@ static void gate_h2_vl_cap(struct fabric *f, void *ctx)
 	h->guid = f->nodes[h2].guid;
 }
 
-/* One sweep of the ring with engines, h2 as h says (NULL: as the topology
- * says), its log (info level) into text. */
-static void gate_sweep_logged(const char *engines, struct gate_h2 *h, struct sm_sweep_stats *last,
-			      char *text, size_t size)
+/* Log into a scratch file from here on (info level); gate_log_end puts
+ * the old level back and reads the text. */
+static int gate_log_begin(char *path)
 {
-	char path[] = "/tmp/nanosm-gate-log.XXXXXX";
 	int fd = mkstemp(path), level = log_level_get();
-	struct rig r;
-	FILE *f;
-	size_t n;
 
 	CU_ASSERT_FATAL(fd >= 0);
 	close(fd);
 	CU_ASSERT_EQUAL_FATAL(log_open_file(path), 0);
 	log_init(LOG_LVL_INFO, NULL);
-	rig_init_edit(&r, gate_ring, h ? gate_h2_vl_cap : NULL, h, NULL, engines);
-	rig_sweep(&r);
-	*last = r.last;
-	rig_fini(&r);
+	return level;
+}
+
+static void gate_log_end(const char *path, int level, char *text, size_t size)
+{
+	FILE *f;
+	size_t n;
+
 	log_init(level, NULL);
 	log_to_stderr();
 	f = fopen(path, "r");
@@ -107,18 +107,37 @@ static void gate_sweep_logged(const char *engines, struct gate_h2 *h, struct sm_
 	unlink(path);
 }
 
+/* One sweep of the ring with engines, h2 as h says (NULL: as the topology
+ * says), its log (info level) into text. */
+static void gate_sweep_logged(const char *engines, struct gate_h2 *h, struct sm_sweep_stats *last,
+			      char *text, size_t size)
+{
+	char path[] = "/tmp/nanosm-gate-log.XXXXXX";
+	int level = gate_log_begin(path);
+	struct rig r;
+
+	rig_init_edit(&r, gate_ring, h ? gate_h2_vl_cap : NULL, h, NULL, engines);
+	rig_sweep(&r);
+	*last = r.last;
+	rig_fini(&r);
+	gate_log_end(path, level, text, size);
+}
+
 static void test_engine_error_falls_through(void)
 {
 	static char text[65536];
 	struct sm_sweep_stats last;
 
 	/* ftree refuses a ring (not a tree); updn takes over: the normal
-	 * fallback of the default list, an info line without an error ID */
+	 * fallback of the default list, one info line without an error ID
+	 * that says from what to what and why, names next to the GUIDs */
 	gate_sweep_logged("ftree,updn,minhop", NULL, &last, text, sizeof(text));
 	CU_ASSERT_EQUAL(last.status, 0);
 	CU_ASSERT_STRING_EQUAL(last.engine, "updn");
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "nanosm-unit: routing engine ftree failed: "));
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "; trying the next engine\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "nanosm-unit: routing falls back from ftree to updn: "
+					    "routing engine ftree failed: "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(last.engine_why, "ftree,updn,minhop: routing engine ftree "
+						       "failed: "));
 	CU_ASSERT_PTR_NULL(strstr(text, "NSM-E4"));
 	CU_ASSERT_PTR_NULL(strstr(text, "error: "));
 	CU_ASSERT_PTR_NULL(strstr(text, "warning: "));
@@ -156,8 +175,8 @@ static void test_default_list_vls(void)
 	CU_ASSERT_STRING_EQUAL(last.engine, "updn");
 	CU_ASSERT_EQUAL(last.vls, 1);
 	snprintf(want, sizeof(want),
-		 "nanosm-unit: routing engine vlsp skipped: ports offer 1 data VL "
-		 "(0x%016llx/1: VLCap 1), vlsp wants 2; trying the next engine\n",
+		 "routing engine vlsp skipped: ports offer 1 data VL "
+		 "(0x%016llx (h2)/1: VLCap 1), vlsp wants 2",
 		 (unsigned long long)h2.guid);
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, want));
 	CU_ASSERT_PTR_NULL(strstr(text, "routing engine vlsp:"));
@@ -170,6 +189,46 @@ static void test_default_list_vls(void)
 	CU_ASSERT_STRING_EQUAL(last.engine, "vlsp");
 	CU_ASSERT_EQUAL(last.vls, 1);
 	CU_ASSERT_PTR_NULL(strstr(text, "skipped"));
+}
+
+static size_t gate_count(const char *text, const char *what)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(text, what); p; p = strstr(p + 1, what))
+		n++;
+	return n;
+}
+
+/* The same fallback sweep after sweep is told once; warnings of one kind
+ * are told WARN_GROUP_SHOWN times a sweep, then counted in one line. */
+static void test_log_once(void)
+{
+	static char text[65536];
+	char path[] = "/tmp/nanosm-gate-log.XXXXXX";
+	int level = gate_log_begin(path);
+	struct rig r;
+
+	rig_init(&r, gate_ring, NULL, "ftree,updn,minhop");
+	rig_sweep(&r);
+	rig_sweep(&r);
+	rig_sweep(&r);
+	CU_ASSERT_STRING_EQUAL(r.last.engine, "updn");
+	for (int i = 0; i < 5; i++)
+		sm_warnx_grouped(r.sm, "NSM-W314", "switch %d keeps no enforcement", i);
+	sm_warnx_grouped(r.sm, "NSM-W310", "one Set failed");
+	sm_warn_groups_flush(r.sm);
+	sm_warnx_grouped(r.sm, "NSM-W314", "switch %d keeps no enforcement", 9);
+	sm_warn_groups_flush(r.sm);
+	rig_fini(&r);
+	gate_log_end(path, level, text, sizeof(text));
+	CU_ASSERT_EQUAL(gate_count(text, "routing falls back from ftree to updn"), 1);
+	CU_ASSERT_EQUAL(gate_count(text, "NSM-W314 switch"), 4); /* 3, then 1 the next time */
+	CU_ASSERT_PTR_NULL(strstr(text, "switch 3 keeps"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "NSM-W314: 2 more like the 3 above this sweep"));
+	CU_ASSERT_EQUAL(gate_count(text, "NSM-W314:"), 1);
+	CU_ASSERT_EQUAL(gate_count(text, "NSM-W310 one Set failed"), 1);
+	CU_ASSERT_PTR_NULL(strstr(text, "NSM-W310:"));
 }
 
 static void test_plan(void)
@@ -185,13 +244,13 @@ static void test_plan(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	CU_ASSERT_STRING_EQUAL(refused, "");
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "engine that would be used: updn (gate passed)"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "LFT: 0 block(s) on 0 of 5 switch(es)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "LFT: 0 block(s) differ on 0 of 5 switch(es)"));
 	free(text);
 	/* min-hop on the ring: refused, with the reason */
 	text = sm_plan(r.sm, "minhop", NULL, 0, refused, sizeof(refused));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-	CU_ASSERT_EQUAL(strncmp(refused, "routing engine minhop: tables refused by the gate", 49),
-			0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(refused, "the new routing fails the gate: routing engine "
+					       "minhop: tables refused by the gate"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "refused: routing engine minhop: tables refused by the gate"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "credit loop"));
 	free(text);
@@ -218,4 +277,5 @@ void test_gate_register(void)
 	CU_add_test(s, "default list: vlsp where the ports offer 2 data VLs, else updn",
 		    test_default_list_vls);
 	CU_add_test(s, "plan: a dry run that pushes nothing", test_plan);
+	CU_add_test(s, "a fallback told once; warnings of a kind counted", test_log_once);
 }

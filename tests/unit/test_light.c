@@ -15,6 +15,7 @@
 #include "mad/smp.h"
 #include "sm/core/log.h"
 #include "sm/core/sm.h"
+#include "sm/core/sm_priv.h"
 #include "tests/unit/sm_rig.h"
 #include "tests/unit/unit.h"
 
@@ -109,11 +110,16 @@ static void test_light_trap_storm(void)
 	rig_sweep(&r);
 	ls = sm_light_stats(r.sm);
 	sweeps = r.sweeps_done;
-	/* 50 identical traps at once: one heavy sweep now, 49 only
-	 * repressed, and one more sweep when the quiet second is over (a
-	 * repeat may carry news: another port of the same switch) */
+	/* 50 identical traps at once: one heavy sweep SM_TRAP_HOLD_MS later,
+	 * 49 only repressed, and one more sweep when the quiet second is
+	 * over (a repeat may carry news: another port of the same switch) */
 	for (uint64_t i = 0; i < 50; i++)
 		light_trap(&r, 3, 128, 100 + i);
+	rig_run(&r);
+	CU_ASSERT_EQUAL(r.sweeps_done, sweeps); /* held */
+	CU_ASSERT_EQUAL(sm_tick(r.sm), r.now + SM_TRAP_HOLD_MS);
+	r.now += SM_TRAP_HOLD_MS;
+	sm_tick(r.sm);
 	rig_run(&r);
 	CU_ASSERT_EQUAL(r.sweeps_done, sweeps + 1);
 	CU_ASSERT_EQUAL(ls->traps_suppressed, 49);
@@ -127,12 +133,31 @@ static void test_light_trap_storm(void)
 	CU_ASSERT_FALSE(sm_busy(r.sm)); /* and then nothing more */
 	/* another trap number from the same port is news */
 	light_trap(&r, 3, 144, 200);
+	r.now += SM_TRAP_HOLD_MS;
+	sm_tick(r.sm);
 	rig_run(&r);
 	CU_ASSERT_EQUAL(r.sweeps_done, sweeps + 3);
-	/* the same trap after the quiet time asks again, at once */
+	/* the same trap after the quiet time asks again */
+	r.now += 5000;
 	light_trap(&r, 3, 128, 300);
+	r.now += SM_TRAP_HOLD_MS;
+	sm_tick(r.sm);
 	rig_run(&r);
 	CU_ASSERT_EQUAL(r.sweeps_done, sweeps + 4);
+	/* both ends of a pulled cable trap, 30 ms apart: one sweep */
+	r.now += 5000;
+	light_trap(&r, 3, 129, 400);
+	r.now += 30;
+	sm_tick(r.sm);
+	light_trap(&r, 4, 129, 401);
+	r.now += SM_TRAP_HOLD_MS;
+	sm_tick(r.sm);
+	rig_run(&r);
+	r.now += 5000;
+	sm_tick(r.sm);
+	rig_run(&r);
+	CU_ASSERT_EQUAL(r.sweeps_done, sweeps + 5);
+	CU_ASSERT_EQUAL(ls->traps_coalesced, 1);
 	CU_ASSERT_EQUAL(ls->traps_suppressed, 49);
 	rig_fini(&r);
 }

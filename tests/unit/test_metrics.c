@@ -28,6 +28,11 @@ static const struct metrics_figures tm_figures = {
     .sa_malformed = 1,
     .lids_used = 6,
     .lft_blocks_sent = 48,
+    .switches = 2,
+    .cas = 4,
+    .ports = 22,
+    .lids = 6,
+    .vls = 1,
     .engine = "updn",
     .engines = "ftree,updn,minhop",
     .sm_state = SM_STATE_MASTER,
@@ -73,6 +78,11 @@ static void test_metrics_values(void)
 	    "nanosm_sa_errors_total 3",
 	    "nanosm_sa_malformed_total 1",
 	    "nanosm_lids_used 6",
+	    "nanosm_fabric_switches 2",
+	    "nanosm_fabric_cas 4",
+	    "nanosm_fabric_ports 22",
+	    "nanosm_fabric_lids 6",
+	    "nanosm_routing_vls 1",
 	    "nanosm_lids_capacity 49151",
 	    "nanosm_lft_blocks_sent_total 48",
 	    "nanosm_routing_engine_info{engine=\"updn\",configured=\"ftree,updn,minhop\"} 1",
@@ -96,7 +106,7 @@ static void test_metrics_values(void)
 	}
 	for (const char *p = text; *p; p = strchr(p, '\n') + 1)
 		samples += *p != '#';
-	CU_ASSERT_EQUAL(samples, 23); /* nothing more than the lines above */
+	CU_ASSERT_EQUAL(samples, 28); /* nothing more than the lines above */
 	CU_ASSERT_EQUAL(text[strlen(text) - 1], '\n');
 	free(text);
 }

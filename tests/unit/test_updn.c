@@ -630,9 +630,11 @@ static void test_updn_fat_tree(void)
 	int sp1 = route_test_node(&f, "sp1"), leaf1 = route_test_node(&f, "leaf1");
 
 	route_and_check(&f, max, NULL, 0, &s, &note);
-	CU_ASSERT_STRING_EQUAL(note.text, "roots detected as top rank (3): 0x0002000000000005, "
-					  "0x0002000000000006, 0x0002000000000007; apex (1): "
-					  "0x0002000000000001");
+	CU_ASSERT_STRING_EQUAL(note.text,
+			       "roots detected as top rank (3): 0x0002000000000005, "
+			       "0x0002000000000006, 0x0002000000000007; apex (1): "
+			       "0x0002000000000001; the apex is the switch put above the "
+			       "roots to join them: the top of the up/down order");
 	for (int l = 1; l <= 4; l++) {
 		char name[16];
 		int leaf;
@@ -716,8 +718,11 @@ static void test_updn_degraded_tree(void)
 	uint16_t max = parse(text, &f);
 
 	route_and_check(&f, max, NULL, 0, &s, &note);
-	CU_ASSERT_STRING_EQUAL(note.text, "roots detected as top rank (2): 0x0002000000000004, "
-					  "0x0002000000000005; apex (1): 0x0002000000000003");
+	CU_ASSERT_STRING_EQUAL(note.text,
+			       "roots detected as top rank (2): 0x0002000000000004, "
+			       "0x0002000000000005; apex (1): 0x0002000000000003; the apex is "
+			       "the switch put above the roots to join them: the top of "
+			       "the up/down order");
 	CU_ASSERT_EQUAL(route_test_out_port(&s, route_test_node(&f, "leaf1"), lid_of(&f, "h2")), 3);
 	CU_ASSERT_EQUAL(route_test_out_port(&s, route_test_node(&f, "sp1"), lid_of(&f, "h2")), 3);
 	lft_set_fini(&s);
@@ -763,8 +768,11 @@ static void test_updn_given_roots(void)
 	CU_ASSERT_STRING_EQUAL(note.text, "roots given (1): 0x0002000000000002");
 	lft_set_fini(&s);
 	route_and_check(&f, max, two, 2, &s, &note);
-	CU_ASSERT_STRING_EQUAL(note.text, "roots given (2): 0x0002000000000005, "
-					  "0x0002000000000007; apex (1): 0x0002000000000001");
+	CU_ASSERT_STRING_EQUAL(note.text,
+			       "roots given (2): 0x0002000000000005, "
+			       "0x0002000000000007; apex (1): 0x0002000000000001; the apex is "
+			       "the switch put above the roots to join them: the top of "
+			       "the up/down order");
 	lft_set_fini(&s);
 	fabric_fini(&f);
 }
