@@ -92,7 +92,7 @@ DEB_TEST  := ibsim-utils infiniband-diags opensm python3 time clang
 	fuzz-smoke fuzz-seeds
 .SECONDARY:
 
-all: $(PROGS) $(TOOLS) $(BIN)/nanosm-unit
+all: $(PROGS) $(TOOLS) $(BIN)/nanosm-unit $(VSIM_SO)
 
 $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -121,6 +121,23 @@ $(BIN)/nanosmctl: $(OBJ)/tools/nanosmctl.o $(LINK_nanosmctl)
 $(BIN)/nanosm-ping: $(OBJ)/tools/ping/nanosm-ping.o $(LINK_nanosm-ping)
 	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -libverbs $(LIBS_TOOL)
+
+# The simulated verbs layer (tests/verbs_sim/, docs/nanosm-ping.md "Running
+# it under ibsim"): a test double preloaded next to umad2sim, never
+# installed.  A shared object, so it and the archives' sources it reuses
+# are compiled again with -fPIC into $(OBJ)/pic/.
+VSIM_SRC  := $(sort $(wildcard tests/verbs_sim/*.c))
+VSIM_REUSE := $(MAD_SRC) $(UMAD_SRC) routing/dr_walk.c routing/fabric.c routing/verify.c \
+	      routing/verify_expect.c
+VSIM_SO   := $(LIB)/libnanosm-verbs-sim.so
+
+$(OBJ)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -c -o $@ $<
+
+$(VSIM_SO): $(VSIM_SRC:%.c=$(OBJ)/pic/%.o) $(VSIM_REUSE:%.c=$(OBJ)/pic/%.o)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,--no-undefined -o $@ $^ -libumad -libmad -lpthread
 
 # Install the Debian packages that are missing (needs root or sudo).
 deps:
@@ -345,4 +362,5 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(PURE_SRC:%.c=$(OBJ)/%.d) $(SHELL_SRC:%.c=$(OBJ)/%.d) $(UNIT_OBJ:.o=.d) $(TOOLS_SRC:%.c=$(OBJ)/%.d)
+-include $(wildcard $(OBJ)/pic/*/*.d $(OBJ)/pic/*/*/*.d)
 -include $(wildcard $(FUZZ_BUILD)/obj/*/*.d $(FUZZ_BUILD)/obj/tests/fuzz/*.d)
