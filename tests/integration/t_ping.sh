@@ -76,11 +76,14 @@ verdict() {
 		it_fail "$2 (lid ${LID[$2]}): no '$1' verdict"
 }
 
+POL=$IT_SCRATCH/nanosm.yaml
+echo '# no partitions yet' >"$POL"
+export NANOSM_ARGS="-f $POL"
 sim_start "$IT_FABRIC" host1
-sm_start --sweep-interval 2
+sm_start
 sm_wait_up
 wait_ports_ok 30
-for h in host2 host3 host4; do server_start "$h"; done
+for h in host1 host2 host3 host4; do server_start "$h"; done
 ALL=("$(target host2)" "$(target host3)" "$(target host4)")
 
 it_step "UD and RC from host1: every path OK"
@@ -91,4 +94,96 @@ for mode in --ud --rc; do
 	it_log "   $mode: $(grep -E '^nanosm-ping: [0-9]+ paths' "$PING_OUT")"
 done
 
+# why_lost HOST: the simulated layer said, on the client's stderr, why the
+# packets to HOST were lost (a pattern of the reason).
+why_lost() {
+	grep -qE "^nanosm-verbs-sim: lid ${LID[host1]} -> lid ${LID[$1]}: packet lost: $2" "$PING_OUT" ||
+		it_fail "$1: the simulated layer did not say '$2'"
+}
+
+it_step "black hole: sw1's LFT entry for host4 (lid ${LID[host4]}) to uncabled port 5"
+IT_LAST_OUT=$PD/smpset.txt
+sim_client --host host1 "$SMPSET" --lft 0,1 "${LID[host4]}" 5 >"$IT_LAST_OUT" 2>&1 ||
+	it_fail "nanosm-smpset failed"
+ORIG=$(sed -nE 's/.*: lid [0-9]+ port ([0-9]+) -> 5$/\1/p' "$IT_LAST_OUT")
+[ -n "$ORIG" ] || it_fail "nanosm-smpset did not say the entry it replaced"
+it_log "   $(cat "$IT_LAST_OUT")"
+for mode in --ud --rc; do
+	ping_run host1 hole$mode "$mode" "${ALL[@]}"
+	[ "$PING_RC" = 1 ] || it_fail "$mode with a black hole: exit $PING_RC, expected 1"
+	verdict OK host2
+	verdict OK host3
+	verdict FAIL host4
+	why_lost host4 "black hole at switch \"sw1\" .*LFT entry for lid ${LID[host4]} is port 5, which has no link"
+	[ "$(grep -c '^FAIL' "$PING_OUT")" = 1 ] || it_fail "$mode: more than host4 failed"
+	it_log "   $mode: $(grep '^FAIL' "$PING_OUT")"
+done
+grep -q 'retry counter exceeded' "$PD/hole--rc.txt" || {
+	IT_LAST_OUT=$PD/hole--rc.txt
+	it_fail "RC across the black hole: no 'retry counter exceeded' completion"
+}
+IT_LAST_OUT=$PD/smpset.restore.txt
+sim_client --host host1 "$SMPSET" --lft 0,1 "${LID[host4]}" "$ORIG" >"$IT_LAST_OUT" 2>&1 ||
+	it_fail "nanosm-smpset (restore) failed"
+ping_run host1 restored --ud "${ALL[@]}"
+[ "$PING_RC" = 0 ] || it_fail "entry restored: exit $PING_RC, expected 0"
+
+it_step "both cables between sw1 and sw2 pulled"
+sim_cmd 'Unlink "sw1"[7]'
+sim_cmd 'Unlink "sw1"[8]'
+IT_LAST_OUT=$SM_LOG
+sm_wait "node gone: 0x0002c90300a00140" 60 || it_fail "nanosm did not see host4 go"
+for mode in --ud --rc; do
+	ping_run host1 split$mode "$mode" "${ALL[@]}"
+	[ "$PING_RC" = 1 ] || it_fail "$mode on the split fabric: exit $PING_RC, expected 1"
+	verdict OK host2
+	verdict FAIL host3
+	verdict FAIL host4
+	why_lost host3 "no port has lid ${LID[host3]}"
+	it_log "   $mode: $(grep '^FAIL' "$PING_OUT" | head -n 1)"
+done
+it_log "   why: $(grep -m1 'packet lost' "$PING_OUT")"
+
+it_step "cables back: every path OK after nanosm's sweep"
+sim_cmd 'ReLink "sw1"[7]'
+sim_cmd 'ReLink "sw1"[8]'
+IT_LAST_OUT=$SM_LOG
+sm_wait "node new: 0x0002c90300a00140" 60 || it_fail "nanosm did not see host4 come back"
+wait_ports_ok 30
+for mode in --ud --rc; do
+	ping_run host1 back$mode "$mode" "${ALL[@]}"
+	[ "$PING_RC" = 0 ] || it_fail "$mode with the cables back: exit $PING_RC, expected 0"
+done
+
+it_step "partitions: the default partition holds host1, host2 and host3; host4 is left out"
+cat >"$POL" <<EOT
+partitions:
+  - name: default
+    pkey: 0x7fff
+    members:
+      - {guid: 0x0002c90300a00111, membership: full}
+      - {guid: 0x0002c90300a00121, membership: full}
+      - {guid: 0x0002c90300a00131, membership: full}
+EOT
+kill -HUP "$SM_PID"
+IT_LAST_OUT=$SM_LOG
+sm_wait 'reloaded ' 10 || it_fail "the policy was not reloaded"
+IT_LAST_OUT=$PD/pkeys.host4
+for i in $(seq 40); do
+	sim_client --host host1 smpquery pkeys "${LID[host4]}" >"$IT_LAST_OUT" 2>&1
+	grep -qE '0x[7f]fff' "$IT_LAST_OUT" || break
+	sleep 0.25
+done
+! grep -qE '0x[7f]fff' "$IT_LAST_OUT" || it_fail "host4 still holds the default P_Key"
+ping_run host2 part --ud "$(target host1)" "$(target host3)" "$(target host4)"
+[ "$PING_RC" = 1 ] || it_fail "host4 out of the partition: exit $PING_RC, expected 1"
+verdict OK host1
+verdict OK host3
+verdict FAIL host4
+IT_LAST_OUT=$PD/server.host4.log
+grep -qE "^nanosm-verbs-sim: lid ${LID[host2]} -> lid ${LID[host4]}: packet dropped: P_Key 0xffff from lid ${LID[host2]}: no partition shared with this port" \
+	"$IT_LAST_OUT" || it_fail "host4's server did not say why it dropped host2's pings"
+it_log "   $(grep '^FAIL' "$PING_OUT"); host4 says: $(grep -m1 'packet dropped' "$IT_LAST_OUT" | cut -d: -f3-)"
+
+sm_stop
 it_pass
