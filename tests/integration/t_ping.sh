@@ -43,7 +43,10 @@ vsim_env() {
 server_start() {
 	local h=$1 log=$PD/server.$1.log
 	PORT[$h]=$((TCP_BASE + ${#PORT[@]}))
-	vsim_env "$h" timeout -k 5 300 "$PING" --server --tcp-port "${PORT[$h]}" >"$log" 2>&1 &
+	# no function around it: $! must be the process that becomes timeout
+	(cd "$IT_RUN" && exec env LD_PRELOAD="$UMAD2SIM $VSIM" IBSIM_SOCKNAME="$IT_SOCK" \
+		SIM_HOST="$h" TMPDIR="$IT_SCRATCH" timeout -k 5 300 "$PING" --server \
+		--tcp-port "${PORT[$h]}") >"$log" 2>&1 &
 	SRV_PID[$h]=$!
 	IT_PIDS+=("${SRV_PID[$h]}")
 	wait_for_pattern "$log" 'server on .* \(lid [0-9]+\)' 20 "${SRV_PID[$h]}" || {
