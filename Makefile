@@ -33,7 +33,7 @@ SHELL_SRC   := sm/daemon/main.c sm/daemon/loop.c $(UMAD_SRC)
 PURE_SRC  := $(MAD_SRC) $(ROUTING_SRC) $(CONFIG_SRC) $(SMCORE_SRC) $(SA_SRC) \
 	     $(filter-out $(CTL_SRC),$(DAEMON_SRC)) $(CTL_SRC) $(TOOLLIB_SRC) $(PING_SRC)
 UNIT_SRC  := $(sort $(wildcard tests/unit/*.c))
-UNIT_OBJ  := $(UNIT_SRC:%.c=$(OBJ)/%.o)
+UNIT_OBJ  := $(UNIT_SRC:%.c=$(OBJ)/%.o) $(OBJ)/tests/verbs_sim/vsim_path.o
 
 A_MAD     := $(LIB)/libnanosm-mad.a
 A_UMAD    := $(LIB)/libnanosm-umad.a
