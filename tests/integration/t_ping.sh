@@ -79,6 +79,19 @@ verdict() {
 		it_fail "$2 (lid ${LID[$2]}): no '$1' verdict"
 }
 
+# ping_expect HOST NAME RC "OK HOSTS" "FAIL HOSTS" ARGS...: the client on
+# HOST exits RC with exactly these verdicts.
+ping_expect() {
+	local h=$1 name=$2 rc=$3 ok=$4 fail=$5 x n
+	shift 5
+	ping_run "$h" "$name" "$@"
+	[ "$PING_RC" = "$rc" ] || it_fail "$name: exit $PING_RC, expected $rc"
+	for x in $ok; do verdict OK "$x"; done
+	for x in $fail; do verdict FAIL "$x"; done
+	n=$(echo $fail | wc -w)
+	[ "$(grep -c '^FAIL' "$PING_OUT")" = "$n" ] || it_fail "$name: not exactly $n FAIL lines"
+}
+
 POL=$IT_SCRATCH/nanosm.yaml
 echo '# no partitions yet' >"$POL"
 export NANOSM_ARGS="-f $POL"
@@ -91,9 +104,7 @@ ALL=("$(target host2)" "$(target host3)" "$(target host4)")
 
 it_step "UD and RC from host1: every path OK"
 for mode in --ud --rc; do
-	ping_run host1 all$mode "$mode" "${ALL[@]}"
-	[ "$PING_RC" = 0 ] || it_fail "$mode: exit $PING_RC, expected 0"
-	for h in host2 host3 host4; do verdict OK "$h"; done
+	ping_expect host1 all$mode 0 "host2 host3 host4" "" "$mode" "${ALL[@]}"
 	it_log "   $mode: $(grep -E '^nanosm-ping: [0-9]+ paths' "$PING_OUT")"
 done
 
@@ -112,13 +123,8 @@ ORIG=$(sed -nE 's/.*: lid [0-9]+ port ([0-9]+) -> 5$/\1/p' "$IT_LAST_OUT")
 [ -n "$ORIG" ] || it_fail "nanosm-smpset did not say the entry it replaced"
 it_log "   $(cat "$IT_LAST_OUT")"
 for mode in --ud --rc; do
-	ping_run host1 hole$mode "$mode" "${ALL[@]}"
-	[ "$PING_RC" = 1 ] || it_fail "$mode with a black hole: exit $PING_RC, expected 1"
-	verdict OK host2
-	verdict OK host3
-	verdict FAIL host4
+	ping_expect host1 hole$mode 1 "host2 host3" host4 "$mode" "${ALL[@]}"
 	why_lost host4 "black hole at switch \"sw1\" .*LFT entry for lid ${LID[host4]} is port 5, which has no link"
-	[ "$(grep -c '^FAIL' "$PING_OUT")" = 1 ] || it_fail "$mode: more than host4 failed"
 	it_log "   $mode: $(grep '^FAIL' "$PING_OUT")"
 done
 grep -q 'retry counter exceeded' "$PD/hole--rc.txt" || {
@@ -128,8 +134,7 @@ grep -q 'retry counter exceeded' "$PD/hole--rc.txt" || {
 IT_LAST_OUT=$PD/smpset.restore.txt
 sim_client --host host1 "$SMPSET" --lft 0,1 "${LID[host4]}" "$ORIG" >"$IT_LAST_OUT" 2>&1 ||
 	it_fail "nanosm-smpset (restore) failed"
-ping_run host1 restored --ud "${ALL[@]}"
-[ "$PING_RC" = 0 ] || it_fail "entry restored: exit $PING_RC, expected 0"
+ping_expect host1 restored 0 "host2 host3 host4" "" --ud "${ALL[@]}"
 
 it_step "both cables between sw1 and sw2 pulled"
 sim_cmd 'Unlink "sw1"[7]'
@@ -137,11 +142,7 @@ sim_cmd 'Unlink "sw1"[8]'
 IT_LAST_OUT=$SM_LOG
 sm_wait "node gone: 0x0002c90300a00140" 60 || it_fail "nanosm did not see host4 go"
 for mode in --ud --rc; do
-	ping_run host1 split$mode "$mode" "${ALL[@]}"
-	[ "$PING_RC" = 1 ] || it_fail "$mode on the split fabric: exit $PING_RC, expected 1"
-	verdict OK host2
-	verdict FAIL host3
-	verdict FAIL host4
+	ping_expect host1 split$mode 1 host2 "host3 host4" "$mode" "${ALL[@]}"
 	why_lost host3 "no port has lid ${LID[host3]}"
 	it_log "   $mode: $(grep '^FAIL' "$PING_OUT" | head -n 1)"
 done
@@ -154,8 +155,7 @@ IT_LAST_OUT=$SM_LOG
 sm_wait "node new: 0x0002c90300a00140" 60 || it_fail "nanosm did not see host4 come back"
 wait_ports_ok 30
 for mode in --ud --rc; do
-	ping_run host1 back$mode "$mode" "${ALL[@]}"
-	[ "$PING_RC" = 0 ] || it_fail "$mode with the cables back: exit $PING_RC, expected 0"
+	ping_expect host1 back$mode 0 "host2 host3 host4" "" "$mode" "${ALL[@]}"
 done
 
 it_step "partitions: the default partition holds host1, host2 and host3; host4 is left out"
@@ -178,11 +178,7 @@ for i in $(seq 40); do
 	sleep 0.25
 done
 ! grep -qE '0x[7f]fff' "$IT_LAST_OUT" || it_fail "host4 still holds the default P_Key"
-ping_run host2 part --ud "$(target host1)" "$(target host3)" "$(target host4)"
-[ "$PING_RC" = 1 ] || it_fail "host4 out of the partition: exit $PING_RC, expected 1"
-verdict OK host1
-verdict OK host3
-verdict FAIL host4
+ping_expect host2 part 1 "host1 host3" host4 --ud "$(target host1)" "$(target host3)" "$(target host4)"
 IT_LAST_OUT=$PD/server.host4.log
 grep -qE "^nanosm-verbs-sim: lid ${LID[host2]} -> lid ${LID[host4]}: packet dropped: P_Key 0xffff from lid ${LID[host2]}: no partition shared with this port" \
 	"$IT_LAST_OUT" || it_fail "host4's server did not say why it dropped host2's pings"

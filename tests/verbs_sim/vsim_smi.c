@@ -234,31 +234,16 @@ static void vsim_lft_done(void *arg, int status, const struct smp *resp)
 		t->port = NULL;
 	} else if (t->port) {
 		smp_lft_decode(resp->data, &blk);
-		for (unsigned i = 0; i < LFT_BLOCK_SIZE; i++) {
-			uint32_t lid = r->g.mod * LFT_BLOCK_SIZE + i;
-
-			if (lid <= t->top)
-				t->port[lid] = blk.port[i];
-		}
+		lft_put_block(t, r->g.mod, blk.port);
 	}
 	free(r);
-}
-
-static uint16_t vsim_max_top(const struct fabric *f)
-{
-	uint16_t top = 0;
-
-	for (size_t i = 0; i < f->n_nodes; i++)
-		if (fabric_is_switch(&f->nodes[i]) && f->nodes[i].lft_top > top)
-			top = f->nodes[i].lft_top;
-	return top > LID_UNICAST_MAX ? LID_UNICAST_MAX : top;
 }
 
 static int vsim_read_lfts(struct vsim_smi *s)
 {
 	struct vsim_snap *n = &s->snap;
 
-	if (lft_set_alloc(&n->lfts, &n->f, vsim_max_top(&n->f)) < 0)
+	if (lft_set_alloc(&n->lfts, &n->f, fabric_max_lft_top(&n->f)) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < n->lfts.n; i++) {
 		struct lft *t = &n->lfts.tables[i];

@@ -118,8 +118,8 @@ static void vsim_cq_push(struct ibv_cq *cq, const struct ibv_wc *wc)
 	q->ring[(q->head + q->n++) % q->cap] = *wc;
 }
 
-static void vsim_complete(struct vsim_qp *q, struct ibv_cq *cq, uint64_t wr_id,
-			  enum ibv_wc_status st, enum ibv_wc_opcode op, uint32_t len)
+static struct ibv_wc vsim_wc(const struct vsim_qp *q, uint64_t wr_id, enum ibv_wc_status st,
+			     enum ibv_wc_opcode op, uint32_t len)
 {
 	struct ibv_wc wc;
 
@@ -129,6 +129,14 @@ static void vsim_complete(struct vsim_qp *q, struct ibv_cq *cq, uint64_t wr_id,
 	wc.opcode = op;
 	wc.byte_len = len;
 	wc.qp_num = q->qp.qp_num;
+	return wc;
+}
+
+static void vsim_complete(struct vsim_qp *q, struct ibv_cq *cq, uint64_t wr_id,
+			  enum ibv_wc_status st, enum ibv_wc_opcode op, uint32_t len)
+{
+	struct ibv_wc wc = vsim_wc(q, wr_id, st, op, len);
+
 	vsim_cq_push(cq, &wc);
 }
 
@@ -370,14 +378,8 @@ static int vsim_accept(struct vsim_qp *q, const struct vsim_hdr *h)
 
 static void vsim_recv_wc(struct vsim_qp *q, const struct vsim_hdr *h, uint64_t wr_id, uint32_t len)
 {
-	struct ibv_wc wc;
+	struct ibv_wc wc = vsim_wc(q, wr_id, IBV_WC_SUCCESS, IBV_WC_RECV, len);
 
-	memset(&wc, 0, sizeof(wc));
-	wc.wr_id = wr_id;
-	wc.status = IBV_WC_SUCCESS;
-	wc.opcode = IBV_WC_RECV;
-	wc.byte_len = len;
-	wc.qp_num = q->qp.qp_num;
 	wc.src_qp = h->src_qpn;
 	wc.slid = h->slid;
 	vsim_cq_push(q->qp.recv_cq, &wc);
@@ -396,12 +398,7 @@ static enum vsim_ack vsim_input_send(struct vsim_qp *q, const struct vsim_hdr *h
 	q->rq_head = (q->rq_head + 1) % q->rq_cap;
 	q->rq_n--;
 	if (h->len + gap > r.length) {
-		struct ibv_wc wc = {.wr_id = r.wr_id,
-				    .status = IBV_WC_LOC_LEN_ERR,
-				    .opcode = IBV_WC_RECV,
-				    .qp_num = q->qp.qp_num};
-
-		vsim_cq_push(q->qp.recv_cq, &wc);
+		vsim_complete(q, q->qp.recv_cq, r.wr_id, IBV_WC_LOC_LEN_ERR, IBV_WC_RECV, 0);
 		return VSIM_ACK_INVALID;
 	}
 	memset((void *)r.addr, 0, gap);
