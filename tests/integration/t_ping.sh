@@ -16,45 +16,25 @@
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-PING=$REPO/build/bin/nanosm-ping
-VSIM=$REPO/build/lib/libnanosm-verbs-sim.so
 SMPSET=$REPO/build/bin/nanosm-smpset
 TCP_BASE=$((20000 + ($$ % 2000) * 8))
 PING_ITERS=20
 
 it_init ping
 [ "$SM" = nanosm ] || it_skip "the partition step uses nanosm's YAML policy"
-[ -x "$PING" ] && [ -r "$VSIM" ] && [ -x "$SMPSET" ] ||
+[ -x "$NANOSM_PING" ] && [ -r "$VSIM" ] && [ -x "$SMPSET" ] ||
 	it_fail "nanosm-ping, nanosm-smpset or libnanosm-verbs-sim.so not built (run make)"
 fabric_file twosw.topo
 PD=$IT_SCRATCH/ping
 mkdir -p "$PD"
-declare -A LID PORT SRV_PID
+declare -A LID PORT
 
-# vsim_env HOST CMD...: CMD on simulated HOST with both preloads, bounded.
-vsim_env() {
-	local host=$1
-	shift
-	(cd "$IT_RUN" && exec env LD_PRELOAD="$UMAD2SIM $VSIM" IBSIM_SOCKNAME="$IT_SOCK" \
-		SIM_HOST="$host" TMPDIR="$IT_SCRATCH" "$@")
-}
-
-# server_start HOST: nanosm-ping --server on HOST; waits for its banner.
+# server_start HOST: nanosm-ping --server on HOST.
 server_start() {
-	local h=$1 log=$PD/server.$1.log
-	PORT[$h]=$((TCP_BASE + ${#PORT[@]}))
-	# no function around it: $! must be the process that becomes timeout
-	(cd "$IT_RUN" && exec env LD_PRELOAD="$UMAD2SIM $VSIM" IBSIM_SOCKNAME="$IT_SOCK" \
-		SIM_HOST="$h" TMPDIR="$IT_SCRATCH" timeout -k 5 300 "$PING" --server \
-		--tcp-port "${PORT[$h]}") >"$log" 2>&1 &
-	SRV_PID[$h]=$!
-	IT_PIDS+=("${SRV_PID[$h]}")
-	wait_for_pattern "$log" 'server on .* \(lid [0-9]+\)' 20 "${SRV_PID[$h]}" || {
-		IT_LAST_OUT=$log
-		it_fail "nanosm-ping --server on $h did not start"
-	}
-	LID[$h]=$(sed -nE 's/.*server on .* \(lid ([0-9]+)\).*/\1/p' "$log" | head -n 1)
-	it_log "server on $h: lid ${LID[$h]}, TCP port ${PORT[$h]}"
+	PORT[$1]=$((TCP_BASE + ${#PORT[@]}))
+	vsim_server "$1" "${PORT[$1]}" "$PD/server.$1.log"
+	LID[$1]=$VSIM_SERVER_LID
+	it_log "server on $1: lid ${LID[$1]}, TCP port ${PORT[$1]}"
 }
 
 # ping_run HOST NAME ARGS... TARGETS: the client on HOST into $PD/NAME.txt
@@ -64,8 +44,7 @@ ping_run() {
 	shift 2
 	PING_OUT=$PD/$name.txt
 	IT_LAST_OUT=$PING_OUT
-	vsim_env "$h" timeout -k 5 "$CLIENT_TIMEOUT" "$PING" -n "$PING_ITERS" "$@" \
-		>"$PING_OUT" 2>"$PD/$name.err"
+	vsim_client "$h" "$NANOSM_PING" -n "$PING_ITERS" "$@" >"$PING_OUT" 2>"$PD/$name.err"
 	PING_RC=$?
 	cat "$PD/$name.err" >>"$PING_OUT"
 }
