@@ -32,6 +32,12 @@ SHELL_SRC   := sm/daemon/main.c sm/daemon/loop.c $(UMAD_SRC)
 # everything without a foreign I/O API: the unit tests and fuzzers link it
 PURE_SRC  := $(MAD_SRC) $(ROUTING_SRC) $(CONFIG_SRC) $(SMCORE_SRC) $(SA_SRC) \
 	     $(filter-out $(CTL_SRC),$(DAEMON_SRC)) $(CTL_SRC) $(TOOLLIB_SRC) $(PING_SRC)
+# the simulated verbs layer (rules below "deps"): its sources and those of
+# the archives it reuses, compiled again with -fPIC
+VSIM_SRC  := $(sort $(wildcard tests/verbs_sim/*.c))
+VSIM_REUSE := $(MAD_SRC) $(UMAD_SRC) routing/dr_walk.c routing/fabric.c routing/verify.c \
+	      routing/verify_expect.c
+VSIM_SO   := $(LIB)/libnanosm-verbs-sim.so
 UNIT_SRC  := $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJ  := $(UNIT_SRC:%.c=$(OBJ)/%.o) $(OBJ)/tests/verbs_sim/vsim_path.o
 
@@ -126,10 +132,6 @@ $(BIN)/nanosm-ping: $(OBJ)/tools/ping/nanosm-ping.o $(LINK_nanosm-ping)
 # it under ibsim"): a test double preloaded next to umad2sim, never
 # installed.  A shared object, so it and the archives' sources it reuses
 # are compiled again with -fPIC into $(OBJ)/pic/.
-VSIM_SRC  := $(sort $(wildcard tests/verbs_sim/*.c))
-VSIM_REUSE := $(MAD_SRC) $(UMAD_SRC) routing/dr_walk.c routing/fabric.c routing/verify.c \
-	      routing/verify_expect.c
-VSIM_SO   := $(LIB)/libnanosm-verbs-sim.so
 
 $(OBJ)/pic/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -83,7 +83,8 @@ ALL=("$(target host2)" "$(target host3)" "$(target host4)")
 
 it_step "UD and RC from host1: every path OK"
 for mode in --ud --rc; do
-	ping_expect host1 all$mode 0 "host2 host3 host4" "" "$mode" "${ALL[@]}"
+	ping_expect host1 all$mode 0 "host2 host3 host4" "" "$mode" --bw --bw-count 256 "${ALL[@]}"
+	grep -qE "^OK lid ${LID[host4]} .*, bw [0-9.]+ [GM]b/s" "$PING_OUT" || it_fail "$mode: no bandwidth figure"
 	it_log "   $mode: $(grep -E '^nanosm-ping: [0-9]+ paths' "$PING_OUT")"
 done
 

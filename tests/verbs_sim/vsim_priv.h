@@ -41,17 +41,17 @@ struct vsim_recv {
 	uint32_t length;
 };
 
-/* An RC send waiting for its acknowledgement. */
+/* An RC send waiting for its acknowledgement.  ACKs are cumulative, as on
+ * the wire: an ACK of seq N ends every send up to N. */
 struct vsim_pending {
 	uint64_t wr_id;
 	int signaled;
 	enum ibv_wc_opcode opcode;
 	uint32_t len;
 	uint64_t seq;
-	uint64_t deadline_ms; /* retry exceeded then */
-	uint64_t next_try_ms; /* 0: sent, waiting for the ACK */
-	int lost;	      /* the fabric lost it: wait for the deadline */
-	struct sockaddr_un to;
+	int sent;	 /* on its way (or lost on it): waiting for the ACK */
+	unsigned tries;	 /* transmissions that timed out (IBA: retry_cnt) */
+	uint64_t due_ms; /* !sent: when to (re)send; sent: when this try times out */
 	void *pkt;
 	size_t pkt_len;
 	struct vsim_pending *next;
@@ -69,7 +69,8 @@ struct vsim_qp {
 	uint32_t dest_qpn;
 	enum ibv_mtu path_mtu;
 	uint8_t timeout, retry_cnt;
-	uint64_t seq;
+	uint64_t seq;	 /* RC: the last sequence number sent */
+	uint64_t rx_seq; /* RC: the last one received in order */
 	struct vsim_recv *rq;
 	unsigned rq_head, rq_n, rq_cap;
 	struct vsim_pending *pending, **pending_tail;

@@ -530,6 +530,8 @@ int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 	if ((mask & IBV_QP_PKEY_INDEX) && a->pkey_index >= VSIM_PKEYS)
 		return EINVAL;
 	vsim_qp_take(q, a, mask);
+	if (to == IBV_QPS_RTR)
+		q->rx_seq = 0;
 	qp->state = to;
 	if (to == IBV_QPS_RESET || to == IBV_QPS_ERR)
 		vsim_qp_flush(q);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "mad/text.h"
 #include "tests/verbs_sim/vsim_path.h"
@@ -21,6 +22,8 @@
 #define VSIM_UD_GRH 40
 #define VSIM_DRAIN_MAX 64 /* packets taken from one QP per poll */
 #define VSIM_NOTES 64
+#define VSIM_UD_WAIT_TRIES 100
+#define VSIM_UD_WAIT_US 50
 
 enum vsim_kind { VSIM_SEND = 1, VSIM_WRITE, VSIM_ACK };
 enum vsim_ack { VSIM_ACK_OK = 0, VSIM_ACK_RNR, VSIM_ACK_ACCESS, VSIM_ACK_INVALID };
@@ -183,13 +186,11 @@ static int vsim_sendto(struct vsim_qp *q, const struct sockaddr_un *to, const vo
 	return 0;
 }
 
-/* RC: how long the HCA retries before giving up (4.096 us * 2^timeout per
- * try, retry_cnt + 1 tries). */
-static uint64_t vsim_retry_ms(const struct vsim_qp *q)
+/* RC: how long one try waits for its ACK (4.096 us * 2^timeout; 0 is
+ * "forever": 2 s here). */
+static uint64_t vsim_try_ms(const struct vsim_qp *q)
 {
-	uint64_t us = q->timeout ? (4096ull << q->timeout) / 1000 : 2000000;
-
-	return us * (q->retry_cnt + 1u) / 1000 + 1;
+	return q->timeout ? (4096ull << q->timeout) / 1000000 + 1 : 2000;
 }
 
 /* The packet for wr, header and payload gathered, or NULL. */
@@ -254,6 +255,21 @@ static int vsim_packet_route(struct vsim_qp *q, const struct vsim_hdr *h, struct
 	return rc;
 }
 
+/* UD sends and RC ACKs: where an HCA's receive queue holds every posted
+ * receive, a UNIX socket's holds net.unix.max_dgram_qlen datagrams (10):
+ * give the receiving process a few ms to drain it before the packet is
+ * lost. */
+static void vsim_send_wait(struct vsim_qp *q, const struct sockaddr_un *to, const void *pkt,
+			   size_t len)
+{
+	int rc = vsim_sendto(q, to, pkt, len);
+
+	for (int i = 0; rc == -EAGAIN && i < VSIM_UD_WAIT_TRIES; i++) {
+		usleep(VSIM_UD_WAIT_US);
+		rc = vsim_sendto(q, to, pkt, len);
+	}
+}
+
 static int vsim_send_ud(struct vsim_qp *q, const struct ibv_send_wr *wr)
 {
 	struct sockaddr_un to;
@@ -264,7 +280,7 @@ static int vsim_send_ud(struct vsim_qp *q, const struct ibv_send_wr *wr)
 		return ENOMEM;
 	/* UD: lost on the way, or at a port without that QP, without a word */
 	if (vsim_packet_route(q, pkt, &to) == 0)
-		vsim_sendto(q, &to, pkt, len);
+		vsim_send_wait(q, &to, pkt, len);
 	free(pkt);
 	if (wr->send_flags & IBV_SEND_SIGNALED)
 		vsim_complete(q, q->qp.send_cq, wr->wr_id, IBV_WC_SUCCESS, IBV_WC_SEND, 0);
@@ -284,9 +300,7 @@ static int vsim_send_rc(struct vsim_qp *q, const struct ibv_send_wr *wr)
 	p->opcode = wr->opcode == IBV_WR_RDMA_WRITE ? IBV_WC_RDMA_WRITE : IBV_WC_SEND;
 	p->len = ((struct vsim_hdr *)p->pkt)->len;
 	p->seq = ((struct vsim_hdr *)p->pkt)->seq;
-	p->lost = vsim_packet_route(q, p->pkt, &p->to) < 0;
-	p->next_try_ms = vsim_now_ms();
-	p->deadline_ms = p->next_try_ms + vsim_retry_ms(q);
+	p->due_ms = vsim_now_ms();
 	*q->pending_tail = p;
 	q->pending_tail = &p->next;
 	return 0;
@@ -352,7 +366,7 @@ static void vsim_ack(struct vsim_qp *q, const struct vsim_hdr *in, enum vsim_ack
 	h.dst_qpn = in->src_qpn;
 	h.seq = in->seq;
 	vsim_sock_path(&to, guid, in->src_qpn);
-	vsim_sendto(q, &to, &h, sizeof(h));
+	vsim_send_wait(q, &to, &h, sizeof(h));
 }
 
 /* Is this packet for this QP, in this state, in a shared partition? */
@@ -430,16 +444,23 @@ static struct vsim_pending *vsim_pending_by_seq(struct vsim_qp *q, uint64_t seq)
 	return NULL;
 }
 
+/* Send again from p on (go-back-N), at `when`. */
+static void vsim_resend_from(struct vsim_pending *p, uint64_t when)
+{
+	for (; p; p = p->next) {
+		p->sent = 0;
+		p->due_ms = when;
+	}
+}
+
 static void vsim_input_ack(struct vsim_qp *q, const struct vsim_hdr *h)
 {
 	struct vsim_pending *p = vsim_pending_by_seq(q, h->seq);
-	uint64_t now = vsim_now_ms();
 
-	if (!p || p != q->pending)
-		return; /* late or out of order: the send already ended */
+	if (!p)
+		return; /* a duplicate: that send already ended */
 	if (h->status == VSIM_ACK_RNR) {
-		p->next_try_ms = now + 1; /* rnr_retry 7: try again, forever */
-		p->deadline_ms = now + vsim_retry_ms(q);
+		vsim_resend_from(p, vsim_now_ms() + 1); /* rnr_retry 7: forever */
 		return;
 	}
 	if (h->status != VSIM_ACK_OK) {
@@ -447,13 +468,16 @@ static void vsim_input_ack(struct vsim_qp *q, const struct vsim_hdr *h)
 								  : IBV_WC_REM_INV_REQ_ERR);
 		return;
 	}
-	q->pending = p->next;
+	while ((p = q->pending) && p->seq <= h->seq) {
+		q->pending = p->next;
+		if (p->signaled)
+			vsim_complete(q, q->qp.send_cq, p->wr_id, IBV_WC_SUCCESS, p->opcode,
+				      p->len);
+		free(p->pkt);
+		free(p);
+	}
 	if (!q->pending)
 		q->pending_tail = &q->pending;
-	if (p->signaled)
-		vsim_complete(q, q->qp.send_cq, p->wr_id, IBV_WC_SUCCESS, p->opcode, p->len);
-	free(p->pkt);
-	free(p);
 }
 
 static void vsim_input(struct vsim_qp *q, const uint8_t *buf, size_t n)
@@ -474,36 +498,58 @@ static void vsim_input(struct vsim_qp *q, const uint8_t *buf, size_t n)
 		vsim_input_send(q, h, buf + sizeof(*h));
 		return;
 	}
+	if (h->seq <= q->rx_seq) { /* a retransmission: it was done, ACK again */
+		vsim_ack(q, h, VSIM_ACK_OK);
+		return;
+	}
+	if (h->seq != q->rx_seq + 1)
+		return; /* one before it was lost: wait for the sender to go back */
 	st = h->kind == VSIM_WRITE ? vsim_input_write(h, buf + sizeof(*h))
 				   : vsim_input_send(q, h, buf + sizeof(*h));
+	if (st == VSIM_ACK_OK)
+		q->rx_seq = h->seq;
 	vsim_ack(q, h, st);
 }
 
 /* ---- Progress ------------------------------------------------------------------- */
 
-/* RC sends: (re)transmit what is due, give up on what is past its time. */
+/* Transmit p: routed again each time (the fabric may have changed); lost
+ * on the way or at the far end alike, it then waits for an ACK that does
+ * not come.  -EAGAIN: the far socket is full, try again. */
+static int vsim_transmit(struct vsim_qp *q, struct vsim_pending *p, uint64_t now)
+{
+	struct sockaddr_un to;
+
+	if (vsim_packet_route(q, p->pkt, &to) == 0 &&
+	    vsim_sendto(q, &to, p->pkt, p->pkt_len) == -EAGAIN)
+		return -EAGAIN;
+	p->sent = 1;
+	p->due_ms = now + vsim_try_ms(q);
+	return 0;
+}
+
+/* RC sends: a try of the oldest that timed out sends it and all after it
+ * again, retry_cnt times, then the QP gives up (retry exceeded); then send
+ * what is due, in order. */
 static void vsim_progress_sends(struct vsim_qp *q, uint64_t now)
 {
 	struct vsim_pending *p = q->pending;
-	int rc;
 
-	if (!p)
-		return;
-	if (now >= p->deadline_ms && (p->lost || !p->next_try_ms || p->next_try_ms > now)) {
-		vsim_pending_fail(q, IBV_WC_RETRY_EXC_ERR);
-		return;
+	if (p && p->sent && now >= p->due_ms) {
+		if (++p->tries > q->retry_cnt) {
+			vsim_pending_fail(q, IBV_WC_RETRY_EXC_ERR);
+			return;
+		}
+		vsim_resend_from(p, now);
 	}
 	for (; p; p = p->next) {
-		if (p->lost || !p->next_try_ms || p->next_try_ms > now)
+		if (p->sent)
 			continue;
-		rc = vsim_sendto(q, &p->to, p->pkt, p->pkt_len);
-		if (rc == -EAGAIN || rc == -ENOBUFS) {
-			p->next_try_ms = now + 1;
+		if (p->due_ms > now || vsim_transmit(q, p, now) == -EAGAIN) {
+			if (p->due_ms <= now)
+				p->due_ms = now + 1;
 			break; /* keep the order */
 		}
-		p->next_try_ms = 0;
-		p->deadline_ms = now + vsim_retry_ms(q);
-		p->lost = rc < 0; /* no such QP there: nobody will answer */
 	}
 }
 
