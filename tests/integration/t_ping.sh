@@ -12,6 +12,7 @@
 #    nanosm-smpset: exactly host4 FAILs, the reason names sw1.
 #  - A policy that leaves host4 out of every partition host2 shares: from
 #    host2, host4 FAILs (the drop said on host4's server) and host1 is OK.
+#  - Verbs nanosm-ping does not use fail with ENOSYS and say so.
 # Every wait is bounded; the servers are stopped by PID.
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -80,6 +81,21 @@ sm_wait_up
 wait_ports_ok 30
 for h in host1 host2 host3 host4; do server_start "$h"; done
 ALL=("$(target host2)" "$(target host3)" "$(target host4)")
+
+it_step "verbs nanosm-ping does not use: ENOSYS and a line that says so"
+IT_LAST_OUT=$PD/enosys.txt
+vsim_client host1 "$PYTHON" -c '
+import ctypes, os
+g = ctypes.CDLL(None, use_errno=True)
+g.ibv_create_comp_channel.restype = ctypes.c_void_p
+assert g.ibv_create_comp_channel(None) is None
+assert ctypes.get_errno() == 38, ctypes.get_errno()
+assert g.ibv_query_qp(None, None, 0, None) == 38
+' >"$IT_LAST_OUT" 2>&1 || it_fail "an unsimulated verb did not fail with ENOSYS"
+for v in ibv_create_comp_channel ibv_query_qp; do
+	grep -qx "nanosm-verbs-sim: $v is not simulated (nanosm-ping does not use it): Function not implemented" \
+		"$IT_LAST_OUT" || it_fail "no ENOSYS line for $v"
+done
 
 it_step "UD and RC from host1: every path OK"
 for mode in --ud --rc; do

@@ -414,6 +414,7 @@ static int vsim_qp_bind(struct vsim_qp *q)
 	setsockopt(q->fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
 	vsim_sock_path(&a, vsim_facts()->port_guid, q->qp.qp_num);
 	unlink(a.sun_path);
+	mkdir(vsim.dir, 0700); /* again: the last QP to go removes it */
 	if (bind(q->fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
 		int e = errno;
 
@@ -552,6 +553,7 @@ int ibv_destroy_qp(struct ibv_qp *qp)
 	vsim_qp_flush(q);
 	vsim_sock_path(&a, vsim.facts.port_guid, qp->qp_num);
 	unlink(a.sun_path);
+	rmdir(vsim.dir); /* fails while another QP (of any process) is there */
 	close(q->fd);
 	free(q->rq);
 	free(q);
