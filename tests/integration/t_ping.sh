@@ -5,7 +5,8 @@
 # (host1 and host2 on sw1, host3 and host4 on sw2, two cables between the
 # switches) servers run on host2, host3 and host4 and the client on host1.
 #  - UD and RC: every path OK.
-#  - Both inter-switch cables pulled (ibsim Unlink): host3 and host4 FAIL,
+#  - Both inter-switch cables pulled (ibsim Unlink): a run to host3 that
+#    began before fails within seconds (no response after N replies); host3 and host4 FAIL,
 #    and the simulated layer says why on the client's stderr; host2 (same
 #    switch) stays OK.  Cables back (ReLink): all OK after nanosm's sweep.
 #  - A black hole planted in sw1's LFT entry for host4's LID with
@@ -132,9 +133,31 @@ sim_client --host host1 "$SMPSET" --lft 0,1 "${LID[host4]}" "$ORIG" >"$IT_LAST_O
 	it_fail "nanosm-smpset (restore) failed"
 ping_expect host1 restored 0 "host2 host3 host4" "" --ud "${ALL[@]}"
 
-it_step "both cables between sw1 and sw2 pulled"
+it_step "both cables between sw1 and sw2 pulled during a long run to host3"
+# one process the whole time: its fabric snapshot must be read again
+LONG=$PD/long.txt
+(cd "$IT_RUN" && exec env LD_PRELOAD="$UMAD2SIM $VSIM" IBSIM_SOCKNAME="$IT_SOCK" SIM_HOST=host1 \
+	TMPDIR="$IT_SCRATCH" timeout -k 5 60 "$NANOSM_PING" -n 10000000 -t 500ms \
+	"$(target host3)") >"$LONG" 2>&1 &
+LONG_PID=$!
+IT_PIDS+=("$LONG_PID")
+IT_LAST_OUT=$LONG
+sleep 2
+kill -0 "$LONG_PID" 2>/dev/null || it_fail "the long run ended before the cables went"
 sim_cmd 'Unlink "sw1"[7]'
 sim_cmd 'Unlink "sw1"[8]'
+T0=$(date +%s%N)
+for i in $(seq 200); do
+	ps -p "$LONG_PID" -o stat= 2>/dev/null | grep -qv Z || break
+	sleep 0.1
+done
+ps -p "$LONG_PID" -o stat= 2>/dev/null | grep -qv Z && it_fail "the long run did not end within 20 s of the cables going"
+T1=$(date +%s%N)
+wait "$LONG_PID"
+it_forget_pid "$LONG_PID"
+grep -qE "^FAIL lid ${LID[host3]} .*: no response after [1-9][0-9]* replies: [0-9]+ pings in a row lost" "$LONG" ||
+	it_fail "the long run did not end on 'no response after N replies'"
+it_log "   ended $(((T1 - T0) / 1000000)) ms after the cables went: $(grep '^FAIL' "$LONG" | cut -c1-120)"
 IT_LAST_OUT=$SM_LOG
 sm_wait "node gone: 0x0002c90300a00140" 60 || it_fail "nanosm did not see host4 go"
 for mode in --ud --rc; do
