@@ -189,15 +189,15 @@ static void test_vsim_pkey(void)
 	static const uint16_t limited_default[] = {0x7fff, 0x8002};
 	static const uint16_t none[] = {0, 0};
 
-	CU_ASSERT(vsim_pkey_accepts(0xffff, full_default, 1));
-	CU_ASSERT(vsim_pkey_accepts(0x7fff, full_default, 1));		/* limited to full */
-	CU_ASSERT(vsim_pkey_accepts(0xffff, limited_default, 2));	/* full to limited */
-	CU_ASSERT_FALSE(vsim_pkey_accepts(0x7fff, limited_default, 2)); /* both limited */
-	CU_ASSERT(vsim_pkey_accepts(0x8002, limited_default, 2));
-	CU_ASSERT(vsim_pkey_accepts(0x0002, limited_default, 2));
-	CU_ASSERT_FALSE(vsim_pkey_accepts(0x8003, limited_default, 2)); /* another partition */
-	CU_ASSERT_FALSE(vsim_pkey_accepts(0xffff, none, 2));		/* left out */
-	CU_ASSERT_FALSE(vsim_pkey_accepts(0x8000, full_default, 1));	/* no partition */
+	CU_ASSERT(vsim_path_pkey_accepts(0xffff, full_default, 1));
+	CU_ASSERT(vsim_path_pkey_accepts(0x7fff, full_default, 1));	     /* limited to full */
+	CU_ASSERT(vsim_path_pkey_accepts(0xffff, limited_default, 2));	     /* full to limited */
+	CU_ASSERT_FALSE(vsim_path_pkey_accepts(0x7fff, limited_default, 2)); /* both limited */
+	CU_ASSERT(vsim_path_pkey_accepts(0x8002, limited_default, 2));
+	CU_ASSERT(vsim_path_pkey_accepts(0x0002, limited_default, 2));
+	CU_ASSERT_FALSE(vsim_path_pkey_accepts(0x8003, limited_default, 2)); /* another partition */
+	CU_ASSERT_FALSE(vsim_path_pkey_accepts(0xffff, none, 2));	     /* left out */
+	CU_ASSERT_FALSE(vsim_path_pkey_accepts(0x8000, full_default, 1));    /* no partition */
 }
 
 void test_vsim_path_register(void)

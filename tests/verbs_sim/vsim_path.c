@@ -78,7 +78,7 @@ int vsim_path_fits(const struct vsim_route *r, unsigned pkt_bytes, char *why, si
 			pkt_bytes, r->path_mtu);
 }
 
-int vsim_pkey_accepts(uint16_t pkey, const uint16_t *table, size_t n)
+int vsim_path_pkey_accepts(uint16_t pkey, const uint16_t *table, size_t n)
 {
 	if (!(pkey & 0x7fff))
 		return 0;

@@ -35,6 +35,6 @@ void vsim_path_route(const struct verify_index *ix, int src_node, uint8_t src_po
 int vsim_path_fits(const struct vsim_route *r, unsigned pkt_bytes, char *why, size_t len);
 /* Does a port whose P_Key table is table[0..n) accept a packet carrying
  * pkey?  Same partition (low 15 bits, not 0) and not both limited. */
-int vsim_pkey_accepts(uint16_t pkey, const uint16_t *table, size_t n);
+int vsim_path_pkey_accepts(uint16_t pkey, const uint16_t *table, size_t n);
 
 #endif

@@ -94,13 +94,13 @@ struct vsim_state {
 extern struct vsim_state vsim;
 
 /* vsim_verbs.c */
-const struct vsim_port_facts *vsim_facts(void);
-void vsim_sock_path(struct sockaddr_un *a, uint64_t guid, uint32_t qpn);
-struct vsim_mr *vsim_mr_by_rkey(uint32_t rkey);
+const struct vsim_port_facts *vsim_verbs_facts(void);
+void vsim_verbs_sock_path(struct sockaddr_un *a, uint64_t guid, uint32_t qpn);
+struct vsim_mr *vsim_verbs_mr_by_rkey(uint32_t rkey);
 /* vsim_wire.c */
-int vsim_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
-int vsim_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
-int vsim_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
-void vsim_qp_flush(struct vsim_qp *q);
+int vsim_wire_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
+int vsim_wire_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
+int vsim_wire_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
+void vsim_wire_qp_flush(struct vsim_qp *q);
 
 #endif

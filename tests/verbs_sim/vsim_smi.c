@@ -45,7 +45,7 @@ struct vsim_req {
 	struct dr_walk_get g; /* walk Gets and LFT blocks: what was asked */
 };
 
-uint64_t vsim_now_ms(void)
+uint64_t vsim_smi_now_ms(void)
 {
 	struct timespec ts;
 
@@ -55,14 +55,14 @@ uint64_t vsim_now_ms(void)
 
 static void vsim_smi_rx(void *ctx, const struct mad_addr *from, const uint8_t *mad, size_t len)
 {
-	mad_queue_recv(ctx, from, mad, len, vsim_now_ms());
+	mad_queue_recv(ctx, from, mad, len, vsim_smi_now_ms());
 }
 
 /* Run the queue until nothing is outstanding. */
 static int vsim_smi_drain(struct vsim_smi *s)
 {
 	while (mad_queue_outstanding(s->q)) {
-		uint64_t now = vsim_now_ms(), next = mad_queue_tick(s->q, now);
+		uint64_t now = vsim_smi_now_ms(), next = mad_queue_tick(s->q, now);
 		unsigned wait = next > now ? (unsigned)(next - now) : 1;
 		int rc;
 
@@ -83,7 +83,7 @@ static int vsim_smi_submit(struct vsim_smi *s, const uint8_t *path, uint8_t hops
 	struct smp smp;
 
 	smp_init_dr(&smp, SMP_METHOD_GET, attr, mod, path, hops);
-	return mad_queue_submit(s->q, &to, &smp, done, r, vsim_now_ms());
+	return mad_queue_submit(s->q, &to, &smp, done, r, vsim_smi_now_ms());
 }
 
 static void vsim_smi_sync_done(void *arg, int status, const struct smp *resp)
@@ -288,7 +288,7 @@ static int vsim_snap_read(struct vsim_smi *s, char *err, size_t errlen)
 	if (verify_index_init(&n->ix, &n->f, &n->lfts) < 0)
 		return text_err(err, errlen, -ENOMEM, "out of memory");
 	n->valid = 1;
-	n->read_ms = vsim_now_ms();
+	n->read_ms = vsim_smi_now_ms();
 	return 0;
 }
 
@@ -297,7 +297,7 @@ const struct verify_index *vsim_smi_fabric(struct vsim_smi *s, uint64_t max_age_
 {
 	struct vsim_snap *n = &s->snap;
 
-	if ((!n->valid || vsim_now_ms() - n->read_ms > max_age_ms) &&
+	if ((!n->valid || vsim_smi_now_ms() - n->read_ms > max_age_ms) &&
 	    vsim_snap_read(s, err, errlen) < 0)
 		return NULL;
 	*src_node = n->f.sm_node;

@@ -45,6 +45,6 @@ int vsim_smi_port(struct vsim_smi *s, uint8_t port, struct vsim_port_facts *out)
 const struct verify_index *vsim_smi_fabric(struct vsim_smi *s, uint64_t max_age_ms, int *src_node,
 					   uint8_t *src_port, char *err, size_t errlen);
 /* CLOCK_MONOTONIC in ms. */
-uint64_t vsim_now_ms(void);
+uint64_t vsim_smi_now_ms(void);
 
 #endif

@@ -97,9 +97,9 @@ static int vsim_open_smi(void)
 	return vsim_dir_init();
 }
 
-const struct vsim_port_facts *vsim_facts(void)
+const struct vsim_port_facts *vsim_verbs_facts(void)
 {
-	uint64_t now = vsim_now_ms();
+	uint64_t now = vsim_smi_now_ms();
 
 	if (!vsim.facts_ms || now - vsim.facts_ms > VSIM_FABRIC_AGE_MS) {
 		if (vsim_smi_port(vsim.smi, vsim.umad_port, &vsim.facts) == 0)
@@ -108,7 +108,7 @@ const struct vsim_port_facts *vsim_facts(void)
 	return &vsim.facts;
 }
 
-void vsim_sock_path(struct sockaddr_un *a, uint64_t guid, uint32_t qpn)
+void vsim_verbs_sock_path(struct sockaddr_un *a, uint64_t guid, uint32_t qpn)
 {
 	memset(a, 0, sizeof(*a));
 	a->sun_family = AF_UNIX;
@@ -183,9 +183,9 @@ struct ibv_context *ibv_open_device(struct ibv_device *dev)
 	c->cmd_fd = -1;
 	c->async_fd = -1;
 	c->num_comp_vectors = 1;
-	c->ops.poll_cq = vsim_poll_cq;
-	c->ops.post_send = vsim_post_send;
-	c->ops.post_recv = vsim_post_recv;
+	c->ops.poll_cq = vsim_wire_poll_cq;
+	c->ops.post_send = vsim_wire_post_send;
+	c->ops.post_recv = vsim_wire_post_recv;
 	c->ops.req_notify_cq = vsim_req_notify_cq;
 	c->ops.alloc_mw = vsim_alloc_mw;
 	c->ops.post_srq_recv = vsim_post_srq_recv;
@@ -327,7 +327,7 @@ int ibv_dereg_mr(struct ibv_mr *mr)
 	return EINVAL;
 }
 
-struct vsim_mr *vsim_mr_by_rkey(uint32_t rkey)
+struct vsim_mr *vsim_verbs_mr_by_rkey(uint32_t rkey)
 {
 	for (struct vsim_mr *m = vsim.mrs; m; m = m->next)
 		if (m->mr.rkey == rkey)
@@ -412,7 +412,7 @@ static int vsim_qp_bind(struct vsim_qp *q)
 		return -errno;
 	setsockopt(q->fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
 	setsockopt(q->fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
-	vsim_sock_path(&a, vsim_facts()->port_guid, q->qp.qp_num);
+	vsim_verbs_sock_path(&a, vsim_verbs_facts()->port_guid, q->qp.qp_num);
 	unlink(a.sun_path);
 	mkdir(vsim.dir, 0700); /* again: the last QP to go removes it */
 	if (bind(q->fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
@@ -535,7 +535,7 @@ int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 		q->rx_seq = 0;
 	qp->state = to;
 	if (to == IBV_QPS_RESET || to == IBV_QPS_ERR)
-		vsim_qp_flush(q);
+		vsim_wire_qp_flush(q);
 	return 0;
 }
 
@@ -550,8 +550,8 @@ int ibv_destroy_qp(struct ibv_qp *qp)
 			break;
 		}
 	q->qp.state = IBV_QPS_RESET;
-	vsim_qp_flush(q);
-	vsim_sock_path(&a, vsim.facts.port_guid, qp->qp_num);
+	vsim_wire_qp_flush(q);
+	vsim_verbs_sock_path(&a, vsim.facts.port_guid, qp->qp_num);
 	unlink(a.sun_path);
 	rmdir(vsim.dir); /* fails while another QP (of any process) is there */
 	close(q->fd);

@@ -159,7 +159,7 @@ static void vsim_pending_fail(struct vsim_qp *q, enum ibv_wc_status st)
 	q->qp.state = IBV_QPS_ERR;
 }
 
-void vsim_qp_flush(struct vsim_qp *q)
+void vsim_wire_qp_flush(struct vsim_qp *q)
 {
 	struct vsim_pending *p;
 
@@ -212,7 +212,7 @@ static void *vsim_packet(struct vsim_qp *q, const struct ibv_send_wr *wr, size_t
 	memset(h, 0, sizeof(*h));
 	h->magic = VSIM_MAGIC;
 	h->kind = wr->opcode == IBV_WR_RDMA_WRITE ? VSIM_WRITE : VSIM_SEND;
-	h->pkey = vsim_facts()->pkey[q->pkey_index];
+	h->pkey = vsim_verbs_facts()->pkey[q->pkey_index];
 	h->slid = vsim.facts.pi.lid;
 	h->src_qpn = q->qp.qp_num;
 	h->src_guid = vsim.facts.port_guid;
@@ -251,7 +251,7 @@ static int vsim_packet_route(struct vsim_qp *q, const struct vsim_hdr *h, struct
 	}
 	vsim_note(h->dlid, rc < 0 ? why : NULL);
 	if (rc == 0)
-		vsim_sock_path(to, guid, h->dst_qpn);
+		vsim_verbs_sock_path(to, guid, h->dst_qpn);
 	return rc;
 }
 
@@ -300,13 +300,13 @@ static int vsim_send_rc(struct vsim_qp *q, const struct ibv_send_wr *wr)
 	p->opcode = wr->opcode == IBV_WR_RDMA_WRITE ? IBV_WC_RDMA_WRITE : IBV_WC_SEND;
 	p->len = ((struct vsim_hdr *)p->pkt)->len;
 	p->seq = ((struct vsim_hdr *)p->pkt)->seq;
-	p->due_ms = vsim_now_ms();
+	p->due_ms = vsim_smi_now_ms();
 	*q->pending_tail = p;
 	q->pending_tail = &p->next;
 	return 0;
 }
 
-int vsim_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+int vsim_wire_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 {
 	struct vsim_qp *q = (struct vsim_qp *)qp;
 	int rc = 0;
@@ -326,7 +326,7 @@ int vsim_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr
 	return rc;
 }
 
-int vsim_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+int vsim_wire_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
 {
 	struct vsim_qp *q = (struct vsim_qp *)qp;
 
@@ -365,19 +365,19 @@ static void vsim_ack(struct vsim_qp *q, const struct vsim_hdr *in, enum vsim_ack
 	h.src_qpn = q->qp.qp_num;
 	h.dst_qpn = in->src_qpn;
 	h.seq = in->seq;
-	vsim_sock_path(&to, guid, in->src_qpn);
+	vsim_verbs_sock_path(&to, guid, in->src_qpn);
 	vsim_send_wait(q, &to, &h, sizeof(h));
 }
 
 /* Is this packet for this QP, in this state, in a shared partition? */
 static int vsim_accept(struct vsim_qp *q, const struct vsim_hdr *h)
 {
-	const struct vsim_port_facts *f = vsim_facts();
+	const struct vsim_port_facts *f = vsim_verbs_facts();
 	char why[160];
 
 	if (q->qp.state != IBV_QPS_RTR && q->qp.state != IBV_QPS_RTS)
 		return 0;
-	if (!vsim_pkey_accepts(h->pkey, f->pkey, VSIM_PKEYS)) {
+	if (!vsim_path_pkey_accepts(h->pkey, f->pkey, VSIM_PKEYS)) {
 		snprintf(why, sizeof(why),
 			 "P_Key 0x%04x from lid %u: no partition shared with this port", h->pkey,
 			 h->slid);
@@ -424,7 +424,7 @@ static enum vsim_ack vsim_input_send(struct vsim_qp *q, const struct vsim_hdr *h
 /* An RDMA write: into a registered region that allows it. */
 static enum vsim_ack vsim_input_write(const struct vsim_hdr *h, const uint8_t *data)
 {
-	struct vsim_mr *m = vsim_mr_by_rkey(h->rkey);
+	struct vsim_mr *m = vsim_verbs_mr_by_rkey(h->rkey);
 	uintptr_t at = (uintptr_t)h->raddr, base;
 
 	if (!m || !(m->access & IBV_ACCESS_REMOTE_WRITE))
@@ -460,7 +460,7 @@ static void vsim_input_ack(struct vsim_qp *q, const struct vsim_hdr *h)
 	if (!p)
 		return; /* a duplicate: that send already ended */
 	if (h->status == VSIM_ACK_RNR) {
-		vsim_resend_from(p, vsim_now_ms() + 1); /* rnr_retry 7: forever */
+		vsim_resend_from(p, vsim_smi_now_ms() + 1); /* rnr_retry 7: forever */
 		return;
 	}
 	if (h->status != VSIM_ACK_OK) {
@@ -565,10 +565,10 @@ static void vsim_progress(struct vsim_qp *q)
 		vsim_input(q, buf, (size_t)n);
 	}
 	if (q->qp.state == IBV_QPS_RTS)
-		vsim_progress_sends(q, vsim_now_ms());
+		vsim_progress_sends(q, vsim_smi_now_ms());
 }
 
-int vsim_poll_cq(struct ibv_cq *cq, int max, struct ibv_wc *wc)
+int vsim_wire_poll_cq(struct ibv_cq *cq, int max, struct ibv_wc *wc)
 {
 	struct vsim_cq *c = (struct vsim_cq *)cq;
 	int n = 0;
