@@ -202,7 +202,13 @@ static void *vsim_packet(struct vsim_qp *q, const struct ibv_send_wr *wr, size_t
 
 	for (int i = 0; i < wr->num_sge; i++)
 		n += wr->sg_list[i].length;
-	if (n > VSIM_MAX_MSG || !(pkt = malloc(at + n)))
+	if (n > VSIM_MAX_MSG) {
+		fprintf(stderr,
+			VSIM_TAG ": a message of %zu bytes is above the simulation's limit of %u\n",
+			n, VSIM_MAX_MSG);
+		return NULL;
+	}
+	if (!(pkt = malloc(at + n)))
 		return NULL;
 	for (int i = 0; i < wr->num_sge; i++) {
 		memcpy(pkt + at, (void *)(uintptr_t)wr->sg_list[i].addr, wr->sg_list[i].length);
