@@ -651,5 +651,6 @@ vsim_server() {
 		IT_LAST_OUT=$log
 		it_fail "nanosm-ping --server on $h did not start"
 	}
+	# shellcheck disable=SC2034 # read by the callers
 	VSIM_SERVER_LID=$(sed -nE 's/.*server on .* \(lid ([0-9]+)\).*/\1/p' "$log" | head -n 1)
 }

@@ -3,17 +3,19 @@
 # simulated verbs layer (build/lib/libnanosm-verbs-sim.so preloaded next to
 # umad2sim; docs/nanosm-ping.md "Running it under ibsim").  On twosw.topo
 # (host1 and host2 on sw1, host3 and host4 on sw2, two cables between the
-# switches) servers run on host2, host3 and host4 and the client on host1.
-#  - UD and RC: every path OK.
-#  - Both inter-switch cables pulled (ibsim Unlink): a run to host3 that
-#    began before fails within seconds (no response after N replies); host3 and host4 FAIL,
-#    and the simulated layer says why on the client's stderr; host2 (same
-#    switch) stays OK.  Cables back (ReLink): all OK after nanosm's sweep.
-#  - A black hole planted in sw1's LFT entry for host4's LID with
-#    nanosm-smpset: exactly host4 FAILs, the reason names sw1.
-#  - A policy that leaves host4 out of every partition host2 shares: from
-#    host2, host4 FAILs (the drop said on host4's server) and host1 is OK.
+# switches) servers run on host1..host4 and the client on host1.
 #  - Verbs nanosm-ping does not use fail with ENOSYS and say so.
+#  - UD and RC ping-pong and bandwidth streams: every path OK.
+#  - A black hole planted in sw1's LFT entry for host4's LID with
+#    nanosm-smpset: exactly host4 FAILs (RC: retry counter exceeded), the
+#    layer names sw1 and the entry; restored: all OK.
+#  - Both inter-switch cables pulled (ibsim Unlink): a run to host3 that
+#    began before ends within seconds (no response after N replies); host3
+#    and host4 FAIL, the layer says why on the client's stderr, host2 (same
+#    switch) stays OK.  Cables back (ReLink): all OK after nanosm's sweep.
+#  - A policy that leaves host4 out of the default partition: from host2,
+#    host4 FAILs (host4's server says it dropped P_Key 0xffff), host1 and
+#    host3 are OK.
 # Every wait is bounded; the servers are stopped by PID.
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -24,8 +26,9 @@ PING_ITERS=20
 
 it_init ping
 [ "$SM" = nanosm ] || it_skip "the partition step uses nanosm's YAML policy"
-[ -x "$NANOSM_PING" ] && [ -r "$VSIM" ] && [ -x "$SMPSET" ] ||
+if [ ! -x "$NANOSM_PING" ] || [ ! -r "$VSIM" ] || [ ! -x "$SMPSET" ]; then
 	it_fail "nanosm-ping, nanosm-smpset or libnanosm-verbs-sim.so not built (run make)"
+fi
 fabric_file twosw.topo
 PD=$IT_SCRATCH/ping
 mkdir -p "$PD"
@@ -69,7 +72,7 @@ ping_expect() {
 	[ "$PING_RC" = "$rc" ] || it_fail "$name: exit $PING_RC, expected $rc"
 	for x in $ok; do verdict OK "$x"; done
 	for x in $fail; do verdict FAIL "$x"; done
-	n=$(echo $fail | wc -w)
+	n=$(echo "$fail" | wc -w)
 	[ "$(grep -c '^FAIL' "$PING_OUT")" = "$n" ] || it_fail "$name: not exactly $n FAIL lines"
 }
 
