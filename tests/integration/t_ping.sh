@@ -165,7 +165,7 @@ IT_LAST_OUT=$SM_LOG
 sm_wait "node gone: 0x0002c90300a00140" 60 || it_fail "nanosm did not see host4 go"
 for mode in --ud --rc; do
 	ping_expect host1 split$mode 1 host2 "host3 host4" "$mode" "${ALL[@]}"
-	why_lost host3 "no port has lid ${LID[host3]}"
+	why_lost host3 "no port has lid ${LID[host3]} in the fabric reached from here \\(3 nodes\\): its port is cut off, down or gone"
 	it_log "   $mode: $(grep '^FAIL' "$PING_OUT" | head -n 1)"
 done
 it_log "   why: $(grep -m1 'packet lost' "$PING_OUT")"

@@ -159,7 +159,9 @@ static void test_vsim_path_down_and_gone(void)
 	vsim_path_route(&t.ix, H1, 1, 9, &r); /* nobody has it (a split fabric) */
 	CU_ASSERT_FALSE(r.ok);
 	CU_ASSERT_EQUAL(r.owner_node, FABRIC_NONE);
-	CU_ASSERT_STRING_EQUAL(r.why, "no port has lid 9");
+	CU_ASSERT_STRING_EQUAL(r.why,
+			       "no port has lid 9 in the fabric reached from here (5 nodes): "
+			       "its port is cut off, down or gone");
 	vp_teardown(&t);
 }
 

@@ -39,6 +39,13 @@ static void vsim_path_lost(const struct verify_index *ix, const struct verify_pa
 {
 	struct text_buf b;
 
+	if (p->fault == VERIFY_NO_OWNER) { /* a split fabric, a host gone */
+		snprintf(r->why, sizeof(r->why),
+			 "no port has lid %u in the fabric reached from here (%zu nodes): "
+			 "its port is cut off, down or gone",
+			 p->dlid, ix->f->n_nodes);
+		return;
+	}
 	text_buf_init(&b);
 	verify_format_fault(&b, ix, p);
 	snprintf(r->why, sizeof(r->why), "%s", b.s && !b.failed ? b.s : "lost on the way");
