@@ -33,8 +33,14 @@ SHELL_SRC   := sm/daemon/main.c sm/daemon/loop.c $(UMAD_SRC)
 # everything without a foreign I/O API: the unit tests and fuzzers link it
 PURE_SRC  := $(MAD_SRC) $(ROUTING_SRC) $(CONFIG_SRC) $(SMCORE_SRC) $(SA_SRC) \
 	     $(filter-out $(CTL_SRC),$(DAEMON_SRC)) $(CTL_SRC) $(TOOLLIB_SRC) $(DRAW_SRC) $(PING_SRC)
+# the simulated verbs layer (rules below "deps"): its sources and those of
+# the archives it reuses, compiled again with -fPIC
+VSIM_SRC  := $(sort $(wildcard tests/verbs_sim/*.c))
+VSIM_REUSE := $(MAD_SRC) $(UMAD_SRC) routing/dr_walk.c routing/fabric.c routing/verify.c \
+	      routing/verify_expect.c
+VSIM_SO   := $(LIB)/libnanosm-verbs-sim.so
 UNIT_SRC  := $(sort $(wildcard tests/unit/*.c))
-UNIT_OBJ  := $(UNIT_SRC:%.c=$(OBJ)/%.o)
+UNIT_OBJ  := $(UNIT_SRC:%.c=$(OBJ)/%.o) $(OBJ)/tests/verbs_sim/vsim_path.o
 
 A_MAD     := $(LIB)/libnanosm-mad.a
 A_UMAD    := $(LIB)/libnanosm-umad.a
@@ -96,7 +102,7 @@ DEB_TEST  := ibsim-utils infiniband-diags opensm python3 time clang librsvg2-bin
 	fuzz-smoke fuzz-seeds
 .SECONDARY:
 
-all: $(PROGS) $(TOOLS) $(BIN)/nanosm-unit
+all: $(PROGS) $(TOOLS) $(BIN)/nanosm-unit $(VSIM_SO)
 
 $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -132,6 +138,19 @@ $(BIN)/nanosmctl: $(OBJ)/tools/nanosmctl.o $(LINK_nanosmctl)
 $(BIN)/nanosm-ping: $(OBJ)/tools/ping/nanosm-ping.o $(LINK_nanosm-ping)
 	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -libverbs $(LIBS_TOOL)
+
+# The simulated verbs layer (tests/verbs_sim/, docs/nanosm-ping.md "Running
+# it under ibsim"): a test double preloaded next to umad2sim, never
+# installed.  A shared object, so it and the archives' sources it reuses
+# are compiled again with -fPIC into $(OBJ)/pic/.
+
+$(OBJ)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -c -o $@ $<
+
+$(VSIM_SO): $(VSIM_SRC:%.c=$(OBJ)/pic/%.o) $(VSIM_REUSE:%.c=$(OBJ)/pic/%.o)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,--no-undefined -o $@ $^ -libumad -libmad -lpthread
 
 # Install the Debian packages that are missing (needs root or sudo).
 deps:
@@ -371,4 +390,5 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(PURE_SRC:%.c=$(OBJ)/%.d) $(SHELL_SRC:%.c=$(OBJ)/%.d) $(UNIT_OBJ:.o=.d) $(TOOLS_SRC:%.c=$(OBJ)/%.d)
+-include $(wildcard $(OBJ)/pic/*/*.d $(OBJ)/pic/*/*/*.d)
 -include $(wildcard $(FUZZ_BUILD)/obj/*/*.d $(FUZZ_BUILD)/obj/tests/fuzz/*.d)

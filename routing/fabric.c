@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mad/smp.h"
 #include "mad/text.h"
 #include "routing/fabric.h"
 
@@ -404,4 +405,24 @@ const struct lft *lft_set_find_const(const struct lft_set *s, int sw)
 struct lft *lft_set_find(const struct lft_set *s, int sw)
 {
 	return (struct lft *)lft_set_find_const(s, sw);
+}
+
+void lft_put_block(struct lft *t, uint32_t block, const uint8_t *ports)
+{
+	for (unsigned i = 0; i < LFT_BLOCK_SIZE; i++) {
+		uint32_t lid = block * LFT_BLOCK_SIZE + i;
+
+		if (lid <= t->top)
+			t->port[lid] = ports[i];
+	}
+}
+
+uint16_t fabric_max_lft_top(const struct fabric *f)
+{
+	uint16_t top = 0;
+
+	for (size_t i = 0; i < f->n_nodes; i++)
+		if (fabric_is_switch(&f->nodes[i]) && f->nodes[i].lft_top > top)
+			top = f->nodes[i].lft_top;
+	return top > LID_UNICAST_MAX ? LID_UNICAST_MAX : top;
 }

@@ -185,5 +185,11 @@ static inline uint8_t lft_set_sl(const struct lft_set *s, uint16_t dlid)
 /* The table for switch node index sw, or NULL. */
 struct lft *lft_set_find(const struct lft_set *s, int sw);
 const struct lft *lft_set_find_const(const struct lft_set *s, int sw);
+/* Copy the 64 entries of LFT block `block` (as a switch answered them) into
+ * t, those above t->top left out. */
+void lft_put_block(struct lft *t, uint32_t block, const uint8_t *ports);
+/* The highest LinearFDBTop of f's switches, at most LID_UNICAST_MAX: the
+ * size to give lft_set_alloc when the tables are read from the switches. */
+uint16_t fabric_max_lft_top(const struct fabric *f);
 
 #endif

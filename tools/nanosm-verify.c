@@ -311,31 +311,16 @@ static void vfy_lft_done(void *arg, int status, const struct smp *resp)
 		t->port = NULL;
 	} else if (t->port) {
 		smp_lft_decode(resp->data, &blk);
-		for (unsigned i = 0; i < LFT_BLOCK_SIZE; i++) {
-			uint32_t lid = r->mod * LFT_BLOCK_SIZE + i;
-
-			if (lid <= t->top)
-				t->port[lid] = blk.port[i];
-		}
+		lft_put_block(t, r->mod, blk.port);
 	}
 	free(r);
-}
-
-static uint16_t vfy_max_top(const struct fabric *f)
-{
-	uint16_t top = 0;
-
-	for (size_t i = 0; i < f->n_nodes; i++)
-		if (fabric_is_switch(&f->nodes[i]) && f->nodes[i].lft_top > top)
-			top = f->nodes[i].lft_top;
-	return top > LID_UNICAST_MAX ? LID_UNICAST_MAX : top;
 }
 
 static int vfy_read_lfts(struct vfy *v)
 {
 	size_t blocks = 0;
 
-	if (lft_set_alloc(&v->lfts, &v->f, vfy_max_top(&v->f)) < 0)
+	if (lft_set_alloc(&v->lfts, &v->f, fabric_max_lft_top(&v->f)) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < v->lfts.n; i++) {
 		struct lft *t = &v->lfts.tables[i];

@@ -618,3 +618,39 @@ it_kill9() {
 	it_forget_pid "$pid"
 	return 0
 }
+
+# ---------------------------------------------------------------- added for nanosm-ping under ibsim
+
+# The simulated verbs layer (tests/verbs_sim/, docs/nanosm-ping.md
+# "Running it under ibsim"): nanosm-ping runs on a simulated host with it
+# preloaded next to umad2sim; its packets' sockets go under the scratch dir.
+VSIM=${VSIM:-$REPO/build/lib/libnanosm-verbs-sim.so}
+NANOSM_PING=${NANOSM_PING:-$REPO/build/bin/nanosm-ping}
+
+# vsim_client HOST CMD ARGS...: CMD on simulated HOST with both preloads,
+# bounded by CLIENT_TIMEOUT.
+vsim_client() {
+	local host=$1
+	shift
+	(cd "$IT_RUN" && exec env LD_PRELOAD="$UMAD2SIM $VSIM" IBSIM_SOCKNAME="$IT_SOCK" \
+		SIM_HOST="$host" TMPDIR="$IT_SCRATCH" timeout -k 5 "$CLIENT_TIMEOUT" "$@")
+}
+
+# vsim_server HOST TCPPORT LOG: `nanosm-ping --server` on simulated HOST in
+# the background (recorded by PID, bounded to 10 minutes), output in LOG;
+# waits (bounded) for its banner.  Sets VSIM_SERVER_PID and VSIM_SERVER_LID.
+vsim_server() {
+	local h=$1 port=$2 log=$3
+	# not through a function: $! must be the process that becomes timeout
+	(cd "$IT_RUN" && exec env LD_PRELOAD="$UMAD2SIM $VSIM" IBSIM_SOCKNAME="$IT_SOCK" \
+		SIM_HOST="$h" TMPDIR="$IT_SCRATCH" timeout -k 5 600 "$NANOSM_PING" --server \
+		--tcp-port "$port") >"$log" 2>&1 &
+	VSIM_SERVER_PID=$!
+	IT_PIDS+=("$VSIM_SERVER_PID")
+	wait_for_pattern "$log" 'server on .* \(lid [0-9]+\)' 20 "$VSIM_SERVER_PID" || {
+		IT_LAST_OUT=$log
+		it_fail "nanosm-ping --server on $h did not start"
+	}
+	# shellcheck disable=SC2034 # read by the callers
+	VSIM_SERVER_LID=$(sed -nE 's/.*server on .* \(lid ([0-9]+)\).*/\1/p' "$log" | head -n 1)
+}

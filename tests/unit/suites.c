@@ -17,5 +17,6 @@ const unit_register_fn unit_suites[] = {
     test_restart_register,    test_standby_register,   test_quarantine_register,
     test_lft_order_register,  test_log_register,       test_notify_register,
     test_metrics_register,    test_progress_register,  test_reload_register,
-    test_vlsp_register,	      test_draw_register,      NULL,
+    test_vlsp_register,	      test_draw_register,      test_vsim_path_register,
+    NULL,
 };

@@ -217,6 +217,44 @@ static void test_fabric_copy_empty(void)
 	fabric_fini(&f);
 }
 
+/* Tables read from switches: sized by the highest LinearFDBTop, a block
+ * answered put in place, entries above the table's top left out. */
+static void test_lft_put_block(void)
+{
+	struct fabric f;
+	struct lft_set s;
+	struct lft *t;
+	uint8_t ports[64];
+	int sw1, sw2;
+
+	fabric_init(&f);
+	CU_ASSERT_EQUAL(fabric_max_lft_top(&f), 0);
+	fabric_add_node(&f, 0x1, 1, 1);
+	sw1 = fabric_add_node(&f, 0x2, 2, 8);
+	sw2 = fabric_add_node(&f, 0x4, 2, 8);
+	f.nodes[sw1].lft_top = 70;
+	f.nodes[sw2].lft_top = 100;
+	CU_ASSERT_EQUAL(fabric_max_lft_top(&f), 100);
+	f.nodes[sw2].lft_top = 0xffff; /* multicast range: not unicast */
+	CU_ASSERT_EQUAL(fabric_max_lft_top(&f), LID_UNICAST_MAX);
+	lft_set_init(&s);
+	CU_ASSERT_EQUAL_FATAL(lft_set_alloc(&s, &f, 100), 0);
+	t = lft_set_find(&s, sw1);
+	t->top = 70;
+	for (unsigned i = 0; i < 64; i++)
+		ports[i] = (uint8_t)(i % 8 + 1);
+	lft_put_block(t, 1, ports); /* LIDs 64..127: 64..70 kept */
+	CU_ASSERT_EQUAL(t->port[63], LFT_DROP);
+	CU_ASSERT_EQUAL(t->port[64], 1);
+	CU_ASSERT_EQUAL(t->port[70], 7);
+	CU_ASSERT_EQUAL(t->port[71], LFT_DROP); /* above top: not written */
+	lft_put_block(t, 0, ports);
+	CU_ASSERT_EQUAL(t->port[0], 1);
+	CU_ASSERT_EQUAL(t->port[63], 8);
+	lft_set_fini(&s);
+	fabric_fini(&f);
+}
+
 static void test_lft_set_alloc(void)
 {
 	struct fabric f;
@@ -312,4 +350,5 @@ void test_fabric_register(void)
 	CU_add_test(s, "lft_set_alloc: one DROP-filled table per switch", test_lft_set_alloc);
 	CU_add_test(s, "lft_set_alloc with no switches", test_lft_set_no_switches);
 	CU_add_test(s, "lft_set SLs: none, then one per DLID", test_lft_set_sl);
+	CU_add_test(s, "LFT blocks read back, sized by the highest top", test_lft_put_block);
 }
