@@ -46,5 +46,6 @@ const unit_register_fn unit_suites[] = {
     test_progress_register,
     test_reload_register,
     test_vlsp_register,
+    test_pma_register,
     NULL,
 };

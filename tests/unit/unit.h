@@ -48,5 +48,6 @@ void test_metrics_register(void);
 void test_progress_register(void);
 void test_reload_register(void);
 void test_vlsp_register(void);
+void test_pma_register(void);
 
 #endif
