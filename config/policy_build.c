@@ -1458,12 +1458,21 @@ static const char *policy_build_elsewhere(char *buf, size_t len, const char *key
 	return buf;
 }
 
+static int policy_build_monitor(struct policy_build *b, const struct policy_key *k,
+				const struct policy_doc *val, void *obj)
+{
+	(void)k;
+	return policy_monitor_build(val, b->name, &((struct policy *)obj)->monitor, b->err,
+				    b->errlen);
+}
+
 static const struct policy_key policy_top_keys[] = {
     {"sm", policy_build_sm, 0, 0, 0},
     {"routing", policy_build_routing, 0, 0, 0},
     {"lids", policy_build_lids, 0, 0, 0},
     {"node_names", policy_build_node_names, 0, 0, 0},
     {"partitions", policy_build_partitions, 0, 0, 0},
+    {"monitor", policy_build_monitor, 0, 0, 0},
     {NULL, NULL, 0, 0, 0},
 };
 

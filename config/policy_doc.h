@@ -43,4 +43,17 @@ void policy_yaml_free(struct policy_doc *d);
 int policy_build(const struct policy_doc *root, const char *name, struct policy *out, char *err,
 		 size_t errlen);
 
+struct text_sink;
+struct policy_monitor;
+
+/* policy_monitor.c: the monitor section (val may be null: defaults stay);
+ * "name:line:col: monitor.key: ..." in err.  0, -EINVAL. */
+int policy_monitor_build(const struct policy_doc *val, const char *name, struct policy_monitor *out,
+			 char *err, size_t errlen);
+/* The section in canonical form, printed only when it differs from the
+ * defaults (so files without one print as before); the diff's lines. */
+void policy_monitor_print(struct text_sink *o, const struct policy_monitor *m);
+void policy_monitor_diff(struct text_sink *o, const struct policy_monitor *a,
+			 const struct policy_monitor *b);
+
 #endif

@@ -16,6 +16,7 @@
 #include "sm/core/log.h"
 #include "sm/daemon/control.h"
 #include "sm/daemon/loop.h"
+#include "sm/daemon/monitor.h"
 #include "sm/daemon/notify.h"
 #include "sm/daemon/opts.h"
 #include "sm/daemon/reload.h"
@@ -221,6 +222,7 @@ static void loop_reload_apply(struct loop *l, struct policy *np, struct loop_opt
 			   np->lids.statics, np->lids.n_statics, 1, text, sizeof(text)) < 0)
 		log_warnx("NSM-E503 out of memory for static LIDs");
 	sm_set_lid_reclaim_age(l->sm, next->sm.lid_reclaim_age);
+	monitor_apply(l->sm, np);
 	if (next->sweep_interval != l->opts->sweep_interval && !next->once) {
 		l->sweep_timer.repeat = next->sweep_interval;
 		ev_timer_again(l->ev, &l->sweep_timer);
@@ -849,6 +851,7 @@ static int loop_open(struct loop *l)
 	sm_set_sweep_done(l->sm, loop_on_sweep_done, l);
 	loop_static_lids(l);
 	loop_names(l, l->opts->policy);
+	monitor_apply(l->sm, l->opts->policy);
 	sm_load_lids(l->sm);
 	return 0;
 }
