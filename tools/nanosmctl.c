@@ -71,6 +71,9 @@ static void ctl_usage(FILE *to)
 	    "  sls [SRC]                   \"SLID DLID SL\" for every CA port LID (or SRC) to\n"
 	    "                              every LID: the paths' service levels\n"
 	    "  metrics                     counters and gauges in the Prometheus text format\n"
+	    "                              (port counters under the InfiniBand exporter's names)\n"
+	    "  health                      cables whose error counters rose: both ends, the\n"
+	    "                              counters, by how much and how fast, the verdict\n"
 	    "exit status: 0 ok, 1 the daemon answered with an error (or FILE cannot be read),\n"
 	    "2 bad usage (checked before connecting) or the daemon could not be reached\n",
 	    CONTROL_DEFAULT_PATH, CTL_DEFAULT_TIMEOUT_S);

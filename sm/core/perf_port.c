@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mad/text.h"
+#include "routing/fabric.h"
 #include "sm/core/perf_port.h"
 
 /* PortCounters counters that PortCountersExtended replaces, in its order. */
@@ -181,4 +182,28 @@ size_t perf_port_rises(const struct perf_port *p, char *buf, size_t len)
 	if (!any)
 		text_sinkf(&o, "no errors");
 	return o.off;
+}
+
+int perf_cable(const struct fabric *f, const struct perf_table *t, size_t i,
+	       const struct fabric_node **far, uint8_t *far_port, struct perf_port **far_p)
+{
+	const struct perf_port *a = &t->p[i], *b;
+	int n = fabric_find(f, a->guid);
+	const struct fabric_port *fp;
+
+	if (n == FABRIC_NONE || a->port > f->nodes[n].num_ports)
+		return -1;
+	fp = &f->nodes[n].ports[a->port];
+	if (fp->remote_node == FABRIC_NONE)
+		return -1;
+	*far = &f->nodes[fp->remote_node];
+	*far_port = fp->remote_port;
+	*far_p = perf_table_find(t, (*far)->guid, fp->remote_port);
+	b = *far_p;
+	return !b || perf_key_cmp(a->guid, a->port, b->guid, b->port) < 0;
+}
+
+enum perf_health perf_cable_health(const struct perf_port *a, const struct perf_port *b)
+{
+	return b && b->health > a->health ? b->health : a->health;
 }

@@ -94,6 +94,18 @@ struct perf_port *perf_table_find(const struct perf_table *t, uint64_t guid, uin
 
 
 
+struct fabric;
+struct fabric_node;
+
+/* The cable of t->p[i] in the model f: the far end's node and port, and
+ * its entry (NULL when that end is not read).  1 when t->p[i] is the end
+ * that speaks for the cable (the lower GUID/port of the two, or the only
+ * one read), 0 when the far end does, -1 when the port has no cable. */
+int perf_cable(const struct fabric *f, const struct perf_table *t, size_t i,
+	       const struct fabric_node **far, uint8_t *far_port, struct perf_port **far_p);
+/* The worse verdict of a cable's two ends (b may be NULL). */
+enum perf_health perf_cable_health(const struct perf_port *a, const struct perf_port *b);
+
 /* The counters that rose over the last interval (errors, flaps,
  * PortXmitDiscards, VL15Dropped; not data or packets), "SymbolErrorCounter
  * +500 (250/s), LinkDownedCounter +1", or "no errors".  Like snprintf:

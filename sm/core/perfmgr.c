@@ -187,22 +187,6 @@ static void perfmgr_pass_start(struct sm *sm, struct perfmgr *pm, uint64_t now)
 
 /* ---- cables ---- */
 
-/* The far end of table entry p in the last good model, or NULL. */
-static const struct fabric_port *perfmgr_far(const struct fabric *f, const struct perf_port *p,
-					     const struct fabric_node **far_node)
-{
-	int i = fabric_find(f, p->guid);
-	const struct fabric_port *fp;
-
-	if (i == FABRIC_NONE || p->port > f->nodes[i].num_ports)
-		return NULL;
-	fp = &f->nodes[i].ports[p->port];
-	if (fp->remote_node == FABRIC_NONE)
-		return NULL;
-	*far_node = &f->nodes[fp->remote_node];
-	return &(*far_node)->ports[fp->remote_port];
-}
-
 static const char *perfmgr_desc(const struct fabric *f, uint64_t guid)
 {
 	int i = fabric_find(f, guid);
@@ -233,28 +217,24 @@ static void perfmgr_cable_say(struct sm *sm, struct perf_port *a, const struct p
 	a->said = (uint8_t)h;
 }
 
-/* Each cable once (from its end with the lower GUID/port, or the end
- * read alone): a verdict that changed since it was last said is logged. */
+/* Each cable once (from the end that speaks for it): a verdict that
+ * changed since it was last said is logged. */
 static void perfmgr_cables(struct sm *sm, struct perfmgr *pm)
 {
 	pm->st.unhealthy = 0;
 	for (size_t i = 0; i < pm->t.n; i++) {
-		struct perf_port *a = &pm->t.p[i];
-		const struct fabric_node *bn = NULL;
-		const struct fabric_port *bp = perfmgr_far(&sm->cur, a, &bn);
-		struct perf_port *b = bp ? perf_table_find(&pm->t, bn->guid, bp->num) : NULL;
-		enum perf_health h = a->health;
+		struct perf_port *a = &pm->t.p[i], *b;
+		const struct fabric_node *bn;
+		uint8_t bport;
+		enum perf_health h;
 
 		if (a->health != PERF_OK)
 			pm->st.unhealthy++;
-		if (!bp)
+		if (perf_cable(&sm->cur, &pm->t, i, &bn, &bport, &b) != 1)
 			continue;
-		if (b && (b->guid < a->guid || (b->guid == a->guid && b->port < a->port)))
-			continue; /* said from b */
-		if (b && b->health > h)
-			h = b->health;
+		h = perf_cable_health(a, b);
 		if (h != a->said)
-			perfmgr_cable_say(sm, a, b, bn, bp->num, h);
+			perfmgr_cable_say(sm, a, b, bn, bport, h);
 	}
 }
 

@@ -165,6 +165,12 @@ static void control_cmd_status(const struct control_ops *ops, const struct contr
 			st.light.runs, st.light.escalations, st.light.last_mads, st.light.last_ms,
 			st.light.traps_suppressed);
 	control_status_faults(b, &st);
+	if (ops->perf) {
+		struct control_perf p;
+
+		ops->perf(ops->ctx, &p);
+		control_health_summary(b, ops->fabric ? ops->fabric(ops->ctx) : NULL, &p);
+	}
 }
 
 /* ---- sweep, reload, plan ------------------------------------------------ */
@@ -722,6 +728,7 @@ static const struct control_cmd control_cmds[] = {
     {"topology", control_cmd_topology}, {"lfts", control_cmd_lfts},
     {"lids", control_cmd_lids},		{"routes", control_cmd_routes},
     {"sls", control_cmd_sls},		{"metrics", control_cmd_metrics},
+    {"health", control_cmd_health},
 };
 
 const struct control_cmd *control_cmd_find(const char *name)

@@ -65,4 +65,11 @@ void control_body(const struct control_reply *r, const char **body, size_t *len)
  * one the parser refuses). */
 size_t control_announced_body(const char *line, size_t len);
 
+/* control_health.c: `health`, and the health line of `status`. */
+void control_cmd_health(const struct control_ops *ops, const struct control_request *q,
+			struct control_reply *r);
+void control_health_render(struct text_buf *b, const struct fabric *f, const struct control_perf *p);
+void control_health_summary(struct text_buf *b, const struct fabric *f,
+			    const struct control_perf *p);
+
 #endif

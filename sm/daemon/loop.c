@@ -14,6 +14,7 @@
 
 #include "mad/mad_port.h"
 #include "sm/core/log.h"
+#include "sm/core/perfmgr.h"
 #include "sm/daemon/control.h"
 #include "sm/daemon/loop.h"
 #include "sm/daemon/monitor.h"
@@ -490,6 +491,15 @@ static int loop_ops_reload(struct loop *l, int force, const char *via, char *msg
 	return rc;
 }
 
+static void loop_ctl_perf(void *ctx, struct control_perf *out)
+{
+	struct loop *l = ctx;
+
+	out->t = sm_perf_table(l->sm);
+	out->st = sm_perf_stats(l->sm);
+	out->opts = sm_perf_opts(l->sm);
+}
+
 static void loop_ctl_metrics(void *ctx, struct metrics_figures *m)
 {
 	struct loop *l = ctx;
@@ -513,6 +523,9 @@ static void loop_ctl_metrics(void *ctx, struct metrics_figures *m)
 	m->engines = l->opts->sm.engine;
 	m->sm_state = sm_state(l->sm);
 	m->subnet_up = l->subnet_up != 0; /* degraded counts as up */
+	m->fabric = sm_fabric(l->sm);
+	m->perf = sm_perf_table(l->sm);
+	m->perf_st = sm_perf_stats(l->sm);
 }
 
 /* ---- control socket (sm/daemon/control.c speaks the protocol) ------------- */
@@ -736,6 +749,7 @@ static void loop_ctl_start(struct loop *l)
 	    .lids = loop_ctl_lids,
 	    .names = loop_ctl_names,
 	    .metrics = loop_ctl_metrics,
+	    .perf = loop_ctl_perf,
 	};
 	l->ctl_fd = control_listen(path, err, sizeof(err));
 	if (l->ctl_fd < 0) {
