@@ -47,5 +47,6 @@ const unit_register_fn unit_suites[] = {
     test_reload_register,
     test_vlsp_register,
     test_pma_register,
+    test_perf_register,
     NULL,
 };

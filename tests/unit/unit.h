@@ -49,5 +49,6 @@ void test_progress_register(void);
 void test_reload_register(void);
 void test_vlsp_register(void);
 void test_pma_register(void);
+void test_perf_register(void);
 
 #endif
