@@ -16,6 +16,7 @@
 #include "sm/core/log.h"
 #include "sm/core/perfmgr.h"
 #include "sm/daemon/control.h"
+#include "sm/daemon/http_listen.h"
 #include "sm/daemon/loop.h"
 #include "sm/daemon/monitor.h"
 #include "sm/daemon/notify.h"
@@ -53,9 +54,12 @@ struct loop {
 	ev_signal sig_usr1;
 	struct notify notify;
 	uint64_t heavy_sweeps, failed_sweeps, lft_blocks_total;
+	struct http_listen *http; /* monitor.listen's /metrics, NULL: off */
 };
 
 static void loop_names(struct loop *l, const struct policy *p);
+static void loop_ctl_metrics(void *ctx, struct metrics_figures *m);
+static char *loop_http_metrics(void *ctx, size_t *len);
 static const struct topo_names *loop_ctl_names(void *ctx);
 static void loop_ops_sweep_done(struct loop *l, const struct sm_sweep_stats *st);
 static int loop_ops_reload(struct loop *l, int force, const char *via, char *msg, size_t msglen);
@@ -224,6 +228,7 @@ static void loop_reload_apply(struct loop *l, struct policy *np, struct loop_opt
 		log_warnx("NSM-E503 out of memory for static LIDs");
 	sm_set_lid_reclaim_age(l->sm, next->sm.lid_reclaim_age);
 	monitor_apply(l->sm, np);
+	monitor_http(&l->http, l->ev, np, loop_http_metrics, l);
 	if (next->sweep_interval != l->opts->sweep_interval && !next->once) {
 		l->sweep_timer.repeat = next->sweep_interval;
 		ev_timer_again(l->ev, &l->sweep_timer);
@@ -489,6 +494,20 @@ static int loop_ops_reload(struct loop *l, int force, const char *via, char *msg
 	notify_send(&l->notify, ready ? NOTIFY_READY : NOTIFY_STATUS,
 		    rc < 0 ? "policy reload refused; the old policy stays" : "policy reloaded");
 	return rc;
+}
+
+/* The metrics text for the HTTP listener (malloc'ed). */
+static char *loop_http_metrics(void *ctx, size_t *len)
+{
+	struct metrics_figures m = {0};
+	char *text;
+
+	loop_ctl_metrics(ctx, &m);
+	*len = metrics_render(&m, NULL, 0);
+	text = malloc(*len + 1);
+	if (text)
+		metrics_render(&m, text, *len + 1);
+	return text;
 }
 
 static void loop_ctl_perf(void *ctx, struct control_perf *out)
@@ -760,10 +779,12 @@ static void loop_ctl_start(struct loop *l)
 	l->ctl_io.data = l;
 	ev_io_start(l->ev, &l->ctl_io);
 	log_info("control socket %s", path);
+	monitor_http(&l->http, l->ev, l->opts->policy, loop_http_metrics, l);
 }
 
 static void loop_ctl_stop(struct loop *l)
 {
+	monitor_http(&l->http, l->ev, NULL, loop_http_metrics, l);
 	if (l->ctl_fd < 0)
 		return;
 	ev_io_stop(l->ev, &l->ctl_io);

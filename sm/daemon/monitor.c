@@ -3,10 +3,12 @@
  * manager's options.  Touches nothing but what sm_set_monitor takes.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "config/policy.h"
 #include "sm/core/log.h"
 #include "sm/core/perfmgr.h"
+#include "sm/daemon/http_listen.h"
 #include "sm/daemon/monitor.h"
 
 int monitor_apply(struct sm *sm, const struct policy *p)
@@ -24,4 +26,28 @@ int monitor_apply(struct sm *sm, const struct policy *p)
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+void monitor_http(struct http_listen **h, struct ev_loop *ev, const struct policy *p,
+		  char *(*render)(void *ctx, size_t *len), void *ctx)
+{
+	const char *want = p ? p->monitor.listen : "";
+	char err[256];
+
+	if (!strcmp(want, http_listen_addr(*h)))
+		return;
+	if (*h)
+		log_info("metrics: no longer listening on http://%s/metrics",
+			 http_listen_addr(*h));
+	http_listen_stop(*h);
+	*h = NULL;
+	if (!want[0])
+		return;
+	*h = http_listen_start(ev, want, render, ctx, err, sizeof(err));
+	if (*h)
+		log_info("metrics: listening on http://%s/metrics", want);
+	else
+		log_warnx("NSM-E763 %s: no HTTP /metrics listener (nanosmctl metrics still "
+			  "answers)",
+			  err);
 }

@@ -9,7 +9,9 @@
 # exporter's names (symbol errors 500 on sw1/7 only, link downed 3 on
 # host3/1, data in bytes = 4 x perfquery's words, the info and uplink
 # series naming the far ends).  With nothing rising for two intervals,
-# NSM-W761 says each cable recovered.
+# NSM-W761 says each cable recovered.  monitor.listen serves the same
+# metrics over HTTP on 127.0.0.1 (GET /metrics; 404 elsewhere, 405 for
+# POST, 413 for a request head over 4 KiB, after which it still answers).
 # nanosm-specific: SKIPped under SM=opensm.
 . "$(dirname "$0")/lib.sh"
 
@@ -17,9 +19,11 @@ it_init monitor
 [ "$SM" = nanosm ] || it_skip "nanosm's performance manager only"
 fabric_file twosw.topo
 pol=$IT_SCRATCH/nanosm.yaml
+http_port=$((20000 + RANDOM % 30000))
 cat >"$pol" <<EOT
 monitor:
   interval: 2
+  listen: 127.0.0.1:$http_port
   thresholds:
     degrading: 10
     failing: 1000
@@ -87,6 +91,40 @@ words=$(sed -n 's/^PortXmitData:\.*//p' "$d/pq.txt")
 it_log "   host1/1: metrics $bytes bytes, perfquery now $words words"
 [ -n "$bytes" ] && [ -n "$words" ] && [ "$bytes" -gt 0 ] && [ $((bytes % 4)) = 0 ] &&
 	[ $((bytes / 4)) -le "$words" ] || it_fail "host1/1 transmit bytes $bytes do not match 4 x $words words"
+
+it_step "the same metrics over HTTP on 127.0.0.1:$http_port"
+sm_wait "metrics: listening on http://127.0.0.1:$http_port/metrics" 5 || it_fail "no HTTP listener"
+cat >"$d/http.py" <<'EOP'
+import socket, sys
+def ask(raw):
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+    s.sendall(raw)
+    out = b""
+    while True:
+        b = s.recv(65536)
+        if not b:
+            break
+        out += b
+    return out.decode()
+r = ask(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+head, _, body = r.partition("\r\n\r\n")
+print(head.splitlines()[0])
+open(sys.argv[2], "w").write(body)
+print(ask(b"GET /nothing HTTP/1.0\r\n\r\n").splitlines()[0])
+print(ask(b"POST /metrics HTTP/1.0\r\n\r\n").splitlines()[0])
+print(ask(b"GET /metrics HTTP/1.0\r\nX: " + b"a" * 5000 + b"\r\n\r\n").splitlines()[0])
+print(ask(b"GET /metrics HTTP/1.0\r\n\r\n").splitlines()[0])
+EOP
+timeout 20 python3 "$d/http.py" "$http_port" "$d/http.txt" >"$d/http.status" 2>&1 ||
+	{ IT_LAST_OUT=$d/http.status; it_fail "HTTP requests failed"; }
+IT_LAST_OUT=$d/http.status
+printf 'HTTP/1.0 200 OK\nHTTP/1.0 404 Not Found\nHTTP/1.0 405 Method Not Allowed\nHTTP/1.0 413 Request Header Fields Too Large\nHTTP/1.0 200 OK\n' |
+	diff - "$d/http.status" >/dev/null || it_fail "unexpected HTTP status lines"
+IT_LAST_OUT=$d/http.txt
+grep -qx "infiniband_switch_port_symbol_error_total{guid=\"$sw1\",port=\"7\"} 500" "$d/http.txt" ||
+	it_fail "HTTP /metrics lacks the sw1/7 symbol errors"
+[ "$(grep -c '^infiniband_' "$d/http.txt")" = "$(grep -c '^infiniband_' "$m")" ] ||
+	it_fail "HTTP /metrics and nanosmctl metrics carry different series"
 
 it_step "nothing rises for two intervals: both cables recover"
 sm_wait 'NSM-W761 cable host3 .* recovered \(was flapping\)' 10 || it_fail "no NSM-W761 for the host3 cable"
