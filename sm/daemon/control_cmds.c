@@ -279,6 +279,12 @@ static void control_cmd_topology(const struct control_ops *ops, const struct con
 		control_fail(r, "topology: out of memory");
 		return;
 	}
+	if (fmt == TOPO_FORMAT_DOT && ops->perf) { /* cables coloured by health */
+		struct control_perf p;
+
+		ops->perf(ops->ctx, &p);
+		text = control_health_dot(text, &len, f, &p);
+	}
 	control_take_text(r, text, len);
 }
 

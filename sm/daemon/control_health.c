@@ -5,6 +5,8 @@
  * port table and the model the daemon hands over; no I/O.
  */
 #include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sm/core/perfmgr.h"
@@ -114,4 +116,70 @@ void control_cmd_health(const struct control_ops *ops, const struct control_requ
 	}
 	ops->perf(ops->ctx, &p);
 	control_health_render(&r->body, ops->fabric ? ops->fabric(ops->ctx) : NULL, &p);
+}
+
+/* ---- the topology picture ---- */
+
+static const char *const control_health_colour[] = {NULL, "orange", "purple", "red"};
+
+/* In the DOT text, the edge line of the cable a (port ap) <-> b (port bp)
+ * as routing/topo_write.c prints it, from either end: the offset of its
+ * "]", or 0 when it is not there. */
+static size_t control_health_edge(const char *dot, uint64_t a, unsigned ap, uint64_t b,
+				  unsigned bp)
+{
+	char want[160];
+	const char *at;
+
+	snprintf(want, sizeof(want),
+		 "\"0x%016" PRIx64 "\" -- \"0x%016" PRIx64 "\" [taillabel=\"%u\", "
+		 "headlabel=\"%u\"]",
+		 a, b, ap, bp);
+	at = strstr(dot, want);
+	if (!at) {
+		snprintf(want, sizeof(want),
+			 "\"0x%016" PRIx64 "\" -- \"0x%016" PRIx64 "\" [taillabel=\"%u\", "
+			 "headlabel=\"%u\"]",
+			 b, a, bp, ap);
+		at = strstr(dot, want);
+	}
+	return at ? (size_t)(at - dot) + strlen(want) - 1 : 0;
+}
+
+/* One cable coloured: ", color=..., penwidth=3" before its "]". */
+static char *control_health_paint(char *dot, size_t *len, size_t off, enum perf_health h)
+{
+	char attr[64];
+	size_t n = (size_t)snprintf(attr, sizeof(attr), ", color=\"%s\", penwidth=3",
+				    control_health_colour[h]);
+	char *grown = realloc(dot, *len + n + 1);
+
+	if (!grown)
+		return dot; /* left uncoloured */
+	memmove(grown + off + n, grown + off, *len - off + 1);
+	memcpy(grown + off, attr, n);
+	*len += n;
+	return grown;
+}
+
+char *control_health_dot(char *dot, size_t *len, const struct fabric *f,
+			 const struct control_perf *p)
+{
+	for (size_t i = 0; f && i < p->t->n; i++) {
+		const struct fabric_node *bn;
+		struct perf_port *bp;
+		uint8_t bport;
+		enum perf_health h;
+		size_t at;
+
+		if (perf_cable(f, p->t, i, &bn, &bport, &bp) != 1)
+			continue;
+		h = perf_cable_health(&p->t->p[i], bp);
+		at = h != PERF_OK ? control_health_edge(dot, p->t->p[i].guid, p->t->p[i].port,
+							bn->guid, bport)
+				  : 0;
+		if (at)
+			dot = control_health_paint(dot, len, at, h);
+	}
+	return dot;
 }

@@ -71,5 +71,10 @@ void control_cmd_health(const struct control_ops *ops, const struct control_requ
 void control_health_render(struct text_buf *b, const struct fabric *f, const struct control_perf *p);
 void control_health_summary(struct text_buf *b, const struct fabric *f,
 			    const struct control_perf *p);
+/* The DOT picture (malloc'ed, len bytes) with each cable whose verdict is
+ * not ok coloured (degrading orange, flapping purple, failing red,
+ * penwidth 3); returns the text, moved or not. */
+char *control_health_dot(char *dot, size_t *len, const struct fabric *f,
+			 const struct control_perf *p);
 
 #endif

@@ -8,7 +8,8 @@
 # them; `nanosmctl metrics` carries the counters under the InfiniBand
 # exporter's names (symbol errors 500 on sw1/7 only, link downed 3 on
 # host3/1, data in bytes = 4 x perfquery's words, the info and uplink
-# series naming the far ends).  With nothing rising for two intervals,
+# series naming the far ends); `topology --format dot` colours exactly those
+# two cables (orange degrading, purple flapping).  With nothing rising for two intervals,
 # NSM-W761 says each cable recovered.  monitor.listen serves the same
 # metrics over HTTP on 127.0.0.1 (GET /metrics; 404 elsewhere, 405 for
 # POST, 413 for a request head over 4 KiB, after which it still answers).
@@ -66,6 +67,15 @@ sm_ctl "$d/status.txt" status
 IT_LAST_OUT=$d/status.txt
 grep -qE '^health: 4 cables ok, 1 degrading, 1 flapping, 0 failing' "$d/status.txt" ||
 	it_fail "status has no health summary with the two cables"
+
+it_step "the topology picture colours those two cables"
+sm_ctl "$d/topo.dot" topology --format dot
+IT_LAST_OUT=$d/topo.dot
+[ "$(grep -c 'penwidth=3' "$d/topo.dot")" = 2 ] || it_fail "not exactly two coloured cables"
+grep -qE "\"$sw1\" -- \"$sw2\" \[taillabel=\"7\", headlabel=\"7\", color=\"orange\", penwidth=3\]" "$d/topo.dot" ||
+	it_fail "the sw1-sw2 port 7 cable is not orange"
+grep -qE "\"($sw2|$host3)\" -- \"($host3|$sw2)\" \[taillabel=\"1\", headlabel=\"1\", color=\"purple\", penwidth=3\]" "$d/topo.dot" ||
+	it_fail "the host3 cable is not purple"
 
 it_step "metrics under the InfiniBand exporter's names"
 sm_ctl "$d/metrics.txt" metrics
