@@ -278,7 +278,8 @@ static int policy_partition_equal(const struct policy_partition *a,
 
 int policy_equal(const struct policy *a, const struct policy *b)
 {
-	if (!policy_sm_equal(&a->sm, &b->sm) || !policy_monitor_equal(&a->monitor, &b->monitor) || !policy_routing_equal(&a->routing, &b->routing) ||
+	if (!policy_sm_equal(&a->sm, &b->sm) || !policy_monitor_equal(&a->monitor, &b->monitor) ||
+	    !policy_routing_equal(&a->routing, &b->routing) ||
 	    !policy_lids_equal(&a->lids, &b->lids) || !policy_node_names_equal(a, b) ||
 	    a->n_partitions != b->n_partitions)
 		return 0;

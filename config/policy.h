@@ -166,8 +166,8 @@ struct policy_partition {
 /* The performance manager and link health (docs/monitoring.md); parsed
  * by policy_monitor.c. */
 struct policy_monitor {
-	int enabled;		       /* default 1 */
-	unsigned interval;	       /* seconds 1..86400, default 30 */
+	int enabled;			/* default 1 */
+	unsigned interval;		/* seconds 1..86400, default 30 */
 	char listen[POLICY_LISTEN_MAX]; /* HTTP /metrics "IPv4:port", "" = none (default) */
 	/* thresholds, per interval: error counts (degrading, default 10;
 	 * failing, default 1000), LinkDowned + LinkErrorRecovery (flapping,

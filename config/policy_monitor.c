@@ -105,7 +105,8 @@ static int policy_monitor_scalar(struct policy_monitor_ctx *c, const char *key,
 }
 
 static int policy_monitor_uint(struct policy_monitor_ctx *c, const char *key,
-			       const struct policy_doc *d, unsigned min, unsigned max, unsigned *out)
+			       const struct policy_doc *d, unsigned min, unsigned max,
+			       unsigned *out)
 {
 	int rc = policy_monitor_scalar(c, key, d);
 	unsigned long long v;
@@ -113,8 +114,7 @@ static int policy_monitor_uint(struct policy_monitor_ctx *c, const char *key,
 
 	if (rc < 0)
 		return rc;
-	if (!d->plain || d->text[0] < '0' || d->text[0] > '9' ||
-	    (d->text[0] == '0' && d->text[1]))
+	if (!d->plain || d->text[0] < '0' || d->text[0] > '9' || (d->text[0] == '0' && d->text[1]))
 		return policy_monitor_fail(c, d, "%s: expected a whole number, got '%s'", key,
 					   d->text);
 	errno = 0;
@@ -228,9 +228,8 @@ static int policy_monitor_one(struct policy_monitor_ctx *c, const struct policy_
 		return policy_monitor_listen(c, val, m);
 	if (!strcmp(key->text, "thresholds"))
 		return policy_monitor_thresholds(c, val, m);
-	return policy_monitor_fail(c, key,
-				   "%s: unknown key (enabled, interval, listen, thresholds)",
-				   key->text);
+	return policy_monitor_fail(
+	    c, key, "%s: unknown key (enabled, interval, listen, thresholds)", key->text);
 }
 
 int policy_monitor_build(const struct policy_doc *val, const char *name, struct policy_monitor *out,

@@ -190,8 +190,8 @@ void pma_init_get(struct pma_mad *m, uint16_t attr, uint8_t port)
 
 void pma_init_clear(struct pma_mad *m, uint8_t port)
 {
-	struct pma_counters pc = {.port_select = port, .counter_select = 0xffff,
-				  .counter_select2 = 0xff};
+	struct pma_counters pc = {
+	    .port_select = port, .counter_select = 0xffff, .counter_select2 = 0xff};
 
 	memset(m, 0, sizeof(*m));
 	m->method = PMA_METHOD_SET;

@@ -37,9 +37,9 @@ enum pma_attr {
 };
 
 /* ClassPortInfo.CapabilityMask bits of the PerfMgt class (IBA 16.1.2). */
-#define PMA_CAP_EXT_WIDTH (1u << 9)	   /* PortCountersExtended, all counters */
+#define PMA_CAP_EXT_WIDTH (1u << 9)	    /* PortCountersExtended, all counters */
 #define PMA_CAP_EXT_WIDTH_NOIETF (1u << 10) /* PortCountersExtended, data/packets only */
-#define PMA_CAP_XMIT_WAIT (1u << 12)	   /* PortCounters.PortXmitWait is counted */
+#define PMA_CAP_XMIT_WAIT (1u << 12)	    /* PortCounters.PortXmitWait is counted */
 
 /* One PerfMgt MAD, decoded: the header and the raw attribute bytes. */
 struct pma_mad {

@@ -160,8 +160,8 @@ struct perf_port *perf_table_find(const struct perf_table *t, uint64_t guid, uin
 
 static int perf_is_traffic(enum pma_ctr c)
 {
-	return c == PMA_XMIT_DATA || c == PMA_RCV_DATA || c == PMA_XMIT_PKTS ||
-	       c == PMA_RCV_PKTS || c == PMA_XMIT_WAIT;
+	return c == PMA_XMIT_DATA || c == PMA_RCV_DATA || c == PMA_XMIT_PKTS || c == PMA_RCV_PKTS ||
+	       c == PMA_XMIT_WAIT;
 }
 
 size_t perf_port_rises(const struct perf_port *p, char *buf, size_t len)

@@ -35,12 +35,17 @@ struct perf_thresholds {
 	unsigned recover;   /* intervals in a row under every threshold to clear (default 2) */
 };
 
-#define PERF_THRESHOLDS_DEFAULT {10, 1000, 1, 2}
+#define PERF_THRESHOLDS_DEFAULT                                                                    \
+	{                                                                                          \
+		10, 1000, 1, 2                                                                     \
+	}
 
 /* The error counters a cable's verdict sums (flaps are apart). */
-#define PERF_ERROR_COUNTERS                                                                    \
-	{PMA_SYMBOL_ERRORS, PMA_RCV_ERRORS, PMA_RCV_REMOTE_PHYS_ERRORS,                      \
-	 PMA_LOCAL_LINK_INTEGRITY_ERRORS, PMA_EXCESSIVE_BUFFER_OVERRUN}
+#define PERF_ERROR_COUNTERS                                                                        \
+	{                                                                                          \
+		PMA_SYMBOL_ERRORS, PMA_RCV_ERRORS, PMA_RCV_REMOTE_PHYS_ERRORS,                     \
+		    PMA_LOCAL_LINK_INTEGRITY_ERRORS, PMA_EXCESSIVE_BUFFER_OVERRUN                  \
+	}
 
 struct perf_port {
 	uint64_t guid; /* node GUID */
@@ -91,8 +96,6 @@ struct perf_table {
 
 /* The entry of (guid, port), or NULL. */
 struct perf_port *perf_table_find(const struct perf_table *t, uint64_t guid, uint8_t port);
-
-
 
 struct fabric;
 struct fabric_node;

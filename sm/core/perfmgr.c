@@ -50,7 +50,7 @@ struct perfmgr {
 	size_t n_jobs, n_cpi, next_job, done_jobs;
 	struct perf_slot slot[PERFMGR_WINDOW];
 	unsigned in_flight, cpi_in_flight;
-	int pass;	    /* a pass runs */
+	int pass; /* a pass runs */
 	uint64_t pass_start;
 	uint64_t next_due; /* 0: not scheduled yet */
 	uint32_t next_tid;

@@ -35,17 +35,17 @@ struct perfmgr_opts {
 };
 
 struct perfmgr_stats {
-	uint64_t passes;	 /* passes completed */
-	uint64_t gmps_sent;	 /* retries included */
-	uint64_t gmps_received;	 /* answers matched to a GMP of ours */
-	uint64_t timeouts;	 /* GMPs unanswered after every retry */
-	uint64_t errors;	 /* answers with a MAD status */
-	uint64_t clears;	 /* PortCounters Sets sent to clear a port */
-	uint64_t last_pass_ms;	 /* how long the last pass took */
-	uint64_t last_pass_end;	 /* sm clock ms when it ended (0: none yet) */
-	uint64_t last_missed;	 /* ports the last pass could not read */
-	size_t ports;		 /* ports in the table */
-	size_t unhealthy;	 /* ports whose verdict is not ok */
+	uint64_t passes;	/* passes completed */
+	uint64_t gmps_sent;	/* retries included */
+	uint64_t gmps_received; /* answers matched to a GMP of ours */
+	uint64_t timeouts;	/* GMPs unanswered after every retry */
+	uint64_t errors;	/* answers with a MAD status */
+	uint64_t clears;	/* PortCounters Sets sent to clear a port */
+	uint64_t last_pass_ms;	/* how long the last pass took */
+	uint64_t last_pass_end; /* sm clock ms when it ended (0: none yet) */
+	uint64_t last_missed;	/* ports the last pass could not read */
+	size_t ports;		/* ports in the table */
+	size_t unhealthy;	/* ports whose verdict is not ok */
 };
 
 /* Turn the manager on or off, set its interval and thresholds (from the

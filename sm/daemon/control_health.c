@@ -125,8 +125,7 @@ static const char *const control_health_colour[] = {NULL, "orange", "purple", "r
 /* In the DOT text, the edge line of the cable a (port ap) <-> b (port bp)
  * as routing/topo_write.c prints it, from either end: the offset of its
  * "]", or 0 when it is not there. */
-static size_t control_health_edge(const char *dot, uint64_t a, unsigned ap, uint64_t b,
-				  unsigned bp)
+static size_t control_health_edge(const char *dot, uint64_t a, unsigned ap, uint64_t b, unsigned bp)
 {
 	char want[160];
 	const char *at;

@@ -97,8 +97,8 @@ static void http_client_answer(struct http_client *c, int rc, const struct http_
 static void http_client_write(struct http_client *c)
 {
 	while (c->sent < c->head_len + c->body_len) {
-		const char *p = c->sent < c->head_len ? c->head + c->sent
-						      : c->body + (c->sent - c->head_len);
+		const char *p =
+		    c->sent < c->head_len ? c->head + c->sent : c->body + (c->sent - c->head_len);
 		size_t n = c->sent < c->head_len ? c->head_len - c->sent
 						 : c->body_len - (c->sent - c->head_len);
 		ssize_t w = send(c->fd, p, n, MSG_NOSIGNAL);

@@ -33,10 +33,8 @@ static const struct {
     {"receive_switch_relay_errors_total", PMA_RCV_SWITCH_RELAY_ERRORS, 1,
      "PortRcvSwitchRelayErrors"},
     {"transmit_discards_total", PMA_XMIT_DISCARDS, 1, "PortXmitDiscards"},
-    {"transmit_constraint_errors_total", PMA_XMIT_CONSTRAINT_ERRORS, 1,
-     "PortXmitConstraintErrors"},
-    {"receive_constraint_errors_total", PMA_RCV_CONSTRAINT_ERRORS, 1,
-     "PortRcvConstraintErrors"},
+    {"transmit_constraint_errors_total", PMA_XMIT_CONSTRAINT_ERRORS, 1, "PortXmitConstraintErrors"},
+    {"receive_constraint_errors_total", PMA_RCV_CONSTRAINT_ERRORS, 1, "PortRcvConstraintErrors"},
     {"local_link_integrity_errors_total", PMA_LOCAL_LINK_INTEGRITY_ERRORS, 1,
      "LocalLinkIntegrityErrors"},
     {"excessive_buffer_overrun_errors_total", PMA_EXCESSIVE_BUFFER_OVERRUN, 1,
@@ -84,8 +82,8 @@ static void metrics_ib_counters(struct text_sink *o, const struct perf_table *t,
 }
 
 /* infiniband_<kind>_info: one per node of that kind with a port read. */
-static void metrics_ib_info(struct text_sink *o, const struct fabric *f,
-			    const struct perf_table *t, int sw)
+static void metrics_ib_info(struct text_sink *o, const struct fabric *f, const struct perf_table *t,
+			    int sw)
 {
 	const char *kind = sw ? "switch" : "hca";
 	int head = 0;
@@ -97,8 +95,9 @@ static void metrics_ib_info(struct text_sink *o, const struct fabric *f,
 		if (p->is_switch != sw || n == FABRIC_NONE || (i && t->p[i - 1].guid == p->guid))
 			continue;
 		if (!head++)
-			text_sinkf(o, "# HELP infiniband_%s_info Infiniband %s information\n"
-				      "# TYPE infiniband_%s_info gauge\n",
+			text_sinkf(o,
+				   "# HELP infiniband_%s_info Infiniband %s information\n"
+				   "# TYPE infiniband_%s_info gauge\n",
 				   kind, kind, kind);
 		text_sinkf(o, "infiniband_%s_info{guid=\"0x%016" PRIx64 "\",lid=\"%u\",%s=\"", kind,
 			   p->guid, p->lid, kind);
@@ -154,7 +153,8 @@ static void metrics_ib_health(struct text_sink *o, const struct perf_table *t)
 		      "# TYPE nanosm_port_health gauge\n");
 	for (size_t i = 0; i < t->n; i++)
 		if (t->p[i].have)
-			text_sinkf(o, "nanosm_port_health{guid=\"0x%016" PRIx64 "\",port=\"%u\"} %u\n",
+			text_sinkf(o,
+				   "nanosm_port_health{guid=\"0x%016" PRIx64 "\",port=\"%u\"} %u\n",
 				   t->p[i].guid, t->p[i].port, t->p[i].health);
 }
 

@@ -37,8 +37,7 @@ void monitor_http(struct http_listen **h, struct ev_loop *ev, const struct polic
 	if (!strcmp(want, http_listen_addr(*h)))
 		return;
 	if (*h)
-		log_info("metrics: no longer listening on http://%s/metrics",
-			 http_listen_addr(*h));
+		log_info("metrics: no longer listening on http://%s/metrics", http_listen_addr(*h));
 	http_listen_stop(*h);
 	*h = NULL;
 	if (!want[0])

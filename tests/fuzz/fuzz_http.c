@@ -14,10 +14,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FUZZ_HTTP_CHECK(cond)                                                                  \
-	do {                                                                                   \
-		if (!(cond))                                                                   \
-			__builtin_trap();                                                      \
+#define FUZZ_HTTP_CHECK(cond)                                                                      \
+	do {                                                                                       \
+		if (!(cond))                                                                       \
+			__builtin_trap();                                                          \
 	} while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

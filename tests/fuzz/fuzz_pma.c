@@ -12,10 +12,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FUZZ_PMA_CHECK(cond)                                                                   \
-	do {                                                                                   \
-		if (!(cond))                                                                   \
-			__builtin_trap();                                                      \
+#define FUZZ_PMA_CHECK(cond)                                                                       \
+	do {                                                                                       \
+		if (!(cond))                                                                       \
+			__builtin_trap();                                                          \
 	} while (0)
 
 static void fuzz_pma_attrs(const uint8_t *payload)

@@ -146,9 +146,10 @@ static void test_perf_cable(void)
 
 static void test_perf_policy(void)
 {
-	static const char text[] = "monitor:\n  enabled: false\n  interval: 5\n"
-				   "  listen: 127.0.0.1:9683\n"
-				   "  thresholds: {degrading: 3, failing: 300, flapping: 2, recover: 4}\n";
+	static const char text[] =
+	    "monitor:\n  enabled: false\n  interval: 5\n"
+	    "  listen: 127.0.0.1:9683\n"
+	    "  thresholds: {degrading: 3, failing: 300, flapping: 2, recover: 4}\n";
 	struct policy p, q, d;
 	char err[256], out[4096], diff[512];
 
@@ -183,12 +184,14 @@ static void test_perf_policy_errors(void)
 	} cases[] = {
 	    {"monitor:\n  interval: 0\n", "e.yaml:2:13: monitor.interval: '0' is out of range"},
 	    {"monitor:\n  intervall: 3\n", "e.yaml:2:3: monitor.intervall: unknown key"},
-	    {"monitor:\n  listen: 0.0.0.0\n", "e.yaml:2:11: monitor.listen: expected IPv4-address:port"},
+	    {"monitor:\n  listen: 0.0.0.0\n",
+	     "e.yaml:2:11: monitor.listen: expected IPv4-address:port"},
 	    {"monitor:\n  listen: host:80\n", "e.yaml:2:11: monitor.listen: expected"},
 	    {"monitor:\n  enabled: yes\n", "e.yaml:2:12: monitor.enabled: expected true or false"},
 	    {"monitor:\n  thresholds: {recover: 0}\n", "monitor.recover: '0' is out of range"},
 	    {"monitor:\n  thresholds: {bogus: 1}\n", "monitor.thresholds: unknown key 'bogus'"},
-	    {"monitor:\n  interval: 2\n  interval: 3\n", "e.yaml:3:3: monitor.interval: duplicate key"},
+	    {"monitor:\n  interval: 2\n  interval: 3\n",
+	     "e.yaml:3:3: monitor.interval: duplicate key"},
 	    {"monitor: [1]\n", "e.yaml:1:10: monitor: expected a mapping"},
 	};
 	char err[256];
@@ -196,8 +199,8 @@ static void test_perf_policy_errors(void)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct policy p;
 
-		CU_ASSERT_EQUAL(policy_parse(cases[i].text, strlen(cases[i].text), "e.yaml", &p, err,
-					     sizeof(err)),
+		CU_ASSERT_EQUAL(policy_parse(cases[i].text, strlen(cases[i].text), "e.yaml", &p,
+					     err, sizeof(err)),
 				-EINVAL);
 		if (!strstr(err, cases[i].want))
 			CU_FAIL(cases[i].want);

@@ -23,24 +23,24 @@ static void test_pma_counters_decode(void)
 	uint8_t d[PMA_DATA_SIZE] = {0};
 	struct pma_counters pc;
 
-	d[1] = 7;			/* PortSelect */
-	tp_be(d + 2, 0xabcd, 2);	/* CounterSelect */
-	tp_be(d + 4, 500, 2);		/* SymbolErrorCounter */
-	d[6] = 3;			/* LinkErrorRecoveryCounter */
-	d[7] = 2;			/* LinkDownedCounter */
-	tp_be(d + 8, 11, 2);		/* PortRcvErrors */
-	tp_be(d + 10, 12, 2);		/* PortRcvRemotePhysicalErrors */
-	tp_be(d + 12, 13, 2);		/* PortRcvSwitchRelayErrors */
-	tp_be(d + 14, 14, 2);		/* PortXmitDiscards */
-	d[16] = 15;			/* PortXmitConstraintErrors */
-	d[17] = 16;			/* PortRcvConstraintErrors */
-	d[19] = 0x5a;			/* LocalLinkIntegrity 5, ExcessiveBufferOverrun 10 */
-	tp_be(d + 22, 17, 2);		/* VL15Dropped */
-	tp_be(d + 24, 0x11223344, 4);	/* PortXmitData */
-	tp_be(d + 28, 0xfffffffe, 4);	/* PortRcvData */
-	tp_be(d + 32, 1000, 4);		/* PortXmitPkts */
-	tp_be(d + 36, 2000, 4);		/* PortRcvPkts */
-	tp_be(d + 40, 77, 4);		/* PortXmitWait */
+	d[1] = 7;		      /* PortSelect */
+	tp_be(d + 2, 0xabcd, 2);      /* CounterSelect */
+	tp_be(d + 4, 500, 2);	      /* SymbolErrorCounter */
+	d[6] = 3;		      /* LinkErrorRecoveryCounter */
+	d[7] = 2;		      /* LinkDownedCounter */
+	tp_be(d + 8, 11, 2);	      /* PortRcvErrors */
+	tp_be(d + 10, 12, 2);	      /* PortRcvRemotePhysicalErrors */
+	tp_be(d + 12, 13, 2);	      /* PortRcvSwitchRelayErrors */
+	tp_be(d + 14, 14, 2);	      /* PortXmitDiscards */
+	d[16] = 15;		      /* PortXmitConstraintErrors */
+	d[17] = 16;		      /* PortRcvConstraintErrors */
+	d[19] = 0x5a;		      /* LocalLinkIntegrity 5, ExcessiveBufferOverrun 10 */
+	tp_be(d + 22, 17, 2);	      /* VL15Dropped */
+	tp_be(d + 24, 0x11223344, 4); /* PortXmitData */
+	tp_be(d + 28, 0xfffffffe, 4); /* PortRcvData */
+	tp_be(d + 32, 1000, 4);	      /* PortXmitPkts */
+	tp_be(d + 36, 2000, 4);	      /* PortRcvPkts */
+	tp_be(d + 40, 77, 4);	      /* PortXmitWait */
 	pma_counters_decode(d, &pc);
 	CU_ASSERT_EQUAL(pc.port_select, 7);
 	CU_ASSERT_EQUAL(pc.counter_select, 0xabcd);
@@ -95,11 +95,11 @@ static void test_pma_ext_and_cpi(void)
 	struct pma_class_port_info cpi, cpi2;
 
 	d[1] = 9;
-	tp_be(d + 8, 0x0102030405060708ull, 8);	  /* PortXmitData */
-	tp_be(d + 16, 0x1112131415161718ull, 8);  /* PortRcvData */
-	tp_be(d + 24, 42, 8);			  /* PortXmitPkts */
-	tp_be(d + 32, 43, 8);			  /* PortRcvPkts */
-	tp_be(d + 64, 44, 8);			  /* PortMulticastRcvPkts */
+	tp_be(d + 8, 0x0102030405060708ull, 8);	 /* PortXmitData */
+	tp_be(d + 16, 0x1112131415161718ull, 8); /* PortRcvData */
+	tp_be(d + 24, 42, 8);			 /* PortXmitPkts */
+	tp_be(d + 32, 43, 8);			 /* PortRcvPkts */
+	tp_be(d + 64, 44, 8);			 /* PortMulticastRcvPkts */
 	pma_counters_ext_decode(d, &e);
 	CU_ASSERT_EQUAL(e.port_select, 9);
 	CU_ASSERT_EQUAL(e.xmit_data, 0x0102030405060708ull);
