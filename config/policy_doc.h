@@ -10,6 +10,7 @@
 #ifndef NANOSM_CONFIG_POLICY_DOC_H
 #define NANOSM_CONFIG_POLICY_DOC_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 struct policy;
@@ -42,6 +43,11 @@ void policy_yaml_free(struct policy_doc *d);
  * Returns 0, -EINVAL with "name:line:col: ..." in err, or -ENOMEM. */
 int policy_build(const struct policy_doc *root, const char *name, struct policy *out, char *err,
 		 size_t errlen);
+
+/* "name:line:col: <fmt>" into err (one line: control bytes become '?');
+ * returns -EINVAL.  Every section's checks report through it. */
+int policy_doc_vfail(const char *name, const struct policy_doc *at, char *err, size_t errlen,
+		     const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
 struct text_sink;
 struct policy_monitor;

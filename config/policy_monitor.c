@@ -27,26 +27,33 @@ struct policy_monitor_ctx {
 
 static int policy_monitor_fail(struct policy_monitor_ctx *c, const struct policy_doc *at,
 			       const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int policy_monitor_say(struct policy_monitor_ctx *c, const struct policy_doc *at,
+			      const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* policy_doc_vfail with this file's name and buffer. */
+static int policy_monitor_say(struct policy_monitor_ctx *c, const struct policy_doc *at,
+			      const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = policy_doc_vfail(c->name, at, c->err, c->errlen, fmt, ap);
+	va_end(ap);
+	return rc;
+}
 
 /* "name:line:col: monitor.<fmt>" into err, one line; returns -EINVAL. */
 static int policy_monitor_fail(struct policy_monitor_ctx *c, const struct policy_doc *at,
 			       const char *fmt, ...)
 {
+	char what[256];
 	va_list ap;
-	int n;
 
-	if (!c->err || !c->errlen)
-		return -EINVAL;
-	n = snprintf(c->err, c->errlen, "%s:%u:%u: monitor.", c->name, at->line, at->col);
-	if (n >= 0 && (size_t)n < c->errlen) {
-		va_start(ap, fmt);
-		vsnprintf(c->err + n, c->errlen - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
-	for (char *ch = c->err; *ch; ch++)
-		if ((unsigned char)*ch < 0x20 || *ch == 0x7f)
-			*ch = '?';
-	return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return policy_monitor_say(c, at, "monitor.%s", what);
 }
 
 void policy_monitor_init(struct policy_monitor *m)
@@ -241,14 +248,10 @@ int policy_monitor_build(const struct policy_doc *val, const char *name, struct 
 
 	if (!val || (val->kind == POLICY_DOC_SCALAR && val->plain && !val->text[0]))
 		return 0;
-	if (val->kind != POLICY_DOC_MAP) {
-		if (err && errlen)
-			snprintf(err, errlen,
-				 "%s:%u:%u: monitor: expected a mapping (enabled, interval, "
-				 "listen, thresholds)",
-				 name, val->line, val->col);
-		return -EINVAL;
-	}
+	if (val->kind != POLICY_DOC_MAP)
+		return policy_monitor_say(&c, val,
+					  "monitor: expected a mapping (enabled, interval, listen, "
+					  "thresholds)");
 	for (size_t i = 0; i + 1 < val->n; i += 2) {
 		int rc = policy_monitor_key_ok(&c, val->kids[i]);
 
