@@ -779,7 +779,6 @@ static void loop_ctl_start(struct loop *l)
 	l->ctl_io.data = l;
 	ev_io_start(l->ev, &l->ctl_io);
 	log_info("control socket %s", path);
-	monitor_http(&l->http, l->ev, l->opts->policy, loop_http_metrics, l);
 }
 
 static void loop_ctl_stop(struct loop *l)
@@ -911,8 +910,10 @@ int loop_run(struct loop_opts *opts)
 	loop_signals_start(&l);
 	l.started_ms = loop_now_ms(NULL);
 	l.ctl_fd = -1;
-	if (!opts->once)
+	if (!opts->once) {
 		loop_ctl_start(&l);
+		monitor_http(&l.http, l.ev, opts->policy, loop_http_metrics, &l);
+	}
 	if (!opts->once)
 		ev_timer_start(l.ev, &l.sweep_timer);
 	loop_request_sweep(&l);

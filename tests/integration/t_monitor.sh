@@ -12,7 +12,8 @@
 # two cables (orange degrading, purple flapping).  With nothing rising for two intervals,
 # NSM-W761 says each cable recovered.  monitor.listen serves the same
 # metrics over HTTP on 127.0.0.1 (GET /metrics; 404 elsewhere, 405 for
-# POST, 413 for a request head over 4 KiB, after which it still answers).
+# POST, 413 for a request head over 4 KiB, after which it still answers),
+# also with no control socket (--socket none).
 # nanosm-specific: SKIPped under SM=opensm.
 . "$(dirname "$0")/lib.sh"
 
@@ -141,4 +142,17 @@ sm_wait 'NSM-W761 cable host3 .* recovered \(was flapping\)' 10 || it_fail "no N
 sm_wait 'NSM-W761 cable sw1 .* recovered \(was degrading\)' 10 || it_fail "no NSM-W761 for the sw1 cable"
 sm_ctl "$d/health2.txt" health
 grep -q '^no cable errors$' "$d/health2.txt" || { IT_LAST_OUT=$d/health2.txt; it_fail "health still lists cables"; }
+
+it_step "the HTTP listener does not need the control socket (--socket none)"
+sm_stop
+export NANOSM_ARGS="-f $pol --socket none"
+sm_start --sweep-interval 300
+sm_wait "metrics: listening on http://127.0.0.1:$http_port/metrics" 10 ||
+	it_fail "no HTTP listener with --socket none"
+sm_wait 'performance manager: pass 1 took' 10 || it_fail "no pass in the second run"
+timeout 20 python3 "$d/http.py" "$http_port" "$d/http2.txt" >"$d/http2.status" 2>&1 ||
+	{ IT_LAST_OUT=$d/http2.status; it_fail "HTTP requests failed with --socket none"; }
+grep -q '^infiniband_switch_port_symbol_error_total{' "$d/http2.txt" ||
+	{ IT_LAST_OUT=$d/http2.txt; it_fail "no port counters over HTTP with --socket none"; }
+sm_stop
 it_pass

@@ -9,12 +9,16 @@
  */
 #include <CUnit/CUnit.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config/policy.h"
 #include "mad/smp.h"
 #include "routing/fabric.h"
 #include "sm/core/perf_port.h"
+#include "sm/core/perfmgr.h"
+#include "sm/daemon/metrics_ib.h"
 #include "tests/unit/unit.h"
 
 static const struct perf_thresholds tpf_th = PERF_THRESHOLDS_DEFAULT;
@@ -208,6 +212,70 @@ static void test_perf_policy_errors(void)
 	}
 }
 
+/* A CA (0x10, port 1) cabled to a switch (0x20, port 3), both read. */
+static void tpf_fabric(struct fabric *f, struct perf_port ports[2])
+{
+	int ca, sw;
+
+	fabric_init(f);
+	ca = fabric_add_node(f, 0x10, NODE_TYPE_CA, 2);
+	sw = fabric_add_node(f, 0x20, NODE_TYPE_SWITCH, 8);
+	fabric_link(f, ca, 1, sw, 3);
+	snprintf(f->nodes[ca].desc, sizeof(f->nodes[ca].desc), "ca \"one\"");
+	snprintf(f->nodes[sw].desc, sizeof(f->nodes[sw].desc), "sw");
+	f->nodes[ca].ports[1].lid = 7;
+	f->nodes[sw].ports[0].lid = 9;
+	memset(ports, 0, 2 * sizeof(*ports));
+	ports[0] = (struct perf_port){.guid = 0x10, .port = 1, .lid = 7, .have = 1};
+	ports[1] = (struct perf_port){.guid = 0x20, .port = 3, .lid = 9, .is_switch = 1, .have = 1};
+	ports[0].total[PMA_XMIT_DATA] = 10;
+	ports[1].total[PMA_SYMBOL_ERRORS] = 500;
+	ports[1].health = PERF_DEGRADING;
+}
+
+static void test_perf_metrics(void)
+{
+	static const char *const want[] = {
+	    "# TYPE infiniband_switch_port_transmit_data_bytes_total counter\n",
+	    "infiniband_hca_port_transmit_data_bytes_total{guid=\"0x0000000000000010\",port=\"1\"} "
+	    "40\n",
+	    "infiniband_switch_port_symbol_error_total{guid=\"0x0000000000000020\",port=\"3\"} "
+	    "500\n",
+	    "infiniband_hca_port_symbol_error_total{guid=\"0x0000000000000010\",port=\"1\"} 0\n",
+	    "infiniband_switch_info{guid=\"0x0000000000000020\",lid=\"9\",switch=\"sw\"} 1\n",
+	    "infiniband_hca_info{guid=\"0x0000000000000010\",lid=\"7\",hca=\"ca \\\"one\\\"\"} 1\n",
+	    "infiniband_switch_uplink_info{guid=\"0x0000000000000020\",port=\"3\",switch=\"sw\","
+	    "uplink=\"ca \\\"one\\\"\",uplink_guid=\"0x0000000000000010\",uplink_lid=\"7\","
+	    "uplink_port=\"1\",uplink_type=\"CA\"} 1\n",
+	    "infiniband_hca_uplink_info{guid=\"0x0000000000000010\",port=\"1\",hca=\"ca "
+	    "\\\"one\\\"\","
+	    "uplink=\"sw\",uplink_guid=\"0x0000000000000020\",uplink_lid=\"9\",uplink_port=\"3\","
+	    "uplink_type=\"SW\"} 1\n",
+	    "nanosm_port_health{guid=\"0x0000000000000020\",port=\"3\"} 1\n",
+	    "nanosm_perfmgr_gmps_total{result=\"timeout\"} 4\n",
+	};
+	struct perfmgr_stats st = {.passes = 3, .timeouts = 4};
+	struct perf_port ports[2];
+	struct perf_table t = {ports, 2};
+	struct fabric f;
+	size_t n;
+	char *text, cut[64];
+
+	tpf_fabric(&f, ports);
+	n = metrics_ib_render(&f, &t, &st, NULL, 0);
+	text = malloc(n + 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	CU_ASSERT_EQUAL(metrics_ib_render(&f, &t, &st, text, n + 1), n);
+	CU_ASSERT_EQUAL(strlen(text), n);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(text, want[i]))
+			CU_FAIL(want[i]);
+	CU_ASSERT_EQUAL(metrics_ib_render(&f, &t, &st, cut, sizeof(cut)), n);
+	CU_ASSERT_EQUAL(strncmp(cut, text, sizeof(cut) - 1), 0);
+	free(text);
+	fabric_fini(&f);
+}
+
 void test_perf_register(void)
 {
 	CU_pSuite s = CU_add_suite("perf", NULL, NULL);
@@ -216,6 +284,7 @@ void test_perf_register(void)
 	CU_add_test(s, "extended counters for data and packets", test_perf_extended);
 	CU_add_test(s, "verdicts and recovery, what rose", test_perf_verdicts);
 	CU_add_test(s, "a cable's two ends", test_perf_cable);
+	CU_add_test(s, "metrics under the exporter's names", test_perf_metrics);
 	CU_add_test(s, "policy monitor section", test_perf_policy);
 	CU_add_test(s, "policy monitor errors", test_perf_policy_errors);
 }
