@@ -48,5 +48,6 @@ const unit_register_fn unit_suites[] = {
     test_vlsp_register,
     test_pma_register,
     test_perf_register,
+    test_perfmgr_register,
     NULL,
 };
