@@ -7,7 +7,9 @@
 # infiniband_switch_port_symbol_error_total says 40000.  Set to 40000 again,
 # the total reaches 80000, more than the counter itself can hold; the
 # clears are counted in nanosm_perfmgr_clears_total; sw1 port 8, never
-# raised, shows no symbol errors.
+# raised, shows no symbol errors.  Last, `nanosmctl reload` of the policy
+# with monitor.listen added starts the HTTP listener (GET /metrics answers
+# the same total), and a reload without it stops it.
 # nanosm-specific: SKIPped under SM=opensm.
 . "$(dirname "$0")/lib.sh"
 
@@ -62,4 +64,18 @@ clears=$(sed -n 's/^nanosm_perfmgr_clears_total //p' "$d/metrics.txt")
 [ "${clears:-0}" -ge 2 ] || { IT_LAST_OUT=$d/metrics.txt; it_fail "nanosm_perfmgr_clears_total is '$clears' (expected >= 2)"; }
 grep -qE "^infiniband_switch_port_symbol_error_total\{guid=\"$sw1\",port=\"8\"\} 0$" "$d/metrics.txt" ||
 	{ IT_LAST_OUT=$d/metrics.txt; it_fail "sw1/8 has symbol errors"; }
+
+it_step "a reload adds monitor.listen, another takes it away"
+port=$((20000 + RANDOM % 30000))
+printf 'monitor:\n  interval: 2\n  listen: 127.0.0.1:%s\n' "$port" >"$pol"
+sm_ctl "$d/reload1.txt" reload
+sm_wait "metrics: listening on http://127.0.0.1:$port/metrics" 5 || it_fail "no listener after the reload"
+timeout 10 python3 -c 'import sys, urllib.request
+sys.stdout.write(urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout=5).read().decode())' \
+	"$port" >"$d/http.txt" 2>&1 || { IT_LAST_OUT=$d/http.txt; it_fail "GET /metrics failed"; }
+grep -qx "$metric 80000" "$d/http.txt" || { IT_LAST_OUT=$d/http.txt; it_fail "HTTP /metrics lacks the total"; }
+printf 'monitor:\n  interval: 2\n' >"$pol"
+sm_ctl "$d/reload2.txt" reload
+sm_wait "metrics: no longer listening on http://127.0.0.1:$port/metrics" 5 ||
+	it_fail "the listener stayed after a reload without monitor.listen"
 it_pass
