@@ -160,8 +160,24 @@ struct policy_partition {
 	size_t n_members;
 };
 
+#define POLICY_LISTEN_MAX 64 /* bytes in monitor.listen, NUL included */
+#define POLICY_MONITOR_INTERVAL_DEFAULT 30
+
+/* The performance manager and link health (docs/monitoring.md); parsed
+ * by policy_monitor.c. */
+struct policy_monitor {
+	int enabled;			/* default 1 */
+	unsigned interval;		/* seconds 1..86400, default 30 */
+	char listen[POLICY_LISTEN_MAX]; /* HTTP /metrics "IPv4:port", "" = none (default) */
+	/* thresholds, per interval: error counts (degrading, default 10;
+	 * failing, default 1000), LinkDowned + LinkErrorRecovery (flapping,
+	 * default 1); intervals under all of them to recover (default 2) */
+	unsigned degrading, failing, flapping, recover;
+};
+
 struct policy {
 	struct policy_sm sm;
+	struct policy_monitor monitor;
 	struct policy_routing routing;
 	struct policy_lids lids;
 	struct policy_node_name *node_names; /* owned, file order, GUIDs unique */
@@ -226,6 +242,12 @@ size_t policy_engine_list(const struct policy *p, char *buf, size_t len);
  * 80, 100, 112, 120, 168, 200, 300, 400, 600). */
 int policy_rate_valid(unsigned long long gbps);
 
+/* monitor's defaults; 1 when two monitor sections hold the same values. */
+void policy_monitor_init(struct policy_monitor *m);
+int policy_monitor_equal(const struct policy_monitor *a, const struct policy_monitor *b);
+/* monitor.listen split: 0 with the IPv4 address (network order) and port,
+ * or -EINVAL. */
+int policy_listen_parse(const char *text, uint32_t *addr, uint16_t *port);
 /* "error", "warning", "info", "debug". */
 const char *policy_log_level_name(enum policy_log_level l);
 /* A log level by name, the same words everywhere (sm.log_level and

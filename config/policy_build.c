@@ -41,25 +41,33 @@ struct policy_key {
 static int policy_build_fail(struct policy_build *b, const struct policy_doc *at, const char *fmt,
 			     ...) __attribute__((format(printf, 3, 4)));
 
+int policy_doc_vfail(const char *name, const struct policy_doc *at, char *err, size_t errlen,
+		     const char *fmt, va_list ap)
+{
+	int n;
+
+	if (!err || !errlen)
+		return -EINVAL;
+	n = snprintf(err, errlen, "%s:%u:%u: ", name, at->line, at->col);
+	if (n >= 0 && (size_t)n < errlen)
+		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	for (char *c = err; *c; c++) /* one line, whatever text it quotes */
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	return -EINVAL;
+}
+
 /* "name:line:col: <fmt>" into err; returns -EINVAL. */
 static int policy_build_fail(struct policy_build *b, const struct policy_doc *at, const char *fmt,
 			     ...)
 {
 	va_list ap;
-	int n;
+	int rc;
 
-	if (!b->err || !b->errlen)
-		return -EINVAL;
-	n = snprintf(b->err, b->errlen, "%s:%u:%u: ", b->name, at->line, at->col);
-	if (n >= 0 && (size_t)n < b->errlen) {
-		va_start(ap, fmt);
-		vsnprintf(b->err + n, b->errlen - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
-	for (char *c = b->err; *c; c++) /* one line, whatever text it quotes */
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = '?';
-	return -EINVAL;
+	va_start(ap, fmt);
+	rc = policy_doc_vfail(b->name, at, b->err, b->errlen, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 /* What a node is, for "expected X, got Y": a list, a mapping, or the
@@ -1458,12 +1466,21 @@ static const char *policy_build_elsewhere(char *buf, size_t len, const char *key
 	return buf;
 }
 
+static int policy_build_monitor(struct policy_build *b, const struct policy_key *k,
+				const struct policy_doc *val, void *obj)
+{
+	(void)k;
+	return policy_monitor_build(val, b->name, &((struct policy *)obj)->monitor, b->err,
+				    b->errlen);
+}
+
 static const struct policy_key policy_top_keys[] = {
     {"sm", policy_build_sm, 0, 0, 0},
     {"routing", policy_build_routing, 0, 0, 0},
     {"lids", policy_build_lids, 0, 0, 0},
     {"node_names", policy_build_node_names, 0, 0, 0},
     {"partitions", policy_build_partitions, 0, 0, 0},
+    {"monitor", policy_build_monitor, 0, 0, 0},
     {NULL, NULL, 0, 0, 0},
 };
 

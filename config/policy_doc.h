@@ -10,6 +10,7 @@
 #ifndef NANOSM_CONFIG_POLICY_DOC_H
 #define NANOSM_CONFIG_POLICY_DOC_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 struct policy;
@@ -42,5 +43,23 @@ void policy_yaml_free(struct policy_doc *d);
  * Returns 0, -EINVAL with "name:line:col: ..." in err, or -ENOMEM. */
 int policy_build(const struct policy_doc *root, const char *name, struct policy *out, char *err,
 		 size_t errlen);
+
+/* "name:line:col: <fmt>" into err (one line: control bytes become '?');
+ * returns -EINVAL.  Every section's checks report through it. */
+int policy_doc_vfail(const char *name, const struct policy_doc *at, char *err, size_t errlen,
+		     const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+struct text_sink;
+struct policy_monitor;
+
+/* policy_monitor.c: the monitor section (val may be null: defaults stay);
+ * "name:line:col: monitor.key: ..." in err.  0, -EINVAL. */
+int policy_monitor_build(const struct policy_doc *val, const char *name, struct policy_monitor *out,
+			 char *err, size_t errlen);
+/* The section in canonical form, printed only when it differs from the
+ * defaults (so files without one print as before); the diff's lines. */
+void policy_monitor_print(struct text_sink *o, const struct policy_monitor *m);
+void policy_monitor_diff(struct text_sink *o, const struct policy_monitor *a,
+			 const struct policy_monitor *b);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "config/policy.h"
+#include "config/policy_doc.h"
 #include "mad/text.h"
 
 /* s as a YAML double-quoted string.  Besides '"' and '\\', what YAML would
@@ -158,6 +159,7 @@ size_t policy_print(const struct policy *p, char *buf, size_t len)
 	text_sinkf(&o, "partitions:%s\n", p->n_partitions ? "" : " []");
 	for (size_t i = 0; i < p->n_partitions; i++)
 		policy_print_partition(&o, &p->partitions[i]);
+	policy_monitor_print(&o, &p->monitor);
 	return o.off;
 }
 
@@ -445,6 +447,7 @@ size_t policy_diff(const struct policy *a, const struct policy *b, char *buf, si
 			  b->n_node_names);
 	policy_diff_keyed(&o, &parts, a->partitions, a->n_partitions, b->partitions,
 			  b->n_partitions);
+	policy_monitor_diff(&o, &a->monitor, &b->monitor);
 	return o.off;
 }
 

@@ -17,6 +17,7 @@
 #include <infiniband/umad.h>
 
 #include "mad/mad_port.h"
+#include "mad/pma.h"
 #include "mad/sa.h"
 
 #define MAD_PORT_RX_POLL_MS 200
@@ -39,6 +40,7 @@ struct mad_port {
 	int agent_lid; /* class 0x01 */
 	int agent_dr;  /* class 0x81 */
 	int agent_sa;  /* class 0x03 (SM only; -1 for a client) */
+	int agent_pma; /* class 0x04, answers to the SM's performance manager only */
 	void *send_buf;
 	size_t umad_len; /* umad_size() depends on the ABI found at open */
 	int timeout_ms;	 /* how long the kernel keeps a request waiting for its answer */
@@ -132,6 +134,7 @@ static int mad_port_register_client(struct mad_port *p, char *err, size_t errlen
 	p->agent_dr = umad_register(p->fd, SMP_CLASS_DR, 1, 0, NULL);
 	/* an SA client (nanosm-sa): answers to its own queries only */
 	p->agent_sa = umad_register(p->fd, SA_CLASS, SA_CLASS_VERSION, 1, NULL);
+	p->agent_pma = -1;
 	if (p->agent_lid < 0 || p->agent_dr < 0) {
 		snprintf(err, errlen, "cannot register SMP agents on %s/%d (not root?)", p->info.ca,
 			 p->info.port);
@@ -186,6 +189,8 @@ static int mad_port_register(struct mad_port *p, char *err, size_t errlen)
 			 p->info.ca, p->info.port);
 		return -EBUSY;
 	}
+	/* the performance manager's GMPs: no method mask, answers only */
+	p->agent_pma = umad_register(p->fd, PMA_CLASS, PMA_CLASS_VERSION, 0, NULL);
 	return mad_port_register_sa(p, err, errlen);
 }
 
@@ -346,6 +351,8 @@ static int mad_port_agent(const struct mad_port *p, uint8_t mgmt_class)
 		return p->agent_lid;
 	case SA_CLASS:
 		return p->agent_sa;
+	case PMA_CLASS:
+		return p->agent_pma;
 	default:
 		return -1;
 	}

@@ -55,35 +55,39 @@ struct ctl_reply {
 
 static void ctl_usage(FILE *to)
 {
-	fprintf(to,
-		"usage: nanosmctl [-s SOCKET] [-t SEC] COMMAND [ARGS]\n"
-		"  -s, --socket PATH   the daemon's control socket (default %s)\n"
-		"  -t, --timeout SEC   how long to wait for the answer (default %d)\n"
-		"  -h, --help          this text\n"
-		"commands:\n"
-		"  status                      state, uptime, last sweep, counts, MAD counters\n"
-		"  sweep                       request a heavy sweep\n"
-		"  reload [--force]            re-read the configuration (--force: even a file\n"
-		"                              with no settings over a policy that has some)\n"
-		"  plan FILE                   what applying the configuration FILE would change\n"
-		"                              (FILE is read here and sent; exit 1 if a reload\n"
-		"                              of it would be refused)\n"
-		"  topology [--format F]       the fabric as ibnetdiscover (default), json, dot\n"
-		"                              (Graphviz), or nanosm's own picture: svg, or html\n"
-		"                              (hover, hosts, routes); picture options:\n"
-		"                              --expand, --expand-switch NAME, --reference FILE\n"
-		"                              (an earlier topology: what is missing since),\n"
-		"                              --width PX\n"
-		"  lfts                        the switches' forwarding tables (dump_fts format)\n"
-		"  lids                        every LID: port GUID, LID, node name\n"
-		"  routes SRC DST              the path from SRC to DST, as ibtracert prints it\n"
-		"                              (each a LID, a GUID or a node name)\n"
-		"  sls [SRC]                   \"SLID DLID SL\" for every CA port LID (or SRC) to\n"
-		"                              every LID: the paths' service levels\n"
-		"  metrics                     counters and gauges in the Prometheus text format\n"
-		"exit status: 0 ok, 1 the daemon answered with an error (or FILE cannot be read),\n"
-		"2 bad usage (checked before connecting) or the daemon could not be reached\n",
-		CONTROL_DEFAULT_PATH, CTL_DEFAULT_TIMEOUT_S);
+	fprintf(
+	    to,
+	    "usage: nanosmctl [-s SOCKET] [-t SEC] COMMAND [ARGS]\n"
+	    "  -s, --socket PATH   the daemon's control socket (default %s)\n"
+	    "  -t, --timeout SEC   how long to wait for the answer (default %d)\n"
+	    "  -h, --help          this text\n"
+	    "commands:\n"
+	    "  status                      state, uptime, last sweep, counts, MAD counters\n"
+	    "  sweep                       request a heavy sweep\n"
+	    "  reload [--force]            re-read the configuration (--force: even a file\n"
+	    "                              with no settings over a policy that has some)\n"
+	    "  plan FILE                   what applying the configuration FILE would change\n"
+	    "                              (FILE is read here and sent; exit 1 if a reload\n"
+	    "                              of it would be refused)\n"
+	    "  topology [--format F]       the fabric as ibnetdiscover (default), json, dot\n"
+	    "                              (Graphviz), or nanosm's own picture: svg, or html\n"
+	    "                              (hover, hosts, routes); picture options:\n"
+	    "                              --expand, --expand-switch NAME, --reference FILE\n"
+	    "                              (an earlier topology: what is missing since),\n"
+	    "                              --width PX\n"
+	    "  lfts [SWITCH] [LIDS]        the switches' forwarding tables (dump_fts format)\n"
+	    "  lids                        every LID: port GUID, LID, node name\n"
+	    "  routes SRC DST              the path from SRC to DST, as ibtracert prints it\n"
+	    "                              (each a LID, a GUID or a node name)\n"
+	    "  sls [SRC]                   \"SLID DLID SL\" for every CA port LID (or SRC) to\n"
+	    "                              every LID: the paths' service levels\n"
+	    "  metrics                     counters and gauges in the Prometheus text format\n"
+	    "                              (port counters under the InfiniBand exporter's names)\n"
+	    "  health                      cables whose error counters rose: both ends, the\n"
+	    "                              counters, by how much and how fast, the verdict\n"
+	    "exit status: 0 ok, 1 the daemon answered with an error (or FILE cannot be read),\n"
+	    "2 bad usage (checked before connecting) or the daemon could not be reached\n",
+	    CONTROL_DEFAULT_PATH, CTL_DEFAULT_TIMEOUT_S);
 }
 
 static void ctl_bad(const char *fmt, const char *what)
@@ -475,29 +479,51 @@ static int ctl_write_out(const char *body, size_t len)
 
 /* The daemon's forwarding tables, parsed against f, for the HTML view's
  * routes; a warning and none when they cannot be had. */
-static void ctl_picture_lfts(const struct ctl_args *a, struct fabric *f, struct lft_set *s)
+/* Ask the daemon another request (line) for the picture: the body of an
+ * "ok" answer (malloc'ed in *r, body at r->text + 3), or -1 with *why. */
+static int ctl_picture_ask(const struct ctl_args *a, const char *line, struct ctl_reply *r,
+			   const char **why)
 {
 	struct ctl_args q = *a;
-	struct ctl_reply r = {0};
-	char err[512];
-	const char *nl;
 
 	q.body = NULL;
 	q.body_len = 0;
-	if (ctl_talk(&q, "lfts\n", &r) == CTL_EXIT_OK && r.len && !strncmp(r.text, "ok\n", 3)) {
-		nl = r.text + 3;
-		if (lft_file_parse(nl, r.len - 3, "nanosm lfts", LFT_FILE_AUTO, f, s, NULL, err,
-				   sizeof(err)) == 0) {
-			free(r.text);
-			return;
-		}
-		fprintf(stderr, "nanosmctl: warning: the routes are left out: %s\n", err);
-	} else {
+	memset(r, 0, sizeof(*r));
+	if (ctl_talk(&q, line, r) == CTL_EXIT_OK && r->len >= 3 && !strncmp(r->text, "ok\n", 3))
+		return 0;
+	*why = r->len ? r->text : "no answer";
+	return -1;
+}
+
+static void ctl_picture_lfts(const struct ctl_args *a, struct fabric *f, struct lft_set *s)
+{
+	struct ctl_reply r;
+	const char *why;
+	char err[512];
+
+	if (ctl_picture_ask(a, "lfts\n", &r, &why) < 0)
 		fprintf(stderr,
 			"nanosmctl: warning: the routes are left out: no forwarding "
 			"tables from nanosm (%.80s)\n",
-			r.len ? r.text : "no answer");
-	}
+			why);
+	else if (lft_file_parse(r.text + 3, r.len - 3, "nanosm lfts", LFT_FILE_AUTO, f, s, NULL,
+				err, sizeof(err)) < 0)
+		fprintf(stderr, "nanosmctl: warning: the routes are left out: %s\n", err);
+	free(r.text);
+}
+
+/* The cables the performance manager lists (`health`), to colour them;
+ * none when it has nothing to say or the daemon has no monitor. */
+static void ctl_picture_health(const struct ctl_args *a, struct draw_health_cable **h, size_t *n)
+{
+	struct ctl_reply r;
+	const char *why;
+
+	*h = NULL;
+	*n = 0;
+	if (ctl_picture_ask(a, "health\n", &r, &why) == 0 &&
+	    draw_health_parse(r.text + 3, r.len - 3, h, n) < 0)
+		fprintf(stderr, "nanosmctl: warning: cable health left out: out of memory\n");
 	free(r.text);
 }
 
@@ -510,6 +536,7 @@ static int ctl_picture(const struct ctl_args *a, const char *body, size_t len)
 	struct lft_set s;
 	struct draw_layout l;
 	uint64_t guids[64];
+	struct draw_health_cable *health = NULL;
 	char err[512], *out = NULL;
 	size_t n;
 	int rc;
@@ -527,6 +554,9 @@ static int ctl_picture(const struct ctl_args *a, const char *body, size_t len)
 	o.reference = a->reference ? &ref : NULL;
 	if (!rc && !strcmp(a->picture, "html"))
 		ctl_picture_lfts(a, &f, &s);
+	if (!rc)
+		ctl_picture_health(a, &health, &o.n_health);
+	o.health = health;
 	if (!rc && !(rc = draw_layout(&f, &o, &l, err, sizeof(err)))) {
 		rc = !strcmp(a->picture, "svg") ? draw_svg(&l, &out, &n)
 						: draw_html(&f, &l, &s, &out, &n);
@@ -539,6 +569,7 @@ static int ctl_picture(const struct ctl_args *a, const char *body, size_t len)
 	else if (rc)
 		fprintf(stderr, "nanosmctl: %s\n", err);
 	free(out);
+	free(health);
 	lft_set_fini(&s);
 	fabric_fini(&ref);
 	fabric_fini(&f);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mad/pma.h"
 #include "sm/core/guid2lid.h"
 #include "sm/core/log.h"
 #include "sm/core/mft_push.h"
@@ -74,6 +75,7 @@ void sm_free(struct sm *sm)
 	if (!sm)
 		return;
 	sm_calls_fini(sm);     /* no continuation runs from here on */
+	perfmgr_free(sm);
 	mad_queue_free(sm->q); /* completes pending SMPs with -ECANCELED */
 	sa_free(sm->sa);
 	sa_backlog_fini(sm);
@@ -227,6 +229,10 @@ void sm_recv(struct sm *sm, const struct mad_addr *from, const uint8_t *mad, siz
 		sa_backlog_recv(sm, from, mad, len);
 		return;
 	}
+	if (len >= 2 && mad[1] == PMA_CLASS) {
+		perfmgr_recv(sm, from, mad, len);
+		return;
+	}
 	{
 		const struct mad_counters *c = mad_queue_counters(sm->q);
 		uint64_t bad = c->unmatched + c->malformed;
@@ -262,7 +268,7 @@ static void sm_rejected(struct sm *sm, const struct mad_addr *from, const uint8_
 
 uint64_t sm_tick(struct sm *sm)
 {
-	uint64_t now = sm_now(sm), next;
+	uint64_t now = sm_now(sm), next, pm_next;
 
 	sa_tick(sm->sa, now);
 	if (sm->light.trap_due_ms && now >= sm->light.trap_due_ms) {
@@ -287,7 +293,8 @@ uint64_t sm_tick(struct sm *sm)
 	 * loop's timer would fire without pause */
 	if (sm->sweep.retry_due_ms && !sm->running && (!next || sm->sweep.retry_due_ms < next))
 		next = sm->sweep.retry_due_ms;
-	return next;
+	pm_next = perfmgr_tick(sm);
+	return pm_next && (!next || pm_next < next) ? pm_next : next;
 }
 
 /* ---- partitions -------------------------------------------------------- */

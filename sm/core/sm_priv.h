@@ -237,6 +237,7 @@ struct sm {
 	 * (lid_static.c) */
 	struct sm_static_move *static_moves;
 	size_t n_static_moves;
+	struct perfmgr *pm; /* the performance manager, NULL until sm_set_monitor (perfmgr.c) */
 };
 
 #define SM_SA_BACKLOG 1024 /* SA requests held during a sweep; more are dropped */
@@ -427,5 +428,11 @@ void lft_steps_free(struct sm *sm);
  * first won). */
 int lft_push_dry_run(struct sm *sm, const char *engines, const uint64_t *roots, size_t n_roots,
 		     struct lft_set *keep, char *why, size_t whylen, char *story, size_t storylen);
+
+/* perfmgr.c: a PerfMgt (class 0x04) MAD arrived; expire, retry and start
+ * passes (the next deadline, 0 = none); free what the manager holds. */
+void perfmgr_recv(struct sm *sm, const struct mad_addr *from, const uint8_t *mad, size_t len);
+uint64_t perfmgr_tick(struct sm *sm);
+void perfmgr_free(struct sm *sm);
 
 #endif

@@ -47,6 +47,18 @@ struct control_status {
 	const struct quar *quar;	 /* what keeps failing (borrowed; NULL: none) */
 };
 
+struct perf_table;
+struct perfmgr_stats;
+struct perfmgr_opts;
+
+/* The performance manager's port table, figures and settings (borrowed
+ * for the request; never NULL when the op is there). */
+struct control_perf {
+	const struct perf_table *t;
+	const struct perfmgr_stats *st;
+	const struct perfmgr_opts *opts;
+};
+
 /* The daemon's side.  Any op may be NULL: its commands then answer
  * "error ... not available".  ctx is passed to every op. */
 struct control_ops {
@@ -79,6 +91,8 @@ struct control_ops {
 	/* The figures "metrics" renders (sm/daemon/metrics.h); pointers in it are
 	 * borrowed for the request. */
 	void (*metrics)(void *ctx, struct metrics_figures *out);
+	/* The performance manager (health, the status health line). */
+	void (*perf)(void *ctx, struct control_perf *out);
 };
 
 /* Create the listening socket at path: the parent directory is created

@@ -170,6 +170,12 @@ static void control_cmd_status(const struct control_ops *ops, const struct contr
 			st.light.runs, st.light.escalations, st.light.last_mads, st.light.last_ms,
 			st.light.traps_suppressed, st.light.traps_coalesced);
 	control_status_faults(b, &st);
+	if (ops->perf) {
+		struct control_perf p;
+
+		ops->perf(ops->ctx, &p);
+		control_health_summary(b, ops->fabric ? ops->fabric(ops->ctx) : NULL, &p);
+	}
 }
 
 /* ---- sweep, reload, plan ------------------------------------------------ */
@@ -277,6 +283,12 @@ static void control_cmd_topology(const struct control_ops *ops, const struct con
 	if (topo_write(f, fmt, control_names(ops), &text, &len) < 0) {
 		control_fail(r, "topology: out of memory");
 		return;
+	}
+	if (fmt == TOPO_FORMAT_DOT && ops->perf) { /* cables coloured by health */
+		struct control_perf p;
+
+		ops->perf(ops->ctx, &p);
+		text = control_health_dot(text, &len, f, &p);
 	}
 	control_take_text(r, text, len);
 }
@@ -706,6 +718,7 @@ static const struct control_cmd control_cmds[] = {
     {"topology", control_cmd_topology}, {"lfts", control_cmd_lfts},
     {"lids", control_cmd_lids},		{"routes", control_cmd_routes},
     {"sls", control_cmd_sls},		{"metrics", control_cmd_metrics},
+    {"health", control_cmd_health},
 };
 
 const struct control_cmd *control_cmd_find(const char *name)

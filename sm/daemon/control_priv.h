@@ -82,4 +82,17 @@ void control_body(const struct control_reply *r, const char **body, size_t *len)
  * one the parser refuses). */
 size_t control_announced_body(const char *line, size_t len);
 
+/* control_health.c: `health`, and the health line of `status`. */
+void control_cmd_health(const struct control_ops *ops, const struct control_request *q,
+			struct control_reply *r);
+void control_health_render(struct text_buf *b, const struct fabric *f,
+			   const struct control_perf *p);
+void control_health_summary(struct text_buf *b, const struct fabric *f,
+			    const struct control_perf *p);
+/* The DOT picture (malloc'ed, len bytes) with each cable whose verdict is
+ * not ok coloured (degrading orange, flapping purple, failing red,
+ * penwidth 3); returns the text, moved or not. */
+char *control_health_dot(char *dot, size_t *len, const struct fabric *f,
+			 const struct control_perf *p);
+
 #endif

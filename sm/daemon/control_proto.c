@@ -23,6 +23,7 @@ static const struct control_grammar control_grammar_table[] = {
     {"routes", 2, 2, {NULL}, 0, "routes SRC DST"},
     {"sls", 0, 1, {NULL}, 0, "sls [SRC]"},
     {"metrics", 0, 0, {NULL}, 0, "metrics"},
+    {"health", 0, 0, {NULL}, 0, "health"},
 };
 
 #define CONTROL_GRAMMAR_N (sizeof(control_grammar_table) / sizeof(control_grammar_table[0]))

@@ -14,8 +14,11 @@
 
 #include "mad/mad_port.h"
 #include "sm/core/log.h"
+#include "sm/core/perfmgr.h"
 #include "sm/daemon/control.h"
+#include "sm/daemon/http_listen.h"
 #include "sm/daemon/loop.h"
+#include "sm/daemon/monitor.h"
 #include "sm/daemon/notify.h"
 #include "sm/daemon/opts.h"
 #include "sm/daemon/reload.h"
@@ -51,9 +54,12 @@ struct loop {
 	ev_signal sig_usr1;
 	struct notify notify;
 	uint64_t heavy_sweeps, failed_sweeps, lft_blocks_total;
+	struct http_listen *http; /* monitor.listen's /metrics, NULL: off */
 };
 
 static void loop_names(struct loop *l, const struct policy *p);
+static void loop_ctl_metrics(void *ctx, struct metrics_figures *m);
+static char *loop_http_metrics(void *ctx, size_t *len);
 static const struct topo_names *loop_ctl_names(void *ctx);
 static void loop_ops_sweep_done(struct loop *l, const struct sm_sweep_stats *st);
 static int loop_ops_reload(struct loop *l, int force, const char *via, char *msg, size_t msglen);
@@ -221,6 +227,8 @@ static void loop_reload_apply(struct loop *l, struct policy *np, struct loop_opt
 			   np->lids.statics, np->lids.n_statics, 1, text, sizeof(text)) < 0)
 		log_warnx("NSM-E503 out of memory for static LIDs");
 	sm_set_lid_reclaim_age(l->sm, next->sm.lid_reclaim_age);
+	monitor_apply(l->sm, np);
+	monitor_http(&l->http, l->ev, np, loop_http_metrics, l);
 	if (next->sweep_interval != l->opts->sweep_interval && !next->once) {
 		l->sweep_timer.repeat = next->sweep_interval;
 		ev_timer_again(l->ev, &l->sweep_timer);
@@ -542,6 +550,29 @@ static int loop_ops_reload(struct loop *l, int force, const char *via, char *msg
 	return rc;
 }
 
+/* The metrics text for the HTTP listener (malloc'ed). */
+static char *loop_http_metrics(void *ctx, size_t *len)
+{
+	struct metrics_figures m = {0};
+	char *text;
+
+	loop_ctl_metrics(ctx, &m);
+	*len = metrics_render(&m, NULL, 0);
+	text = malloc(*len + 1);
+	if (text)
+		metrics_render(&m, text, *len + 1);
+	return text;
+}
+
+static void loop_ctl_perf(void *ctx, struct control_perf *out)
+{
+	struct loop *l = ctx;
+
+	out->t = sm_perf_table(l->sm);
+	out->st = sm_perf_stats(l->sm);
+	out->opts = sm_perf_opts(l->sm);
+}
+
 static void loop_ctl_metrics(void *ctx, struct metrics_figures *m)
 {
 	struct loop *l = ctx;
@@ -570,6 +601,9 @@ static void loop_ctl_metrics(void *ctx, struct metrics_figures *m)
 	m->engines = l->opts->sm.engine;
 	m->sm_state = sm_state(l->sm);
 	m->subnet_up = l->subnet_up != 0; /* degraded counts as up */
+	m->fabric = sm_fabric(l->sm);
+	m->perf = sm_perf_table(l->sm);
+	m->perf_st = sm_perf_stats(l->sm);
 }
 
 /* ---- control socket (sm/daemon/control.c speaks the protocol) ------------- */
@@ -793,6 +827,7 @@ static void loop_ctl_start(struct loop *l)
 	    .lids = loop_ctl_lids,
 	    .names = loop_ctl_names,
 	    .metrics = loop_ctl_metrics,
+	    .perf = loop_ctl_perf,
 	};
 	l->ctl_fd = control_listen(path, err, sizeof(err));
 	if (l->ctl_fd < 0) {
@@ -807,6 +842,7 @@ static void loop_ctl_start(struct loop *l)
 
 static void loop_ctl_stop(struct loop *l)
 {
+	monitor_http(&l->http, l->ev, NULL, loop_http_metrics, l);
 	if (l->ctl_fd < 0)
 		return;
 	ev_io_stop(l->ev, &l->ctl_io);
@@ -908,6 +944,7 @@ static int loop_open(struct loop *l)
 	sm_set_sweep_done(l->sm, loop_on_sweep_done, l);
 	loop_static_lids(l);
 	loop_names(l, l->opts->policy);
+	monitor_apply(l->sm, l->opts->policy);
 	sm_load_lids(l->sm);
 	return 0;
 }
@@ -932,8 +969,10 @@ int loop_run(struct loop_opts *opts)
 	loop_signals_start(&l);
 	l.started_ms = loop_now_ms(NULL);
 	l.ctl_fd = -1;
-	if (!opts->once)
+	if (!opts->once) {
 		loop_ctl_start(&l);
+		monitor_http(&l.http, l.ev, opts->policy, loop_http_metrics, &l);
+	}
 	if (!opts->once)
 		ev_timer_start(l.ev, &l.sweep_timer);
 	loop_request_sweep(&l);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sm/daemon/metrics.h"
+#include "sm/daemon/metrics_ib.h"
 
 /* An snprintf-style appender: keeps counting past the end of buf. */
 struct metrics_out {
@@ -186,5 +187,9 @@ size_t metrics_render(const struct metrics_figures *m, char *buf, size_t size)
 	metrics_sa(&o, m);
 	metrics_fabric(&o, m);
 	metrics_state(&o, m);
+	if (m->perf_st || m->perf) /* the port counters (metrics_ib.c) */
+		o.len += metrics_ib_render(m->fabric, m->perf, m->perf_st,
+					   o.len < o.size ? o.buf + o.len : NULL,
+					   o.len < o.size ? o.size - o.len : 0);
 	return o.len;
 }

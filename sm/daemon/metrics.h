@@ -14,6 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct fabric;
+struct perf_table;
+struct perfmgr_stats;
+
 #define METRICS_LIDS_CAPACITY 49151 /* unicast LIDs 0x0001..0xBFFF */
 
 /* MAD traffic of one management class. */
@@ -42,6 +46,10 @@ struct metrics_figures {
 	const char *engines;	  /* the configured fallback list, NULL = unknown */
 	uint8_t sm_state;	  /* enum sm_state */
 	int subnet_up;		  /* 1 once SUBNET UP, 0 before and in standby */
+	/* the port counters (metrics_ib.h), borrowed; NULL: none */
+	const struct fabric *fabric;
+	const struct perf_table *perf;
+	const struct perfmgr_stats *perf_st;
 };
 
 /* Render m into buf (NUL-terminated, cut to size); returns the length the

@@ -46,6 +46,8 @@
 #   BENCH_SA_SWEEPS  heavy sweeps timed per run, idle and under flood [3]
 #   BENCH_SA_ENGINE  routing engine of both SMs [minhop]
 #   BENCH_SA_TIMEOUT bound for one flood client and one sweep, seconds [60]
+#   BENCH_PERF     fabrics for the performance manager's pass time
+#                  (tests/bench/perfmgr.sh), "" to skip [ft2-4k]
 #   BENCH_KEEP=1   keep the scratch dir;  BENCH_BIN=dir  binaries [build/bin]
 #   NANOSM_ROUTE_ARGS  scoring options for nanosm-route [--shifts 0 --bisections 0]
 #                  (the default skips the shift and bisection scores, which
@@ -1109,5 +1111,9 @@ bench_sim
 bench_resweep
 bench_sa
 bench_report
+if [ -n "${BENCH_PERF-ft2-4k}" ]; then
+	echo
+	BENCH_PERF=${BENCH_PERF-ft2-4k} "$BENCH_DIR/perfmgr.sh"
+fi
 echo
 echo "total $(($(date +%s) - START)) s"

@@ -178,7 +178,7 @@ ctl_check_errors() {
 	local sock
 	for sock in "$CTL_SOCK" "$IT_SCRATCH/nowhere.sock"; do
 		CTL_SOCK_USED=$sock
-		ctl_usage 2 "^nanosmctl: unknown command 'frobnicate' \(commands: status, sweep, reload, plan, topology, lfts, lids, routes, sls, metrics\)" frobnicate
+		ctl_usage 2 "^nanosmctl: unknown command 'frobnicate' \(commands: status, sweep, reload, plan, topology, lfts, lids, routes, sls, metrics, health\)" frobnicate
 		ctl_usage 2 "^nanosmctl: usage: routes SRC DST" routes "$FIRST_CA"
 		ctl_usage 2 "^nanosmctl: usage: routes SRC DST" routes a b c
 		ctl_usage 2 "^nanosmctl: usage: status" status now

@@ -592,13 +592,14 @@ static void test_control_bad_requests(void)
 	char *huge = malloc(CONTROL_REQUEST_MAX + 10);
 
 	tc_expect("", "error empty request (commands: status, sweep, reload, plan, topology, "
-		      "lfts, lids, routes, sls, metrics)\n");
+		      "lfts, lids, routes, sls, metrics, health)\n");
 	tc_expect("   ", "error empty request (commands: status, sweep, reload, plan, topology, "
-			 "lfts, lids, routes, sls, metrics)\n");
-	tc_expect("frobnicate", "error unknown command 'frobnicate' (commands: status, sweep, "
-				"reload, plan, topology, lfts, lids, routes, sls, metrics)\n");
+			 "lfts, lids, routes, sls, metrics, health)\n");
+	tc_expect("frobnicate",
+		  "error unknown command 'frobnicate' (commands: status, sweep, "
+		  "reload, plan, topology, lfts, lids, routes, sls, metrics, health)\n");
 	tc_expect("STATUS", "error unknown command 'STATUS' (commands: status, sweep, reload, "
-			    "plan, topology, lfts, lids, routes, sls, metrics)\n");
+			    "plan, topology, lfts, lids, routes, sls, metrics, health)\n");
 	tc_expect("status now", "error usage: status\n");
 	tc_expect("routes a b c d", "error usage: routes SRC DST\n");
 	tc_expect("routes a b c d e f g h", "error too many words in the request\n");
@@ -628,8 +629,9 @@ static void test_control_grammar(void)
 		CU_ASSERT_PTR_NOT_NULL(control_grammar_check(ok[i], ok_n[i], err, sizeof(err)));
 	w[0] = "frobnicate";
 	CU_ASSERT_PTR_NULL(control_grammar_check(w, 1, err, sizeof(err)));
-	CU_ASSERT_STRING_EQUAL(err, "unknown command 'frobnicate' (commands: status, sweep, "
-				    "reload, plan, topology, lfts, lids, routes, sls, metrics)");
+	CU_ASSERT_STRING_EQUAL(err,
+			       "unknown command 'frobnicate' (commands: status, sweep, "
+			       "reload, plan, topology, lfts, lids, routes, sls, metrics, health)");
 	w[0] = "routes", w[1] = "a";
 	CU_ASSERT_PTR_NULL(control_grammar_check(w, 2, err, sizeof(err)));
 	CU_ASSERT_STRING_EQUAL(err, "usage: routes SRC DST");

@@ -360,6 +360,61 @@ static void test_draw_find_switch(void)
 	fabric_fini(&f);
 }
 
+/* `nanosmctl health`'s text read back; the cables it names coloured. */
+static void test_draw_health(void)
+{
+	static const char text[] =
+	    "monitor: on, interval 2 s, passes 2, ports 12; thresholds ...\n"
+	    "cable a 0x0001000000000010/1 <-> sw1 0x0002000000000001/1: flapping\n"
+	    "  a 0x0001000000000010/1: LinkDownedCounter +3 (1.5/s) (health flapping)\n"
+	    "  sw1 0x0002000000000001/1: no errors (health ok)\n"
+	    "cable sw 1 0x0002000000000001/5 <-> sw2 0x0002000000000002/5: degrading\n"
+	    "  sw 1 0x0002000000000001/5: SymbolErrorCounter +500 (245.3/s) (health degrading)\n"
+	    "cable nonsense\n";
+	struct draw_health_cable *h = NULL;
+	struct draw_layout l;
+	struct draw_opts o = {0};
+	struct fabric f;
+	size_t n = 0, coloured = 0;
+	char *svg = NULL;
+	size_t len;
+
+	CU_ASSERT_EQUAL_FATAL(draw_health_parse(text, strlen(text), &h, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+	CU_ASSERT_EQUAL(h[0].guid_a, 0x0001000000000010ULL);
+	CU_ASSERT_EQUAL(h[0].port_b, 1);
+	CU_ASSERT_EQUAL(h[0].health, DRAW_HEALTH_FLAPPING);
+	CU_ASSERT_PTR_NOT_NULL(strstr(h[0].detail, "LinkDownedCounter +3"));
+	CU_ASSERT_EQUAL(h[1].guid_b, 0x0002000000000002ULL);
+	CU_ASSERT_EQUAL(h[1].health, DRAW_HEALTH_DEGRADING);
+	/* two switches (ports 5 and 6 cabled), a host on each */
+	fabric_init(&f);
+	for (int i = 0; i < 2; i++)
+		draw_name(&f, route_test_add_sw(&f, 8), "sw%d", i + 1, 0);
+	CU_ASSERT_EQUAL(fabric_link(&f, 0, 5, 1, 5), 0);
+	CU_ASSERT_EQUAL(fabric_link(&f, 0, 6, 1, 6), 0);
+	draw_name(&f, route_test_add_host(&f, 0, 1), "a", 0, 0);
+	draw_name(&f, route_test_add_host(&f, 1, 1), "b", 0, 0);
+	CU_ASSERT_EQUAL_FATAL(f.nodes[2].guid, 0x0001000000000030ULL);
+	h[0].guid_a = f.nodes[2].guid; /* host a as the fabric numbers it */
+	o.health = h;
+	o.n_health = n;
+	CU_ASSERT_FATAL(draw_lay(&f, &o, &l) == 0);
+	CU_ASSERT_EQUAL(l.n_unhealthy, 2);
+	for (size_t i = 0; i < l.n_edges; i++) {
+		coloured += l.edges[i].health != DRAW_HEALTH_NONE;
+		if (l.edges[i].live == 2) /* the bundle: its port 5 is degrading */
+			CU_ASSERT_EQUAL(l.edges[i].health, DRAW_HEALTH_DEGRADING);
+	}
+	CU_ASSERT_EQUAL(coloured, 2);
+	CU_ASSERT_EQUAL(draw_svg(&l, &svg, &len), 0);
+	CU_ASSERT_PTR_NOT_NULL(svg && strstr(svg, "class=\"c hf\""));
+	CU_ASSERT_PTR_NOT_NULL(svg && strstr(svg, "sw1/5 - sw2/5: degrading: "));
+	free(svg);
+	free(h);
+	draw_fini(&l, &f);
+}
+
 void test_draw_register(void)
 {
 	CU_pSuite s = CU_add_suite("draw", NULL, NULL);
@@ -373,4 +428,5 @@ void test_draw_register(void)
 	CU_add_test(s, "1,024 hosts: bounded, clean, deterministic",
 		    test_draw_big_and_deterministic);
 	CU_add_test(s, "switches by name or GUID", test_draw_find_switch);
+	CU_add_test(s, "cables coloured by their health", test_draw_health);
 }

@@ -50,5 +50,8 @@ void test_reload_register(void);
 void test_vlsp_register(void);
 void test_draw_register(void);
 void test_vsim_path_register(void);
+void test_pma_register(void);
+void test_perf_register(void);
+void test_perfmgr_register(void);
 
 #endif

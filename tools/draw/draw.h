@@ -28,6 +28,29 @@
 
 #define DRAW_MAX_WIDTH 2400 /* default bound of the picture's width, px */
 
+/* What the performance manager says of a cable (`nanosmctl health`). */
+enum draw_health {
+	DRAW_HEALTH_NONE = 0, /* not listed */
+	DRAW_HEALTH_RISING,   /* error counters rose, no verdict */
+	DRAW_HEALTH_DEGRADING,
+	DRAW_HEALTH_FLAPPING,
+	DRAW_HEALTH_FAILING,
+};
+
+struct draw_health_cable {
+	uint64_t guid_a, guid_b; /* node GUIDs of the two ends */
+	uint8_t port_a, port_b;
+	enum draw_health health;
+	char detail[320]; /* the counters that rose, as health says them */
+};
+
+/* The cables `nanosmctl health` lists ("cable NAME 0x..../P <-> NAME
+ * 0x..../P: VERDICT" and the indented lines after it), into a malloc'ed
+ * array (caller frees).  Lines it does not know are skipped.  0 or
+ * -ENOMEM. */
+int draw_health_parse(const char *text, size_t len, struct draw_health_cable **out, size_t *n);
+const char *draw_health_name(enum draw_health h);
+
 struct draw_opts {
 	int expand_all;		/* every host its own box */
 	const uint64_t *expand; /* node GUIDs of switches whose hosts are drawn */
@@ -35,6 +58,8 @@ struct draw_opts {
 	const struct fabric *reference; /* earlier topology, or NULL */
 	unsigned max_width;		/* 0: DRAW_MAX_WIDTH */
 	const char *title;		/* NULL: "fabric" */
+	const struct draw_health_cable *health; /* cables coloured by health */
+	size_t n_health;
 };
 
 enum draw_box_kind {
@@ -72,6 +97,8 @@ struct draw_cable {
 	uint8_t pa, pb; /* port numbers */
 	uint8_t live;	/* 0: in the reference only (missing / down) */
 	int edge;	/* index in edges, -1 when not drawn (a folded host) */
+	uint8_t health; /* enum draw_health */
+	int health_i;	/* index in the options' health, -1 */
 };
 
 /* The cables between two boxes, drawn as one line. */
@@ -80,6 +107,7 @@ struct draw_edge {
 	unsigned live;	  /* live cables */
 	unsigned missing; /* cables in the reference only */
 	int label;	  /* index in labels of its count / port label, -1 */
+	uint8_t health;	  /* the worst of its cables' (enum draw_health) */
 };
 
 /* A label outside the boxes (a bundle's count, a row's name, port
@@ -113,6 +141,8 @@ struct draw_layout {
 	char title[96];
 	char summary[160];	 /* "320 switches, 1024 hosts, 3072 cables (2 missing)" */
 	unsigned dropped_labels; /* labels left out for lack of room */
+	const struct draw_health_cable *health; /* borrowed from the options */
+	size_t n_health, n_unhealthy;		/* cables with a health entry */
 };
 
 /* Lay f out.  Returns 0, or -ENOMEM / -EINVAL with err set. */

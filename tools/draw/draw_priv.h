@@ -41,6 +41,9 @@ int draw_priv_line_start(const struct draw_layout *l, const struct draw_edge *e)
 /* The <svg> element of the layout, appended to b.  0 or -ENOMEM. */
 int draw_priv_svg(const struct draw_layout *l, struct text_buf *b);
 
+/* Match the options' health entries to the cables and edges (health.c). */
+void draw_priv_health(struct draw_layout *l, const struct draw_opts *o);
+
 /* How many characters of s are drawn (UTF-8 sequences count once). */
 size_t draw_priv_chars(const char *s);
 

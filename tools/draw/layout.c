@@ -54,6 +54,8 @@ static int layout_add_cable(struct draw_layout *l, size_t *cap, int a, uint8_t p
 	c->pb = pb;
 	c->live = (uint8_t)live;
 	c->edge = -1;
+	c->health = 0;
+	c->health_i = -1;
 	return 0;
 }
 

@@ -564,8 +564,10 @@ int draw_priv_place(struct draw_layout *l, const struct draw_opts *o,
 
 	r.pn = calloc(l->n_nodes + 1, sizeof(*r.pn));
 	if (r.pn && !place_host_lists(&r) && !place_boxes(&r) && !place_edges(l) &&
-	    !place_labels(l))
+	    !place_labels(l)) {
+		draw_priv_health(l, o);
 		rc = 0;
+	}
 	if (r.hosts_of)
 		for (size_t i = 0; i < l->n_nodes; i++)
 			free(r.hosts_of[i]);

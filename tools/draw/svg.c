@@ -46,13 +46,17 @@ static const char svg_style[] = "<style>\n"
 				".m{stroke:#c0392b;stroke-dasharray:6 4}\n"
 				".p{stroke:#d35400}\n"
 				".lbl{fill:#333}\n"
-				".hl rect{stroke:#e67e22;stroke-width:3}\n"
-				".c.hl{stroke:#e67e22;stroke-width:4;stroke-opacity:1}\n"
+				".hr{stroke:#c9a400;stroke-width:3;stroke-opacity:1}\n"
+				".hd{stroke:#e67e22;stroke-width:3;stroke-opacity:1}\n"
+				".hf{stroke:#8e44ad;stroke-width:3;stroke-opacity:1}\n"
+				".hx{stroke:#d62728;stroke-width:3.5;stroke-opacity:1}\n"
+				".hl rect{stroke:#1f6feb;stroke-width:3}\n"
+				".c.hl{stroke:#1f6feb;stroke-width:4;stroke-opacity:1}\n"
 				"text{white-space:pre}\n"
 				"</style>\n";
 
 /* The legend: each item a sample and its words, side by side. */
-static void svg_legend(struct text_buf *b, double y)
+static void svg_legend(struct text_buf *b, double y, int health)
 {
 	static const struct {
 		const char *sample, *text;
@@ -83,6 +87,20 @@ static void svg_legend(struct text_buf *b, double y)
 		text_buf_printf(b, "%s<text x=\"%.1f\" y=\"11\">%s</text>\n", sample, x + 32,
 				items[i].text);
 		x += 32 + (double)draw_priv_chars(items[i].text) * DRAW_CHAR_W + 18;
+	}
+	if (health) { /* the performance manager's verdicts, when there are any */
+		static const char *const h[][2] = {{"hr", "errors rising"},
+						   {"hd", "degrading"},
+						   {"hf", "flapping"},
+						   {"hx", "failing"}};
+
+		for (size_t i = 0; i < 4; i++) {
+			text_buf_printf(b,
+					"<line class=\"c %s\" x1=\"%.1f\" y1=\"7\" x2=\"%.1f\" "
+					"y2=\"7\"/><text x=\"%.1f\" y=\"11\">%s</text>\n",
+					h[i][0], x, x + 26, x + 32, h[i][1]);
+			x += 32 + (double)strlen(h[i][1]) * DRAW_CHAR_W + 18;
+		}
 	}
 	text_buf_printf(b, "</g>\n");
 }
@@ -135,6 +153,10 @@ static void svg_edge_title(struct text_buf *b, const struct draw_layout *l,
 		text_buf_printf(b, "/%u - ", x->pa);
 		svg_escaped(b, l->nodes[x->b].name);
 		text_buf_printf(b, "/%u%s", x->pb, x->live ? "" : " (missing)");
+		if (x->health_i >= 0) {
+			text_buf_printf(b, ": %s: ", draw_health_name(x->health));
+			svg_escaped(b, l->health[x->health_i].detail);
+		}
 	}
 	if (n > SVG_TITLE_CABLES)
 		text_buf_printf(b, "\n... %zu cables in all", n);
@@ -151,20 +173,22 @@ static void svg_edges(struct text_buf *b, const struct draw_layout *l, const str
 		const struct draw_edge *e = &l->edges[i];
 		unsigned n = e->live + e->missing;
 		double w = (dense ? 0.6 : 1.2) + (n > 1 ? (n > 6 ? 5 : n - 1) * 0.8 : 0);
+		static const char *const hcls[] = {"", " hr", " hd", " hf", " hx"};
 		const char *cls = !e->live ? "c m" : e->missing ? "c p" : "c";
 		struct draw_line g;
 
 		draw_priv_line(l, e, &g);
 		if (g.arc)
 			text_buf_printf(b,
-					"<path id=\"e%zu\" class=\"%s\" stroke-width=\"%.1f\" "
+					"<path id=\"e%zu\" class=\"%s%s\" stroke-width=\"%.1f\" "
 					"d=\"M%.1f %.1fQ%.1f %.1f %.1f %.1f\">",
-					i, cls, w, g.x1, g.y1, g.cx, g.cy, g.x2, g.y2);
+					i, cls, hcls[e->health], w, g.x1, g.y1, g.cx, g.cy, g.x2,
+					g.y2);
 		else
 			text_buf_printf(b,
-					"<line id=\"e%zu\" class=\"%s\" stroke-width=\"%.1f\" "
+					"<line id=\"e%zu\" class=\"%s%s\" stroke-width=\"%.1f\" "
 					"x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\">",
-					i, cls, w, g.x1, g.y1, g.x2, g.y2);
+					i, cls, hcls[e->health], w, g.x1, g.y1, g.x2, g.y2);
 		svg_edge_title(b, l, c, i);
 		text_buf_printf(b, "%s\n", g.arc ? "</path>" : "</line>");
 	}
@@ -261,7 +285,7 @@ int draw_priv_svg(const struct draw_layout *l, struct text_buf *b)
 		text_buf_printf(b, "</text>\n<text x=\"12\" y=\"38\">");
 		svg_escaped(b, l->summary);
 		text_buf_printf(b, "</text>\n");
-		svg_legend(b, 48);
+		svg_legend(b, 48, l->n_health > 0);
 		svg_bands(b, l);
 		svg_edges(b, l, &c);
 		svg_labels(b, l);
