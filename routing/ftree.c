@@ -144,30 +144,35 @@ static int ftree_alloc_routing(struct ftree *m)
 	m->batch = malloc(FTREE_BATCH * s);
 	m->exits = malloc(s * sizeof(*m->exits));
 	m->xport = malloc(s);
+	m->exits_alt = malloc(s * sizeof(*m->exits_alt));
+	m->xport_alt = malloc(s);
+	m->row_save = malloc(s);
 	m->xmark = calloc(s, sizeof(*m->xmark));
 	m->cmark = calloc(s, sizeof(*m->cmark));
 	m->cq = malloc(s * sizeof(*m->cq));
 	m->sw_exit_start = calloc(s + 1, sizeof(*m->sw_exit_start));
 	if (!m->dests || !m->in_reach || !m->u || !m->kind || !m->fill || !m->cand_start ||
 	    !m->cand_n || !m->cand_port || !m->rr || !m->done || !m->stack || !m->batch ||
-	    !m->exits || !m->xport || !m->xmark || !m->cmark || !m->cq || !m->sw_exit_start)
+	    !m->exits || !m->xport || !m->xmark || !m->cmark || !m->cq || !m->sw_exit_start ||
+	    !m->exits_alt || !m->xport_alt || !m->row_save)
 		return -ENOMEM;
 	return 0;
 }
 
 static void ftree_free(struct ftree *m)
 {
-	void *bufs[] = {m->is_root,  m->rank,	       m->order,    m->up_start,  m->down_start,
-			m->up,	     m->down,	       m->up_load,  m->reach,	  m->top_reach,
-			m->leaf_pos, m->dests,	       m->in_reach, m->u,	  m->kind,
-			m->fill,     m->cand_start,    m->cand_n,   m->cand_port, m->rr,
-			m->done,     m->stack,	       m->dist,	    m->queue,	  m->bfs_port,
-			m->batch,    m->exits,	       m->xport,    m->xmark,	  m->cmark,
-			m->cq,	     m->sw_exit_start, m->sw_exits, m->hub,	  m->cand,
-			m->slots,    m->diverted};
+	void *bufs[] = {m->is_root,  m->rank,	       m->order,     m->up_start,  m->down_start,
+			m->up,	     m->down,	       m->up_load,   m->reach,	   m->top_reach,
+			m->leaf_pos, m->dests,	       m->in_reach,  m->u,	   m->kind,
+			m->fill,     m->cand_start,    m->cand_n,    m->cand_port, m->rr,
+			m->done,     m->stack,	       m->dist,	     m->queue,	   m->bfs_port,
+			m->batch,    m->exits,	       m->xport,     m->xmark,	   m->cmark,
+			m->cq,	     m->sw_exit_start, m->sw_exits,  m->hub,	   m->cand,
+			m->slots,    m->diverted,      m->exits_alt, m->xport_alt, m->row_save};
 
 	swgraph_fini(&m->g);
 	ftree_turns_fini(&m->turns);
+	ftree_turns_fini(&m->turns_vl1);
 	swgraph_dests_fini(&m->lids);
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
 		free(bufs[i]);
@@ -333,11 +338,19 @@ static void ftree_bounce_routes(struct ftree *m, int leaf, int up_first)
 static void ftree_enter_leaf(struct ftree *m, int leaf, int cas)
 {
 	ftree_hop_counts(m, leaf, ftree_climb(m, leaf));
+	ftree_exit_use_vl(m, 0);
 	m->n_exits = 0;
+	m->vl1_planned = 0;
+	m->leaf_stranded = 0;
 	if (ftree_kinds(m, leaf)) {
 		ftree_bounce_routes(m, leaf, cas);
 		if (cas && m->degraded) {
-			m->nomem |= ftree_plan_exits(m, 1) != 0;
+			int rc = ftree_plan_exits(m, 1);
+
+			m->nomem |= rc < 0;
+			m->leaf_stranded = rc > 0 ? (size_t)rc : 0;
+			if (m->data_vls < 2) /* else the leaf's LIDs take VL 1 */
+				m->stranded += m->leaf_stranded;
 		} else if (!cas) {
 			size_t first = m->sw_exit_start[leaf];
 
@@ -549,6 +562,13 @@ static uint8_t ftree_column_choice(struct ftree *m, int s)
 	return ftree_least_diverted(m, s, lost ? (base + before * n / lost) % n : want % n);
 }
 
+/* A switch with no up-then-down route: toward an exit, else a shortest
+ * path. */
+static uint8_t ftree_any_port(const struct ftree *m, int s)
+{
+	return m->xport[s] != LFT_DROP ? m->xport[s] : m->bfs_port[s];
+}
+
 /* Every switch not handed the LID takes one of its choices.  Returns 1
  * when a leaf had to: its LID is routed around a missing link. */
 static int ftree_fill(struct ftree *m)
@@ -562,7 +582,7 @@ static int ftree_fill(struct ftree *m)
 		if (m->done[s] == m->dest_gen)
 			continue;
 		if (m->kind[s] == FTREE_ANY) {
-			port = m->xport[s] != LFT_DROP ? m->xport[s] : m->bfs_port[s];
+			port = ftree_any_port(m, s);
 		} else {
 			port = m->kind[s] == FTREE_UP && m->rank[s] < m->n_columns
 				   ? ftree_column_choice(m, s)
@@ -574,8 +594,43 @@ static int ftree_fill(struct ftree *m)
 	return strayed;
 }
 
+/* The LID rides VL 1: SL 1 (the table of SLs made the first time). */
+static void ftree_set_vl1(struct ftree *m, uint16_t lid)
+{
+	if (!m->out->sl && lft_set_alloc_sl(m->out, m->max_lid)) {
+		m->nomem = 1;
+		return;
+	}
+	m->out->sl[lid] = 1;
+	m->out->n_vls = 2;
+	m->on_vl1++;
+}
+
+/* The LID's turns on VL 1 in place of VL 0's: its row as before the turns
+ * (saved), the switches with no up-then-down route toward VL 1's exits. */
+static size_t ftree_turn_on_vl1(struct ftree *m, unsigned spread, size_t moved)
+{
+	m->nomem |= ftree_exit_plan_vl1(m) != 0;
+	memcpy(m->row, m->row_save, m->g.n_sw);
+	m->moved = moved;
+	for (size_t q = 0; q < m->n_fill; q++) {
+		int s = m->fill[q];
+
+		if (m->kind[s] == FTREE_ANY && m->done[s] != m->dest_gen)
+			m->row[s] = ftree_any_port(m, s);
+	}
+	return ftree_turn_at_exits(m, spread);
+}
+
+/* A CA LID: its main path, the switches below it, the rest, the turns at
+ * its exits.  Where the ports offer 2 data VLs, a LID whose turns VL 0
+ * cannot all take (or whose leaf's exits there leave a switch out) rides
+ * VL 1 with turns of its own there. */
 static void ftree_route_dest(struct ftree *m, const struct ftree_dest *d)
 {
+	unsigned spread = (unsigned)d->exit_port + d->offset;
+	int two_vls = m->degraded && m->data_vls >= 2;
+	size_t stranded, moved = m->moved;
 	int top;
 
 	ftree_begin_lid(m, d->lid);
@@ -583,8 +638,19 @@ static void ftree_route_dest(struct ftree *m, const struct ftree_dest *d)
 	top = ftree_main_path(m, d);
 	for (int r = 1; r <= top; r++)
 		ftree_hand_down(m, m->path[r]);
+	if (two_vls && m->leaf_stranded)
+		m->nomem |= ftree_exit_plan_vl1(m) != 0;
+	else
+		ftree_exit_use_vl(m, 0);
 	m->rerouted += (size_t)ftree_fill(m);
-	ftree_turn_at_exits(m, (unsigned)d->exit_port + d->offset);
+	if (two_vls && !m->vl)
+		memcpy(m->row_save, m->row, m->g.n_sw);
+	stranded = ftree_turn_at_exits(m, spread);
+	if (stranded && two_vls && !m->vl)
+		stranded = ftree_turn_on_vl1(m, spread, moved);
+	m->stranded += stranded;
+	if (m->vl)
+		ftree_set_vl1(m, d->lid);
 }
 
 /* For the note: leaves with no up-then-down route to the leaf's CAs. */
@@ -686,7 +752,8 @@ static int ftree_compute(const struct fabric *f, const struct route_opts *opts, 
 			  .err = err,
 			  .errlen = errlen,
 			  .out = out,
-			  .max_lid = opts->max_lid};
+			  .max_lid = opts->max_lid,
+			  .data_vls = fabric_min_data_vls(f, NULL, NULL)};
 	int rc;
 
 	m.note->text[0] = '\0';

@@ -12,6 +12,12 @@
 #include "routing/ftree_priv.h"
 
 /* The switch behind port pn of switch s. */
+/* The graph of turns of the VL the current exits are planned on. */
+static struct ftree_turns *ftree_exit_turns(struct ftree *m)
+{
+	return m->vl ? &m->turns_vl1 : &m->turns;
+}
+
 static int ftree_neighbour(const struct ftree *m, int s, uint8_t pn)
 {
 	return m->g.sw_of[m->f->nodes[m->g.sw_node[s]].ports[pn].remote_node];
@@ -97,8 +103,8 @@ static uint8_t ftree_turn_port(struct ftree *m, int p, int x, int known)
 
 		if (m->u[l->sw] + 1u != m->u[x])
 			continue;
-		if (known ? ftree_turns_has(&m->turns, p, x, l->sw)
-			  : ftree_turns_allowed(&m->turns, p, x, l->sw))
+		if (known ? ftree_turns_has(ftree_exit_turns(m), p, x, l->sw)
+			  : ftree_turns_allowed(ftree_exit_turns(m), p, x, l->sw))
 			return l->port;
 	}
 	return LFT_DROP;
@@ -187,18 +193,20 @@ static int ftree_add_exit(struct ftree *m, int s0, int cas)
 		}
 	if (pick.up_port == LFT_DROP)
 		return -1;
-	if (!cas &&
-	    ftree_turns_take(&m->turns, pick.p, pick.x, ftree_neighbour(m, pick.x, pick.up_port)))
+	if (!cas && ftree_turns_take(ftree_exit_turns(m), pick.p, pick.x,
+				     ftree_neighbour(m, pick.x, pick.up_port)))
 		return -ENOMEM;
 	m->exits[m->n_exits++] = pick;
 	return 0;
 }
 
 /* Exits until every switch of kind ANY that needs a route has one: all of
- * them for CA LIDs, the leaves for a switch's LIDs.  A switch no exit
- * serves is counted (it keeps a shortest path).  0 or -ENOMEM. */
+ * them for CA LIDs, the leaves for a switch's LIDs.  Returns how many
+ * switches no exit serves (they keep a shortest path), or -ENOMEM. */
 int ftree_plan_exits(struct ftree *m, int cas)
 {
+	int stranded = 0;
+
 	m->n_exits = 0;
 	ftree_exit_routes(m);
 	for (size_t q = 0; q < m->n_fill; q++) {
@@ -212,9 +220,9 @@ int ftree_plan_exits(struct ftree *m, int cas)
 		if (rc == 0)
 			ftree_exit_routes(m);
 		else
-			m->stranded++;
+			stranded++;
 	}
-	return 0;
+	return stranded;
 }
 
 /* Does some switch have two parents with a root above both (a diamond)?
@@ -312,6 +320,8 @@ int ftree_prepare_turns(struct ftree *m)
  * a CA LID can still move its turn to another parent afterwards. */
 int ftree_plan_switch_exits(struct ftree *m)
 {
+	int rc;
+
 	for (size_t s = 0; s < m->g.n_sw; s++) {
 		m->sw_exit_start[s] = m->n_sw_exits;
 		if (!m->degraded || m->rank[s] < 0 || !m->f->nodes[m->g.sw_node[s]].ports[0].lid)
@@ -319,9 +329,11 @@ int ftree_plan_switch_exits(struct ftree *m)
 		ftree_hop_counts(m, (int)s, ftree_climb(m, (int)s));
 		if (!ftree_kinds(m, (int)s))
 			continue;
-		if (ftree_plan_exits(m, 0) ||
+		rc = ftree_plan_exits(m, 0);
+		if (rc < 0 ||
 		    TEXT_GROW(m->sw_exits, m->cap_sw_exits, m->n_sw_exits + m->n_exits, 64) < 0)
 			return -ENOMEM;
+		m->stranded += (size_t)rc;
 		if (m->n_exits) /* m->exits is NULL until a first exit was planned */
 			memcpy(&m->sw_exits[m->n_sw_exits], m->exits,
 			       m->n_exits * sizeof(*m->exits));
@@ -345,7 +357,7 @@ static uint8_t ftree_least_moved_port(struct ftree *m, int p, int x, size_t from
 
 		if (m->u[l->sw] + 1u != m->u[x] ||
 		    (best != LFT_DROP && load[l->port] >= load[best]) ||
-		    !ftree_turns_allowed(&m->turns, p, x, l->sw))
+		    !ftree_turns_allowed(ftree_exit_turns(m), p, x, l->sw))
 			continue;
 		best = l->port;
 	}
@@ -357,25 +369,65 @@ static uint8_t ftree_least_moved_port(struct ftree *m, int p, int x, size_t from
 /* A CA LID's exits: each x keeps its own port up when the turn into it
  * closes no credit loop, else takes another parent one up-hop nearer R
  * (scanning from `spread` on, so that a leaf's LIDs move to different
- * parents) whose turn does.  The turn is
- * taken; an exit with none left is counted (the gate decides). */
-void ftree_turn_at_exits(struct ftree *m, unsigned spread)
+ * parents) whose turn does.  The turn is taken.  Returns how many exits
+ * had none left (their x keeps its port: the gate decides). */
+size_t ftree_turn_at_exits(struct ftree *m, unsigned spread)
 {
+	struct ftree_turns *turns = ftree_exit_turns(m);
+	size_t stranded = 0;
+
 	for (size_t i = 0; i < m->n_exits; i++) {
 		const struct ftree_exit *e = &m->exits[i];
 		uint8_t port = m->row[e->x];
 		int q = ftree_neighbour(m, e->x, port);
 
-		if (!ftree_turns_allowed(&m->turns, e->p, e->x, q)) {
+		if (!ftree_turns_allowed(turns, e->p, e->x, q)) {
 			port = ftree_least_moved_port(m, e->p, e->x, spread);
 			if (port == LFT_DROP) {
-				m->stranded++;
+				stranded++;
 				continue;
 			}
 			m->row[e->x] = port;
 			m->moved++;
 			q = ftree_neighbour(m, e->x, port);
 		}
-		m->nomem |= ftree_turns_take(&m->turns, e->p, e->x, q) != 0;
+		m->nomem |= ftree_turns_take(turns, e->p, e->x, q) != 0;
 	}
+	return stranded;
+}
+
+/* ---- A second VL ------------------------------------------------------ */
+
+#define FTREE_SWAP(a, b)                                                                           \
+	do {                                                                                       \
+		__typeof__(a) swap_tmp_ = (a);                                                     \
+		(a) = (b);                                                                         \
+		(b) = swap_tmp_;                                                                   \
+	} while (0)
+
+void ftree_exit_use_vl(struct ftree *m, int vl)
+{
+	if (m->vl == vl)
+		return;
+	FTREE_SWAP(m->exits, m->exits_alt);
+	FTREE_SWAP(m->xport, m->xport_alt);
+	FTREE_SWAP(m->n_exits, m->n_exits_alt);
+	m->vl = vl;
+}
+
+int ftree_exit_plan_vl1(struct ftree *m)
+{
+	int rc;
+
+	ftree_exit_use_vl(m, 1);
+	if (m->vl1_planned)
+		return 0;
+	if (!m->turns_vl1.n_sw && ftree_turns_init_copy(&m->turns_vl1, &m->turns))
+		return -ENOMEM;
+	m->vl1_planned = 1;
+	rc = ftree_plan_exits(m, 1);
+	if (rc < 0)
+		return rc;
+	m->stranded += (size_t)rc;
+	return 0;
 }

@@ -110,6 +110,19 @@ struct ftree {
 	 * and its switches' ways to them */
 	int degraded, nomem;
 	struct ftree_turns turns;
+	/* where every cabled port offers 2 data VLs: the CA LIDs whose turns
+	 * VL 0 cannot take ride VL 1 (SL 1), with a graph of turns of their
+	 * own and the exits planned in it (the other set of exits and xport:
+	 * ftree_exit_use_vl swaps them in) */
+	unsigned data_vls;
+	int vl;		      /* the VL the current exits are planned on */
+	int vl1_planned;      /* the current leaf's exits on VL 1 are */
+	size_t leaf_stranded; /* switches the leaf's VL 0 exits left out */
+	struct ftree_turns turns_vl1;
+	struct ftree_exit *exits_alt;
+	uint8_t *xport_alt;
+	size_t n_exits_alt;
+	uint8_t *row_save; /* a LID's row before its turns, to plan again on VL 1 */
 	uint8_t *hub; /* a leaf that sees every root of its component, and above it */
 	struct ftree_cand *cand;
 	struct ftree_exit *exits;
@@ -122,7 +135,7 @@ struct ftree {
 	struct ftree_exit *sw_exits;
 	size_t n_sw_exits, cap_sw_exits;
 	/* for the note */
-	size_t rerouted, downup, unknown_roots, stranded, moved;
+	size_t rerouted, downup, unknown_roots, stranded, moved, on_vl1;
 	int downup_from, downup_to;
 	uint64_t unknown_root;
 };
@@ -145,15 +158,19 @@ int ftree_is_root(const struct ftree *m, size_t s);
 int ftree_shape(struct ftree *m);
 
 /* ftree_exit.c: the ways of the switches without an up-then-down route to
- * the exits planned (xport); plan exits (0 or -ENOMEM); which roots lie
- * above each switch and whether the tree is degraded (0 or -ENOMEM); the
- * exits of every switch's own LIDs (0 or -ENOMEM); a CA LID's turns at its
- * exits. */
+ * the exits planned (xport); plan exits (how many switches no exit serves,
+ * or -ENOMEM); which roots lie above each switch and whether the tree is
+ * degraded (0 or -ENOMEM); the exits of every switch's own LIDs (0 or
+ * -ENOMEM); a CA LID's turns at its exits (how many it could not take);
+ * the exits and turns of VL vl made the current ones; the current leaf's
+ * exits on VL 1 made current, planned the first time (0 or -ENOMEM). */
 void ftree_exit_routes(struct ftree *m);
 int ftree_plan_exits(struct ftree *m, int cas);
 int ftree_prepare_turns(struct ftree *m);
 int ftree_plan_switch_exits(struct ftree *m);
-void ftree_turn_at_exits(struct ftree *m, unsigned spread);
+size_t ftree_turn_at_exits(struct ftree *m, unsigned spread);
+void ftree_exit_use_vl(struct ftree *m, int vl);
+int ftree_exit_plan_vl1(struct ftree *m);
 
 /* ftree_note.c: the note of a routed tree. */
 void ftree_write_note(struct ftree *m);

@@ -43,7 +43,7 @@ struct tree_spec {
 	int hosts;	     /* host ports per leaf */
 	int pod_leaves[8];   /* > 0: only that many leaves in pod p */
 	int leaf_hosts[64];  /* > 0: that many hosts on leaf i; < 0: none */
-	const char *cut[8];  /* "leaf2/6": cables left out, named by one end */
+	const char *cut[24]; /* "leaf2/6": cables left out, named by one end */
 	const char *gone[4]; /* switches left out */
 };
 
@@ -179,7 +179,7 @@ static void gen_three_level(struct gen *g, const struct tree_spec *sp)
 /* Cables and switches the spec leaves out. */
 static void gen_damage(struct gen *g, const struct tree_spec *sp)
 {
-	for (size_t i = 0; i < 8 && sp->cut[i]; i++) {
+	for (size_t i = 0; i < sizeof(sp->cut) / sizeof(sp->cut[0]) && sp->cut[i]; i++) {
 		char name[16];
 		unsigned port;
 
@@ -879,6 +879,51 @@ static void test_ftree_degraded_credit_free(void)
 	tree_free(&t);
 }
 
+/* Every port of t offers vl_cap (1: VL0 only, 0: not known, so 8). */
+static void tree_set_vl_cap(struct tree *t, uint8_t vl_cap)
+{
+	for (size_t i = 0; i < t->f.n_nodes; i++)
+		for (unsigned p = 0; p <= t->f.nodes[i].num_ports; p++)
+			t->f.nodes[i].ports[p].vl_cap = vl_cap;
+}
+
+/* nanosm-gen fattree --levels 3 --radix 8 --missing-links 20 --seed 13:
+ * 20 of 256 cables gone, so many that one switch finds no turn left that
+ * closes no credit loop on VL 0.  With the ports' 8 data VLs the LIDs
+ * whose turns VL 0 cannot take ride VL 1 (SL 1) with a graph of turns of
+ * their own, and the gate (per VL) passes; with VL0 only the route stays
+ * on a shortest path, as before, and the gate refuses it. */
+static void test_ftree_degraded_vl1(void)
+{
+	struct tree_spec sp = {.levels = 3,
+			       .pods = 8,
+			       .m = 4,
+			       .hosts = 4,
+			       .cut = {"mid3/8",   "mid4/8",   "leaf4/7", "mid6/8",   "leaf6/8",
+				       "mid10/5",  "mid12/5",  "mid12/6", "mid13/8",  "mid16/6",
+				       "mid17/7",  "mid18/6",  "mid21/6", "mid24/5",  "mid24/7",
+				       "leaf22/8", "leaf23/6", "mid25/7", "leaf25/7", "mid30/7"}};
+	struct tree t;
+
+	tree_build(&t, &sp);
+	CU_ASSERT_EQUAL_FATAL(tree_route(&t), 0);
+	CU_ASSERT_EQUAL(check_routes(&t, &t.lft, 1), 0);
+	CU_ASSERT_TRUE(gate_ok(&t));
+	CU_ASSERT_TRUE(note_has(&t, " on VL 1 (SL 1), where"));
+	CU_ASSERT_TRUE(strstr(t.note.text, "may close a credit loop") == NULL);
+	CU_ASSERT_EQUAL(t.lft.n_vls, 2);
+	CU_ASSERT_PTR_NOT_NULL(t.lft.sl);
+
+	tree_set_vl_cap(&t, 1);
+	CU_ASSERT_EQUAL_FATAL(tree_route(&t), 0);
+	CU_ASSERT_TRUE(note_has(&t, "may close a credit loop"));
+	CU_ASSERT_TRUE(strstr(t.note.text, "VL 1") == NULL);
+	CU_ASSERT_EQUAL(t.lft.n_vls, 1);
+	CU_ASSERT_PTR_NULL(t.lft.sl);
+	CU_ASSERT_FALSE(gate_ok(&t));
+	tree_free(&t);
+}
+
 /* A whole middle switch gone (nanosm-gen's aggregation switch): its pod's
  * leaves lose a column, so their CAs and that column's switches have no
  * up-then-down route to each other.  The old ftree's tables closed a
@@ -1184,6 +1229,8 @@ void test_ftree_register(void)
 	CU_add_test(s, "no common ancestor: down-up route, noted", test_ftree_no_common_ancestor);
 	CU_add_test(s, "degraded 3-level tree: turns close no credit loop",
 		    test_ftree_degraded_credit_free);
+	CU_add_test(s, "degraded 3-level tree: turns VL 0 cannot take ride VL 1",
+		    test_ftree_degraded_vl1);
 	CU_add_test(s, "a whole mid gone: gate passes", test_ftree_gone_mid);
 	CU_add_test(s, "degraded 2-level tree: gate passes", test_ftree_degraded_two_level);
 	CU_add_test(s, "turns: a cycle of columns is refused, a hub is not",
