@@ -144,9 +144,7 @@ static int ftree_alloc_routing(struct ftree *m)
 	m->batch = malloc(FTREE_BATCH * s);
 	m->exits = malloc(s * sizeof(*m->exits));
 	m->xport = malloc(s);
-	m->exits_alt = malloc(s * sizeof(*m->exits_alt));
-	m->xport_alt = malloc(s);
-	m->row_save = malloc(s);
+	m->row_save = malloc(2 * s);
 	m->xmark = calloc(s, sizeof(*m->xmark));
 	m->cmark = calloc(s, sizeof(*m->cmark));
 	m->cq = malloc(s * sizeof(*m->cq));
@@ -154,25 +152,26 @@ static int ftree_alloc_routing(struct ftree *m)
 	if (!m->dests || !m->in_reach || !m->u || !m->kind || !m->fill || !m->cand_start ||
 	    !m->cand_n || !m->cand_port || !m->rr || !m->done || !m->stack || !m->batch ||
 	    !m->exits || !m->xport || !m->xmark || !m->cmark || !m->cq || !m->sw_exit_start ||
-	    !m->exits_alt || !m->xport_alt || !m->row_save)
+	    !m->row_save || ftree_exit_alloc_vls(m, s))
 		return -ENOMEM;
 	return 0;
 }
 
 static void ftree_free(struct ftree *m)
 {
-	void *bufs[] = {m->is_root,  m->rank,	       m->order,     m->up_start,  m->down_start,
-			m->up,	     m->down,	       m->up_load,   m->reach,	   m->top_reach,
-			m->leaf_pos, m->dests,	       m->in_reach,  m->u,	   m->kind,
-			m->fill,     m->cand_start,    m->cand_n,    m->cand_port, m->rr,
-			m->done,     m->stack,	       m->dist,	     m->queue,	   m->bfs_port,
-			m->batch,    m->exits,	       m->xport,     m->xmark,	   m->cmark,
-			m->cq,	     m->sw_exit_start, m->sw_exits,  m->hub,	   m->cand,
-			m->slots,    m->diverted,      m->exits_alt, m->xport_alt, m->row_save};
+	ftree_exit_free_vls(m); /* back to VL 0: m->exits, m->xport */
+
+	void *bufs[] = {m->is_root,  m->rank,	       m->order,    m->up_start,  m->down_start,
+			m->up,	     m->down,	       m->up_load,  m->reach,	  m->top_reach,
+			m->leaf_pos, m->dests,	       m->in_reach, m->u,	  m->kind,
+			m->fill,     m->cand_start,    m->cand_n,   m->cand_port, m->rr,
+			m->done,     m->stack,	       m->dist,	    m->queue,	  m->bfs_port,
+			m->batch,    m->exits,	       m->xport,    m->xmark,	  m->cmark,
+			m->cq,	     m->sw_exit_start, m->sw_exits, m->hub,	  m->cand,
+			m->slots,    m->diverted,      m->row_save};
 
 	swgraph_fini(&m->g);
 	ftree_turns_fini(&m->turns);
-	ftree_turns_fini(&m->turns_vl1);
 	swgraph_dests_fini(&m->lids);
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
 		free(bufs[i]);
@@ -340,8 +339,9 @@ static void ftree_enter_leaf(struct ftree *m, int leaf, int cas)
 	ftree_hop_counts(m, leaf, ftree_climb(m, leaf));
 	ftree_exit_use_vl(m, 0);
 	m->n_exits = 0;
-	m->vl1_planned = 0;
+	m->planned = 1;
 	m->leaf_stranded = 0;
+	m->leaf_off_hub = 0;
 	if (ftree_kinds(m, leaf)) {
 		ftree_bounce_routes(m, leaf, cas);
 		if (cas && m->degraded) {
@@ -349,7 +349,9 @@ static void ftree_enter_leaf(struct ftree *m, int leaf, int cas)
 
 			m->nomem |= rc < 0;
 			m->leaf_stranded = rc > 0 ? (size_t)rc : 0;
-			if (m->data_vls < 2) /* else the leaf's LIDs take VL 1 */
+			for (size_t i = 0; i < m->n_exits; i++)
+				m->leaf_off_hub |= !m->hub[m->exits[i].x];
+			if (m->n_vls < 2) /* else the leaf's LIDs take VL 1 */
 				m->stranded += m->leaf_stranded;
 		} else if (!cas) {
 			size_t first = m->sw_exit_start[leaf];
@@ -594,23 +596,24 @@ static int ftree_fill(struct ftree *m)
 	return strayed;
 }
 
-/* The LID rides VL 1: SL 1 (the table of SLs made the first time). */
-static void ftree_set_vl1(struct ftree *m, uint16_t lid)
+/* The LID rides VL vl > 0: SL vl (the table of SLs made the first time). */
+static void ftree_set_sl(struct ftree *m, uint16_t lid, int vl)
 {
 	if (!m->out->sl && lft_set_alloc_sl(m->out, m->max_lid)) {
 		m->nomem = 1;
 		return;
 	}
-	m->out->sl[lid] = 1;
-	m->out->n_vls = 2;
-	m->on_vl1++;
+	m->out->sl[lid] = (uint8_t)vl;
+	if (m->out->n_vls < vl + 1)
+		m->out->n_vls = (uint8_t)(vl + 1);
 }
 
-/* The LID's turns on VL 1 in place of VL 0's: its row as before the turns
- * (saved), the switches with no up-then-down route toward VL 1's exits. */
-static size_t ftree_turn_on_vl1(struct ftree *m, unsigned spread, size_t moved)
+/* The LID's turns on VL vl: its row as before the turns (saved), the
+ * switches with no up-then-down route toward vl's exits.  Returns the
+ * exits left without a turn. */
+static size_t ftree_turn_on_vl(struct ftree *m, int vl, unsigned spread, size_t moved)
 {
-	m->nomem |= ftree_exit_plan_vl1(m) != 0;
+	m->nomem |= ftree_exit_select_vl(m, vl) != 0;
 	memcpy(m->row, m->row_save, m->g.n_sw);
 	m->moved = moved;
 	for (size_t q = 0; q < m->n_fill; q++) {
@@ -622,14 +625,47 @@ static size_t ftree_turn_on_vl1(struct ftree *m, unsigned spread, size_t moved)
 	return ftree_turn_at_exits(m, spread);
 }
 
+/* The LID's turns on its first VL left an exit without one or moved the
+ * LID off its parent at an exit (whose CAs then share a link): the other
+ * VLs in turn, and the LID keeps the best (the fewest exits left without
+ * a turn, then the fewest moved; the first on a tie).  Returns the exits
+ * left without a turn. */
+static size_t ftree_try_other_vls(struct ftree *m, unsigned spread, size_t moved, size_t stranded)
+{
+	uint8_t *best_row = m->row_save + m->g.n_sw;
+	size_t best_moved = m->moved - moved, best_stranded = stranded;
+	int best = m->vl, first = m->vl;
+
+	memcpy(best_row, m->row, m->g.n_sw);
+	for (int vl = 0; vl < (int)m->n_vls && (best_stranded || best_moved); vl++) {
+		size_t s;
+
+		if (vl == first || (!vl && m->leaf_stranded)) /* VL 0's exits leave a switch out */
+			continue;
+		s = ftree_turn_on_vl(m, vl, spread, moved);
+		if (s < best_stranded || (s == best_stranded && m->moved - moved < best_moved)) {
+			best = vl;
+			best_stranded = s;
+			best_moved = m->moved - moved;
+			memcpy(best_row, m->row, m->g.n_sw);
+		}
+	}
+	memcpy(m->row, best_row, m->g.n_sw);
+	m->moved = moved + best_moved;
+	ftree_exit_use_vl(m, best);
+	return best_stranded;
+}
+
 /* A CA LID: its main path, the switches below it, the rest, the turns at
- * its exits.  Where the ports offer 2 data VLs, a LID whose turns VL 0
- * cannot all take (or whose leaf's exits there leave a switch out) rides
- * VL 1 with turns of its own there. */
+ * its exits.  Where the ports offer 2 data VLs or more, a LID rides VL 1
+ * first (with turns of its own there) when its leaf's exits on VL 0 leave
+ * a switch out or turn outside the hub (turns there can forbid others);
+ * when its first VL cannot take all its turns, or moves the LID, the
+ * other VLs are tried. */
 static void ftree_route_dest(struct ftree *m, const struct ftree_dest *d)
 {
 	unsigned spread = (unsigned)d->exit_port + d->offset;
-	int two_vls = m->degraded && m->data_vls >= 2;
+	int more = m->degraded && m->n_vls >= 2;
 	size_t stranded, moved = m->moved;
 	int top;
 
@@ -638,19 +674,17 @@ static void ftree_route_dest(struct ftree *m, const struct ftree_dest *d)
 	top = ftree_main_path(m, d);
 	for (int r = 1; r <= top; r++)
 		ftree_hand_down(m, m->path[r]);
-	if (two_vls && m->leaf_stranded)
-		m->nomem |= ftree_exit_plan_vl1(m) != 0;
-	else
-		ftree_exit_use_vl(m, 0);
+	m->nomem |= ftree_exit_select_vl(m, more && (m->leaf_stranded || m->leaf_off_hub)) != 0;
 	m->rerouted += (size_t)ftree_fill(m);
-	if (two_vls && !m->vl)
+	if (more)
 		memcpy(m->row_save, m->row, m->g.n_sw);
 	stranded = ftree_turn_at_exits(m, spread);
-	if (stranded && two_vls && !m->vl)
-		stranded = ftree_turn_on_vl1(m, spread, moved);
+	if ((stranded || m->moved > moved) && more)
+		stranded = ftree_try_other_vls(m, spread, moved, stranded);
 	m->stranded += stranded;
+	m->on_vl[m->vl]++;
 	if (m->vl)
-		ftree_set_vl1(m, d->lid);
+		ftree_set_sl(m, d->lid, m->vl);
 }
 
 /* For the note: leaves with no up-then-down route to the leaf's CAs. */
@@ -757,6 +791,7 @@ static int ftree_compute(const struct fabric *f, const struct route_opts *opts, 
 	int rc;
 
 	m.note->text[0] = '\0';
+	m.n_vls = m.data_vls < FTREE_VLS ? m.data_vls : FTREE_VLS;
 	rc = route_opts_check(opts, err, errlen);
 	if (rc)
 		return rc;

@@ -15,7 +15,7 @@
 /* The graph of turns of the VL the current exits are planned on. */
 static struct ftree_turns *ftree_exit_turns(struct ftree *m)
 {
-	return m->vl ? &m->turns_vl1 : &m->turns;
+	return m->vl ? &m->turns_hi[m->vl - 1] : &m->turns;
 }
 
 static int ftree_neighbour(const struct ftree *m, int s, uint8_t pn)
@@ -396,35 +396,54 @@ size_t ftree_turn_at_exits(struct ftree *m, unsigned spread)
 	return stranded;
 }
 
-/* ---- A second VL ------------------------------------------------------ */
+/* ---- More VLs ---------------------------------------------------------- */
 
-#define FTREE_SWAP(a, b)                                                                           \
-	do {                                                                                       \
-		__typeof__(a) swap_tmp_ = (a);                                                     \
-		(a) = (b);                                                                         \
-		(b) = swap_tmp_;                                                                   \
-	} while (0)
+int ftree_exit_alloc_vls(struct ftree *m, size_t n_sw)
+{
+	m->exits_vl[0] = m->exits;
+	m->xport_vl[0] = m->xport;
+	for (int v = 1; v < FTREE_VLS; v++) {
+		m->exits_vl[v] = malloc(n_sw * sizeof(*m->exits));
+		m->xport_vl[v] = malloc(n_sw);
+		if (!m->exits_vl[v] || !m->xport_vl[v])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void ftree_exit_free_vls(struct ftree *m)
+{
+	for (int v = 1; v < FTREE_VLS; v++) {
+		free(m->exits_vl[v]);
+		free(m->xport_vl[v]);
+		ftree_turns_fini(&m->turns_hi[v - 1]);
+	}
+	/* VL 0's are m->exits and m->xport, when VL 0 is current */
+	ftree_exit_use_vl(m, 0);
+}
 
 void ftree_exit_use_vl(struct ftree *m, int vl)
 {
 	if (m->vl == vl)
 		return;
-	FTREE_SWAP(m->exits, m->exits_alt);
-	FTREE_SWAP(m->xport, m->xport_alt);
-	FTREE_SWAP(m->n_exits, m->n_exits_alt);
+	m->n_exits_vl[m->vl] = m->n_exits;
+	m->exits = m->exits_vl[vl];
+	m->xport = m->xport_vl[vl];
+	m->n_exits = m->n_exits_vl[vl];
 	m->vl = vl;
 }
 
-int ftree_exit_plan_vl1(struct ftree *m)
+int ftree_exit_select_vl(struct ftree *m, int vl)
 {
+	struct ftree_turns *turns = &m->turns_hi[vl ? vl - 1 : 0];
 	int rc;
 
-	ftree_exit_use_vl(m, 1);
-	if (m->vl1_planned)
+	ftree_exit_use_vl(m, vl);
+	if (!vl || m->planned >> vl & 1)
 		return 0;
-	if (!m->turns_vl1.n_sw && ftree_turns_init_copy(&m->turns_vl1, &m->turns))
+	if (!turns->n_sw && ftree_turns_init_copy(turns, &m->turns))
 		return -ENOMEM;
-	m->vl1_planned = 1;
+	m->planned |= 1u << vl;
 	rc = ftree_plan_exits(m, 1);
 	if (rc < 0)
 		return rc;

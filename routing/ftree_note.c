@@ -121,9 +121,14 @@ void ftree_write_note(struct ftree *m)
 			   "; down-up turns for switches with no up-then-down route: %zu kept "
 			   "free of credit loops, %zu LID%s moved to another parent there",
 			   m->turns.n_turns, m->moved, m->moved == 1 ? "" : "s");
-	if (m->on_vl1)
-		ftree_note(m, "; %zu LID%s on VL 1 (SL 1), where %s turns close no credit loop",
-			   m->on_vl1, m->on_vl1 == 1 ? "" : "s", m->on_vl1 == 1 ? "its" : "their");
+	if (m->out->n_vls > 1) {
+		ftree_note(m,
+			   "; CA LIDs on VL 0-%u (SL = VL), where their turns close no "
+			   "credit loop:",
+			   m->out->n_vls - 1u);
+		for (unsigned v = 0; v < m->out->n_vls; v++)
+			ftree_note(m, " %zu", m->on_vl[v]);
+	}
 	if (m->stranded)
 		ftree_note(m, "; %zu route%s left on a shortest path that may close a credit loop",
 			   m->stranded, m->stranded == 1 ? "" : "s");

@@ -19,6 +19,7 @@
 #define FTREE_MAX_RANK 62  /* keeps u below FTREE_INF and paths short */
 #define FTREE_NOTE_LINKS 4 /* missing links named in the note */
 #define FTREE_BATCH 64	   /* LIDs routed before their entries are written out */
+#define FTREE_VLS 4	   /* VLs ftree may spread its down-up turns over */
 #define FTREE_SLOT_BYTES ((FABRIC_MAX_PORTS + 8) / 8) /* a bitmap over ports */
 
 /* A CA/router LID to route: the leaf it hangs off and the port there. */
@@ -110,19 +111,20 @@ struct ftree {
 	 * and its switches' ways to them */
 	int degraded, nomem;
 	struct ftree_turns turns;
-	/* where every cabled port offers 2 data VLs: the CA LIDs whose turns
-	 * VL 0 cannot take ride VL 1 (SL 1), with a graph of turns of their
-	 * own and the exits planned in it (the other set of exits and xport:
-	 * ftree_exit_use_vl swaps them in) */
-	unsigned data_vls;
+	/* where every cabled port offers 2 data VLs or more: the CA LIDs whose
+	 * turns VL 0 cannot take ride another VL (SL = VL), with a graph of
+	 * turns of its own and the exits planned in it (exits, xport and
+	 * n_exits are VL vl's: ftree_exit_use_vl switches) */
+	unsigned data_vls, n_vls; /* offered, and used by ftree (<= FTREE_VLS) */
 	int vl;		      /* the VL the current exits are planned on */
-	int vl1_planned;      /* the current leaf's exits on VL 1 are */
+	unsigned planned;     /* bit v: the current leaf's exits on VL v are */
 	size_t leaf_stranded; /* switches the leaf's VL 0 exits left out */
-	struct ftree_turns turns_vl1;
-	struct ftree_exit *exits_alt;
-	uint8_t *xport_alt;
-	size_t n_exits_alt;
-	uint8_t *row_save; /* a LID's row before its turns, to plan again on VL 1 */
+	int leaf_off_hub;     /* some exit of the leaf's on VL 0 is outside the hub */
+	struct ftree_turns turns_hi[FTREE_VLS - 1]; /* VL 1 and up */
+	struct ftree_exit *exits_vl[FTREE_VLS];
+	uint8_t *xport_vl[FTREE_VLS];
+	size_t n_exits_vl[FTREE_VLS];
+	uint8_t *row_save; /* a LID's row before its turns, and the best so far */
 	uint8_t *hub; /* a leaf that sees every root of its component, and above it */
 	struct ftree_cand *cand;
 	struct ftree_exit *exits;
@@ -135,7 +137,7 @@ struct ftree {
 	struct ftree_exit *sw_exits;
 	size_t n_sw_exits, cap_sw_exits;
 	/* for the note */
-	size_t rerouted, downup, unknown_roots, stranded, moved, on_vl1;
+	size_t rerouted, downup, unknown_roots, stranded, moved, on_vl[FTREE_VLS];
 	int downup_from, downup_to;
 	uint64_t unknown_root;
 };
@@ -162,15 +164,18 @@ int ftree_shape(struct ftree *m);
  * or -ENOMEM); which roots lie above each switch and whether the tree is
  * degraded (0 or -ENOMEM); the exits of every switch's own LIDs (0 or
  * -ENOMEM); a CA LID's turns at its exits (how many it could not take);
- * the exits and turns of VL vl made the current ones; the current leaf's
- * exits on VL 1 made current, planned the first time (0 or -ENOMEM). */
+ * the exits and turns of VL vl made the current ones (ftree_exit_select_vl
+ * plans the leaf's exits on VL vl > 0 the first time: 0 or -ENOMEM);
+ * their memory (0 or -ENOMEM) and its release. */
 void ftree_exit_routes(struct ftree *m);
 int ftree_plan_exits(struct ftree *m, int cas);
 int ftree_prepare_turns(struct ftree *m);
 int ftree_plan_switch_exits(struct ftree *m);
 size_t ftree_turn_at_exits(struct ftree *m, unsigned spread);
 void ftree_exit_use_vl(struct ftree *m, int vl);
-int ftree_exit_plan_vl1(struct ftree *m);
+int ftree_exit_select_vl(struct ftree *m, int vl);
+int ftree_exit_alloc_vls(struct ftree *m, size_t n_sw);
+void ftree_exit_free_vls(struct ftree *m);
 
 /* ftree_note.c: the note of a routed tree. */
 void ftree_write_note(struct ftree *m);
