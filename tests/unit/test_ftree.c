@@ -891,9 +891,9 @@ static void tree_set_vl_cap(struct tree *t, uint8_t vl_cap)
  * 20 of 256 cables gone, so many that one switch finds no turn left that
  * closes no credit loop on VL 0.  With the ports' 8 data VLs the LIDs
  * whose turns VL 0 cannot take ride another VL (at most 4; SL = VL) with a
- * graph of turns of their own, and the gate (per VL) passes; with VL0
- * only the route stays on a shortest path, as before, and the gate
- * refuses it. */
+ * graph of turns of their own, so the gate (per VL) passes and no LID is
+ * moved off its parent at an exit (on VL 0 alone, 26 are); with VL0 only
+ * the route stays on a shortest path, as before, and the gate refuses it. */
 static void test_ftree_degraded_vl1(void)
 {
 	struct tree_spec sp = {.levels = 3,
@@ -911,6 +911,8 @@ static void test_ftree_degraded_vl1(void)
 	CU_ASSERT_EQUAL(check_routes(&t, &t.lft, 1), 0);
 	CU_ASSERT_TRUE(gate_ok(&t));
 	CU_ASSERT_TRUE(note_has(&t, "(SL = VL), where their turns close no credit loop: "));
+	/* no LID moved off its parent at an exit: another VL took its turn */
+	CU_ASSERT_TRUE(note_has(&t, ", 0 LIDs moved to another parent there"));
 	CU_ASSERT_TRUE(strstr(t.note.text, "may close a credit loop") == NULL);
 	CU_ASSERT_TRUE(t.lft.n_vls >= 2 && t.lft.n_vls <= 4);
 	CU_ASSERT_PTR_NOT_NULL(t.lft.sl);
