@@ -131,6 +131,7 @@ static int ftree_alloc_routing(struct ftree *m)
 	size_t s = m->g.n_sw ? m->g.n_sw : 1, links = m->g.adj_start[m->g.n_sw] + 1;
 
 	m->dests = malloc((m->lids.n ? m->lids.n : 1) * sizeof(*m->dests));
+	m->dest_col = malloc(m->lids.n ? m->lids.n : 1);
 	m->in_reach = calloc(s, sizeof(*m->in_reach));
 	m->u = malloc(s);
 	m->kind = malloc(s);
@@ -149,10 +150,10 @@ static int ftree_alloc_routing(struct ftree *m)
 	m->cmark = calloc(s, sizeof(*m->cmark));
 	m->cq = malloc(s * sizeof(*m->cq));
 	m->sw_exit_start = calloc(s + 1, sizeof(*m->sw_exit_start));
-	if (!m->dests || !m->in_reach || !m->u || !m->kind || !m->fill || !m->cand_start ||
-	    !m->cand_n || !m->cand_port || !m->rr || !m->done || !m->stack || !m->batch ||
-	    !m->exits || !m->xport || !m->xmark || !m->cmark || !m->cq || !m->sw_exit_start ||
-	    !m->row_save || ftree_exit_alloc_vls(m, s))
+	if (!m->dests || !m->dest_col || !m->in_reach || !m->u || !m->kind || !m->fill ||
+	    !m->cand_start || !m->cand_n || !m->cand_port || !m->rr || !m->done || !m->stack ||
+	    !m->batch || !m->exits || !m->xport || !m->xmark || !m->cmark || !m->cq ||
+	    !m->sw_exit_start || !m->row_save || ftree_exit_alloc_vls(m, s))
 		return -ENOMEM;
 	return 0;
 }
@@ -168,7 +169,7 @@ static void ftree_free(struct ftree *m)
 			m->done,     m->stack,	       m->dist,	    m->queue,	  m->bfs_port,
 			m->batch,    m->exits,	       m->xport,    m->xmark,	  m->cmark,
 			m->cq,	     m->sw_exit_start, m->sw_exits, m->hub,	  m->cand,
-			m->slots,    m->diverted,      m->row_save};
+			m->slots,    m->diverted,      m->row_save, m->dest_col};
 
 	swgraph_fini(&m->g);
 	ftree_turns_fini(&m->turns);
@@ -509,16 +510,18 @@ static const uint8_t *ftree_slots(const struct ftree *m, int s)
 }
 
 /* Of s's choices, the one the fewest LIDs were sent to in place of their
- * own column, from choice `from` on; counted. */
-static uint8_t ftree_least_diverted(struct ftree *m, int s, size_t from)
+ * own column, from choice `from` on; counted.  With crowd (per port), the
+ * least crowded first. */
+static uint8_t ftree_least_diverted(struct ftree *m, int s, size_t from, const uint8_t *crowd)
 {
 	size_t first = m->cand_start[s], n = m->cand_n[s], best = first + from;
 	uint32_t *load = &m->diverted[m->g.port_base[s]];
 
 	for (size_t i = 1; i < n; i++) {
 		size_t c = first + (from + i) % n;
+		uint8_t pc = m->cand_port[c], pb = m->cand_port[best];
 
-		if (load[m->cand_port[c]] < load[m->cand_port[best]])
+		if (crowd && crowd[pc] != crowd[pb] ? crowd[pc] < crowd[pb] : load[pc] < load[pb])
 			best = c;
 	}
 	load[m->cand_port[best]]++;
@@ -531,6 +534,66 @@ static int ftree_is_choice(const struct ftree *m, int s, uint8_t pn)
 		if (m->cand_port[m->cand_start[s] + i] == pn)
 			return 1;
 	return 0;
+}
+
+/* Leaf s's entry for a LID routed before (in the batch or written out). */
+static uint8_t ftree_entry(const struct ftree *m, int s, uint16_t lid)
+{
+	for (size_t i = 0; i < m->n_batch; i++)
+		if (m->batch_lid[i] == lid)
+			return m->batch[i * m->g.n_sw + s];
+	return m->out->tables[s].port[lid];
+}
+
+/* Leaf s's port for dest j: its entry when routed already, else the
+ * column of its main path when s may take it, else LFT_DROP. */
+static uint8_t ftree_port_for(const struct ftree *m, int s, size_t j)
+{
+	if (j < m->cur_dest)
+		return ftree_entry(m, s, m->dests[j].lid);
+	return ftree_is_choice(m, s, m->dest_col[j]) ? m->dest_col[j] : LFT_DROP;
+}
+
+/* Leaf s's port for the LIDs around the current one, in CA order (round,
+ * as a shift all-to-all takes them) and of its LMC offset: window - 1 on
+ * each side, the current one in the middle (LFT_DROP: not known). */
+static void ftree_ports_around(const struct ftree *m, int s, size_t window, uint8_t *around)
+{
+	size_t n = m->n_dests, cur = m->cur_dest;
+
+	memset(around, LFT_DROP, 2 * window - 1);
+	for (size_t k = 1; k < window && 2 * k < n; k++) {
+		size_t before = (cur + n - k) % n, after = (cur + k) % n;
+
+		if (m->dests[before].offset == m->dests[cur].offset)
+			around[window - 1 - k] = ftree_port_for(m, s, before);
+		if (m->dests[after].offset == m->dests[cur].offset)
+			around[window - 1 + k] = ftree_port_for(m, s, after);
+	}
+}
+
+/* For each port, the most LIDs leaf s would send out of it among `window`
+ * in a row that hold the current one, were the current one to take it:
+ * a shift all-to-all sends from s's CAs to that many LIDs in a row. */
+static void ftree_crowding(const struct ftree *m, int s, size_t window, uint8_t *crowd)
+{
+	uint8_t around[2 * FABRIC_MAX_PORTS + 1];
+
+	if (window > FABRIC_MAX_PORTS)
+		window = FABRIC_MAX_PORTS;
+	ftree_ports_around(m, s, window, around);
+	memset(crowd, 0, FABRIC_MAX_PORTS + 1);
+	for (size_t i = 0; i < m->cand_n[s]; i++) {
+		uint8_t pn = m->cand_port[m->cand_start[s] + i];
+
+		for (size_t a = 0; a < window; a++) {
+			uint8_t n = 1;
+
+			for (size_t k = a; k < a + window; k++)
+				n = (uint8_t)(n + (around[k] == pn));
+			crowd[pn] = n > crowd[pn] ? n : crowd[pn];
+		}
+	}
 }
 
 /* A switch going up that was not handed the LID (its cable to the main
@@ -549,6 +612,7 @@ static uint8_t ftree_column_choice(struct ftree *m, int s)
 
 	const uint8_t *slot = ftree_slots(m, s);
 	size_t lost = 0, before = 0, base = 0;
+	uint8_t crowd[FABRIC_MAX_PORTS + 1];
 
 	for (size_t i = 0; i < n; i++)
 		if (m->cand_port[first + i] == want)
@@ -561,7 +625,10 @@ static uint8_t ftree_column_choice(struct ftree *m, int s)
 			before += pn < want;
 			lost++;
 		}
-	return ftree_least_diverted(m, s, lost ? (base + before * n / lost) % n : want % n);
+	if (m->g.has_ca[s]) /* a leaf: its CAs' flows to the LIDs in a row */
+		ftree_crowding(m, s, n + lost, crowd);
+	return ftree_least_diverted(m, s, lost ? (base + before * n / lost) % n : want % n,
+				    m->g.has_ca[s] ? crowd : NULL);
 }
 
 /* A switch with no up-then-down route: toward an exit, else a shortest
@@ -669,6 +736,7 @@ static void ftree_route_dest(struct ftree *m, const struct ftree_dest *d)
 	size_t stranded, moved = m->moved;
 	int top;
 
+	m->cur_dest = (size_t)(d - m->dests);
 	ftree_begin_lid(m, d->lid);
 	ftree_set(m, d->leaf, d->exit_port);
 	top = ftree_main_path(m, d);
@@ -700,9 +768,31 @@ static void ftree_count_downup(struct ftree *m, int leaf)
 	}
 }
 
+/* The column (leaf up-port) each CA LID's main path will take, ahead of
+ * routing them: the leaves that lost a column look at the LIDs after the
+ * current one too.  The main paths' loads start from zero again. */
+static void ftree_plan_columns(struct ftree *m)
+{
+	for (size_t i = 0; i < m->n_dests; i++) {
+		const struct ftree_dest *d = &m->dests[i];
+		size_t e;
+
+		m->dest_col[i] = LFT_DROP;
+		if (m->up_start[d->leaf] == m->up_start[d->leaf + 1])
+			continue;
+		e = ftree_pick_up(m, d->leaf, d->offset, d->exit_port);
+		m->up_load[e]++;
+		m->dest_col[i] = m->up[e].port;
+	}
+	memset(m->up_load, 0,
+	       (m->up_start[m->g.n_sw] ? m->up_start[m->g.n_sw] : 1) * sizeof(*m->up_load));
+}
+
 static void ftree_route_cas(struct ftree *m)
 {
 	int leaf = -1;
+
+	ftree_plan_columns(m);
 
 	for (size_t i = 0; i < m->n_dests; i++) {
 		if (m->dests[i].leaf != leaf) {

@@ -967,6 +967,34 @@ static void test_ftree_degraded_two_level(void)
 	tree_free(&t);
 }
 
+/* nanosm-gen fattree --levels 2 --radix 8 --missing-links 2 --seed 6: leaf3
+ * and leaf8 each lost their cable to spine3.  Leaf3 sends the LIDs of
+ * column 3 up another live link; under a shift all-to-all its CAs send to
+ * LIDs in a row, among them leaf8's fourth CA, which leaf8 took up spine2
+ * (its three links were taken).  The column leaf3 takes for such a LID is
+ * the one it would send the fewest of the LIDs around it out of (a shift
+ * sends its CAs' flows to LIDs in a row, round the end), so no shift puts
+ * three flows on one of its links, as minhop does not (the old choice, by
+ * LIDs diverted so far, sent a shift's third flow up spine2). */
+static void test_ftree_lost_column_spread(void)
+{
+	struct tree_spec two = {.levels = 2,
+				.leaves = 8,
+				.spines = 4,
+				.links = 1,
+				.hosts = 4,
+				.cut = {"leaf3/7", "leaf8/7"}};
+	struct tree t;
+
+	tree_build(&t, &two);
+	CU_ASSERT_EQUAL_FATAL(tree_route(&t), 0);
+	CU_ASSERT_EQUAL(check_routes(&t, &t.lft, 1), 0);
+	CU_ASSERT_TRUE(gate_ok(&t));
+	CU_ASSERT_EQUAL(shift_load(&t, &t.lft), 2);
+	CU_ASSERT_TRUE(shift_load(&t, &t.lft) <= minhop_shift_load(&t));
+	tree_free(&t);
+}
+
 /* The graph of turns on a hand-made tree: switches 0..3 are roots, 4..7
  * middle switches each under one root (4 under 0, ...), 8..11 leaves
  * under every middle switch.  A turn from column a to column b at one
@@ -1236,6 +1264,8 @@ void test_ftree_register(void)
 		    test_ftree_degraded_vl1);
 	CU_add_test(s, "a whole mid gone: gate passes", test_ftree_gone_mid);
 	CU_add_test(s, "degraded 2-level tree: gate passes", test_ftree_degraded_two_level);
+	CU_add_test(s, "a lost column: its LIDs spread over the links used least",
+		    test_ftree_lost_column_spread);
 	CU_add_test(s, "turns: a cycle of columns is refused, a hub is not",
 		    test_ftree_turns_graph);
 	CU_add_test(s, "islands: each routed alone", test_ftree_islands);
