@@ -149,6 +149,15 @@ struct ftree {
 void ftree_hop_counts(struct ftree *m, int leaf, size_t n_reach);
 size_t ftree_kinds(struct ftree *m, int leaf);
 
+/* ftree.c: c's up-link for a main path (an index into up). */
+size_t ftree_pick_up(const struct ftree *m, int c, unsigned offset, unsigned spread);
+
+/* ftree_column.c: the leaf column of every CA LID's main path, planned
+ * ahead (main path loads back to zero); the up-port of a switch going up
+ * that was not handed the current LID, its column lost. */
+void ftree_plan_columns(struct ftree *m);
+uint8_t ftree_column_choice(struct ftree *m, int s);
+
 /* ftree_rank.c: breadth first over the switch graph (see there); every
  * dist[] set to -1; ranks (0 or -errno, err filled); R of a leaf marked
  * with a new leaf_gen (returns its size); roots; up- and down-links and
