@@ -55,7 +55,9 @@
  * where it can (the up-port number t's main path took at its rank), and
  * spreads the columns it may not take over its choices, the one fewest
  * LIDs were moved to first (d-mod-k over the live links: the LIDs a dead
- * cable carried do not all land on one neighbour).  A leaf with fewer
+ * cable carried do not all land on one neighbour); a leaf first takes the
+ * link it would send the fewest of the LIDs around t out of (a shift
+ * all-to-all sends its CAs' flows to LIDs in a row; ftree_column.c).  A leaf with fewer
  * live up-links than CAs starts the main paths of the CAs left over at
  * the CA's own port.  LIDs that some leaf could not reach
  * by their main tree are noted as "routed around" the missing links, which
@@ -79,9 +81,12 @@
  * d-mod-k port when that turn is allowed, else takes another parent one
  * up-hop nearer R whose turn is (X's own CAs then share a link down to L:
  * the price of a deadlock-free route).  The switch LIDs are planned first,
- * before any CA LID, and keep the parent chosen then.  A switch of I no
- * exit can serve takes a shortest path to L, counted in the note (the
- * gate decides).  Leaf pairs with no common ancestor are counted in the
+ * before any CA LID, and keep the parent chosen then.  Where the ports
+ * offer 2 data VLs or more, a CA LID's turns may ride another VL (up to
+ * FTREE_VLS, SL = VL), with a graph of turns of its own: the one where
+ * its turns are all allowed without moving it, tried in order.  A switch
+ * of I no exit can serve takes a shortest path to L, counted in the note
+ * (the gate decides).  Leaf pairs with no common ancestor are counted in the
  * note.
  *
  * Switch LIDs are routed the same way without a main path: up then down
