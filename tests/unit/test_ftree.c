@@ -995,6 +995,27 @@ static void test_ftree_lost_column_spread(void)
 	tree_free(&t);
 }
 
+/* nanosm-gen fattree --levels 3 --radix 8 --missing-links 4 --seed 11: a
+ * leaf without two of its four up-links, another without one, a mid
+ * without a spine.  With the leaves' lost columns sent where the LIDs
+ * around them leave room, shift all-to-all stays at 3 (4 before). */
+static void test_ftree_lost_columns_three_level(void)
+{
+	struct tree_spec sp = {.levels = 3,
+			       .pods = 8,
+			       .m = 4,
+			       .hosts = 4,
+			       .cut = {"leaf1/6", "mid14/8", "leaf19/5", "leaf19/6"}};
+	struct tree t;
+
+	tree_build(&t, &sp);
+	CU_ASSERT_EQUAL_FATAL(tree_route(&t), 0);
+	CU_ASSERT_EQUAL(check_routes(&t, &t.lft, 1), 0);
+	CU_ASSERT_TRUE(gate_ok(&t));
+	CU_ASSERT_TRUE(shift_load(&t, &t.lft) <= 3);
+	tree_free(&t);
+}
+
 /* The graph of turns on a hand-made tree: switches 0..3 are roots, 4..7
  * middle switches each under one root (4 under 0, ...), 8..11 leaves
  * under every middle switch.  A turn from column a to column b at one
@@ -1266,6 +1287,8 @@ void test_ftree_register(void)
 	CU_add_test(s, "degraded 2-level tree: gate passes", test_ftree_degraded_two_level);
 	CU_add_test(s, "a lost column: its LIDs spread over the links used least",
 		    test_ftree_lost_column_spread);
+	CU_add_test(s, "lost columns in a 3-level tree: shift load 3",
+		    test_ftree_lost_columns_three_level);
 	CU_add_test(s, "turns: a cycle of columns is refused, a hub is not",
 		    test_ftree_turns_graph);
 	CU_add_test(s, "islands: each routed alone", test_ftree_islands);
