@@ -879,6 +879,16 @@ static void test_ftree_degraded_credit_free(void)
 	tree_free(&t);
 }
 
+/* Build sp, route it with ftree: every route up-then-down or turning as
+ * ftree may, and the gate passes (a tree of the degraded tests). */
+static void tree_route_gated(struct tree *t, const struct tree_spec *sp)
+{
+	tree_build(t, sp);
+	CU_ASSERT_EQUAL_FATAL(tree_route(t), 0);
+	CU_ASSERT_EQUAL(check_routes(t, &t->lft, 1), 0);
+	CU_ASSERT_TRUE(gate_ok(t));
+}
+
 /* Every port of t offers vl_cap (1: VL0 only, 0: not known, so 8). */
 static void tree_set_vl_cap(struct tree *t, uint8_t vl_cap)
 {
@@ -906,10 +916,7 @@ static void test_ftree_degraded_vl1(void)
 				       "leaf22/8", "leaf23/6", "mid25/7", "leaf25/7", "mid30/7"}};
 	struct tree t;
 
-	tree_build(&t, &sp);
-	CU_ASSERT_EQUAL_FATAL(tree_route(&t), 0);
-	CU_ASSERT_EQUAL(check_routes(&t, &t.lft, 1), 0);
-	CU_ASSERT_TRUE(gate_ok(&t));
+	tree_route_gated(&t, &sp);
 	CU_ASSERT_TRUE(note_has(&t, "(SL = VL), where their turns close no credit loop: "));
 	/* no LID moved off its parent at an exit: another VL took its turn */
 	CU_ASSERT_TRUE(note_has(&t, ", 0 LIDs moved to another parent there"));
@@ -986,10 +993,7 @@ static void test_ftree_lost_column_spread(void)
 				.cut = {"leaf3/7", "leaf8/7"}};
 	struct tree t;
 
-	tree_build(&t, &two);
-	CU_ASSERT_EQUAL_FATAL(tree_route(&t), 0);
-	CU_ASSERT_EQUAL(check_routes(&t, &t.lft, 1), 0);
-	CU_ASSERT_TRUE(gate_ok(&t));
+	tree_route_gated(&t, &two);
 	CU_ASSERT_EQUAL(shift_load(&t, &t.lft), 2);
 	CU_ASSERT_TRUE(shift_load(&t, &t.lft) <= minhop_shift_load(&t));
 	tree_free(&t);
@@ -1008,10 +1012,7 @@ static void test_ftree_lost_columns_three_level(void)
 			       .cut = {"leaf1/6", "mid14/8", "leaf19/5", "leaf19/6"}};
 	struct tree t;
 
-	tree_build(&t, &sp);
-	CU_ASSERT_EQUAL_FATAL(tree_route(&t), 0);
-	CU_ASSERT_EQUAL(check_routes(&t, &t.lft, 1), 0);
-	CU_ASSERT_TRUE(gate_ok(&t));
+	tree_route_gated(&t, &sp);
 	CU_ASSERT_TRUE(shift_load(&t, &t.lft) <= 3);
 	tree_free(&t);
 }
