@@ -31,6 +31,17 @@ int ftree_turns_init(struct ftree_turns *t, size_t n_sw, size_t n_roots)
 	return 0;
 }
 
+int ftree_turns_init_copy(struct ftree_turns *t, const struct ftree_turns *from)
+{
+	int rc = ftree_turns_init(t, from->n_sw, from->n_roots);
+
+	if (rc)
+		return rc;
+	memcpy(t->above, from->above, (from->n_sw ? from->n_sw : 1) * t->words * sizeof(*t->above));
+	t->diamond = from->diamond;
+	return 0;
+}
+
 void ftree_turns_fini(struct ftree_turns *t)
 {
 	void *bufs[] = {t->above,     t->turn, t->hash,	    t->root_head,  t->link_turn,

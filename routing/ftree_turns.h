@@ -61,6 +61,9 @@ struct ftree_turns {
  * is safe on it, as on a zeroed one). */
 int ftree_turns_init(struct ftree_turns *t, size_t n_sw, size_t n_roots);
 void ftree_turns_fini(struct ftree_turns *t);
+/* Room as in from, the same roots above each switch and diamond, no turn
+ * (the graph of another VL).  0 or -ENOMEM as ftree_turns_init. */
+int ftree_turns_init_copy(struct ftree_turns *t, const struct ftree_turns *from);
 
 /* Switch s is root number r (< n_roots). */
 void ftree_turns_mark_root(struct ftree_turns *t, int s, size_t r);

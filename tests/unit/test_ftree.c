@@ -43,7 +43,7 @@ struct tree_spec {
 	int hosts;	     /* host ports per leaf */
 	int pod_leaves[8];   /* > 0: only that many leaves in pod p */
 	int leaf_hosts[64];  /* > 0: that many hosts on leaf i; < 0: none */
-	const char *cut[8];  /* "leaf2/6": cables left out, named by one end */
+	const char *cut[24]; /* "leaf2/6": cables left out, named by one end */
 	const char *gone[4]; /* switches left out */
 };
 
@@ -179,7 +179,7 @@ static void gen_three_level(struct gen *g, const struct tree_spec *sp)
 /* Cables and switches the spec leaves out. */
 static void gen_damage(struct gen *g, const struct tree_spec *sp)
 {
-	for (size_t i = 0; i < 8 && sp->cut[i]; i++) {
+	for (size_t i = 0; i < sizeof(sp->cut) / sizeof(sp->cut[0]) && sp->cut[i]; i++) {
 		char name[16];
 		unsigned port;
 
@@ -879,6 +879,61 @@ static void test_ftree_degraded_credit_free(void)
 	tree_free(&t);
 }
 
+/* Build sp, route it with ftree: every route up-then-down or turning as
+ * ftree may, and the gate passes (a tree of the degraded tests). */
+static void tree_route_gated(struct tree *t, const struct tree_spec *sp)
+{
+	tree_build(t, sp);
+	CU_ASSERT_EQUAL_FATAL(tree_route(t), 0);
+	CU_ASSERT_EQUAL(check_routes(t, &t->lft, 1), 0);
+	CU_ASSERT_TRUE(gate_ok(t));
+}
+
+/* Every port of t offers vl_cap (1: VL0 only, 0: not known, so 8). */
+static void tree_set_vl_cap(struct tree *t, uint8_t vl_cap)
+{
+	for (size_t i = 0; i < t->f.n_nodes; i++)
+		for (unsigned p = 0; p <= t->f.nodes[i].num_ports; p++)
+			t->f.nodes[i].ports[p].vl_cap = vl_cap;
+}
+
+/* nanosm-gen fattree --levels 3 --radix 8 --missing-links 20 --seed 13:
+ * 20 of 256 cables gone, so many that one switch finds no turn left that
+ * closes no credit loop on VL 0.  With the ports' 8 data VLs the LIDs
+ * whose turns VL 0 cannot take ride another VL (at most 4; SL = VL) with a
+ * graph of turns of their own, so the gate (per VL) passes and no LID is
+ * moved off its parent at an exit (on VL 0 alone, 26 are); with VL0 only
+ * the route stays on a shortest path, as before, and the gate refuses it. */
+static void test_ftree_degraded_vl1(void)
+{
+	struct tree_spec sp = {.levels = 3,
+			       .pods = 8,
+			       .m = 4,
+			       .hosts = 4,
+			       .cut = {"mid3/8",   "mid4/8",   "leaf4/7", "mid6/8",   "leaf6/8",
+				       "mid10/5",  "mid12/5",  "mid12/6", "mid13/8",  "mid16/6",
+				       "mid17/7",  "mid18/6",  "mid21/6", "mid24/5",  "mid24/7",
+				       "leaf22/8", "leaf23/6", "mid25/7", "leaf25/7", "mid30/7"}};
+	struct tree t;
+
+	tree_route_gated(&t, &sp);
+	CU_ASSERT_TRUE(note_has(&t, "(SL = VL), where their turns close no credit loop: "));
+	/* no LID moved off its parent at an exit: another VL took its turn */
+	CU_ASSERT_TRUE(note_has(&t, ", 0 LIDs moved to another parent there"));
+	CU_ASSERT_TRUE(strstr(t.note.text, "may close a credit loop") == NULL);
+	CU_ASSERT_TRUE(t.lft.n_vls >= 2 && t.lft.n_vls <= 4);
+	CU_ASSERT_PTR_NOT_NULL(t.lft.sl);
+
+	tree_set_vl_cap(&t, 1);
+	CU_ASSERT_EQUAL_FATAL(tree_route(&t), 0);
+	CU_ASSERT_TRUE(note_has(&t, "may close a credit loop"));
+	CU_ASSERT_TRUE(strstr(t.note.text, "SL = VL") == NULL);
+	CU_ASSERT_EQUAL(t.lft.n_vls, 1);
+	CU_ASSERT_PTR_NULL(t.lft.sl);
+	CU_ASSERT_FALSE(gate_ok(&t));
+	tree_free(&t);
+}
+
 /* A whole middle switch gone (nanosm-gen's aggregation switch): its pod's
  * leaves lose a column, so their CAs and that column's switches have no
  * up-then-down route to each other.  The old ftree's tables closed a
@@ -916,6 +971,49 @@ static void test_ftree_degraded_two_level(void)
 	CU_ASSERT_EQUAL(check_routes(&t, &t.lft, 1), 0);
 	CU_ASSERT_TRUE(gate_ok(&t));
 	CU_ASSERT_TRUE(shift_load(&t, &t.lft) <= minhop_shift_load(&t));
+	tree_free(&t);
+}
+
+/* nanosm-gen fattree --levels 2 --radix 8 --missing-links 2 --seed 6: leaf3
+ * and leaf8 each lost their cable to spine3.  Leaf3 sends the LIDs of
+ * column 3 up another live link; under a shift all-to-all its CAs send to
+ * LIDs in a row, among them leaf8's fourth CA, which leaf8 took up spine2
+ * (its three links were taken).  The column leaf3 takes for such a LID is
+ * the one it would send the fewest of the LIDs around it out of (a shift
+ * sends its CAs' flows to LIDs in a row, round the end), so no shift puts
+ * three flows on one of its links, as minhop does not (the old choice, by
+ * LIDs diverted so far, sent a shift's third flow up spine2). */
+static void test_ftree_lost_column_spread(void)
+{
+	struct tree_spec two = {.levels = 2,
+				.leaves = 8,
+				.spines = 4,
+				.links = 1,
+				.hosts = 4,
+				.cut = {"leaf3/7", "leaf8/7"}};
+	struct tree t;
+
+	tree_route_gated(&t, &two);
+	CU_ASSERT_EQUAL(shift_load(&t, &t.lft), 2);
+	CU_ASSERT_TRUE(shift_load(&t, &t.lft) <= minhop_shift_load(&t));
+	tree_free(&t);
+}
+
+/* nanosm-gen fattree --levels 3 --radix 8 --missing-links 4 --seed 11: a
+ * leaf without two of its four up-links, another without one, a mid
+ * without a spine.  With the leaves' lost columns sent where the LIDs
+ * around them leave room, shift all-to-all stays at 3 (4 before). */
+static void test_ftree_lost_columns_three_level(void)
+{
+	struct tree_spec sp = {.levels = 3,
+			       .pods = 8,
+			       .m = 4,
+			       .hosts = 4,
+			       .cut = {"leaf1/6", "mid14/8", "leaf19/5", "leaf19/6"}};
+	struct tree t;
+
+	tree_route_gated(&t, &sp);
+	CU_ASSERT_TRUE(shift_load(&t, &t.lft) <= 3);
 	tree_free(&t);
 }
 
@@ -1184,8 +1282,14 @@ void test_ftree_register(void)
 	CU_add_test(s, "no common ancestor: down-up route, noted", test_ftree_no_common_ancestor);
 	CU_add_test(s, "degraded 3-level tree: turns close no credit loop",
 		    test_ftree_degraded_credit_free);
+	CU_add_test(s, "degraded 3-level tree: turns VL 0 cannot take ride VL 1",
+		    test_ftree_degraded_vl1);
 	CU_add_test(s, "a whole mid gone: gate passes", test_ftree_gone_mid);
 	CU_add_test(s, "degraded 2-level tree: gate passes", test_ftree_degraded_two_level);
+	CU_add_test(s, "a lost column: its LIDs spread over the links used least",
+		    test_ftree_lost_column_spread);
+	CU_add_test(s, "lost columns in a 3-level tree: shift load 3",
+		    test_ftree_lost_columns_three_level);
 	CU_add_test(s, "turns: a cycle of columns is refused, a hub is not",
 		    test_ftree_turns_graph);
 	CU_add_test(s, "islands: each routed alone", test_ftree_islands);

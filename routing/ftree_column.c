@@ -1,0 +1,161 @@
+/*
+ * ftree_column.c - ftree's columns where a switch lost some: the up-port a
+ * LID's main path took at a rank is its column; a switch that may not take
+ * it spreads the lost columns' LIDs over its live up-links (d-mod-k), and
+ * a leaf picks the link it would send the fewest of the LIDs around the
+ * current one out of.  Part of the ftree engine (routing/ftree.c has the
+ * DOC).
+ */
+#include <string.h>
+
+#include "routing/ftree_priv.h"
+
+/* The column (leaf up-port) each CA LID's main path will take, ahead of
+ * routing them: the leaves that lost a column look at the LIDs after the
+ * current one too.  The main paths' loads start from zero again. */
+void ftree_plan_columns(struct ftree *m)
+{
+	for (size_t i = 0; i < m->n_dests; i++) {
+		const struct ftree_dest *d = &m->dests[i];
+		size_t e;
+
+		m->dest_col[i] = LFT_DROP;
+		if (m->up_start[d->leaf] == m->up_start[d->leaf + 1])
+			continue;
+		e = ftree_pick_up(m, d->leaf, d->offset, d->exit_port);
+		m->up_load[e]++;
+		m->dest_col[i] = m->up[e].port;
+	}
+	memset(m->up_load, 0,
+	       (m->up_start[m->g.n_sw] ? m->up_start[m->g.n_sw] : 1) * sizeof(*m->up_load));
+}
+
+/* The up-port numbers any switch of s's rank (in its component) uses: a
+ * bitmap over ports. */
+static const uint8_t *ftree_slots(const struct ftree *m, int s)
+{
+	return &m->slots[((size_t)m->g.comp[s] * (size_t)(m->top_rank + 1) + (size_t)m->rank[s]) *
+			 FTREE_SLOT_BYTES];
+}
+
+/* Of s's choices, the one the fewest LIDs were sent to in place of their
+ * own column, from choice `from` on; counted.  With crowd (per port), the
+ * least crowded first. */
+static uint8_t ftree_least_diverted(struct ftree *m, int s, size_t from, const uint8_t *crowd)
+{
+	size_t first = m->cand_start[s], n = m->cand_n[s], best = first + from;
+	uint32_t *load = &m->diverted[m->g.port_base[s]];
+
+	for (size_t i = 1; i < n; i++) {
+		size_t c = first + (from + i) % n;
+		uint8_t pc = m->cand_port[c], pb = m->cand_port[best];
+
+		if (crowd && crowd[pc] != crowd[pb] ? crowd[pc] < crowd[pb] : load[pc] < load[pb])
+			best = c;
+	}
+	load[m->cand_port[best]]++;
+	return m->cand_port[best];
+}
+
+static int ftree_is_choice(const struct ftree *m, int s, uint8_t pn)
+{
+	for (size_t i = 0; i < m->cand_n[s]; i++)
+		if (m->cand_port[m->cand_start[s] + i] == pn)
+			return 1;
+	return 0;
+}
+
+/* Leaf s's entry for a LID routed before (in the batch or written out). */
+static uint8_t ftree_entry(const struct ftree *m, int s, uint16_t lid)
+{
+	for (size_t i = 0; i < m->n_batch; i++)
+		if (m->batch_lid[i] == lid)
+			return m->batch[i * m->g.n_sw + s];
+	return m->out->tables[s].port[lid];
+}
+
+/* Leaf s's port for dest j: its entry when routed already, else the
+ * column of its main path when s may take it, else LFT_DROP. */
+static uint8_t ftree_port_for(const struct ftree *m, int s, size_t j)
+{
+	if (j < m->cur_dest)
+		return ftree_entry(m, s, m->dests[j].lid);
+	return ftree_is_choice(m, s, m->dest_col[j]) ? m->dest_col[j] : LFT_DROP;
+}
+
+/* Leaf s's port for the LIDs around the current one, in CA order (round,
+ * as a shift all-to-all takes them) and of its LMC offset: window - 1 on
+ * each side, the current one in the middle (LFT_DROP: not known). */
+static void ftree_ports_around(const struct ftree *m, int s, size_t window, uint8_t *around)
+{
+	size_t n = m->n_dests, cur = m->cur_dest;
+
+	memset(around, LFT_DROP, 2 * window - 1);
+	for (size_t k = 1; k < window && 2 * k < n; k++) {
+		size_t before = (cur + n - k) % n, after = (cur + k) % n;
+
+		if (m->dests[before].offset == m->dests[cur].offset)
+			around[window - 1 - k] = ftree_port_for(m, s, before);
+		if (m->dests[after].offset == m->dests[cur].offset)
+			around[window - 1 + k] = ftree_port_for(m, s, after);
+	}
+}
+
+/* For each port, the most LIDs leaf s would send out of it among `window`
+ * in a row that hold the current one, were the current one to take it:
+ * a shift all-to-all sends from s's CAs to that many LIDs in a row. */
+static void ftree_crowding(const struct ftree *m, int s, size_t window, uint8_t *crowd)
+{
+	uint8_t around[2 * FABRIC_MAX_PORTS + 1];
+
+	if (window > FABRIC_MAX_PORTS)
+		window = FABRIC_MAX_PORTS;
+	ftree_ports_around(m, s, window, around);
+	memset(crowd, 0, FABRIC_MAX_PORTS + 1);
+	for (size_t i = 0; i < m->cand_n[s]; i++) {
+		uint8_t pn = m->cand_port[m->cand_start[s] + i];
+
+		for (size_t a = 0; a < window; a++) {
+			uint8_t n = 1;
+
+			for (size_t k = a; k < a + window; k++)
+				n = (uint8_t)(n + (around[k] == pn));
+			crowd[pn] = n > crowd[pn] ? n : crowd[pn];
+		}
+	}
+}
+
+/* A switch going up that was not handed the LID (its cable to the main
+ * path's column is gone, or it lies below a switch that lost one): the
+ * up-port the main path took at its rank when it may take it; the columns
+ * (up-port numbers used at its rank) it may not take are spread evenly
+ * over its choices (d-mod-k over the live links).  On the usual
+ * cabling that keeps the LID in its column where it can (a leaf's k-th
+ * up-port leads to the k-th middle switch, whose k-th up-port to the k-th
+ * spine of its group), and spreads the columns it lost over distinct
+ * others, so that few flows of a shift all-to-all share a link. */
+uint8_t ftree_column_choice(struct ftree *m, int s)
+{
+	size_t first = m->cand_start[s], n = m->cand_n[s];
+	uint8_t want = m->column[m->rank[s]];
+
+	const uint8_t *slot = ftree_slots(m, s);
+	size_t lost = 0, before = 0, base = 0;
+	uint8_t crowd[FABRIC_MAX_PORTS + 1];
+
+	for (size_t i = 0; i < n; i++)
+		if (m->cand_port[first + i] == want)
+			return want;
+	/* want is column `before` of the `lost` that s may not take: spread
+	 * those evenly over the choices, from the first one's place on */
+	for (unsigned pn = 1; pn <= FABRIC_MAX_PORTS; pn++)
+		if (slot[pn / 8] >> (pn % 8) & 1 && !ftree_is_choice(m, s, (uint8_t)pn)) {
+			base = lost ? base : pn;
+			before += pn < want;
+			lost++;
+		}
+	if (m->g.has_ca[s]) /* a leaf: its CAs' flows to the LIDs in a row */
+		ftree_crowding(m, s, n + lost, crowd);
+	return ftree_least_diverted(m, s, lost ? (base + before * n / lost) % n : want % n,
+				    m->g.has_ca[s] ? crowd : NULL);
+}

@@ -1,0 +1,193 @@
+/*
+ * routing/ftree_priv.h - what the ftree engine's files share: the state of
+ * one run (struct ftree) and the steps each calls in another.  ftree.c
+ * routes (and has the DOC), ftree_rank.c ranks the tree and splits its
+ * links, ftree_exit.c plans the down-up turns of a degraded tree,
+ * ftree_note.c writes the note.  Not for use outside routing/ftree*.c.
+ */
+#ifndef NANOSM_ROUTING_FTREE_PRIV_H
+#define NANOSM_ROUTING_FTREE_PRIV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "routing/ftree_turns.h"
+#include "routing/route.h"
+#include "routing/swgraph.h"
+
+#define FTREE_INF 0xFF	   /* u: no up-then-down route into R */
+#define FTREE_MAX_RANK 62  /* keeps u below FTREE_INF and paths short */
+#define FTREE_NOTE_LINKS 4 /* missing links named in the note */
+#define FTREE_BATCH 64	   /* LIDs routed before their entries are written out */
+#define FTREE_VLS 4	   /* VLs ftree may spread its down-up turns over */
+#define FTREE_SLOT_BYTES ((FABRIC_MAX_PORTS + 8) / 8) /* a bitmap over ports */
+
+/* A CA/router LID to route: the leaf it hangs off and the port there. */
+struct ftree_dest {
+	uint16_t lid;
+	uint8_t exit_port;
+	uint8_t offset; /* LID - base LID (LMC) */
+	int leaf;	/* switch ordinal */
+	int leaf_pos;	/* the leaf's number in leaf order */
+};
+
+/* A candidate exit: p's down-link e, ranked by key (lower first). */
+struct ftree_cand {
+	int p;
+	size_t e;
+	uint32_t key;
+};
+
+/* A way out for switches with no up-then-down route to a destination:
+ * p (one of them) sends the LID down to x, which has one and turns up. */
+struct ftree_exit {
+	int p, x;
+	uint8_t down_port; /* p's port to x */
+	uint8_t up_port;   /* switch LIDs: x's port up (planned); CA LIDs: per LID */
+};
+
+/* How a switch routes the current leaf's LIDs when no main path hands
+ * them to it. */
+enum ftree_kind {
+	FTREE_DOWN, /* in R: down a link into R */
+	FTREE_UP,   /* up a link to a parent one up-hop nearer R */
+	FTREE_ANY,  /* no up-then-down route: to an exit (else a shortest path) */
+};
+
+struct ftree {
+	const struct fabric *f;
+	struct route_note *note; /* the caller's, or a scratch one */
+	char *err;		 /* the caller's error buffer */
+	size_t errlen;
+	struct lft_set *out;
+	uint16_t max_lid;
+	/* switches and cables; a switch with a CA cabled (g.has_ca) is a leaf */
+	struct swgraph g;
+	/* ranks */
+	uint8_t *is_root; /* named in opts->roots */
+	int *rank;	  /* 0 at the leaves, -1 unranked (no leaf below) */
+	int *order;	  /* ranked switches, top rank first */
+	size_t n_ranked;
+	int top_rank;
+	/* up and down links */
+	size_t *up_start, *down_start;
+	struct swgraph_link *up;   /* per switch by local port */
+	struct swgraph_link *down; /* per switch by (child, child's port) */
+	uint32_t *up_load;	   /* main paths descending each up-link */
+	uint32_t *reach;	   /* leaves below each switch */
+	uint32_t *top_reach;	   /* most leaves below any switch above (or at) it */
+	uint8_t *slots;		   /* per component and rank: up-port numbers in use */
+	uint32_t *diverted;	   /* per switch port: LIDs sent there off their column */
+	int *leaf_pos;
+	/* CA LIDs: as claimed, then in leaf order */
+	struct swgraph_dests lids;
+	struct ftree_dest *dests;
+	size_t n_dests, cur_dest; /* cur_dest: the one being routed */
+	uint8_t *dest_col;	  /* per dest: its main path's column at its leaf */
+	/* the leaf being routed */
+	uint32_t leaf_gen, *in_reach; /* in_reach[s] == leaf_gen: s is in R */
+	uint8_t *u, *kind;
+	int *fill; /* switches of the leaf's component but the leaf */
+	size_t n_fill;
+	size_t *cand_start;
+	uint8_t *cand_n, *cand_port, *rr;
+	/* the LID being routed */
+	uint32_t dest_gen, *done; /* done[s] == dest_gen: s has its entry */
+	int path[FTREE_MAX_RANK + 2];
+	uint8_t bundle_at[FTREE_MAX_RANK + 2]; /* main path's parallel-link index per rank */
+	uint8_t column[FTREE_MAX_RANK + 2];    /* main path's up-port per rank */
+	int n_columns;			       /* ranks below the main path's top */
+	int *stack;
+	/* entries of the last LIDs routed, one row of n_sw per LID, written to
+	 * the tables a batch at a time (switch by switch, so the writes to a
+	 * table stay close together) */
+	uint8_t *batch, *row;
+	uint16_t batch_lid[FTREE_BATCH];
+	size_t n_batch;
+	/* breadth-first scratch */
+	int *dist, *queue;
+	uint8_t *bfs_port; /* port toward the switch that discovered it */
+	/* degraded trees: the down-up turns taken (only when some leaf does not
+	 * see every root of its component), the current destination's exits
+	 * and its switches' ways to them */
+	int degraded, nomem;
+	struct ftree_turns turns;
+	/* where every cabled port offers 2 data VLs or more: the CA LIDs whose
+	 * turns VL 0 cannot take ride another VL (SL = VL), with a graph of
+	 * turns of its own and the exits planned in it (exits, xport and
+	 * n_exits are VL vl's: ftree_exit_use_vl switches) */
+	unsigned data_vls, n_vls; /* offered, and used by ftree (<= FTREE_VLS) */
+	int vl;		      /* the VL the current exits are planned on */
+	unsigned planned;     /* bit v: the current leaf's exits on VL v are */
+	size_t leaf_stranded; /* switches the leaf's VL 0 exits left out */
+	int leaf_off_hub;     /* some exit of the leaf's on VL 0 is outside the hub */
+	struct ftree_turns turns_hi[FTREE_VLS - 1]; /* VL 1 and up */
+	struct ftree_exit *exits_vl[FTREE_VLS];
+	uint8_t *xport_vl[FTREE_VLS];
+	size_t n_exits_vl[FTREE_VLS];
+	uint8_t *row_save; /* a LID's row before its turns, and the best so far */
+	uint8_t *hub; /* a leaf that sees every root of its component, and above it */
+	struct ftree_cand *cand;
+	struct ftree_exit *exits;
+	size_t n_exits;
+	uint8_t *xport;	       /* kind ANY: port toward an exit, LFT_DROP: none */
+	uint32_t xgen, *xmark; /* xmark[s] == xgen: s has its way to an exit */
+	uint32_t cgen, *cmark; /* cmark[s] == cgen: seen looking for an exit */
+	int *cq;	       /* queue looking for an exit */
+	size_t *sw_exit_start; /* switch LIDs: exits planned for switch s */
+	struct ftree_exit *sw_exits;
+	size_t n_sw_exits, cap_sw_exits;
+	/* for the note */
+	size_t rerouted, downup, unknown_roots, stranded, moved, on_vl[FTREE_VLS];
+	int downup_from, downup_to;
+	uint64_t unknown_root;
+};
+
+/* ftree.c: u (up-hops into R) for the leaf's component, R left in
+ * queue[0..n_reach) by ftree_climb; the kind of every switch, listed in
+ * fill (returns how many have no up-then-down route). */
+void ftree_hop_counts(struct ftree *m, int leaf, size_t n_reach);
+size_t ftree_kinds(struct ftree *m, int leaf);
+
+/* ftree.c: c's up-link for a main path (an index into up). */
+size_t ftree_pick_up(const struct ftree *m, int c, unsigned offset, unsigned spread);
+
+/* ftree_column.c: the leaf column of every CA LID's main path, planned
+ * ahead (main path loads back to zero); the up-port of a switch going up
+ * that was not handed the current LID, its column lost. */
+void ftree_plan_columns(struct ftree *m);
+uint8_t ftree_column_choice(struct ftree *m, int s);
+
+/* ftree_rank.c: breadth first over the switch graph (see there); every
+ * dist[] set to -1; ranks (0 or -errno, err filled); R of a leaf marked
+ * with a new leaf_gen (returns its size); roots; up- and down-links and
+ * what each switch sees (0 or -ENOMEM, err filled). */
+size_t ftree_bfs(struct ftree *m, int *dist, size_t tail);
+void ftree_reset(int *dist, size_t n);
+int ftree_rank(struct ftree *m, const struct route_opts *opts);
+size_t ftree_climb(struct ftree *m, int leaf);
+int ftree_is_root(const struct ftree *m, size_t s);
+int ftree_shape(struct ftree *m);
+
+/* ftree_exit.c: the ways of the switches without an up-then-down route to
+ * the exits planned (xport); plan exits (how many switches no exit serves,
+ * or -ENOMEM); which roots lie above each switch and whether the tree is
+ * degraded (0 or -ENOMEM); the exits of every switch's own LIDs (0 or
+ * -ENOMEM); a CA LID's turns at its exits (how many it could not take);
+ * the exits and turns of VL vl made the current ones (ftree_exit_select_vl
+ * plans the leaf's exits on VL vl > 0 the first time: 0 or -ENOMEM);
+ * their memory (0 or -ENOMEM) and its release. */
+void ftree_exit_routes(struct ftree *m);
+int ftree_plan_exits(struct ftree *m, int cas);
+int ftree_prepare_turns(struct ftree *m);
+int ftree_plan_switch_exits(struct ftree *m);
+size_t ftree_turn_at_exits(struct ftree *m, unsigned spread);
+void ftree_exit_use_vl(struct ftree *m, int vl);
+int ftree_exit_select_vl(struct ftree *m, int vl);
+int ftree_exit_alloc_vls(struct ftree *m, size_t n_sw);
+void ftree_exit_free_vls(struct ftree *m);
+
+/* ftree_note.c: the note of a routed tree. */
+void ftree_write_note(struct ftree *m);
+
+#endif
