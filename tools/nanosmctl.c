@@ -66,7 +66,7 @@ static void ctl_usage(FILE *to)
 	    "  sweep                       request a heavy sweep\n"
 	    "  reload [--force]            re-read the configuration (--force: even a file\n"
 	    "                              with no settings over a policy that has some)\n"
-	    "  plan FILE                   what applying the configuration FILE would change\n"
+	    "  plan [-v] FILE              what applying the configuration FILE would change\n"
 	    "                              (FILE is read here and sent; exit 1 if a reload\n"
 	    "                              of it would be refused)\n"
 	    "  topology [--format F]       the fabric as ibnetdiscover (default), json, dot\n"
@@ -187,6 +187,16 @@ static void ctl_topology(struct ctl_args *a, int argc, char **argv)
 		a->word[a->n++] = fmt;
 }
 
+/* The word of the request that names the file (the last one that is no
+ * option: "plan -v FILE" and "plan FILE -v"). */
+static const char *ctl_body_word(const struct ctl_args *a)
+{
+	for (int i = a->n - 1; i > 0; i--)
+		if (a->word[i][0] != '-')
+			return a->word[i];
+	return a->word[a->n - 1];
+}
+
 /* All of path (at most CONTROL_BODY_MAX bytes) into a->body, read here
  * with the caller's permissions; exit 1 when it cannot be. */
 static void ctl_read_body(struct ctl_args *a, const char *path)
@@ -283,7 +293,7 @@ static void ctl_parse(struct ctl_args *a, int argc, char **argv)
 	if (!g)
 		ctl_usage_error(err);
 	if (g->flags & CONTROL_GRAMMAR_BODY)
-		ctl_read_body(a, a->word[a->n - 1]);
+		ctl_read_body(a, ctl_body_word(a)); /* plan's FILE: the word that is no option */
 }
 
 /* The request line: words joined by blanks, a word with blanks quoted. */

@@ -21,7 +21,8 @@
  * a line for the first PLAN_SWITCH_LINES switches that change (all with
  * verbose). */
 static void plan_switch(struct text_buf *t, const struct fabric *f, const struct lft *old,
-			const struct lft *new, size_t *blocks, size_t *moved, size_t *touched)
+			const struct lft *new, int verbose, size_t *blocks, size_t *moved,
+			size_t *touched)
 {
 	unsigned nb = (unsigned)new->top / LFT_BLOCK_SIZE + 1, b_changed = 0, l_moved = 0;
 
@@ -40,7 +41,7 @@ static void plan_switch(struct text_buf *t, const struct fabric *f, const struct
 	}
 	if (!b_changed)
 		return;
-	if (*touched < PLAN_SWITCH_LINES)
+	if (verbose || *touched < PLAN_SWITCH_LINES)
 		text_buf_printf(t,
 				"  switch 0x%016llx (%s): %u LFT block(s) change, %u LID(s) move\n",
 				(unsigned long long)f->nodes[new->node].guid,
@@ -143,7 +144,7 @@ static void plan_verdict(struct text_buf *t, const struct sm_routing_verdict *v)
 }
 
 char *sm_plan(struct sm *sm, const char *engines, const uint64_t *roots, size_t n_roots,
-	      char *refused, size_t refusedlen)
+	      int verbose, char *refused, size_t refusedlen)
 {
 	struct text_buf t, detail;
 	struct lft_set next;
@@ -182,7 +183,7 @@ char *sm_plan(struct sm *sm, const char *engines, const uint64_t *roots, size_t 
 	for (size_t i = 0; i < next.n; i++)
 		plan_switch(&detail, &sm->cur,
 			    lft_set_find_const(&sm->lfts_cur, next.tables[i].node), &next.tables[i],
-			    &blocks, &moved, &touched);
+			    verbose, &blocks, &moved, &touched);
 	text_buf_printf(&t,
 			"LFT: %zu block(s) differ on %zu of %zu switch(es), %zu route(s) move "
 			"(the push writes each once, or twice where the loop-free order needs a "
@@ -190,10 +191,11 @@ char *sm_plan(struct sm *sm, const char *engines, const uint64_t *roots, size_t 
 			blocks, touched, next.n, moved);
 	if (touched)
 		text_buf_printf(&t, "switches that change%s:\n%s",
-				touched > PLAN_SWITCH_LINES ? " (the first 10)" : "",
+				touched > PLAN_SWITCH_LINES && !verbose ? " (the first 10)" : "",
 				detail.s ? detail.s : "");
-	if (touched > PLAN_SWITCH_LINES)
-		text_buf_printf(&t, "  ... and %zu more\n", touched - PLAN_SWITCH_LINES);
+	if (touched > PLAN_SWITCH_LINES && !verbose)
+		text_buf_printf(&t, "  ... and %zu more (plan -v lists them all)\n",
+				touched - PLAN_SWITCH_LINES);
 	text_buf_fini(&detail);
 	lft_set_fini(&next);
 	return text_buf_take(&t, NULL);

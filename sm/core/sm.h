@@ -134,7 +134,7 @@ int sm_set_names(struct sm *sm, const uint64_t *guids, const char *const *names,
  * is set to why a reload with this routing would be refused (the text
  * says "refused: ..."), "" when it would not. */
 char *sm_plan(struct sm *sm, const char *engines, const uint64_t *roots, size_t n_roots,
-	      char *refused, size_t refusedlen);
+	      int verbose, char *refused, size_t refusedlen);
 /* (refused: the whole reason, "the new routing fails the gate: ..." or
  * sm_plan_worse's.) */
 

@@ -74,9 +74,10 @@ struct control_ops {
 	 * name names it in messages, "name:line:col: ...") would change: 0
 	 * with *out malloc'ed (NUL-terminated, caller frees);
 	 * CONTROL_PLAN_REFUSED with *out the plan and err why a reload would
-	 * be refused; or -errno with err set. */
-	int (*plan)(void *ctx, const char *name, const char *text, size_t len, char **out,
-		    char *err, size_t errlen);
+	 * be refused; or -errno with err set.  verbose (plan -v): every
+	 * switch whose table would change, not only the first ones. */
+	int (*plan)(void *ctx, const char *name, const char *text, size_t len, int verbose,
+		    char **out, char *err, size_t errlen);
 	/* The last good fabric model (LIDs assigned). */
 	const struct fabric *(*fabric)(void *ctx);
 	/* The LFTs committed with that model (node indices of fabric()), or

@@ -223,20 +223,27 @@ static void control_cmd_plan(const struct control_ops *ops, const struct control
 {
 	char err[1024] = "";
 	char *text = NULL;
+	int verbose = control_grammar_has_option(q->arg, "-v");
+	const char *name = q->arg[0];
 	int rc;
 
+	for (int i = 0; q->arg[i]; i++) /* the file's name: the word that is no option */
+		if (strcmp(q->arg[i], "-v")) {
+			name = q->arg[i];
+			break;
+		}
 	if (!ops->plan) {
 		control_fail(r, "plan is not available");
 		return;
 	}
-	rc = ops->plan(ops->ctx, q->arg[0], q->body, q->body_len, &text, err, sizeof(err));
+	rc = ops->plan(ops->ctx, name, q->body, q->body_len, verbose, &text, err, sizeof(err));
 	if (rc < 0) {
 		control_fail(r, "plan: %s", err[0] ? err : "failed");
 		free(text);
 		return;
 	}
 	if (rc == CONTROL_PLAN_REFUSED)
-		control_fail(r, "plan: %s would be refused: %s", q->arg[0],
+		control_fail(r, "plan: %s would be refused: %s", name,
 			     err[0] ? err : "see the plan");
 	if (text)
 		control_take_text(r, text, strlen(text));

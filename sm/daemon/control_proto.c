@@ -16,7 +16,7 @@ static const struct control_grammar control_grammar_table[] = {
     {"status", 0, 0, {NULL}, 0, "status"},
     {"sweep", 0, 0, {NULL}, 0, "sweep"},
     {"reload", 0, 0, {"--force"}, 0, "reload [--force]"},
-    {"plan", 1, 1, {NULL}, CONTROL_GRAMMAR_BODY, "plan FILE"},
+    {"plan", 1, 1, {"-v"}, CONTROL_GRAMMAR_BODY, "plan [-v] FILE"},
     {"topology", 0, 1, {NULL}, 0, "topology [ibnetdiscover|json|dot]"},
     {"lfts", 0, 2, {NULL}, 0, "lfts [SWITCH] [LID|FIRST-LAST]"},
     {"lids", 0, 0, {NULL}, 0, "lids"},

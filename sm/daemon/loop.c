@@ -696,12 +696,13 @@ static char *loop_plan_unmatched(struct loop *l, const struct policy *np, char *
  * partition members that would match no port (refused: why a reload would
  * be refused, "" if it would not). */
 static char *loop_plan_text(struct loop *l, const char *name, const struct policy *np,
-			    const struct loop_opts *next, char *refused, size_t refusedlen)
+			    const struct loop_opts *next, int verbose, char *refused,
+			    size_t refusedlen)
 {
 	const struct policy *cur = loop_policy(l);
 	char gate[768];
-	char *routes =
-	    sm_plan(l->sm, next->sm.engine, next->sm.roots, next->sm.n_roots, gate, sizeof(gate));
+	char *routes = sm_plan(l->sm, next->sm.engine, next->sm.roots, next->sm.n_roots, verbose,
+			       gate, sizeof(gate));
 	size_t n = cur ? policy_diff(cur, np, NULL, 0) : 0;
 	char *diff = n ? malloc(n + 1) : NULL;
 	struct reload_notes notes;
@@ -740,8 +741,8 @@ static char *loop_plan_text(struct loop *l, const char *name, const struct polic
 
 /* The policy text nanosmctl read and sent (name: the file it named, for
  * messages); the daemon never opens it itself. */
-static int loop_ctl_plan(void *ctx, const char *name, const char *text, size_t len, char **out,
-			 char *err, size_t errlen)
+static int loop_ctl_plan(void *ctx, const char *name, const char *text, size_t len, int verbose,
+			 char **out, char *err, size_t errlen)
 {
 	struct loop *l = ctx;
 	struct policy np;
@@ -752,7 +753,7 @@ static int loop_ctl_plan(void *ctx, const char *name, const char *text, size_t l
 	if (rc < 0)
 		return rc;
 	opts_apply_policy(&next, &np);
-	*out = loop_plan_text(l, name, &np, &next, refused, sizeof(refused));
+	*out = loop_plan_text(l, name, &np, &next, verbose, refused, sizeof(refused));
 	policy_fini(&np);
 	if (!*out) {
 		snprintf(err, errlen, "out of memory");

@@ -182,8 +182,8 @@ ctl_check_errors() {
 		ctl_usage 2 "^nanosmctl: usage: routes SRC DST" routes "$FIRST_CA"
 		ctl_usage 2 "^nanosmctl: usage: routes SRC DST" routes a b c
 		ctl_usage 2 "^nanosmctl: usage: status" status now
-		ctl_usage 2 "^nanosmctl: usage: plan FILE" plan
-		ctl_usage 2 "^nanosmctl: usage: plan FILE" plan a.yaml b.yaml
+		ctl_usage 2 "^nanosmctl: usage: plan \[-v\] FILE" plan
+		ctl_usage 2 "^nanosmctl: usage: plan \[-v\] FILE" plan a.yaml b.yaml
 		ctl_usage 2 "^nanosmctl: lids: unknown option '--all'" lids --all
 		ctl_usage 2 "^nanosmctl: unknown topology format 'png' \(ibnetdiscover, json, dot, svg or html\)" topology png
 		ctl_usage 2 "^nanosmctl: unknown topology format 'png' \(ibnetdiscover, json, dot, svg or html\)" topology --format png

@@ -71,6 +71,7 @@ struct tc {
 	char plan_text[64];  /* and the text (its start) */
 	size_t plan_len;     /* and its length */
 	int plan_calls;
+	int plan_verbose;
 	char dir[64];	/* mkdtemp */
 	char path[128]; /* the socket */
 	int log_level;	/* restored after the suite (its expected warnings muted) */
@@ -150,12 +151,13 @@ static int tc_reload(void *ctx, int force, char *msg, size_t msglen)
 	return 0;
 }
 
-static int tc_plan(void *ctx, const char *name, const char *text, size_t len, char **out, char *err,
-		   size_t errlen)
+static int tc_plan(void *ctx, const char *name, const char *text, size_t len, int verbose,
+		   char **out, char *err, size_t errlen)
 {
 	struct tc *t = ctx;
 
 	t->plan_calls++;
+	t->plan_verbose = verbose;
 	snprintf(t->plan_name, sizeof(t->plan_name), "%s", name);
 	snprintf(t->plan_text, sizeof(t->plan_text), "%.*s", (int)(len < 63 ? len : 63),
 		 text ? text : "");
@@ -383,6 +385,11 @@ static void test_control_sweep_reload_plan(void)
 	CU_ASSERT_STRING_EQUAL(tc.plan_name, "policy.yaml");
 	CU_ASSERT_STRING_EQUAL(tc.plan_text, "routing: {engines: minhop}\n");
 	CU_ASSERT_EQUAL(tc.plan_len, 27);
+	CU_ASSERT_EQUAL(tc.plan_verbose, 0);
+	/* plan -v: every switch; the name is the word that is no option */
+	tc_expect_has("plan -v policy.yaml 3\nsm:", "ok", "nothing would change");
+	CU_ASSERT_STRING_EQUAL(tc.plan_name, "policy.yaml");
+	CU_ASSERT_EQUAL(tc.plan_verbose, 1);
 	/* the body is the announced bytes: what follows them is not */
 	tc_expect_has("plan \"/etc/my dir/p.yaml\" 3\nsm:junk", "ok", "nothing would change");
 	CU_ASSERT_STRING_EQUAL(tc.plan_name, "/etc/my dir/p.yaml");
@@ -410,8 +417,9 @@ static void test_control_plan_no_path(void)
 					    "plan /etc/shadow 99999999999999999999",
 					    "plan",
 					    "plan 0"};
-	const char *want = "error usage: plan FILE LENGTH, then the file's LENGTH bytes (at most "
-			   "4194304): nanosmctl reads the file, the daemon never opens a path\n";
+	const char *want =
+	    "error usage: plan [-v] FILE LENGTH, then the file's LENGTH bytes (at most "
+	    "4194304): nanosmctl reads the file, the daemon never opens a path\n";
 
 	tc.plan_calls = 0;
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
@@ -637,7 +645,7 @@ static void test_control_grammar(void)
 	CU_ASSERT_STRING_EQUAL(err, "usage: routes SRC DST");
 	w[0] = "plan";
 	CU_ASSERT_PTR_NULL(control_grammar_check(w, 1, err, sizeof(err)));
-	CU_ASSERT_STRING_EQUAL(err, "usage: plan FILE");
+	CU_ASSERT_STRING_EQUAL(err, "usage: plan [-v] FILE");
 	w[0] = "lids", w[1] = "--all";
 	CU_ASSERT_PTR_NULL(control_grammar_check(w, 2, err, sizeof(err)));
 	CU_ASSERT_STRING_EQUAL(err, "lids: unknown option '--all' (usage: lids)");

@@ -240,14 +240,14 @@ static void test_plan(void)
 	rig_sweep(&r);
 	CU_ASSERT_EQUAL_FATAL(r.last.status, 0);
 	/* the same routing: nothing would be written */
-	text = sm_plan(r.sm, "updn", NULL, 0, refused, sizeof(refused));
+	text = sm_plan(r.sm, "updn", NULL, 0, 0, refused, sizeof(refused));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	CU_ASSERT_STRING_EQUAL(refused, "");
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "engine that would be used: updn (gate passed)"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "LFT: 0 block(s) differ on 0 of 5 switch(es)"));
 	free(text);
 	/* min-hop on the ring: refused, with the reason */
-	text = sm_plan(r.sm, "minhop", NULL, 0, refused, sizeof(refused));
+	text = sm_plan(r.sm, "minhop", NULL, 0, 0, refused, sizeof(refused));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	CU_ASSERT_PTR_NOT_NULL(strstr(refused, "the new routing fails the gate: routing engine "
 					       "minhop: tables refused by the gate"));
