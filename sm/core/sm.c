@@ -261,9 +261,9 @@ static void sm_rejected(struct sm *sm, const struct mad_addr *from, const uint8_
 
 uint64_t sm_tick(struct sm *sm)
 {
-	uint64_t now = sm_now(sm), next;
+	uint64_t now = sm_now(sm), next, sa_due;
 
-	sa_tick(sm->sa, now);
+	sa_due = sa_tick(sm->sa, now); /* Reports waiting for their rate or answer */
 	if (sm->light.trap_due_ms && now >= sm->light.trap_due_ms) {
 		sm->light.trap_due_ms = 0;
 		log_info("repeated traps: sweep requested");
@@ -278,6 +278,8 @@ uint64_t sm_tick(struct sm *sm)
 		sm_sweep_request(sm);
 	}
 	next = mad_queue_tick(sm->q, now);
+	if (sa_due && (!next || sa_due < next))
+		next = sa_due;
 	if (sm->light.trap_due_ms && (!next || sm->light.trap_due_ms < next))
 		next = sm->light.trap_due_ms;
 	/* a retry due while a sweep runs waits for its end (which ticks

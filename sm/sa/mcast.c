@@ -22,6 +22,7 @@ struct mcast_member {
 
 struct mcast_group {
 	struct mcast_group_info info; /* n_members unused: see n */
+	uint64_t owner;		      /* port GUID that created it, charged a quota; 0: none */
 	struct mcast_member *m;
 	size_t n, cap;
 };
@@ -32,13 +33,33 @@ struct mcast_db {
 	uint64_t gen;
 	uint64_t next_mgid; /* low 64 bits of the next SA-assigned MGID */
 	uint64_t mlid_used[(MCAST_N_MLIDS + 63) / 64];
+	unsigned mlid_cap;	/* MLIDs handed out from 0xC000: 0xC000 + cap - 1 the last */
+	unsigned mlids_used;	/* bits set in mlid_used */
+	struct sa_quota *quota; /* charged for groups with an owner; NULL: none */
 };
 
 /* ---- database ------------------------------------------------------------ */
 
 struct mcast_db *mcast_db_new(void)
 {
-	return calloc(1, sizeof(struct mcast_db));
+	struct mcast_db *db = calloc(1, sizeof(struct mcast_db));
+
+	if (db)
+		db->mlid_cap = MCAST_N_MLIDS;
+	return db;
+}
+
+void mcast_db_set_limits(struct mcast_db *db, unsigned mlid_cap, struct sa_quota *quota)
+{
+	if (!db)
+		return;
+	db->mlid_cap = mlid_cap && mlid_cap < MCAST_N_MLIDS ? mlid_cap : MCAST_N_MLIDS;
+	db->quota = quota;
+}
+
+unsigned mcast_db_mlids_used(const struct mcast_db *db)
+{
+	return db ? db->mlids_used : 0;
 }
 
 static void mcast_group_free(struct mcast_group *g)
@@ -110,12 +131,14 @@ int mcast_db_member(const struct mcast_db *db, const uint8_t mgid[16], size_t i,
 	return 0;
 }
 
-/* Lowest free MLID, marked used; 0 when all are taken. */
+/* Lowest free MLID under the switches' cap, marked used; 0 when all are
+ * taken. */
 static uint16_t mcast_mlid_alloc(struct mcast_db *db)
 {
-	for (unsigned i = 0; i < MCAST_N_MLIDS; i++)
+	for (unsigned i = 0; i < db->mlid_cap; i++)
 		if (!(db->mlid_used[i / 64] >> (i % 64) & 1)) {
 			db->mlid_used[i / 64] |= 1ULL << (i % 64);
+			db->mlids_used++;
 			return (uint16_t)(MFT_MLID_BASE + i);
 		}
 	return 0;
@@ -125,8 +148,10 @@ static void mcast_mlid_free(struct mcast_db *db, uint16_t mlid)
 {
 	unsigned i = (unsigned)mlid - MFT_MLID_BASE;
 
-	if (mlid >= MFT_MLID_BASE && i < MCAST_N_MLIDS)
+	if (mlid >= MFT_MLID_BASE && i < MCAST_N_MLIDS && (db->mlid_used[i / 64] >> (i % 64) & 1)) {
 		db->mlid_used[i / 64] &= ~(1ULL << (i % 64));
+		db->mlids_used--;
+	}
 }
 
 /* A new group with an MLID, appended: 0, -ENOMEM or -ENOSPC (no MLID). */
@@ -168,6 +193,8 @@ static void mcast_group_delete(struct mcast_db *db, struct mcast_group *g)
 			break;
 		}
 	mcast_mlid_free(db, g->info.mlid);
+	if (g->owner)
+		sa_quota_give(db->quota, g->owner, SA_QUOTA_GROUPS);
 	mcast_group_free(g);
 	db->gen++;
 }
@@ -558,8 +585,41 @@ static uint16_t mcast_create_info(struct mcast_db *db, const struct sa_mcm *t, u
 	return SA_STATUS_OK;
 }
 
-static uint16_t mcast_create(struct sa *sa, const struct sa_mcm *t, uint64_t comp,
-			     struct sa_port_ref port, struct mcast_group **g)
+/* The new group of gi, charged to the requester's groups quota (a proxy
+ * creating for another port uses its own quota): 0x0100 when the
+ * requester is over it or no MLID under the switches' cap is free, both
+ * told to the SA's owner. */
+static uint16_t mcast_create_charged(struct sa *sa, const struct sa_req *req,
+				     const struct mcast_group_info *gi, struct mcast_group **g)
+{
+	const struct fabric_port *rp = sa_port(sa, req->requester);
+	struct sa_note n = {.port_guid = rp ? rp->guid : 0, .lid = req->from.lid};
+	int rc = sa_quota_take(sa->quota, n.port_guid, SA_QUOTA_GROUPS, sa->lim.groups_per_port);
+
+	if (rc == -EDQUOT) {
+		n.kind = SA_NOTE_QUOTA, n.quota = SA_QUOTA_GROUPS,
+		n.limit = sa->lim.groups_per_port;
+		sa->counters.quota_refused++;
+		sa_note(sa, &n);
+	}
+	if (rc < 0)
+		return SA_STATUS_NO_RESOURCES;
+	rc = mcast_group_new(sa->mcast, gi, g);
+	if (rc < 0) {
+		sa_quota_give(sa->quota, n.port_guid, SA_QUOTA_GROUPS);
+		if (rc == -ENOSPC) {
+			n.kind = SA_NOTE_MLID_FULL, n.limit = sa->mcast->mlid_cap;
+			sa->counters.mlid_refused++;
+			sa_note(sa, &n);
+		}
+		return SA_STATUS_NO_RESOURCES;
+	}
+	(*g)->owner = n.port_guid ? n.port_guid : ~0ull;
+	return SA_STATUS_OK;
+}
+
+static uint16_t mcast_create(struct sa *sa, const struct sa_req *req, const struct sa_mcm *t,
+			     uint64_t comp, struct sa_port_ref port, struct mcast_group **g)
 {
 	const struct fabric_port *p = sa_port(sa, port);
 	struct mcast_group_info gi;
@@ -576,7 +636,7 @@ static uint16_t mcast_create(struct sa *sa, const struct sa_mcm *t, uint64_t com
 	st = mcast_create_info(sa->mcast, t, comp, p, &gi);
 	if (st != SA_STATUS_OK)
 		return st;
-	return mcast_group_new(sa->mcast, &gi, g) < 0 ? SA_STATUS_NO_RESOURCES : SA_STATUS_OK;
+	return mcast_create_charged(sa, req, &gi, g);
 }
 
 /* Can the port's link carry the group's packets (its MTU and rate at
@@ -655,7 +715,7 @@ static uint16_t mcast_join(struct sa *sa, const struct sa_req *req, const struct
 				       g ? mcast_member_find(g, t->port_gid) : NULL);
 	if (st != SA_STATUS_OK)
 		return st;
-	st = g ? mcast_join_check(sa, g, t, comp, port) : mcast_create(sa, t, comp, port, &g);
+	st = g ? mcast_join_check(sa, g, t, comp, port) : mcast_create(sa, req, t, comp, port, &g);
 	if (st != SA_STATUS_OK)
 		return st;
 	m = mcast_member_join(sa->mcast, g, t->port_gid, t->join_state, proxy);
