@@ -158,6 +158,7 @@ size_t policy_print(const struct policy *p, char *buf, size_t len)
 	text_sinkf(&o, "partitions:%s\n", p->n_partitions ? "" : " []");
 	for (size_t i = 0; i < p->n_partitions; i++)
 		policy_print_partition(&o, &p->partitions[i]);
+	policy_sa_print(&o, &p->sa);
 	return o.off;
 }
 
@@ -445,6 +446,7 @@ size_t policy_diff(const struct policy *a, const struct policy *b, char *buf, si
 			  b->n_node_names);
 	policy_diff_keyed(&o, &parts, a->partitions, a->n_partitions, b->partitions,
 			  b->n_partitions);
+	policy_sa_diff(&o, &a->sa, &b->sa);
 	return o.off;
 }
 

@@ -82,6 +82,11 @@ void mad_port_set_timeout(struct mad_port *p, unsigned timeout_ms);
  * a negative errno once the receiver thread failed.  For callers without
  * an event loop (notify = NULL). */
 int mad_port_wait(struct mad_port *p, unsigned timeout_ms);
+/* MADs dropped because the send queue was full: an SM port sends through
+ * a sender thread, so the caller never blocks even when a receiver stops
+ * reading (under umad2sim the send itself then blocks); the queue holds
+ * 4096 MADs. */
+uint64_t mad_port_tx_dropped(struct mad_port *p);
 /* MADs dropped because the receive ring was full (the loop fell behind). */
 uint64_t mad_port_rx_dropped(struct mad_port *p);
 /* Non-zero (a negative errno) once the receiver thread stopped on an error. */

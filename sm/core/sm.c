@@ -52,6 +52,10 @@ struct sm *sm_new(const struct sm_opts *opts, const struct mad_xmit *xmit,
 	sm->xmit = *xmit;
 	sm->q = mad_queue_new(&sm->opts.mad, xmit, sm_on_request, sm);
 	sm->sa = sa_new(xmit);
+	if (sm->sa) {
+		sm->sa->note = sa_notes_hook;
+		sm->sa->note_ctx = sm;
+	}
 	pkey_plan_init(&sm->pk);
 	pkey_plan_init(&sm->pk_next);
 	sm->pkc = pkey_cache_new();

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sm/sa/server.h"
+
 #define METRICS_LIDS_CAPACITY 49151 /* unicast LIDs 0x0001..0xBFFF */
 
 /* MAD traffic of one management class. */
@@ -34,6 +36,10 @@ struct metrics_figures {
 	 * never retries, so it has no timeout/retry series) */
 	struct metrics_mads smp, sa;
 	uint64_t sa_answered, sa_errors, sa_malformed;
+	/* the SA's limits (docs/sa.md, "Limits") and the MAD port's send queue */
+	struct sa_usage sa_use;
+	uint64_t sa_mlid_refused, sa_quota_refused, sa_report_retries, sa_subs_dropped;
+	uint64_t mad_send_dropped; /* MADs dropped: the send queue was full */
 	uint64_t lids_used;	  /* LIDs held: assigned and reserved */
 	uint64_t lft_blocks_sent; /* LFT block Sets, all sweeps */
 	const char *engine;	  /* the engine of the tables in force, NULL = none yet */

@@ -10,11 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/policy.h"
 #include "mad/sa.h"
 #include "mad/sa_mcm.h"
 #include "mad/sa_svc.h"
 #include "mad/smp.h"
 #include "routing/topo_file.h"
+#include "sm/daemon/opts.h"
 #include "sm/sa/mcast.h"
 #include "sm/sa/quota.h"
 #include "sm/sa/server.h"
@@ -430,6 +432,32 @@ static void test_report_rate(void)
 	tl_fini(&r);
 }
 
+/* ---- policy sa: -> the SA -------------------------------------------------------- */
+
+static void test_policy_defaults(void)
+{
+	struct policy p;
+	struct sa_limits lim;
+	struct tl_rig r;
+
+	/* the policy's defaults are the SA's own */
+	tl_init(&r, 0);
+	opts_sa_limits(NULL, &lim);
+	CU_ASSERT_EQUAL(memcmp(&lim, &r.sa->lim, sizeof(lim)), 0);
+	CU_ASSERT_EQUAL(lim.groups_per_port, SA_LIMIT_GROUPS_PER_PORT);
+	CU_ASSERT_EQUAL(lim.report_retries, SA_LIMIT_REPORT_RETRIES);
+	tl_fini(&r);
+	policy_init(&p);
+	opts_sa_limits(&p, &lim);
+	CU_ASSERT_EQUAL(lim.services_per_port, SA_LIMIT_SERVICES_PER_PORT);
+	CU_ASSERT_EQUAL(lim.subs_per_port, SA_LIMIT_SUBS_PER_PORT);
+	CU_ASSERT_EQUAL(lim.reports_per_s, SA_LIMIT_REPORTS_PER_S);
+	p.sa.subscriptions_per_port = 1024;
+	opts_sa_limits(&p, &lim);
+	CU_ASSERT_EQUAL(lim.subs_per_port, 1024);
+	policy_fini(&p);
+}
+
 void test_sa_limits_register(void)
 {
 	CU_pSuite s = CU_add_suite("sa_limits", NULL, NULL);
@@ -441,4 +469,5 @@ void test_sa_limits_register(void)
 	CU_add_test(s, "subscriptions per port", test_sub_quota);
 	CU_add_test(s, "Reports retried, then the subscription dropped", test_report_retry_drop);
 	CU_add_test(s, "Reports rate-limited per subscriber port", test_report_rate);
+	CU_add_test(s, "policy sa: defaults are the SA's", test_policy_defaults);
 }
