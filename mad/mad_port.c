@@ -17,6 +17,7 @@
 #include <infiniband/umad.h>
 
 #include "mad/mad_port.h"
+#include "mad/mad_sender.h"
 #include "mad/sa.h"
 
 #define MAD_PORT_RX_POLL_MS 200
@@ -24,8 +25,7 @@
 #define MAD_PORT_RX_MAX 4096	   /* queued MADs before new ones are dropped */
 #define MAD_PORT_RX_FIRST 256	   /* the ring starts this size and doubles when full */
 #define MAD_PORT_OPEN_TIMEOUT_S 10 /* bound on opening the port (mad_port_open_bounded) */
-#define MAD_PORT_TX_MAX 4096	   /* MADs queued for the sender before new ones are dropped */
-#define MAD_PORT_TX_JOIN_MS 300	   /* close waits this long for a sender stuck in a send */
+#define MAD_PORT_STOP_MS 300	   /* close waits this long for a sender or closer that is stuck */
 
 struct mad_port_rx {
 	struct mad_addr from;
@@ -33,32 +33,9 @@ struct mad_port_rx {
 	uint8_t mad[SMP_MAD_SIZE];
 };
 
-/* One MAD waiting for the sender thread; long (RMPP) answers on the heap. */
-struct mad_port_tx {
-	struct mad_addr to;
-	size_t len;
-	uint8_t *big; /* len > SMP_MAD_SIZE: malloc'd copy, else NULL */
-	uint8_t mad[SMP_MAD_SIZE];
-};
-
-/* The sending side of an SM port: the loop queues (mad_port_send never
- * blocks), the sender thread drains the queue into umad_send, which can
- * block (under umad2sim when a receiver stops reading).  Its own lock, so
- * queuing never waits on the receiver. */
-struct mad_port_sender {
-	pthread_t thread;
-	int started;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;   /* signalled on enqueue, stop and exit */
-	struct mad_port_tx *q; /* ring of MAD_PORT_TX_MAX */
-	size_t head, count;
-	int exited; /* the thread returned (close may join it) */
-	uint64_t dropped, errors;
-};
-
 struct mad_port {
 	struct mad_port_info info;
-	struct mad_port_sender tx; /* SM ports only (tx.q != NULL) */
+	struct mad_sender tx; /* SM ports only (tx.started): the loop never blocks in a send */
 	int fd;
 	int issm_fd;
 	int client;    /* responses only, no issm (mad_port_open_client) */
@@ -408,60 +385,9 @@ static int mad_port_send_now(struct mad_port *p, const struct mad_addr *to, cons
 
 /* ---- the sender thread (SM ports) ----------------------------------------------- */
 
-static void *mad_port_tx_thread(void *arg)
+static int mad_port_send_cb(void *ctx, const struct mad_addr *to, const uint8_t *mad, size_t len)
 {
-	struct mad_port *p = arg;
-	struct mad_port_sender *s = &p->tx;
-
-	pthread_mutex_lock(&s->lock);
-	for (;;) {
-		struct mad_port_tx one;
-
-		while (!s->count && !__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE))
-			pthread_cond_wait(&s->cond, &s->lock);
-		if (!s->count)
-			break; /* stopped and drained */
-		one = s->q[s->head];
-		s->head = (s->head + 1) % MAD_PORT_TX_MAX;
-		s->count--;
-		pthread_mutex_unlock(&s->lock);
-		if (mad_port_send_now(p, &one.to, one.big ? one.big : one.mad, one.len) < 0)
-			__atomic_add_fetch(&s->errors, 1, __ATOMIC_RELAXED);
-		free(one.big);
-		pthread_mutex_lock(&s->lock);
-	}
-	s->exited = 1;
-	pthread_cond_broadcast(&s->cond);
-	pthread_mutex_unlock(&s->lock);
-	return NULL;
-}
-
-/* Queue one MAD for the sender thread: 0, -ENOBUFS when MAD_PORT_TX_MAX
- * wait already (dropped and counted), -ENOMEM. */
-static int mad_port_tx_queue(struct mad_port *p, const struct mad_addr *to, const uint8_t *mad,
-			     size_t len)
-{
-	struct mad_port_sender *s = &p->tx;
-	struct mad_port_tx *e;
-	uint8_t *big = NULL;
-
-	if (len > SMP_MAD_SIZE && !(big = malloc(len)))
-		return -ENOMEM;
-	pthread_mutex_lock(&s->lock);
-	if (s->count == MAD_PORT_TX_MAX) {
-		s->dropped++;
-		pthread_mutex_unlock(&s->lock);
-		free(big);
-		return -ENOBUFS;
-	}
-	e = &s->q[(s->head + s->count++) % MAD_PORT_TX_MAX];
-	e->to = *to;
-	e->len = len;
-	e->big = big;
-	memcpy(big ? big : e->mad, mad, len);
-	pthread_cond_signal(&s->cond);
-	pthread_mutex_unlock(&s->lock);
-	return 0;
+	return mad_port_send_now(ctx, to, mad, len);
 }
 
 static int mad_port_send(void *ctx, const struct mad_addr *to, const uint8_t *mad, size_t len)
@@ -472,67 +398,13 @@ static int mad_port_send(void *ctx, const struct mad_addr *to, const uint8_t *ma
 	    (mad[1] != SA_CLASS && len > SMP_MAD_SIZE))
 		return -EINVAL;
 	if (p->tx.started)
-		return mad_port_tx_queue(p, to, mad, len);
+		return mad_sender_queue(&p->tx, to, mad, len);
 	return mad_port_send_now(p, to, mad, len);
-}
-
-static int mad_port_start_tx(struct mad_port *p, char *err, size_t errlen)
-{
-	struct mad_port_sender *s = &p->tx;
-
-	s->q = calloc(MAD_PORT_TX_MAX, sizeof(*s->q));
-	if (!s->q || pthread_mutex_init(&s->lock, NULL) != 0 ||
-	    pthread_cond_init(&s->cond, NULL) != 0) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	if (pthread_create(&s->thread, NULL, mad_port_tx_thread, p) != 0) {
-		snprintf(err, errlen, "cannot start the MAD sender thread");
-		return -EAGAIN;
-	}
-	s->started = 1;
-	return 0;
-}
-
-/* Stop the sender: what is queued goes first, but a sender stuck inside a
- * send (a receiver that stopped reading) is waited for at most
- * MAD_PORT_TX_JOIN_MS.  Returns 0 once it exited, -EBUSY when it is still
- * stuck (then nothing it uses may be freed). */
-static int mad_port_stop_tx(struct mad_port *p)
-{
-	struct mad_port_sender *s = &p->tx;
-	struct timespec until;
-	int exited;
-
-	if (!s->started)
-		return 0;
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_nsec += MAD_PORT_TX_JOIN_MS * 1000000L;
-	until.tv_sec += until.tv_nsec / 1000000000L;
-	until.tv_nsec %= 1000000000L;
-	pthread_mutex_lock(&s->lock);
-	pthread_cond_broadcast(&s->cond); /* stop is set */
-	while (!s->exited && pthread_cond_timedwait(&s->cond, &s->lock, &until) == 0)
-		;
-	exited = s->exited;
-	pthread_mutex_unlock(&s->lock);
-	if (!exited)
-		return -EBUSY;
-	pthread_join(s->thread, NULL);
-	s->started = 0;
-	return 0;
 }
 
 uint64_t mad_port_tx_dropped(struct mad_port *p)
 {
-	uint64_t n;
-
-	if (!p->tx.q)
-		return 0;
-	pthread_mutex_lock(&p->tx.lock);
-	n = p->tx.dropped;
-	pthread_mutex_unlock(&p->tx.lock);
-	return n;
+	return mad_sender_dropped(&p->tx);
 }
 
 static int mad_port_start(struct mad_port *p, char *err, size_t errlen)
@@ -736,8 +608,11 @@ static struct mad_port *mad_port_new(const char *ca, int port, uint64_t guid, in
 	rc = mad_port_open_bounded(p, ca, port, guid, err, errlen);
 	if (rc == -ETIMEDOUT)
 		return NULL; /* the stuck opener owns p now */
-	if (rc < 0 || mad_port_start_rx(p, err, errlen) < 0 ||
-	    (!client && mad_port_start_tx(p, err, errlen) < 0)) {
+	if (rc == 0)
+		rc = mad_port_start_rx(p, err, errlen);
+	if (rc == 0 && !client && (rc = mad_sender_start(&p->tx, mad_port_send_cb, p)) < 0)
+		snprintf(err, errlen, "cannot start the MAD sender thread");
+	if (rc < 0) {
 		mad_port_close(p);
 		return NULL;
 	}
@@ -757,21 +632,34 @@ struct mad_port *mad_port_open_client(const char *ca, int port, uint64_t guid,
 	return mad_port_new(ca, port, guid, 1, notify, notify_arg, err, errlen);
 }
 
+static void mad_port_close_fds(struct mad_port *p)
+{
+	if (p->issm_fd >= 0)
+		close(p->issm_fd);
+	if (p->fd >= 0)
+		umad_close_port(p->fd);
+	p->issm_fd = p->fd = -1;
+}
+
+/* Closing can block too: under umad2sim, giving up issm is a request to
+ * ibsim that waits for its answer. */
+static void mad_port_close_fds_cb(void *p)
+{
+	mad_port_close_fds(p);
+}
+
 void mad_port_close(struct mad_port *p)
 {
+	(void)mad_port_close_bounded(p);
+}
+
+int mad_port_close_bounded(struct mad_port *p)
+{
 	if (!p)
-		return;
+		return 0;
 	__atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
-	if (mad_port_stop_tx(p) < 0)
-		return; /* the sender is stuck in a send: leave the port to it (the process exits)
-			 */
-	if (p->tx.q) {
-		for (size_t i = 0; i < p->tx.count; i++)
-			free(p->tx.q[(p->tx.head + i) % MAD_PORT_TX_MAX].big);
-		free(p->tx.q);
-		pthread_cond_destroy(&p->tx.cond);
-		pthread_mutex_destroy(&p->tx.lock);
-	}
+	if (mad_sender_stop(&p->tx, MAD_PORT_STOP_MS) < 0)
+		return -EBUSY; /* the sender is stuck in a send: leave the port to it */
 	if (p->thread_started) {
 		pthread_mutex_lock(&p->lock);
 		pthread_cond_signal(&p->hold_cond); /* a parked thread sees stop now */
@@ -779,10 +667,10 @@ void mad_port_close(struct mad_port *p)
 	}
 	if (p->thread_started)
 		pthread_join(p->thread, NULL);
-	if (p->issm_fd >= 0)
-		close(p->issm_fd);
-	if (p->fd >= 0)
-		umad_close_port(p->fd);
+	/* an SM port's closing may wait for ibsim's answer: at most MAD_PORT_STOP_MS */
+	if (!p->client && mad_sender_run_bounded(mad_port_close_fds_cb, p, MAD_PORT_STOP_MS) < 0)
+		return -EBUSY; /* the closer is stuck: leave the port to it */
+	mad_port_close_fds(p);
 	if (p->rx) {
 		pthread_cond_destroy(&p->rx_cond);
 		pthread_cond_destroy(&p->hold_cond);
@@ -792,6 +680,7 @@ void mad_port_close(struct mad_port *p)
 	free(p->send_buf);
 	free(p->direct_buf);
 	free(p);
+	return 0;
 }
 
 const struct mad_port_info *mad_port_info(const struct mad_port *p)

@@ -46,6 +46,13 @@ struct mad_port *mad_port_open_client(const char *ca, int port, uint64_t guid,
 					void (*notify)(void *), void *notify_arg, char *err,
 					size_t errlen);
 void mad_port_close(struct mad_port *p);
+/* mad_port_close that says whether it could: -EBUSY when an SM port's
+ * sender or closer was still stuck after 300 ms (a device or simulator
+ * that does not answer: under umad2sim a send blocks while ibsim does not
+ * read, and giving up issm waits for its answer).  The port is then left
+ * to them, not freed; the caller should leave with _exit, as umad2sim's
+ * exit handler would wait for ibsim too. */
+int mad_port_close_bounded(struct mad_port *p);
 /* A client that subscribed to SA events (InformInfo): also receive the
  * SA's Report MADs (class 0x03 method Report).  issm: hold the port's
  * issm device too (ibsim hands unsolicited MADs on QP1 only to a client

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mad/mad_port.h"
 #include "sm/core/log.h"
@@ -900,7 +901,13 @@ int loop_run(struct loop_opts *opts)
 		policy_fini(l.reloaded);
 		free(l.reloaded);
 	}
-	mad_port_close(l.port);
+	if (mad_port_close_bounded(l.port) < 0) {
+		/* the SIGTERM bound: never wait for a device that does not answer */
+		log_warnx("NSM-W473 the MAD port did not close within 300 ms (its device or "
+			  "simulator does not answer): exiting without waiting for it");
+		fflush(NULL);
+		_exit(l.exit_code);
+	}
 	ev_loop_destroy(l.ev);
 	notify_close(&l.notify);
 	return l.exit_code;
