@@ -62,6 +62,7 @@ struct sa_svc {
 	uint16_t next_enum;
 	uint32_t next_tid;
 	uint64_t acked, unmatched, overflow;
+	size_t queued; /* Reports waiting in every subscription's queue */
 };
 
 struct sa_svc *sa_svc_new(void)
@@ -414,6 +415,7 @@ static void sa_svc_sub_remove(struct sa *sa, size_t i)
 	struct sa_svc *svc = sa->svc;
 
 	sa_quota_give(sa->quota, svc->subs[i].owner, SA_QUOTA_SUBS);
+	svc->queued -= svc->subs[i].rq ? svc->subs[i].rq->n : 0;
 	free(svc->subs[i].rq);
 	svc->subs[i] = svc->subs[--svc->n_subs];
 }
@@ -723,7 +725,7 @@ static uint64_t sa_svc_reports_pump(struct sa *sa, uint64_t now_ms)
 {
 	uint64_t due = 0;
 
-	for (size_t i = 0; i < sa->svc->n_subs;)
+	for (size_t i = 0; sa->svc->queued && i < sa->svc->n_subs;)
 		if (!sa_svc_reports_one(sa, i, now_ms, &due))
 			i++;
 	return due;
@@ -742,6 +744,7 @@ static void sa_svc_report_queue(struct sa_svc *svc, struct sa_svc_sub *s, const 
 		return;
 	}
 	memcpy(q->notice[(q->head + q->n++) % SA_SVC_SUB_QUEUE], notice, SA_SVC_NOTICE_SIZE);
+	svc->queued++;
 }
 
 void sa_svc_port_event(struct sa *sa, const uint8_t gid[16], int trap, uint64_t now_ms)
@@ -771,6 +774,7 @@ void sa_svc_report_resp(struct sa *sa, const struct sa_mad *m)
 		if (q && q->n && q->tries && q->tid == (uint32_t)m->tid) {
 			q->head = (q->head + 1) % SA_SVC_SUB_QUEUE;
 			q->n--;
+			svc->queued--;
 			q->tries = 0;
 			q->held = 0;
 			svc->acked++;
