@@ -116,8 +116,14 @@ wait_for_pattern "$d/subs" '^listening' 60 "$sub" ||
 IT_LAST_OUT=$d/subs
 grep -q '^crowd: subs no_resources 0$' "$d/subs" || it_fail "subscriptions refused"
 kill -STOP "$sub"
+# from here on a failure lets the stopped processes go first
+crowd_fail() {
+	[ -n "${SACROWD_STACKS:-}" ] && gdb -p "$SM_PID" -batch -ex 'thread apply all bt' >"$SACROWD_STACKS" 2>&1
+	kill -CONT "$SIM_PID" "$sub" 2>/dev/null
+	it_fail "$@"
+}
 sim_cmd 'Unlink "host3"'
-sm_wait 'node gone: .*host3' 20 || it_fail "host3's pulled cable was not seen"
+sm_wait 'node gone: .*host3' 20 || crowd_fail "host3's pulled cable was not seen"
 sim_cmd 'ReLink "host3"'
 # trap 64 to host2's 900 subscriptions: wait for the first sending
 reports=0
@@ -128,7 +134,7 @@ for _ in $(seq 40); do
 	sleep 0.25
 done
 IT_LAST_OUT=$d/status3
-[ "${reports:-0}" -ge 900 ] || it_fail "the 900 Reports were not sent"
+[ "${reports:-0}" -ge 900 ] || crowd_fail "the 900 Reports were not sent"
 # ibsim stops reading: nanosm's sends block in umad2sim once its socket
 # holds 10 datagrams, and 2700 retries (3 per Report, a second apart) are due
 kill -STOP "$SIM_PID"
@@ -142,15 +148,15 @@ timeout -k 1 5 "$NANOSMCTL" -s "$IT_SCRATCH/nanosm.$SM_GEN.sock" status >"$d/sta
 rc=$?
 t1=$(date +%s%N)
 IT_LAST_OUT=$d/status4
-[ $rc = 0 ] || { kill -CONT "$SIM_PID"; it_fail "nanosmctl status did not answer within 5 s (status $rc) while ibsim does not read"; }
+[ $rc = 0 ] || { crowd_fail "nanosmctl status did not answer within 5 s (status $rc) while ibsim does not read"; }
 it_log "status answered in $(((t1 - t0) / 1000000)) ms while ibsim was stopped: $(grep -E '^sa (limits|subscriptions)' "$d/status4" | tr '\n' ';')"
 grep -q '^sa limits: .* report_retries=2700 .* subs_dropped=900 ' "$d/status4" ||
-	{ kill -CONT "$SIM_PID"; it_fail "not 2700 retries and 900 subscriptions dropped"; }
+	{ crowd_fail "not 2700 retries and 900 subscriptions dropped"; }
 grep -q '^sa subscriptions: held=0 ' "$d/status4" ||
-	{ kill -CONT "$SIM_PID"; it_fail "subscriptions left after the drop"; }
+	{ crowd_fail "subscriptions left after the drop"; }
 IT_LAST_OUT=$SM_LOG
 grep -q "NSM-W472 InformInfo subscription of port $HOST2_GUID (LID 2) dropped: no ReportResp after 4 tries" "$SM_LOG" ||
-	{ kill -CONT "$SIM_PID"; it_fail "no NSM-W472 line for host2 with 4 tries"; }
+	{ crowd_fail "no NSM-W472 line for host2 with 4 tries"; }
 t0=$(date +%s%N)
 kill -TERM "$SM_PID"
 for _ in $(seq 40); do
@@ -159,10 +165,8 @@ for _ in $(seq 40); do
 done
 t1=$(date +%s%N)
 if ps -p "$SM_PID" -o stat= 2>/dev/null | grep -qv Z; then
-	[ -n "${SACROWD_STACKS:-}" ] && gdb -p "$SM_PID" -batch -ex 'thread apply all bt' >"$SACROWD_STACKS" 2>&1
-	kill -CONT "$SIM_PID"
 	IT_LAST_OUT=$SM_LOG
-	it_fail "nanosm did not stop within 2 s of SIGTERM while ibsim does not read"
+	crowd_fail "nanosm did not stop within 2 s of SIGTERM while ibsim does not read"
 fi
 kill -CONT "$SIM_PID"
 kill -CONT "$sub" 2>/dev/null
