@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/bench/bootstorm.sh - sourced by run.sh: the multicast boot storm
 # (issue 21).  BENCH_BOOT_HOSTS hosts (at most 8: ibsim takes 10 clients,
 # the SM is one) each create BENCH_BOOT_N multicast groups at once, with
@@ -55,6 +56,7 @@ bench_boot_fabric() {
 	local name=$1 topo r sm n o why=
 	local -A boot_fail=()
 	local boot_rate_nanosm=() boot_rate_opensm=() boot_err_nanosm=0 boot_err_opensm=0
+	# shellcheck disable=SC2034 # e, l: bench_boot_run's scratch; the arrays by eval
 	local boot_lost_nanosm=0 boot_lost_opensm=0 e l
 	bench_sa_topo "$name"
 	topo=$TOPO
@@ -75,9 +77,11 @@ bench_boot_fabric() {
 bench_boot() {
 	local name
 	[ -n "${BOOT_FABRICS// /}" ] || return 0
-	command -v ibsim >/dev/null && command -v opensm >/dev/null && [ -r "$UMAD2SIM" ] &&
-		[ -x "$NANOSM" ] && [ -x "$NANOSM_SA" ] ||
-		{ bench_log "ibsim, opensm, umad2sim or nanosm-sa missing: skipping the boot storm"; return 0; }
+	if ! command -v ibsim >/dev/null || ! command -v opensm >/dev/null || [ ! -r "$UMAD2SIM" ] ||
+		[ ! -x "$NANOSM" ] || [ ! -x "$NANOSM_SA" ]; then
+		bench_log "ibsim, opensm, umad2sim or nanosm-sa missing: skipping the boot storm"
+		return 0
+	fi
 	{ [ "$BOOT_HOSTS" -ge 1 ] && [ "$BOOT_HOSTS" -le 8 ]; } ||
 		bench_die "BENCH_BOOT_HOSTS must be 1-8 (ibsim takes 10 clients, the SM is one)"
 	bench_log "multicast boot storm: fabrics [$BOOT_FABRICS], $BOOT_HOSTS hosts x $BOOT_N new groups, $BOOT_WINDOW on the wire each, $BOOT_REPS runs per SM"

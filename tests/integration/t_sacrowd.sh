@@ -88,7 +88,7 @@ IT_LAST_OUT=$d/ibnd
 run_tool "$d/si" smpquery switchinfo "$sw_lid"
 cap=$(sed -n 's/^McastFdbCap:\.*\([0-9]*\)$/\1/p' "$d/si")
 IT_LAST_OUT=$d/si
-[ -n "$cap" ] && [ "$cap" -gt 0 ] || it_fail "no McastFdbCap in smpquery switchinfo"
+if [ -z "$cap" ] || [ "$cap" -le 0 ]; then it_fail "no McastFdbCap in smpquery switchinfo"; fi
 write_policy 0
 sm_ctl "$d/reload" reload
 want=$((cap + 100))
