@@ -33,7 +33,7 @@ static void *mad_sender_thread(void *arg)
 		if (!s->count)
 			break; /* stopped and drained */
 		one = s->q[s->head];
-		s->head = (s->head + 1) % MAD_SENDER_MAX;
+		s->head = (s->head + 1) % s->cap;
 		s->count--;
 		pthread_mutex_unlock(&s->lock);
 		rc = s->send(s->ctx, &one.to, one.big ? one.big : one.mad, one.len);
@@ -52,9 +52,10 @@ int mad_sender_start(struct mad_sender *s, mad_sender_fn send, void *ctx)
 	memset(s, 0, sizeof(*s));
 	s->send = send;
 	s->ctx = ctx;
-	s->q = calloc(MAD_SENDER_MAX, sizeof(*s->q));
+	s->q = calloc(MAD_SENDER_FIRST, sizeof(*s->q));
 	if (!s->q)
 		return -ENOMEM;
+	s->cap = MAD_SENDER_FIRST;
 	if (pthread_mutex_init(&s->lock, NULL) != 0) {
 		free(s->q);
 		return -ENOMEM;
@@ -70,6 +71,24 @@ int mad_sender_start(struct mad_sender *s, mad_sender_fn send, void *ctx)
 	return 0;
 }
 
+/* A full ring doubles (up to MAD_SENDER_MAX), its items unwrapped from
+ * head: 0 or -ENOBUFS (at the bound, or out of memory).  Under lock. */
+static int mad_sender_grow(struct mad_sender *s)
+{
+	size_t cap = 2 * s->cap;
+	struct mad_sender_item *q;
+
+	if (cap > MAD_SENDER_MAX || !(q = malloc(cap * sizeof(*q))))
+		return -ENOBUFS;
+	for (size_t i = 0; i < s->count; i++)
+		q[i] = s->q[(s->head + i) % s->cap];
+	free(s->q);
+	s->q = q;
+	s->head = 0;
+	s->cap = cap;
+	return 0;
+}
+
 int mad_sender_queue(struct mad_sender *s, const struct mad_addr *to, const uint8_t *mad,
 		     size_t len)
 {
@@ -79,13 +98,13 @@ int mad_sender_queue(struct mad_sender *s, const struct mad_addr *to, const uint
 	if (len > MAD_SENDER_SHORT && !(big = malloc(len)))
 		return -ENOMEM;
 	pthread_mutex_lock(&s->lock);
-	if (s->count == MAD_SENDER_MAX) {
+	if (s->count == s->cap && mad_sender_grow(s) < 0) {
 		s->dropped++;
 		pthread_mutex_unlock(&s->lock);
 		free(big);
 		return -ENOBUFS;
 	}
-	e = &s->q[(s->head + s->count++) % MAD_SENDER_MAX];
+	e = &s->q[(s->head + s->count++) % s->cap];
 	e->to = *to;
 	e->len = len;
 	e->big = big;
@@ -123,7 +142,7 @@ int mad_sender_stop(struct mad_sender *s, unsigned ms)
 		return -EBUSY;
 	pthread_join(s->thread, NULL);
 	for (size_t i = 0; i < s->count; i++)
-		free(s->q[(s->head + i) % MAD_SENDER_MAX].big);
+		free(s->q[(s->head + i) % s->cap].big);
 	free(s->q);
 	pthread_cond_destroy(&s->cond);
 	pthread_mutex_destroy(&s->lock);

@@ -4,7 +4,8 @@
  * block for ever (closing a umad2sim port).  Used by mad_port.c for an
  * SM's port; knows nothing of umad (the send itself is a callback).
  *
- * DOC: mad_sender_queue copies a MAD into a ring of MAD_SENDER_MAX and
+ * DOC: mad_sender_queue copies a MAD into a ring (MAD_SENDER_FIRST slots,
+ * doubled when full up to MAD_SENDER_MAX, so an idle SM keeps it small) and
  * wakes the thread, which calls send() for each in order; a full ring
  * drops the MAD (counted, -ENOBUFS) instead of waiting, so a receiver that
  * stops reading (under umad2sim the send then blocks) costs MADs, never
@@ -21,7 +22,8 @@
 
 #include "mad/mad_queue.h"
 
-#define MAD_SENDER_MAX 4096 /* MADs queued before new ones are dropped */
+#define MAD_SENDER_MAX 4096  /* MADs queued before new ones are dropped */
+#define MAD_SENDER_FIRST 256 /* the ring starts this size and doubles when full */
 
 typedef int (*mad_sender_fn)(void *ctx, const struct mad_addr *to, const uint8_t *mad, size_t len);
 
@@ -34,8 +36,8 @@ struct mad_sender {
 	int started, stop, exited;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;	   /* enqueue, stop and exit */
-	struct mad_sender_item *q; /* ring of MAD_SENDER_MAX */
-	size_t head, count;
+	struct mad_sender_item *q; /* ring of cap (MAD_SENDER_FIRST .. MAX) */
+	size_t head, count, cap;
 	uint64_t dropped, errors; /* under lock */
 };
 
