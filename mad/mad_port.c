@@ -407,6 +407,11 @@ uint64_t mad_port_tx_dropped(struct mad_port *p)
 	return mad_sender_dropped(&p->tx);
 }
 
+uint64_t mad_port_tx_failed(struct mad_port *p)
+{
+	return mad_sender_failed(&p->tx);
+}
+
 static int mad_port_start(struct mad_port *p, char *err, size_t errlen)
 {
 	p->fd = umad_open_port(p->info.ca, p->info.port);

@@ -94,6 +94,9 @@ int mad_port_wait(struct mad_port *p, unsigned timeout_ms);
  * reading (under umad2sim the send itself then blocks); the queue holds
  * 4096 MADs. */
 uint64_t mad_port_tx_dropped(struct mad_port *p);
+/* MADs the sender thread could not send (umad_send failed): an SM port
+ * learns of them only here, its callers saw the MAD queued. */
+uint64_t mad_port_tx_failed(struct mad_port *p);
 /* MADs dropped because the receive ring was full (the loop fell behind). */
 uint64_t mad_port_rx_dropped(struct mad_port *p);
 /* Non-zero (a negative errno) once the receiver thread stopped on an error. */

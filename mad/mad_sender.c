@@ -163,6 +163,18 @@ uint64_t mad_sender_dropped(struct mad_sender *s)
 	return n;
 }
 
+uint64_t mad_sender_failed(struct mad_sender *s)
+{
+	uint64_t n;
+
+	if (!s->started)
+		return 0;
+	pthread_mutex_lock(&s->lock);
+	n = s->errors;
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
 /* ---- a bounded wait for blocking work ------------------------------------- */
 
 struct mad_sender_job {

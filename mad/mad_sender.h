@@ -51,6 +51,8 @@ int mad_sender_queue(struct mad_sender *s, const struct mad_addr *to, const uint
  * exited (s is freed), -EBUSY when it is stuck in a send (s is left). */
 int mad_sender_stop(struct mad_sender *s, unsigned ms);
 uint64_t mad_sender_dropped(struct mad_sender *s);
+/* Sends that failed in the thread (send() < 0): nobody else hears of them. */
+uint64_t mad_sender_failed(struct mad_sender *s);
 
 /* Run fn(arg) in a thread and wait at most ms for it: 0 when it returned,
  * -EBUSY when it still runs (arg then belongs to it for good). */

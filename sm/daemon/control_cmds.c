@@ -111,12 +111,13 @@ static void control_status_sa_limits(struct text_buf *b, const struct control_st
 	const struct sa_usage *u = &st->sa_use;
 	const struct sa_counters *c = &st->sa;
 
-	text_buf_printf(b,
-			"sa limits: mlids=%u/%u mlid_refused=%" PRIu64 " quota_refused=%" PRIu64
-			" report_retries=%" PRIu64 " report_deferred=%" PRIu64
-			" subs_dropped=%" PRIu64 " send_dropped=%" PRIu64 "\n",
-			u->mlids_used, u->mlid_cap, c->mlid_refused, c->quota_refused,
-			c->report_retries, c->report_deferred, c->subs_dropped, st->tx_dropped);
+	text_buf_printf(
+	    b,
+	    "sa limits: mlids=%u/%u mlid_refused=%" PRIu64 " quota_refused=%" PRIu64
+	    " report_retries=%" PRIu64 " report_deferred=%" PRIu64 " subs_dropped=%" PRIu64
+	    " send_dropped=%" PRIu64 " send_failed=%" PRIu64 "\n",
+	    u->mlids_used, u->mlid_cap, c->mlid_refused, c->quota_refused, c->report_retries,
+	    c->report_deferred, c->subs_dropped, st->tx_dropped, st->tx_failed);
 	for (int k = 0; k < SA_QUOTA_KINDS; k++) {
 		text_buf_printf(b, "sa %s: held=%zu quota_per_port=%u top:",
 				sa_quota_kind_name((enum sa_quota_kind)k), u->held[k], u->limit[k]);

@@ -547,6 +547,7 @@ static void loop_ctl_status(void *ctx, struct control_status *out)
 	out->mcast_groups = mcast_db_count(sm_sa(l->sm)->mcast);
 	sa_get_usage(sm_sa(l->sm), &out->sa_use);
 	out->tx_dropped = mad_port_tx_dropped(l->port);
+	out->tx_failed = mad_port_tx_failed(l->port);
 }
 
 static int loop_ctl_sweep(void *ctx)

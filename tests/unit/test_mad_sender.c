@@ -109,6 +109,31 @@ static void test_sender_stuck_stop(void)
 	CU_ASSERT_EQUAL(mad_sender_stop(&s, 5000), 0);
 }
 
+static int ts_fail(void *ctx, const struct mad_addr *to, const uint8_t *mad, size_t len)
+{
+	(void)ctx, (void)to, (void)len;
+	return mad[0] ? -EIO : 0;
+}
+
+/* A send that fails in the thread is counted: its caller saw it queued. */
+static void test_sender_failed(void)
+{
+	static struct mad_sender s;
+	struct mad_addr to = {2, 0, 1};
+	uint8_t mad[256] = {0};
+
+	CU_ASSERT_EQUAL_FATAL(mad_sender_start(&s, ts_fail, NULL), 0);
+	for (int i = 0; i < 5; i++) {
+		mad[0] = (uint8_t)(i % 2);
+		CU_ASSERT_EQUAL(mad_sender_queue(&s, &to, mad, sizeof(mad)), 0);
+	}
+	for (int i = 0; i < 1000 && mad_sender_failed(&s) < 2; i++)
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+	CU_ASSERT_EQUAL(mad_sender_failed(&s), 2);
+	CU_ASSERT_EQUAL(mad_sender_dropped(&s), 0);
+	CU_ASSERT_EQUAL(mad_sender_stop(&s, 5000), 0);
+}
+
 static void ts_sleep(void *arg)
 {
 	long ms = *(long *)arg;
@@ -134,5 +159,6 @@ void test_mad_sender_register(void)
 
 	CU_add_test(s, "in order; a full queue drops, never waits", test_sender_order_and_drop);
 	CU_add_test(s, "stop leaves a sender stuck in a send", test_sender_stuck_stop);
+	CU_add_test(s, "a send that fails in the thread is counted", test_sender_failed);
 	CU_add_test(s, "bounded wait for blocking work", test_run_bounded);
 }
