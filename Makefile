@@ -18,8 +18,8 @@ OBJ     := $(BUILD)/obj
 # dependency contract.  Files that touch a foreign I/O API (umad, libev,
 # main) are kept out of the unit-test link so the pure core is tested alone.
 LIB      := $(BUILD)/lib
-MAD_SRC     := $(filter-out mad/mad_port.c,$(sort $(wildcard mad/*.c)))
-UMAD_SRC    := mad/mad_port.c
+MAD_SRC     := $(filter-out mad/mad_port.c mad/mad_sender.c,$(sort $(wildcard mad/*.c)))
+UMAD_SRC    := mad/mad_port.c mad/mad_sender.c
 ROUTING_SRC := $(sort $(wildcard routing/*.c))
 CONFIG_SRC  := $(sort $(wildcard config/*.c))
 SMCORE_SRC   := $(sort $(wildcard sm/core/*.c))
@@ -76,7 +76,7 @@ $(ARCHIVES):
 # in order)
 LINK_nanosm        := $(A_DAEMON) $(A_CTL) $(A_CORE) $(A_SA) $(A_CONFIG) $(A_ROUTING) $(A_UMAD) $(A_MAD)
 LINK_nanosm-unit   := $(A_PING) $(A_DRAW) $(A_TOOLS) $(A_DAEMON) $(A_CTL) $(A_CORE) $(A_SA) $(A_CONFIG) \
-		      $(A_ROUTING) $(A_MAD)
+		      $(A_ROUTING) $(A_UMAD) $(A_MAD)
 LINK_nanosmctl     := $(A_DRAW) $(A_CTL) $(A_ROUTING) $(A_MAD)
 LINK_nanosm-verify := $(A_TOOLS) $(A_CORE) $(A_CONFIG) $(A_ROUTING) $(A_UMAD) $(A_MAD)
 LINK_nanosm-route  := $(A_DRAW) $(A_TOOLS) $(A_CONFIG) $(A_ROUTING) $(A_MAD)

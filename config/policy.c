@@ -24,6 +24,7 @@ void policy_init(struct policy *p)
 	snprintf(p->sm.guid2lid, sizeof(p->sm.guid2lid), "%s", POLICY_DEFAULT_GUID2LID);
 	p->sm.log_level = POLICY_LOG_INFO;
 	policy_monitor_init(&p->monitor);
+	policy_sa_init(&p->sa);
 	for (size_t i = 0; i < sizeof(engines) / sizeof(engines[0]); i++) {
 		const struct route_engine *e = route_engine_find(engines[i]);
 
@@ -281,7 +282,7 @@ int policy_equal(const struct policy *a, const struct policy *b)
 	if (!policy_sm_equal(&a->sm, &b->sm) || !policy_monitor_equal(&a->monitor, &b->monitor) ||
 	    !policy_routing_equal(&a->routing, &b->routing) ||
 	    !policy_lids_equal(&a->lids, &b->lids) || !policy_node_names_equal(a, b) ||
-	    a->n_partitions != b->n_partitions)
+	    !policy_sa_equal(&a->sa, &b->sa) || a->n_partitions != b->n_partitions)
 		return 0;
 	for (size_t i = 0; i < a->n_partitions; i++)
 		if (!policy_partition_equal(&a->partitions[i], &b->partitions[i]))

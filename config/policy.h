@@ -175,6 +175,23 @@ struct policy_monitor {
 	unsigned degrading, failing, flapping, recover;
 };
 
+/* The SA's limits (docs/sa.md, "Limits"); 0 = no limit.  Defaults
+ * POLICY_SA_*: generous for IPoIB and IPv6 (a port creates a group per
+ * address it solicits for, a few more per partition; services and
+ * subscriptions come one to a few per application). */
+#define POLICY_SA_GROUPS 512
+#define POLICY_SA_SERVICES 256
+#define POLICY_SA_SUBSCRIPTIONS 64
+#define POLICY_SA_REPORTS_PER_SECOND 20
+#define POLICY_SA_REPORT_RETRIES 3
+#define POLICY_SA_QUOTA_MAX 65535
+#define POLICY_SA_RATE_MAX 10000
+#define POLICY_SA_RETRIES_MAX 10
+struct policy_sa {
+	unsigned groups_per_port, services_per_port, subscriptions_per_port;
+	unsigned reports_per_second, report_retries;
+};
+
 struct policy {
 	struct policy_sm sm;
 	struct policy_monitor monitor;
@@ -184,7 +201,17 @@ struct policy {
 	size_t n_node_names;
 	struct policy_partition *partitions; /* owned, file order */
 	size_t n_partitions;
+	struct policy_sa sa;
 };
+
+/* config/policy_sa.c: the sa: section's defaults, comparison, canonical
+ * print (only what differs from the defaults, so files without the section
+ * print as before) and diff lines ("sa.groups_per_port: 512 -> 64"). */
+void policy_sa_init(struct policy_sa *s);
+int policy_sa_equal(const struct policy_sa *a, const struct policy_sa *b);
+struct text_sink;
+void policy_sa_print(struct text_sink *o, const struct policy_sa *s);
+void policy_sa_diff(struct text_sink *o, const struct policy_sa *a, const struct policy_sa *b);
 
 /* Set every documented default (engines ftree,vlsp,updn,minhop; sweep 10 s;
  * window 16; timeout 200 ms; retries 3; guid2lid POLICY_DEFAULT_GUID2LID;

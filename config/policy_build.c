@@ -13,28 +13,12 @@
 #include <string.h>
 
 #include "config/policy.h"
+#include "config/policy_build_priv.h"
 #include "config/policy_doc.h"
 
 #define POLICY_BUILD_MAX_KEYS 16       /* keys in one schema table */
 #define POLICY_BUILD_TOP "the file"    /* where top-level keys stand */
 #define POLICY_BUILD_MEMBER "a member" /* an unknown key there lists the keys */
-
-struct policy_build {
-	const char *name; /* file name for messages */
-	char *err;
-	size_t errlen;
-	struct policy *p;
-};
-
-/* One key of a mapping with a fixed set of keys.  min/max/offset serve
- * the generic number and string setters. */
-struct policy_key {
-	const char *key;
-	int (*set)(struct policy_build *b, const struct policy_key *k, const struct policy_doc *val,
-		   void *obj);
-	unsigned long long min, max;
-	size_t offset; /* of the field in obj */
-};
 
 /* ---- errors ---- */
 
@@ -538,8 +522,8 @@ static int policy_build_key(struct policy_build *b, const struct policy_doc *key
 
 /* Walk a mapping with a fixed set of keys (map may be null: no keys).
  * at[i] = the key node of keys[i] or NULL, for the caller's cross-checks. */
-static int policy_build_map(struct policy_build *b, const struct policy_doc *map, const char *where,
-			    const struct policy_key *keys, void *obj, const struct policy_doc **at)
+int policy_build_map(struct policy_build *b, const struct policy_doc *map, const char *where,
+		     const struct policy_key *keys, void *obj, const struct policy_doc **at)
 {
 	int rc = policy_build_is_map(b, where, map);
 
@@ -583,8 +567,8 @@ static const struct policy_doc *policy_build_later(const struct policy_doc *x,
 
 /* ---- generic setters (k->offset into obj) ---- */
 
-static int policy_build_set_uint(struct policy_build *b, const struct policy_key *k,
-				 const struct policy_doc *val, void *obj)
+int policy_build_set_uint(struct policy_build *b, const struct policy_key *k,
+			  const struct policy_doc *val, void *obj)
 {
 	unsigned long long v;
 	int rc = policy_build_uint(b, k, val, 0, &v);
@@ -1481,6 +1465,7 @@ static const struct policy_key policy_top_keys[] = {
     {"node_names", policy_build_node_names, 0, 0, 0},
     {"partitions", policy_build_partitions, 0, 0, 0},
     {"monitor", policy_build_monitor, 0, 0, 0},
+    {"sa", policy_build_sa, 0, 0, 0},
     {NULL, NULL, 0, 0, 0},
 };
 
@@ -1499,7 +1484,7 @@ int policy_build(const struct policy_doc *root, const char *name, struct policy 
 	if (root->kind != POLICY_DOC_MAP)
 		return policy_build_fail(&b, root,
 					 "expected sections (sm:, routing:, lids:, "
-					 "node_names:, partitions:), got %s",
+					 "node_names:, partitions:, sa:), got %s",
 					 policy_build_got(root, got, sizeof(got)));
 	return policy_build_map(&b, root, POLICY_BUILD_TOP, policy_top_keys, out, at);
 }

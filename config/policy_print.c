@@ -160,6 +160,7 @@ size_t policy_print(const struct policy *p, char *buf, size_t len)
 	for (size_t i = 0; i < p->n_partitions; i++)
 		policy_print_partition(&o, &p->partitions[i]);
 	policy_monitor_print(&o, &p->monitor);
+	policy_sa_print(&o, &p->sa);
 	return o.off;
 }
 
@@ -448,6 +449,7 @@ size_t policy_diff(const struct policy *a, const struct policy *b, char *buf, si
 	policy_diff_keyed(&o, &parts, a->partitions, a->n_partitions, b->partitions,
 			  b->n_partitions);
 	policy_monitor_diff(&o, &a->monitor, &b->monitor);
+	policy_sa_diff(&o, &a->sa, &b->sa);
 	return o.off;
 }
 

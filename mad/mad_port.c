@@ -17,6 +17,7 @@
 #include <infiniband/umad.h>
 
 #include "mad/mad_port.h"
+#include "mad/mad_sender.h"
 #include "mad/pma.h"
 #include "mad/sa.h"
 
@@ -25,6 +26,7 @@
 #define MAD_PORT_RX_MAX 4096	   /* queued MADs before new ones are dropped */
 #define MAD_PORT_RX_FIRST 256	   /* the ring starts this size and doubles when full */
 #define MAD_PORT_OPEN_TIMEOUT_S 10 /* bound on opening the port (mad_port_open_bounded) */
+#define MAD_PORT_STOP_MS 300	   /* close waits this long for a sender or closer that is stuck */
 
 struct mad_port_rx {
 	struct mad_addr from;
@@ -34,6 +36,7 @@ struct mad_port_rx {
 
 struct mad_port {
 	struct mad_port_info info;
+	struct mad_sender tx; /* SM ports only (tx.started): the loop never blocks in a send */
 	int fd;
 	int issm_fd;
 	int client;    /* responses only, no issm (mad_port_open_client) */
@@ -358,9 +361,10 @@ static int mad_port_agent(const struct mad_port *p, uint8_t mgmt_class)
 	}
 }
 
-static int mad_port_send(void *ctx, const struct mad_addr *to, const uint8_t *mad, size_t len)
+/* umad_send of one MAD in the caller's thread (may block under umad2sim). */
+static int mad_port_send_now(struct mad_port *p, const struct mad_addr *to, const uint8_t *mad,
+			     size_t len)
 {
-	struct mad_port *p = ctx;
 	int agent = len >= 4 ? mad_port_agent(p, mad[1]) : -1;
 	void *buf = p->send_buf;
 	int rc;
@@ -384,6 +388,35 @@ static int mad_port_send(void *ctx, const struct mad_addr *to, const uint8_t *ma
 	if (buf != p->send_buf)
 		free(buf);
 	return rc < 0 ? -EIO : 0;
+}
+
+/* ---- the sender thread (SM ports) ----------------------------------------------- */
+
+static int mad_port_send_cb(void *ctx, const struct mad_addr *to, const uint8_t *mad, size_t len)
+{
+	return mad_port_send_now(ctx, to, mad, len);
+}
+
+static int mad_port_send(void *ctx, const struct mad_addr *to, const uint8_t *mad, size_t len)
+{
+	struct mad_port *p = ctx;
+
+	if (len < 24 || len > (1u << 20) || mad_port_agent(p, mad[1]) < 0 ||
+	    (mad[1] != SA_CLASS && len > SMP_MAD_SIZE))
+		return -EINVAL;
+	if (p->tx.started)
+		return mad_sender_queue(&p->tx, to, mad, len);
+	return mad_port_send_now(p, to, mad, len);
+}
+
+uint64_t mad_port_tx_dropped(struct mad_port *p)
+{
+	return mad_sender_dropped(&p->tx);
+}
+
+uint64_t mad_port_tx_failed(struct mad_port *p)
+{
+	return mad_sender_failed(&p->tx);
 }
 
 static int mad_port_start(struct mad_port *p, char *err, size_t errlen)
@@ -587,7 +620,11 @@ static struct mad_port *mad_port_new(const char *ca, int port, uint64_t guid, in
 	rc = mad_port_open_bounded(p, ca, port, guid, err, errlen);
 	if (rc == -ETIMEDOUT)
 		return NULL; /* the stuck opener owns p now */
-	if (rc < 0 || mad_port_start_rx(p, err, errlen) < 0) {
+	if (rc == 0)
+		rc = mad_port_start_rx(p, err, errlen);
+	if (rc == 0 && !client && (rc = mad_sender_start(&p->tx, mad_port_send_cb, p)) < 0)
+		snprintf(err, errlen, "cannot start the MAD sender thread");
+	if (rc < 0) {
 		mad_port_close(p);
 		return NULL;
 	}
@@ -607,11 +644,34 @@ struct mad_port *mad_port_open_client(const char *ca, int port, uint64_t guid,
 	return mad_port_new(ca, port, guid, 1, notify, notify_arg, err, errlen);
 }
 
+static void mad_port_close_fds(struct mad_port *p)
+{
+	if (p->issm_fd >= 0)
+		close(p->issm_fd);
+	if (p->fd >= 0)
+		umad_close_port(p->fd);
+	p->issm_fd = p->fd = -1;
+}
+
+/* Closing can block too: under umad2sim, giving up issm is a request to
+ * ibsim that waits for its answer. */
+static void mad_port_close_fds_cb(void *p)
+{
+	mad_port_close_fds(p);
+}
+
 void mad_port_close(struct mad_port *p)
 {
+	(void)mad_port_close_bounded(p);
+}
+
+int mad_port_close_bounded(struct mad_port *p)
+{
 	if (!p)
-		return;
+		return 0;
 	__atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
+	if (mad_sender_stop(&p->tx, MAD_PORT_STOP_MS) < 0)
+		return -EBUSY; /* the sender is stuck in a send: leave the port to it */
 	if (p->thread_started) {
 		pthread_mutex_lock(&p->lock);
 		pthread_cond_signal(&p->hold_cond); /* a parked thread sees stop now */
@@ -619,10 +679,10 @@ void mad_port_close(struct mad_port *p)
 	}
 	if (p->thread_started)
 		pthread_join(p->thread, NULL);
-	if (p->issm_fd >= 0)
-		close(p->issm_fd);
-	if (p->fd >= 0)
-		umad_close_port(p->fd);
+	/* an SM port's closing may wait for ibsim's answer: at most MAD_PORT_STOP_MS */
+	if (!p->client && mad_sender_run_bounded(mad_port_close_fds_cb, p, MAD_PORT_STOP_MS) < 0)
+		return -EBUSY; /* the closer is stuck: leave the port to it */
+	mad_port_close_fds(p);
 	if (p->rx) {
 		pthread_cond_destroy(&p->rx_cond);
 		pthread_cond_destroy(&p->hold_cond);
@@ -632,6 +692,7 @@ void mad_port_close(struct mad_port *p)
 	free(p->send_buf);
 	free(p->direct_buf);
 	free(p);
+	return 0;
 }
 
 const struct mad_port_info *mad_port_info(const struct mad_port *p)

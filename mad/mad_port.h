@@ -46,6 +46,13 @@ struct mad_port *mad_port_open_client(const char *ca, int port, uint64_t guid,
 					void (*notify)(void *), void *notify_arg, char *err,
 					size_t errlen);
 void mad_port_close(struct mad_port *p);
+/* mad_port_close that says whether it could: -EBUSY when an SM port's
+ * sender or closer was still stuck after 300 ms (a device or simulator
+ * that does not answer: under umad2sim a send blocks while ibsim does not
+ * read, and giving up issm waits for its answer).  The port is then left
+ * to them, not freed; the caller should leave with _exit, as umad2sim's
+ * exit handler would wait for ibsim too. */
+int mad_port_close_bounded(struct mad_port *p);
 /* A client that subscribed to SA events (InformInfo): also receive the
  * SA's Report MADs (class 0x03 method Report).  issm: hold the port's
  * issm device too (ibsim hands unsolicited MADs on QP1 only to a client
@@ -82,6 +89,14 @@ void mad_port_set_timeout(struct mad_port *p, unsigned timeout_ms);
  * a negative errno once the receiver thread failed.  For callers without
  * an event loop (notify = NULL). */
 int mad_port_wait(struct mad_port *p, unsigned timeout_ms);
+/* MADs dropped because the send queue was full: an SM port sends through
+ * a sender thread, so the caller never blocks even when a receiver stops
+ * reading (under umad2sim the send itself then blocks); the queue holds
+ * 4096 MADs. */
+uint64_t mad_port_tx_dropped(struct mad_port *p);
+/* MADs the sender thread could not send (umad_send failed): an SM port
+ * learns of them only here, its callers saw the MAD queued. */
+uint64_t mad_port_tx_failed(struct mad_port *p);
 /* MADs dropped because the receive ring was full (the loop fell behind). */
 uint64_t mad_port_rx_dropped(struct mad_port *p);
 /* Non-zero (a negative errno) once the receiver thread stopped on an error. */

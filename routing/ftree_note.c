@@ -94,8 +94,9 @@ static void ftree_note_missing(struct ftree *m)
 	ftree_note(m, "; %zu up-link%s missing: ", missing, missing == 1 ? "" : "s");
 	for (size_t i = 0; i < missing && i < FTREE_NOTE_LINKS; i++)
 		ftree_note(m, "%s%s", i ? ", " : "", names[i]);
-	ftree_note(m, "%s; %zu LID%s routed around them", missing > FTREE_NOTE_LINKS ? ", ..." : "",
-		   m->rerouted, m->rerouted == 1 ? "" : "s");
+	if (missing > FTREE_NOTE_LINKS)
+		ftree_note(m, " and %zu more", missing - FTREE_NOTE_LINKS);
+	ftree_note(m, "; %zu LID%s routed around them", m->rerouted, m->rerouted == 1 ? "" : "s");
 }
 
 void ftree_write_note(struct ftree *m)

@@ -33,6 +33,7 @@ struct sacli {
 	unsigned timeout_ms, retries;
 	uint64_t tid;
 	int issm; /* subscribe: hold issm (ibsim delivers Reports only then) */
+	size_t no_resources; /* the last flood's answers with status 0x0100 */
 };
 
 static uint64_t sacli_now_ms(void)
@@ -56,7 +57,7 @@ struct sacli_wait {
 
 struct sacli_flood {
 	uint64_t tid_base;
-	size_t answered, ok, errors;
+	size_t answered, ok, errors, no_resources;
 	uint8_t *outstanding; /* one byte per request, 1 while on the wire */
 	size_t n;
 };
@@ -75,6 +76,7 @@ static void sacli_rx(void *ctx, const struct mad_addr *from, const uint8_t *mad,
 		if (i < w->flood->n && w->flood->outstanding[i]) {
 			w->flood->outstanding[i] = 0;
 			w->flood->answered++;
+			w->flood->no_resources += m.status == SA_STATUS_NO_RESOURCES;
 			if (m.status)
 				w->flood->errors++;
 			else
@@ -186,6 +188,7 @@ static int sacli_flood(struct sacli *c, size_t n, unsigned window,
 			break; /* answers stopped coming: report what we have */
 	}
 	c->tid = fl.tid_base + n;
+	c->no_resources = fl.no_resources;
 	{
 		uint64_t ms = sacli_now_ms() - start;
 
@@ -506,6 +509,97 @@ static int sacli_cmd_flood(struct sacli *c, int argc, char **argv)
 	return rc < 0 ? SACLI_EXIT_FAILED : SACLI_EXIT_OK;
 }
 
+/* crowd KIND N [WINDOW [SECONDS]]: N different creations from this port
+ * at once, as a busy or misbehaving host would: groups (full joins of new
+ * MGIDs ff12:601b:ffff:c0de:G:G:I:I, G the low half of the port GUID),
+ * services (ServiceRecord Sets of IDs
+ * 0xc0de0000+I on this port, lease forever) or subs (InformInfo Sets for
+ * trap 64 over LIDs 1..0xbfff-I, all different).  subs with SECONDS: take
+ * Reports (--issm as for subscribe), say "listening" and stay SECONDS
+ * without answering any (stop the process to stop it reading too). */
+struct sacli_crowd {
+	const char *kind;
+	uint8_t gid[16];
+};
+
+static void sacli_crowd_build(void *arg, size_t i, uint8_t *mad)
+{
+	const struct sacli_crowd *k = arg;
+	struct sa_mad h = {0};
+	uint8_t *rec = mad + SA_HDR_SIZE;
+
+	h.class_version = SA_CLASS_VERSION;
+	h.method = SA_METHOD_SET;
+	if (!strcmp(k->kind, "groups")) {
+		struct sa_mcm m = {0};
+		static const uint8_t head[8] = {0xff, 0x12, 0x60, 0x1b, 0xff, 0xff, 0xc0, 0xde};
+
+		memcpy(m.mgid, head, 8);
+		memcpy(m.mgid + 8, k->gid + 12, 4); /* this port's: its own groups */
+		for (int b = 0; b < 4; b++)
+			m.mgid[12 + b] = (uint8_t)(i >> (24 - 8 * b));
+		memcpy(m.port_gid, k->gid, 16);
+		m.qkey = 0x0b1b, m.pkey = 0xffff, m.join_state = SA_MCM_JOIN_FULL;
+		h.attr_id = SA_ATTR_MCMEMBER_RECORD;
+		h.comp_mask = SA_MCM_BIT(SA_MCM_COMP_MGID) | SA_MCM_BIT(SA_MCM_COMP_PORT_GID) |
+			      SA_MCM_BIT(SA_MCM_COMP_JOIN_STATE) | SA_MCM_BIT(SA_MCM_COMP_QKEY) |
+			      SA_MCM_BIT(SA_MCM_COMP_PKEY) | SA_MCM_BIT(SA_MCM_COMP_SL) |
+			      SA_MCM_BIT(SA_MCM_COMP_FLOW_LABEL) | SA_MCM_BIT(SA_MCM_COMP_TCLASS);
+		sa_encode(&h, NULL, 0, 0, mad, SA_MAD_SIZE);
+		sa_mcm_encode(&m, rec);
+	} else if (!strcmp(k->kind, "services")) {
+		const struct sa_field *f = sa_svc_rec_desc.comp;
+
+		h.attr_id = SA_ATTR_SERVICE_RECORD;
+		h.comp_mask = 1ull << SA_SVC_REC_C_ID | 1ull << SA_SVC_REC_C_GID;
+		sa_encode(&h, NULL, 0, 0, mad, SA_MAD_SIZE);
+		sa_put(rec, &f[SA_SVC_REC_C_ID], 0xc0de0000ull + i);
+		memcpy(rec + f[SA_SVC_REC_C_GID].bit / 8, k->gid, 16);
+		sa_put(rec, &f[SA_SVC_REC_C_LEASE], SA_SVC_LEASE_FOREVER);
+	} else {
+		struct sa_svc_inform ii = {0};
+
+		ii.is_generic = 1, ii.subscribe = 1, ii.trap_num = SA_SVC_TRAP_GID_IN;
+		ii.type = SA_SVC_TYPE_ALL, ii.producer = SA_SVC_PRODUCER_ALL, ii.qpn = 1;
+		ii.lid_begin = 1;
+		ii.lid_end = (uint16_t)(SACLI_LID_MAX - i % SACLI_LID_MAX);
+		h.attr_id = SA_ATTR_INFORM_INFO;
+		sa_encode(&h, NULL, 0, 0, mad, SA_MAD_SIZE);
+		sa_svc_inform_encode(&ii, rec);
+	}
+}
+
+static int sacli_cmd_crowd(struct sacli *c, int argc, char **argv)
+{
+	struct sacli_crowd k = {argc > 1 ? argv[1] : "", {0}};
+	uint64_t guid = mad_port_info(c->port)->port_guid, end;
+	size_t n;
+	int rc;
+
+	if (argc < 3 ||
+	    (strcmp(k.kind, "groups") && strcmp(k.kind, "services") && strcmp(k.kind, "subs")))
+		return SACLI_EXIT_USAGE;
+	n = strtoul(argv[2], NULL, 0);
+	k.gid[0] = 0xfe, k.gid[1] = 0x80;
+	for (int b = 0; b < 8; b++)
+		k.gid[8 + b] = (uint8_t)(guid >> (56 - 8 * b));
+	if (argc > 4 && mad_port_listen_reports(c->port, c->issm) < 0) {
+		fprintf(stderr, "nanosm-sa: cannot receive Reports on this port\n");
+		return SACLI_EXIT_FAILED;
+	}
+	rc = sacli_flood(c, n, argc > 3 ? (unsigned)strtoul(argv[3], NULL, 0) : 16,
+			 sacli_crowd_build, &k);
+	printf("crowd: %s no_resources %zu\n", k.kind, c->no_resources);
+	if (argc > 4) {
+		printf("listening\n");
+		fflush(stdout);
+		for (end = sacli_now_ms() + 1000u * strtoul(argv[4], NULL, 0);
+		     sacli_now_ms() < end;)
+			mad_port_wait(c->port, 100); /* never answers a Report */
+	}
+	return rc < 0 ? SACLI_EXIT_FAILED : SACLI_EXIT_OK;
+}
+
 /* One Report: print its Notice and acknowledge it with ReportResp. */
 struct sacli_reports {
 	struct sacli *c;
@@ -607,6 +701,8 @@ static int sacli_run(struct sacli *c, int argc, char **argv)
 		return sacli_cmd_flood(c, argc, argv);
 	if (!strcmp(cmd, "subscribe"))
 		return sacli_cmd_subscribe(c, argc, argv);
+	if (!strcmp(cmd, "crowd"))
+		return sacli_cmd_crowd(c, argc, argv);
 	fprintf(stderr, "nanosm-sa: unknown command or arguments: %s\n", cmd);
 	return SACLI_EXIT_USAGE;
 }
@@ -630,6 +726,8 @@ static void sacli_usage(FILE *out)
 		"  flood N WINDOW LID...        N PathRecord Gets between the LIDs\n"
 		"  subscribe TRAP SECONDS [N]   InformInfo for trap 64/65 (0xffff all); print\n"
 		"                               Reports until N came or SECONDS passed\n"
+		"  crowd groups|services|subs N [WINDOW [SECONDS]]  N creations at once\n"
+		"                               (subs SECONDS: then hold Reports unanswered)\n"
 		"Exit status: 0 answered with status 0, 1 error status or no answer, 2 usage.\n");
 }
 

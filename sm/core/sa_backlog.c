@@ -61,10 +61,14 @@ void sa_backlog_release(struct sm *sm, size_t max)
 	}
 }
 
-/* An SA MAD: answered now, or held while a sweep runs. */
+/* An SA MAD: answered now, or held while a sweep runs.  A multicast push
+ * between sweeps holds nothing: joins are answered at once (from the
+ * groups as they are now) and the groups they change are pushed together
+ * when the running push ends (sweep_after_mfts), one push for a burst of
+ * joins instead of a wait in the backlog for each. */
 void sa_backlog_recv(struct sm *sm, const struct mad_addr *from, const uint8_t *mad, size_t len)
 {
-	if (sm->running)
+	if (sm->running && !sm->sweep.mcast_only)
 		sa_backlog_hold(sm, from, mad, len);
 	else
 		sa_backlog_answer(sm, from, mad, len);

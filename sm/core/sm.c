@@ -53,6 +53,10 @@ struct sm *sm_new(const struct sm_opts *opts, const struct mad_xmit *xmit,
 	sm->xmit = *xmit;
 	sm->q = mad_queue_new(&sm->opts.mad, xmit, sm_on_request, sm);
 	sm->sa = sa_new(xmit);
+	if (sm->sa) {
+		sm->sa->note = sa_notes_hook;
+		sm->sa->note_ctx = sm;
+	}
 	pkey_plan_init(&sm->pk);
 	pkey_plan_init(&sm->pk_next);
 	sm->pkc = pkey_cache_new();
@@ -268,9 +272,9 @@ static void sm_rejected(struct sm *sm, const struct mad_addr *from, const uint8_
 
 uint64_t sm_tick(struct sm *sm)
 {
-	uint64_t now = sm_now(sm), next, pm_next;
+	uint64_t now = sm_now(sm), next, pm_next, sa_due;
 
-	sa_tick(sm->sa, now);
+	sa_due = sa_tick(sm->sa, now); /* Reports waiting for their rate or answer */
 	if (sm->light.trap_due_ms && now >= sm->light.trap_due_ms) {
 		sm->light.trap_due_ms = 0;
 		log_info("repeated traps: sweep requested");
@@ -286,6 +290,8 @@ uint64_t sm_tick(struct sm *sm)
 	}
 	next = mad_queue_tick(sm->q, now);
 	sm_light_hold_tick(sm, now, &next);
+	if (sa_due && (!next || sa_due < next))
+		next = sa_due;
 	if (sm->light.trap_due_ms && (!next || sm->light.trap_due_ms < next))
 		next = sm->light.trap_due_ms;
 	/* a retry due while a sweep runs waits for its end (which ticks

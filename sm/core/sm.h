@@ -246,6 +246,9 @@ struct sa;
 struct policy_partition;
 /* The Subnet Administrator answering for this SM (sa.h). */
 const struct sa *sm_sa(const struct sm *sm);
+struct sa_limits;
+/* The SA's per-port quotas and Report limits (policy sa:), from now on. */
+void sm_set_sa_limits(struct sm *sm, const struct sa_limits *lim);
 /* Partitions from the policy (copied): P_Key tables, multicast groups and
  * SA answers follow them from the next sweep on.  0 or -ENOMEM. */
 int sm_set_partitions(struct sm *sm, const struct policy_partition *parts, size_t n);

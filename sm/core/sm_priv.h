@@ -154,6 +154,15 @@ struct sm_sa_backlog {
 	size_t head, n;
 };
 
+/* What the SA refused or gave up, logged at most once a second per kind
+ * with the count said since (sa_notes.c). */
+#define SM_SA_NOTE_KINDS 3
+struct sm_sa_notes {
+	uint64_t said_ms[SM_SA_NOTE_KINDS];
+	uint64_t quiet[SM_SA_NOTE_KINDS]; /* not said since the last line */
+	int said[SM_SA_NOTE_KINDS];
+};
+
 struct sm {
 	struct sm_opts opts;
 	struct sm_clock clock;
@@ -176,6 +185,7 @@ struct sm {
 	struct sm_sweep sweep; /* the heavy sweep and the next one (sweep.c) */
 	struct sm_light light; /* light sweeps and traps (light.c) */
 	struct sm_sa_backlog sa_backlog; /* SA requests held while a sweep runs (sa_backlog.c) */
+	struct sm_sa_notes sa_notes;	 /* the SA's refusals, for the log (sa_notes.c) */
 	size_t ports_next;	   /* configure_ports' cursor (node index) */
 	sm_phase_fn ports_then;	   /* set while that walk queues */
 	sm_phase_fn discover_then; /* what runs after discovery (discover.c) */
@@ -360,6 +370,9 @@ void sweep_mcast_check(struct sm *sm);
 void sa_backlog_recv(struct sm *sm, const struct mad_addr *from, const uint8_t *mad, size_t len);
 void sa_backlog_release(struct sm *sm, size_t max);
 void sa_backlog_fini(struct sm *sm);
+/* sa_notes.c: the SA's note hook (struct sa.note), ctx the sm. */
+struct sa_note;
+void sa_notes_hook(void *ctx, const struct sa_note *n);
 
 /* light.c: a trap (its repression sent, a sweep asked for unless it is a
  * repeat within SM_TRAP_QUIET_MS). */

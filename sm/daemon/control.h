@@ -44,6 +44,9 @@ struct control_status {
 	struct sm_light_stats light;	 /* light sweeps and traps since start */
 	struct sa_counters sa;		 /* SA queries since start */
 	size_t mcast_groups;		 /* multicast groups the SA holds */
+	struct sa_usage sa_use;		 /* the SA's limits and who holds the most */
+	uint64_t tx_dropped;		 /* MADs the send queue had no room for */
+	uint64_t tx_failed;		 /* MADs the sender thread could not send */
 	const struct quar *quar;	 /* what keeps failing (borrowed; NULL: none) */
 };
 

@@ -109,6 +109,29 @@ static void control_status_sa(struct text_buf *b, const struct control_status *s
 	    c->path_cache_hits, c->deferred, c->backlog_dropped, st->mcast_groups);
 }
 
+/* The SA's limits: MLIDs, what is held and the quotas, the top holders. */
+static void control_status_sa_limits(struct text_buf *b, const struct control_status *st)
+{
+	const struct sa_usage *u = &st->sa_use;
+	const struct sa_counters *c = &st->sa;
+
+	text_buf_printf(
+	    b,
+	    "sa limits: mlids=%u/%u mlid_refused=%" PRIu64 " quota_refused=%" PRIu64
+	    " report_retries=%" PRIu64 " report_deferred=%" PRIu64 " subs_dropped=%" PRIu64
+	    " send_dropped=%" PRIu64 " send_failed=%" PRIu64 "\n",
+	    u->mlids_used, u->mlid_cap, c->mlid_refused, c->quota_refused, c->report_retries,
+	    c->report_deferred, c->subs_dropped, st->tx_dropped, st->tx_failed);
+	for (int k = 0; k < SA_QUOTA_KINDS; k++) {
+		text_buf_printf(b, "sa %s: held=%zu quota_per_port=%u top:",
+				sa_quota_kind_name((enum sa_quota_kind)k), u->held[k], u->limit[k]);
+		for (int i = 0; i < SA_USAGE_TOP && u->top[k][i].guid; i++)
+			text_buf_printf(b, " 0x%016" PRIx64 "=%" PRIu32, u->top[k][i].guid,
+					u->top[k][i].used);
+		text_buf_printf(b, "%s\n", u->top[k][0].guid ? "" : " -");
+	}
+}
+
 /* The last sweep's loose ends: silent nodes kept, retries over other
  * routes, and what is quarantined (one line each). */
 static void control_status_faults(struct text_buf *b, const struct control_status *st)
@@ -163,6 +186,7 @@ static void control_cmd_status(const struct control_ops *ops, const struct contr
 	control_status_counts(b, ops->fabric ? ops->fabric(ops->ctx) : NULL);
 	control_status_mads(b, &st);
 	control_status_sa(b, &st);
+	control_status_sa_limits(b, &st);
 	text_buf_printf(b,
 			"light sweeps: runs=%" PRIu64 " escalations=%" PRIu64 " last_mads=%" PRIu64
 			" last_ms=%" PRIu64 " traps_suppressed=%" PRIu64 " traps_coalesced=%" PRIu64

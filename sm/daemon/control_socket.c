@@ -155,17 +155,23 @@ static uint64_t control_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-/* Wait for events on fd until deadline; 1 ready, 0 timed out, -errno. */
+/* Wait for events on fd until deadline; 1 ready, 0 timed out, -errno.
+ * ppoll, not poll: under ibsim, umad2sim wraps poll() behind a lock that
+ * a send blocked in umad2sim holds (a simulator that stopped reading), and
+ * the loop thread must never wait for a send (docs/design.md, Threads). */
 static int control_wait(int fd, short events, uint64_t deadline)
 {
 	for (;;) {
-		uint64_t now = control_now_ms();
+		uint64_t now = control_now_ms(), ms;
 		struct pollfd pfd = {.fd = fd, .events = events};
+		struct timespec left;
 		int n;
 
 		if (now >= deadline)
 			return 0;
-		n = poll(&pfd, 1, (int)(deadline - now));
+		ms = deadline - now;
+		left = (struct timespec){(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+		n = ppoll(&pfd, 1, &left, NULL);
 		if (n > 0)
 			return 1;
 		if (n == 0)

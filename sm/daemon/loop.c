@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mad/mad_port.h"
 #include "sm/core/log.h"
@@ -590,6 +591,12 @@ static void loop_ctl_metrics(void *ctx, struct metrics_figures *m)
 	m->sa_answered = sa->answered;
 	m->sa_errors = sa->errors;
 	m->sa_malformed = sa->malformed;
+	sa_get_usage(sm_sa(l->sm), &m->sa_use);
+	m->sa_mlid_refused = sa->mlid_refused;
+	m->sa_quota_refused = sa->quota_refused;
+	m->sa_report_retries = sa->report_retries;
+	m->sa_subs_dropped = sa->subs_dropped;
+	m->mad_send_dropped = mad_port_tx_dropped(l->port);
 	m->lids_used = lid_alloc_count(sm_lids(l->sm));
 	m->lft_blocks_sent = l->lft_blocks_total;
 	m->switches = l->last_good.switches;
@@ -631,6 +638,9 @@ static void loop_ctl_status(void *ctx, struct control_status *out)
 	out->light = *sm_light_stats(l->sm);
 	out->quar = sm_quarantine(l->sm);
 	out->mcast_groups = mcast_db_count(sm_sa(l->sm)->mcast);
+	sa_get_usage(sm_sa(l->sm), &out->sa_use);
+	out->tx_dropped = mad_port_tx_dropped(l->port);
+	out->tx_failed = mad_port_tx_failed(l->port);
 }
 
 static int loop_ctl_sweep(void *ctx)
@@ -884,9 +894,11 @@ static void loop_signals_start(struct loop *l)
 	ev_signal_start(l->ev, &l->sig_usr1);
 }
 
-/* The policy's node names, handed to the SM (it copies them). */
+/* The policy's node names, partitions and SA limits, handed to the SM (it
+ * copies them). */
 static void loop_names(struct loop *l, const struct policy *p)
 {
+	struct sa_limits lim;
 	uint64_t *g = p && p->n_node_names ? calloc(p->n_node_names, sizeof(*g)) : NULL;
 	const char **n = g ? calloc(p->n_node_names, sizeof(*n)) : NULL;
 
@@ -900,6 +912,8 @@ static void loop_names(struct loop *l, const struct policy *p)
 	free(n);
 	if (sm_set_partitions(l->sm, p ? p->partitions : NULL, p ? p->n_partitions : 0) < 0)
 		log_warnx("NSM-E503 out of memory for partitions");
+	opts_sa_limits(p, &lim);
+	sm_set_sa_limits(l->sm, &lim);
 }
 
 /* Static LIDs from the policy are reserved before guid2lid is read. */
@@ -987,7 +1001,13 @@ int loop_run(struct loop_opts *opts)
 		policy_fini(l.reloaded);
 		free(l.reloaded);
 	}
-	mad_port_close(l.port);
+	if (mad_port_close_bounded(l.port) < 0) {
+		/* the SIGTERM bound: never wait for a device that does not answer */
+		log_warnx("NSM-W473 the MAD port did not close within 300 ms (its device or "
+			  "simulator does not answer): exiting without waiting for it");
+		fflush(NULL);
+		_exit(l.exit_code);
+	}
 	ev_loop_destroy(l.ev);
 	notify_close(&l.notify);
 	return l.exit_code;

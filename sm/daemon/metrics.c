@@ -134,6 +134,53 @@ static void metrics_sa(struct metrics_out *o, const struct metrics_figures *m)
 		      "SA MADs dropped because they did not decode.", m->sa_malformed);
 }
 
+/* The top holders of one kind: nanosm_sa_top_holder{kind,port_guid}. */
+static void metrics_sa_top(struct metrics_out *o, const struct metrics_figures *m, int k)
+{
+	for (int i = 0; i < SA_USAGE_TOP && m->sa_use.top[k][i].guid; i++)
+		metrics_printf(o,
+			       "nanosm_sa_top_holder{kind=\"%s\",port_guid=\"0x%016" PRIx64
+			       "\"} %" PRIu32 "\n",
+			       sa_quota_kind_name((enum sa_quota_kind)k), m->sa_use.top[k][i].guid,
+			       m->sa_use.top[k][i].used);
+}
+
+static void metrics_sa_limits(struct metrics_out *o, const struct metrics_figures *m)
+{
+	const struct sa_usage *u = &m->sa_use;
+
+	metrics_plain(o, "nanosm_sa_mlids_used", "gauge", "MLIDs held by multicast groups.",
+		      u->mlids_used);
+	metrics_plain(o, "nanosm_sa_mlids_capacity", "gauge",
+		      "MLIDs every switch holds (smallest MulticastFDBCap).", u->mlid_cap);
+	metrics_head(o, "nanosm_sa_held", "gauge",
+		     "Groups, services and subscriptions the SA holds.");
+	for (int k = 0; k < SA_QUOTA_KINDS; k++)
+		metrics_labeled(o, "nanosm_sa_held", "kind",
+				sa_quota_kind_name((enum sa_quota_kind)k), u->held[k]);
+	metrics_head(o, "nanosm_sa_quota_per_port", "gauge",
+		     "What one port may hold of each kind (0: no limit).");
+	for (int k = 0; k < SA_QUOTA_KINDS; k++)
+		metrics_labeled(o, "nanosm_sa_quota_per_port", "kind",
+				sa_quota_kind_name((enum sa_quota_kind)k), u->limit[k]);
+	metrics_head(o, "nanosm_sa_top_holder", "gauge",
+		     "The ports holding the most of each kind, and how many.");
+	for (int k = 0; k < SA_QUOTA_KINDS; k++)
+		metrics_sa_top(o, m, k);
+	metrics_head(o, "nanosm_sa_refused_total", "counter",
+		     "SA requests refused with 0x0100 by a limit: no MLID, or a port's quota.");
+	metrics_labeled(o, "nanosm_sa_refused_total", "reason", "mlid", m->sa_mlid_refused);
+	metrics_labeled(o, "nanosm_sa_refused_total", "reason", "quota", m->sa_quota_refused);
+	metrics_plain(o, "nanosm_sa_report_retries_total", "counter",
+		      "Reports sent again for want of a ReportResp.", m->sa_report_retries);
+	metrics_plain(o, "nanosm_sa_subscriptions_dropped_total", "counter",
+		      "InformInfo subscriptions dropped: their Reports went unanswered.",
+		      m->sa_subs_dropped);
+	metrics_plain(o, "nanosm_mad_send_dropped_total", "counter",
+		      "MADs dropped because the send queue was full (the receiver did not read).",
+		      m->mad_send_dropped);
+}
+
 static void metrics_fabric(struct metrics_out *o, const struct metrics_figures *m)
 {
 	metrics_plain(o, "nanosm_fabric_switches", "gauge",
@@ -185,6 +232,7 @@ size_t metrics_render(const struct metrics_figures *m, char *buf, size_t size)
 	metrics_sweeps(&o, m);
 	metrics_mads(&o, m);
 	metrics_sa(&o, m);
+	metrics_sa_limits(&o, m);
 	metrics_fabric(&o, m);
 	metrics_state(&o, m);
 	if (m->perf_st || m->perf) /* the port counters (metrics_ib.c) */

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sm/sa/server.h"
 struct fabric;
 struct perf_table;
 struct perfmgr_stats;
@@ -38,6 +39,10 @@ struct metrics_figures {
 	 * never retries, so it has no timeout/retry series) */
 	struct metrics_mads smp, sa;
 	uint64_t sa_answered, sa_errors, sa_malformed;
+	/* the SA's limits (docs/sa.md, "Limits") and the MAD port's send queue */
+	struct sa_usage sa_use;
+	uint64_t sa_mlid_refused, sa_quota_refused, sa_report_retries, sa_subs_dropped;
+	uint64_t mad_send_dropped; /* MADs dropped: the send queue was full */
 	uint64_t lids_used;	  /* LIDs held: assigned and reserved */
 	/* the fabric of the last good sweep, as its "sweep N:" line counts it */
 	uint64_t switches, cas, ports, lids, vls;

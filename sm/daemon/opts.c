@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "sm/daemon/opts.h"
+#include "sm/sa/server.h"
 
 static void opts_apply_port(struct loop_opts *o, const struct policy_sm *s)
 {
@@ -59,4 +60,15 @@ void opts_apply_policy(struct loop_opts *o, const struct policy *p)
 	opts_apply_mad(o, &p->sm);
 	opts_apply_keys(o, &p->sm);
 	o->policy = p;
+}
+
+void opts_sa_limits(const struct policy *p, struct sa_limits *out)
+{
+	struct policy_sa d;
+	const struct policy_sa *s = p ? &p->sa : &d;
+
+	policy_sa_init(&d);
+	*out =
+	    (struct sa_limits){s->groups_per_port, s->services_per_port, s->subscriptions_per_port,
+			       s->reports_per_second, s->report_retries};
 }

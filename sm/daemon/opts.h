@@ -26,5 +26,8 @@ enum opts_cli {
  * into p (roots, guid2lid, ca), so p must outlive o's use of them; the
  * engine list is copied into o->engines. */
 void opts_apply_policy(struct loop_opts *o, const struct policy *p);
+struct sa_limits;
+/* The SA limits of p's sa: section (p NULL: the defaults). */
+void opts_sa_limits(const struct policy *p, struct sa_limits *out);
 
 #endif

@@ -11,34 +11,30 @@
 #include "mad/sa_mcm.h"
 #include "mad/sa_path.h"
 #include "sm/sa/mcast.h"
-
-#define MCAST_N_MLIDS (MFT_MLID_MAX - MFT_MLID_BASE + 1)
-
-struct mcast_member {
-	uint8_t gid[16];
-	uint8_t join; /* SA_MCM_JOIN_* bits */
-	uint8_t proxy;
-};
-
-struct mcast_group {
-	struct mcast_group_info info; /* n_members unused: see n */
-	struct mcast_member *m;
-	size_t n, cap;
-};
-
-struct mcast_db {
-	struct mcast_group **g; /* creation order */
-	size_t n, cap;
-	uint64_t gen;
-	uint64_t next_mgid; /* low 64 bits of the next SA-assigned MGID */
-	uint64_t mlid_used[(MCAST_N_MLIDS + 63) / 64];
-};
+#include "sm/sa/mcast_priv.h"
 
 /* ---- database ------------------------------------------------------------ */
 
 struct mcast_db *mcast_db_new(void)
 {
-	return calloc(1, sizeof(struct mcast_db));
+	struct mcast_db *db = calloc(1, sizeof(struct mcast_db));
+
+	if (db)
+		db->mlid_cap = MCAST_N_MLIDS;
+	return db;
+}
+
+void mcast_db_set_limits(struct mcast_db *db, unsigned mlid_cap, struct sa_quota *quota)
+{
+	if (!db)
+		return;
+	db->mlid_cap = mlid_cap && mlid_cap < MCAST_N_MLIDS ? mlid_cap : MCAST_N_MLIDS;
+	db->quota = quota;
+}
+
+unsigned mcast_db_mlids_used(const struct mcast_db *db)
+{
+	return db ? db->mlids_used : 0;
 }
 
 static void mcast_group_free(struct mcast_group *g)
@@ -110,12 +106,14 @@ int mcast_db_member(const struct mcast_db *db, const uint8_t mgid[16], size_t i,
 	return 0;
 }
 
-/* Lowest free MLID, marked used; 0 when all are taken. */
+/* Lowest free MLID under the switches' cap, marked used; 0 when all are
+ * taken. */
 static uint16_t mcast_mlid_alloc(struct mcast_db *db)
 {
-	for (unsigned i = 0; i < MCAST_N_MLIDS; i++)
+	for (unsigned i = 0; i < db->mlid_cap; i++)
 		if (!(db->mlid_used[i / 64] >> (i % 64) & 1)) {
 			db->mlid_used[i / 64] |= 1ULL << (i % 64);
+			db->mlids_used++;
 			return (uint16_t)(MFT_MLID_BASE + i);
 		}
 	return 0;
@@ -125,8 +123,10 @@ static void mcast_mlid_free(struct mcast_db *db, uint16_t mlid)
 {
 	unsigned i = (unsigned)mlid - MFT_MLID_BASE;
 
-	if (mlid >= MFT_MLID_BASE && i < MCAST_N_MLIDS)
+	if (mlid >= MFT_MLID_BASE && i < MCAST_N_MLIDS && (db->mlid_used[i / 64] >> (i % 64) & 1)) {
 		db->mlid_used[i / 64] &= ~(1ULL << (i % 64));
+		db->mlids_used--;
+	}
 }
 
 /* A new group with an MLID, appended: 0, -ENOMEM or -ENOSPC (no MLID). */
@@ -168,12 +168,14 @@ static void mcast_group_delete(struct mcast_db *db, struct mcast_group *g)
 			break;
 		}
 	mcast_mlid_free(db, g->info.mlid);
+	if (g->owner)
+		sa_quota_give(db->quota, g->owner, SA_QUOTA_GROUPS);
 	mcast_group_free(g);
 	db->gen++;
 }
 
 /* Delete g if it has no members and is not a policy group. */
-static void mcast_group_reap(struct mcast_db *db, struct mcast_group *g)
+void mcast_group_reap(struct mcast_db *db, struct mcast_group *g)
 {
 	if (g->n == 0 && !g->info.policy)
 		mcast_group_delete(db, g);
@@ -213,7 +215,7 @@ static struct mcast_member *mcast_member_join(struct mcast_db *db, struct mcast_
 	return m;
 }
 
-static void mcast_member_remove(struct mcast_group *g, struct mcast_member *m)
+void mcast_member_remove(struct mcast_group *g, struct mcast_member *m)
 {
 	size_t i = (size_t)(m - g->m);
 
@@ -342,7 +344,7 @@ int mcast_db_set_partitions(struct mcast_db *db, const struct policy_partition *
 /* ---- who may do what ------------------------------------------------------ */
 
 /* Membership of a port in partition pkey: 0 none, 1 limited, 2 full. */
-static int mcast_pkey_member(const struct sa *sa, struct sa_port_ref r, uint16_t pkey)
+int mcast_pkey_member(const struct sa *sa, struct sa_port_ref r, uint16_t pkey)
 {
 	if (!sa->v.pk)
 		return PKEY_BASE(pkey) == PKEY_BASE(PKEY_DEFAULT) ? 2 : 0;
@@ -558,8 +560,41 @@ static uint16_t mcast_create_info(struct mcast_db *db, const struct sa_mcm *t, u
 	return SA_STATUS_OK;
 }
 
-static uint16_t mcast_create(struct sa *sa, const struct sa_mcm *t, uint64_t comp,
-			     struct sa_port_ref port, struct mcast_group **g)
+/* The new group of gi, charged to the requester's groups quota (a proxy
+ * creating for another port uses its own quota): 0x0100 when the
+ * requester is over it or no MLID under the switches' cap is free, both
+ * told to the SA's owner. */
+static uint16_t mcast_create_charged(struct sa *sa, const struct sa_req *req,
+				     const struct mcast_group_info *gi, struct mcast_group **g)
+{
+	const struct fabric_port *rp = sa_port(sa, req->requester);
+	struct sa_note n = {.port_guid = rp ? rp->guid : 0, .lid = req->from.lid};
+	int rc = sa_quota_take(sa->quota, n.port_guid, SA_QUOTA_GROUPS, sa->lim.groups_per_port);
+
+	if (rc == -EDQUOT) {
+		n.kind = SA_NOTE_QUOTA, n.quota = SA_QUOTA_GROUPS,
+		n.limit = sa->lim.groups_per_port;
+		sa->counters.quota_refused++;
+		sa_note(sa, &n);
+	}
+	if (rc < 0)
+		return SA_STATUS_NO_RESOURCES;
+	rc = mcast_group_new(sa->mcast, gi, g);
+	if (rc < 0) {
+		sa_quota_give(sa->quota, n.port_guid, SA_QUOTA_GROUPS);
+		if (rc == -ENOSPC) {
+			n.kind = SA_NOTE_MLID_FULL, n.limit = sa->mcast->mlid_cap;
+			sa->counters.mlid_refused++;
+			sa_note(sa, &n);
+		}
+		return SA_STATUS_NO_RESOURCES;
+	}
+	(*g)->owner = n.port_guid ? n.port_guid : ~0ull;
+	return SA_STATUS_OK;
+}
+
+static uint16_t mcast_create(struct sa *sa, const struct sa_req *req, const struct sa_mcm *t,
+			     uint64_t comp, struct sa_port_ref port, struct mcast_group **g)
 {
 	const struct fabric_port *p = sa_port(sa, port);
 	struct mcast_group_info gi;
@@ -576,13 +611,13 @@ static uint16_t mcast_create(struct sa *sa, const struct sa_mcm *t, uint64_t com
 	st = mcast_create_info(sa->mcast, t, comp, p, &gi);
 	if (st != SA_STATUS_OK)
 		return st;
-	return mcast_group_new(sa->mcast, &gi, g) < 0 ? SA_STATUS_NO_RESOURCES : SA_STATUS_OK;
+	return mcast_create_charged(sa, req, &gi, g);
 }
 
 /* Can the port's link carry the group's packets (its MTU and rate at
  * least the group's)?  Unknown port figures (0) do not refuse. */
-static int mcast_port_carries(const struct sa *sa, struct sa_port_ref port,
-			      const struct mcast_group_info *i)
+int mcast_port_carries(const struct sa *sa, struct sa_port_ref port,
+		       const struct mcast_group_info *i)
 {
 	const struct fabric_port *p = sa_port(sa, port);
 	unsigned have;
@@ -655,7 +690,7 @@ static uint16_t mcast_join(struct sa *sa, const struct sa_req *req, const struct
 				       g ? mcast_member_find(g, t->port_gid) : NULL);
 	if (st != SA_STATUS_OK)
 		return st;
-	st = g ? mcast_join_check(sa, g, t, comp, port) : mcast_create(sa, t, comp, port, &g);
+	st = g ? mcast_join_check(sa, g, t, comp, port) : mcast_create(sa, req, t, comp, port, &g);
 	if (st != SA_STATUS_OK)
 		return st;
 	m = mcast_member_join(sa->mcast, g, t->port_gid, t->join_state, proxy);
@@ -787,101 +822,4 @@ uint16_t sa_mcm_handle(struct sa *sa, const struct sa_req *req, struct sa_out *o
 	default:
 		return SA_STATUS_BAD_METHOD_ATTR;
 	}
-}
-
-/* ---- the SM's side ----------------------------------------------------------- */
-
-void mcast_db_prune(struct sa *sa)
-{
-	struct mcast_db *db = sa->mcast;
-
-	if (!db || !sa->v.f)
-		return;
-	for (size_t i = db->n; i-- > 0;) {
-		struct mcast_group *g = db->g[i];
-
-		for (size_t j = g->n; j-- > 0;)
-			if (sa_by_gid(sa, g->m[j].gid).node == FABRIC_NONE) {
-				mcast_member_remove(g, &g->m[j]);
-				db->gen++;
-			}
-		mcast_group_reap(db, g);
-	}
-}
-
-size_t mcast_group_misfits(const struct sa *sa, const struct mcast_group_info *gi,
-			   mcast_misfit_fn fn, void *ctx)
-{
-	const struct fabric *f = sa->v.f;
-	size_t n = 0;
-
-	for (size_t i = 0; f && i < f->n_nodes; i++) {
-		const struct fabric_node *nd = &f->nodes[i];
-
-		for (unsigned p = 1; !fabric_is_switch(nd) && p <= nd->num_ports; p++) {
-			struct sa_port_ref r = {(int)i, (uint8_t)p};
-
-			if (!nd->ports[p].present || !nd->ports[p].lid ||
-			    mcast_pkey_member(sa, r, gi->pkey) == 0 ||
-			    mcast_port_carries(sa, r, gi))
-				continue;
-			if (fn)
-				fn(ctx, r);
-			n++;
-		}
-	}
-	return n;
-}
-
-/* Members of every group as mft_compute wants them: *groups and *members
- * are malloc'd (the groups point into members). */
-static int mcast_mft_input(const struct sa *sa, struct mft_group **groups, size_t *n_groups,
-			   struct mft_member **members)
-{
-	const struct mcast_db *db = sa->mcast;
-	size_t total = 0, k = 0;
-
-	for (size_t i = 0; i < db->n; i++)
-		total += db->g[i]->n;
-	*groups = calloc(db->n + 1, sizeof(**groups));
-	*members = calloc(total + 1, sizeof(**members));
-	*n_groups = 0;
-	if (!*groups || !*members)
-		return -ENOMEM;
-	for (size_t i = 0; i < db->n; i++) {
-		const struct mcast_group *g = db->g[i];
-		struct mft_group *mg = &(*groups)[(*n_groups)++];
-
-		mg->mlid = g->info.mlid;
-		mg->m = *members + k;
-		for (size_t j = 0; j < g->n; j++) {
-			struct sa_port_ref r = sa_by_gid(sa, g->m[j].gid);
-
-			if (r.node == FABRIC_NONE)
-				continue;
-			(*members)[k].node = r.node;
-			(*members)[k].port = r.port;
-			(*members)[k].send_only =
-			    !(g->m[j].join & (SA_MCM_JOIN_FULL | SA_MCM_JOIN_NON));
-			k++, mg->n++;
-		}
-	}
-	return 0;
-}
-
-int mcast_mft_compute(const struct sa *sa, struct mft_set *out)
-{
-	static const struct fabric empty = {.sm_node = FABRIC_NONE};
-	struct mft_group *groups = NULL;
-	struct mft_member *members = NULL;
-	size_t n = 0;
-	int rc = 0;
-
-	if (sa->mcast && sa->v.f)
-		rc = mcast_mft_input(sa, &groups, &n, &members);
-	if (rc == 0)
-		rc = mft_compute(sa->v.f ? sa->v.f : &empty, groups, n, out, NULL);
-	free(groups);
-	free(members);
-	return rc;
 }

@@ -16,7 +16,9 @@
  * full membership.  Another port may join or leave for it (a proxy, the
  * membership then has ProxyJoin) if it is in the group's partition, but
  * never change a membership the port made itself (o15-0.2.1).  MLIDs come
- * from 0xC000 up, lowest free first, and are reused.
+ * from 0xC000 up, lowest free first, and are reused; none beyond what the
+ * switches hold (mcast_db_set_limits): such a join gets 0x0100, as does a
+ * requester that created its quota of groups (SA note for the log).
  * mcast_db_set_partitions keeps one IPoIB broadcast group per partition
  * with ipoib set (the default partition when the policy has no
  * partitions), with the partition's MTU and rate, also when a reload
@@ -83,6 +85,13 @@ void mcast_db_prune(struct sa *sa);
 uint64_t mcast_db_gen(const struct mcast_db *db);
 
 size_t mcast_db_count(const struct mcast_db *db);
+/* MLIDs handed out from now on: 0xC000 .. 0xC000 + mlid_cap - 1 (0 or
+ * more than the range: the whole range; groups holding higher MLIDs keep
+ * them); groups created by a request are charged to the requester in
+ * quota (may be NULL) and given back when the group goes. */
+void mcast_db_set_limits(struct mcast_db *db, unsigned mlid_cap, struct sa_quota *quota);
+/* MLIDs held by groups. */
+unsigned mcast_db_mlids_used(const struct mcast_db *db);
 /* Group i (0 .. count - 1, in creation order) or by MGID: 0 or -ENOENT. */
 int mcast_db_group(const struct mcast_db *db, size_t i, struct mcast_group_info *gi);
 int mcast_db_find(const struct mcast_db *db, const uint8_t mgid[16], struct mcast_group_info *gi);

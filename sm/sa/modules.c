@@ -41,8 +41,10 @@ int sa_modules_new(struct sa *sa)
 	sa->svc = sa_svc_new();
 	sa->paths = sa_paths_new();
 	sa->mcast = mcast_db_new();
-	if (!sa->svc || !sa->paths || !sa->mcast)
+	sa->quota = sa_quota_new();
+	if (!sa->svc || !sa->paths || !sa->mcast || !sa->quota)
 		return -ENOMEM;
+	mcast_db_set_limits(sa->mcast, 0, sa->quota);
 	return 0;
 }
 
@@ -51,6 +53,8 @@ void sa_modules_free(struct sa *sa)
 	sa_svc_free(sa->svc);
 	sa_paths_free(sa->paths);
 	mcast_db_free(sa->mcast);
+	sa_quota_free(sa->quota);
+	sa->quota = NULL;
 	sa->svc = NULL;
 	sa->paths = NULL;
 	sa->mcast = NULL;
@@ -61,12 +65,13 @@ void sa_modules_update(struct sa *sa, int routes_changed)
 	if (routes_changed)
 		sa_paths_flush(sa->paths);
 	sa_svc_prune(sa);
+	mcast_db_set_limits(sa->mcast, sa->mlid_cap, sa->quota);
 	mcast_db_prune(sa);
 }
 
-void sa_modules_tick(struct sa *sa, uint64_t now_ms)
+uint64_t sa_modules_tick(struct sa *sa, uint64_t now_ms)
 {
-	sa_svc_tick(sa, now_ms);
+	return sa_svc_tick(sa, now_ms);
 }
 
 void sa_modules_response(struct sa *sa, const struct sa_mad *m)

@@ -16,7 +16,7 @@ int sa_modules_new(struct sa *sa); /* 0 or -ENOMEM */
 void sa_modules_free(struct sa *sa);
 /* After sa_update rebuilt the maps; routes_changed: route_gen moved. */
 void sa_modules_update(struct sa *sa, int routes_changed);
-void sa_modules_tick(struct sa *sa, uint64_t now_ms);
+uint64_t sa_modules_tick(struct sa *sa, uint64_t now_ms); /* next due, 0: none */
 /* A response MAD (e.g. ReportResp) addressed to the SA. */
 void sa_modules_response(struct sa *sa, const struct sa_mad *m);
 

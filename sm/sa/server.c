@@ -210,6 +210,10 @@ struct sa *sa_new(const struct mad_xmit *xmit)
 		return NULL;
 	sa->xmit = *xmit;
 	sa->v.subnet_prefix = 0xfe80000000000000ull;
+	sa->lim = (struct sa_limits){SA_LIMIT_GROUPS_PER_PORT, SA_LIMIT_SERVICES_PER_PORT,
+				     SA_LIMIT_SUBS_PER_PORT, SA_LIMIT_REPORTS_PER_S,
+				     SA_LIMIT_REPORT_RETRIES};
+	sa->mlid_cap = sa_limits_mlid_cap(NULL);
 	if (sa_modules_new(sa) < 0) {
 		sa_free(sa);
 		return NULL;
@@ -235,13 +239,14 @@ int sa_update(struct sa *sa, const struct sa_view *v)
 	rc = sa_maps_build(sa);
 	if (rc < 0)
 		sa->v.f = NULL; /* answer NO_RECORDS until a later update works */
+	sa->mlid_cap = sa_limits_mlid_cap(sa->v.f);
 	sa_modules_update(sa, old_gen != v->route_gen);
 	return rc;
 }
 
-void sa_tick(struct sa *sa, uint64_t now_ms)
+uint64_t sa_tick(struct sa *sa, uint64_t now_ms)
 {
-	sa_modules_tick(sa, now_ms);
+	return sa_modules_tick(sa, now_ms);
 }
 
 /* ---- dispatch ---------------------------------------------------------------- */

@@ -26,6 +26,7 @@
 #include "mad/mad_queue.h"
 #include "mad/sa.h"
 #include "routing/fabric.h"
+#include "sm/sa/quota.h"
 
 struct pkey_plan;
 struct mft_set;
@@ -65,7 +66,42 @@ struct sa_counters {
 	uint64_t path_queries, path_cache_hits;
 	uint64_t deferred;	  /* held back while a sweep ran (sm.c) */
 	uint64_t backlog_dropped; /* dropped: the backlog was full (sm.c) */
+	uint64_t mlid_refused;	  /* joins refused: no MLID the switches hold */
+	uint64_t quota_refused;	  /* requests refused: the port was over a quota */
+	uint64_t report_retries;  /* Reports sent again (no ReportResp in time) */
+	uint64_t report_deferred; /* Reports held back by the per-subscriber rate */
+	uint64_t subs_dropped;	  /* subscriptions dropped: Reports never answered */
 };
+
+/* The limits a client meets (docs/sa.md, "Limits"); 0 = none.  The
+ * defaults (SA_LIMIT_*) are the policy's (`sa:` section). */
+#define SA_LIMIT_GROUPS_PER_PORT 512
+#define SA_LIMIT_SERVICES_PER_PORT 256
+#define SA_LIMIT_SUBS_PER_PORT 64
+#define SA_LIMIT_REPORTS_PER_S 20    /* per subscriber port */
+#define SA_LIMIT_REPORT_RETRIES 3    /* then the subscription is dropped */
+#define SA_LIMIT_REPORT_WAIT_MS 1000 /* for a ReportResp before sending again */
+struct sa_limits {
+	uint32_t groups_per_port, services_per_port, subs_per_port;
+	uint32_t reports_per_s, report_retries;
+};
+
+/* What the SA refused or gave up on, for its owner to log (the SA itself
+ * does not log).  port_guid: the port concerned (0: unknown). */
+enum sa_note_kind {
+	SA_NOTE_MLID_FULL,  /* a join needed an MLID and none is left under the cap */
+	SA_NOTE_QUOTA,	    /* a port reached its quota (quota: enum sa_quota_kind) */
+	SA_NOTE_SUB_DROPPED /* a subscriber never answered its Reports */
+};
+struct sa_note {
+	enum sa_note_kind kind;
+	uint64_t port_guid;
+	uint16_t lid;
+	int quota;	/* SA_NOTE_QUOTA: enum sa_quota_kind */
+	uint32_t limit; /* the quota, or the MLIDs the switches hold */
+	uint32_t tries; /* SA_NOTE_SUB_DROPPED: Reports sent without an answer */
+};
+typedef void (*sa_note_fn)(void *ctx, const struct sa_note *n);
 
 struct sa {
 	struct sa_view v;
@@ -80,6 +116,11 @@ struct sa {
 	struct sa_paths *paths;
 	struct mcast_db *mcast;
 	struct sa_svc *svc;
+	struct sa_quota *quota; /* what each port holds (quota.c) */
+	struct sa_limits lim;
+	unsigned mlid_cap; /* MLIDs the switches hold from 0xC000 (sa_update) */
+	sa_note_fn note;   /* may be NULL */
+	void *note_ctx;
 	struct sa_counters counters;
 };
 
@@ -116,8 +157,28 @@ int sa_update(struct sa *sa, const struct sa_view *v);
  * counted in malformed and dropped. */
 void sa_recv(struct sa *sa, const struct mad_addr *from, const uint8_t *mad, size_t len,
 	     uint64_t now_ms);
-/* Periodic work (service lease expiry); call at least once a second. */
-void sa_tick(struct sa *sa, uint64_t now_ms);
+/* Periodic work (service lease expiry, Reports due); call at least once
+ * a second, and again by the time it returns (0: nothing waits). */
+uint64_t sa_tick(struct sa *sa, uint64_t now_ms);
+/* The limits in force from now on (existing objects stay). */
+void sa_set_limits(struct sa *sa, const struct sa_limits *lim);
+/* Tell the owner (note may be NULL) about n. */
+void sa_note(const struct sa *sa, const struct sa_note *n);
+
+/* What the SA holds against its limits, for status and the metrics. */
+#define SA_USAGE_TOP 3
+struct sa_usage {
+	unsigned mlid_cap, mlids_used;
+	size_t held[SA_QUOTA_KINDS]; /* by enum sa_quota_kind */
+	uint32_t limit[SA_QUOTA_KINDS];
+	struct {
+		uint64_t guid;
+		uint32_t used;
+	} top[SA_QUOTA_KINDS][SA_USAGE_TOP]; /* the biggest holders; guid 0 ends a list */
+};
+void sa_get_usage(const struct sa *sa, struct sa_usage *u);
+/* MLIDs every switch of f holds from 0xC000 (limits.c). */
+unsigned sa_limits_mlid_cap(const struct fabric *f);
 
 /* Lookups over the current view. */
 struct sa_port_ref sa_by_lid(const struct sa *sa, uint16_t lid);

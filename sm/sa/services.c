@@ -16,22 +16,40 @@
 #define SA_SVC_NEVER UINT64_MAX
 #define SA_SVC_TID_TAG 0x53560000ull /* "SV": the TID's high word */
 #define SA_SVC_BIT(c) (1ull << (c))
+#define SA_SVC_SEND_AGAIN_MS 100 /* after the MAD port refused a Report (queue full) */
 
 struct sa_svc_entry {
 	uint8_t raw[SA_SVC_REC_SIZE]; /* as registered (reserved bits cleared) */
 	uint64_t expires_ms;	      /* SA_SVC_NEVER: forever */
+	uint64_t owner;		      /* the port that registered it (its quota) */
+};
+
+/* Reports of one subscription waiting for their ReportResp, oldest
+ * first; the oldest is on the wire once tries > 0. */
+struct sa_svc_reports {
+	uint8_t notice[SA_SVC_SUB_QUEUE][SA_SVC_NOTICE_SIZE];
+	unsigned head, n;
+	uint32_t tid;	  /* of the oldest, once sent (low 32 bits) */
+	unsigned tries;	  /* times the oldest was sent */
+	uint64_t sent_ms; /* when it last was */
+	int held;	  /* the oldest waited for the rate (counted once) */
 };
 
 struct sa_svc_sub {
 	uint8_t gid[16]; /* subscriber port GID */
+	uint64_t owner;	 /* subscriber port GUID (its quota and rate) */
 	uint16_t enum_id;
-	struct sa_svc_inform ii; /* as subscribed (Subscribe 1) */
-	struct mad_addr to;	 /* where its InformInfo came from */
+	struct sa_svc_inform ii;   /* as subscribed (Subscribe 1) */
+	struct mad_addr to;	   /* where its InformInfo came from */
+	struct sa_svc_reports *rq; /* NULL: none waiting */
 };
 
-struct sa_svc_sent {
-	uint32_t tid; /* low 32 bits */
-	uint8_t used, acked;
+/* The Report rate of one subscriber port: a bucket of reports_per_s
+ * tokens, refilled at that rate. */
+struct sa_svc_rate {
+	uint64_t guid;
+	uint64_t at_ms; /* tokens counted at */
+	uint32_t tokens;
 };
 
 struct sa_svc {
@@ -39,11 +57,12 @@ struct sa_svc {
 	size_t n_svcs, cap_svcs;
 	struct sa_svc_sub *subs;
 	size_t n_subs, cap_subs;
+	struct sa_svc_rate *rates;
+	size_t n_rates, cap_rates;
 	uint16_t next_enum;
 	uint32_t next_tid;
-	struct sa_svc_sent sent[SA_SVC_REPORT_RING];
-	size_t sent_next;
-	uint64_t acked, unmatched;
+	uint64_t acked, unmatched, overflow;
+	size_t queued; /* Reports waiting in every subscription's queue */
 };
 
 struct sa_svc *sa_svc_new(void)
@@ -55,8 +74,11 @@ void sa_svc_free(struct sa_svc *svc)
 {
 	if (!svc)
 		return;
+	for (size_t i = 0; i < svc->n_subs; i++)
+		free(svc->subs[i].rq);
 	free(svc->svcs);
 	free(svc->subs);
+	free(svc->rates);
 	free(svc);
 }
 
@@ -124,19 +146,45 @@ static uint16_t sa_svc_may_change(const struct sa *sa, const struct sa_req *req,
 	return sa_svc_visible(sa, req, pkey) ? SA_STATUS_OK : SA_STATUS_REQ_INVALID;
 }
 
-static void sa_svc_remove_at(struct sa_svc *svc, size_t i)
+static void sa_svc_remove_at(struct sa *sa, size_t i)
 {
+	struct sa_svc *svc = sa->svc;
+
+	sa_quota_give(sa->quota, svc->svcs[i].owner, SA_QUOTA_SERVICES);
 	svc->svcs[i] = svc->svcs[--svc->n_svcs];
 }
 
-static void sa_svc_expire(struct sa_svc *svc, uint64_t now_ms)
+static void sa_svc_expire(struct sa *sa, uint64_t now_ms)
 {
-	for (size_t i = 0; i < svc->n_svcs;) {
-		if (svc->svcs[i].expires_ms <= now_ms)
-			sa_svc_remove_at(svc, i);
+	for (size_t i = 0; i < sa->svc->n_svcs;) {
+		if (sa->svc->svcs[i].expires_ms <= now_ms)
+			sa_svc_remove_at(sa, i);
 		else
 			i++;
 	}
+}
+
+/* The requester's port GUID, its quota of kind taken: 0, or 0x0100 when
+ * it is over its quota (told to the SA's owner) or out of memory. */
+static uint16_t sa_svc_charge(struct sa *sa, const struct sa_req *req, enum sa_quota_kind kind,
+			      uint32_t limit, uint64_t *owner)
+{
+	const struct fabric_port *p = sa_port(sa, req->requester);
+	int rc;
+
+	*owner = p ? p->guid : 0;
+	rc = sa_quota_take(sa->quota, *owner, kind, limit);
+	if (rc == -EDQUOT) {
+		struct sa_note n = {.kind = SA_NOTE_QUOTA,
+				    .port_guid = *owner,
+				    .lid = req->from.lid,
+				    .quota = kind,
+				    .limit = limit};
+
+		sa->counters.quota_refused++;
+		sa_note(sa, &n);
+	}
+	return rc < 0 ? SA_STATUS_NO_RESOURCES : SA_STATUS_OK;
 }
 
 static uint64_t sa_svc_expiry(const uint8_t *raw, uint64_t now_ms)
@@ -217,10 +265,16 @@ static uint16_t sa_svc_service_set(struct sa *sa, const struct sa_req *req, stru
 		return st;
 	i = sa_svc_find(svc, tmpl);
 	if (i < 0) {
+		uint64_t owner;
+
 		if (svc->n_svcs >= SA_SVC_MAX_SERVICES ||
 		    TEXT_GROW(svc->svcs, svc->cap_svcs, svc->n_svcs + 1, 16) < 0)
 			return SA_STATUS_NO_RESOURCES;
+		st = sa_svc_charge(sa, req, SA_QUOTA_SERVICES, sa->lim.services_per_port, &owner);
+		if (st)
+			return st;
 		i = (long)svc->n_svcs++;
+		svc->svcs[i].owner = owner;
 	}
 	memcpy(svc->svcs[i].raw, tmpl, SA_SVC_REC_SIZE);
 	svc->svcs[i].expires_ms = sa_svc_expiry(tmpl, req->now_ms);
@@ -247,7 +301,7 @@ static uint16_t sa_svc_service_delete(struct sa *sa, const struct sa_req *req, s
 		}
 		if (sa_out_add(out, svc->svcs[i].raw) < 0)
 			return SA_STATUS_NO_RESOURCES;
-		sa_svc_remove_at(svc, i);
+		sa_svc_remove_at(sa, i);
 	}
 	return out->n ? SA_STATUS_OK : SA_STATUS_NO_RECORDS;
 }
@@ -275,7 +329,7 @@ static uint16_t sa_svc_service(struct sa *sa, const struct sa_req *req, struct s
 	if (sa_comp_unknown(&sa_svc_rec_desc, m->comp_mask))
 		return SA_STATUS_REQ_INVALID;
 	out->rec_size = SA_SVC_REC_SIZE;
-	sa_svc_expire(sa->svc, req->now_ms);
+	sa_svc_expire(sa, req->now_ms);
 	switch (m->method) {
 	case SA_METHOD_GET:
 	case SA_METHOD_GET_TABLE:
@@ -327,18 +381,27 @@ static uint16_t sa_svc_enum_new(struct sa_svc *svc, const uint8_t gid[16])
 	}
 }
 
-static uint16_t sa_svc_subscribe(struct sa_svc *svc, const struct sa_req *req,
-				 const uint8_t gid[16], const struct sa_svc_inform *ii)
+static uint16_t sa_svc_subscribe(struct sa *sa, const struct sa_req *req, const uint8_t gid[16],
+				 const struct sa_svc_inform *ii)
 {
+	struct sa_svc *svc = sa->svc;
 	long i = sa_svc_sub_find(svc, gid, ii);
 
 	if (i < 0) {
+		uint64_t owner;
+		uint16_t st;
+
 		if (svc->n_subs >= SA_SVC_MAX_SUBS ||
 		    TEXT_GROW(svc->subs, svc->cap_subs, svc->n_subs + 1, 16) < 0)
 			return SA_STATUS_NO_RESOURCES;
+		st = sa_svc_charge(sa, req, SA_QUOTA_SUBS, sa->lim.subs_per_port, &owner);
+		if (st)
+			return st;
 		i = (long)svc->n_subs;
+		memset(&svc->subs[i], 0, sizeof(svc->subs[i]));
 		svc->subs[i].enum_id = sa_svc_enum_new(svc, gid); /* before n_subs counts it */
 		memcpy(svc->subs[i].gid, gid, 16);
+		svc->subs[i].owner = owner;
 		svc->n_subs++;
 	}
 	svc->subs[i].ii = *ii;
@@ -346,14 +409,25 @@ static uint16_t sa_svc_subscribe(struct sa_svc *svc, const struct sa_req *req,
 	return SA_STATUS_OK;
 }
 
-static uint16_t sa_svc_unsubscribe(struct sa_svc *svc, const uint8_t gid[16],
+/* Subscription i goes: its waiting Reports with it, its quota back. */
+static void sa_svc_sub_remove(struct sa *sa, size_t i)
+{
+	struct sa_svc *svc = sa->svc;
+
+	sa_quota_give(sa->quota, svc->subs[i].owner, SA_QUOTA_SUBS);
+	svc->queued -= svc->subs[i].rq ? svc->subs[i].rq->n : 0;
+	free(svc->subs[i].rq);
+	svc->subs[i] = svc->subs[--svc->n_subs];
+}
+
+static uint16_t sa_svc_unsubscribe(struct sa *sa, const uint8_t gid[16],
 				   const struct sa_svc_inform *ii)
 {
-	long i = sa_svc_sub_find(svc, gid, ii);
+	long i = sa_svc_sub_find(sa->svc, gid, ii);
 
 	if (i < 0)
 		return SA_STATUS_REQ_INVALID;
-	svc->subs[i] = svc->subs[--svc->n_subs];
+	sa_svc_sub_remove(sa, (size_t)i);
 	return SA_STATUS_OK;
 }
 
@@ -374,8 +448,7 @@ static uint16_t sa_svc_inform(struct sa *sa, const struct sa_req *req, struct sa
 	if (ii.subscribe > 1)
 		return SA_STATUS_REQ_INVALID;
 	sa_port_gid(sa, req->requester, gid);
-	st = ii.subscribe ? sa_svc_subscribe(sa->svc, req, gid, &ii)
-			  : sa_svc_unsubscribe(sa->svc, gid, &ii);
+	st = ii.subscribe ? sa_svc_subscribe(sa, req, gid, &ii) : sa_svc_unsubscribe(sa, gid, &ii);
 	if (st)
 		return st;
 	out->rec_size = SA_SVC_INFORM_SIZE;
@@ -449,10 +522,14 @@ uint16_t sa_svc_handle(struct sa *sa, const struct sa_req *req, struct sa_out *o
 
 /* ---- life cycle ------------------------------------------------------------ */
 
-void sa_svc_tick(struct sa *sa, uint64_t now_ms)
+static uint64_t sa_svc_reports_pump(struct sa *sa, uint64_t now_ms);
+
+uint64_t sa_svc_tick(struct sa *sa, uint64_t now_ms)
 {
-	if (sa->svc)
-		sa_svc_expire(sa->svc, now_ms);
+	if (!sa->svc)
+		return 0;
+	sa_svc_expire(sa, now_ms);
+	return sa_svc_reports_pump(sa, now_ms);
 }
 
 /* A subscriber still in the view: keep its LID current. 0 when gone. */
@@ -478,7 +555,7 @@ void sa_svc_prune(struct sa *sa)
 		return;
 	for (size_t i = 0; i < svc->n_svcs;) {
 		if (sa_by_gid(sa, sa_svc_rec_gid(svc->svcs[i].raw)).node == FABRIC_NONE)
-			sa_svc_remove_at(svc, i);
+			sa_svc_remove_at(sa, i);
 		else
 			i++;
 	}
@@ -486,7 +563,7 @@ void sa_svc_prune(struct sa *sa)
 		if (sa_svc_sub_follow(sa, &svc->subs[i]))
 			i++;
 		else
-			svc->subs[i] = svc->subs[--svc->n_subs];
+			sa_svc_sub_remove(sa, i);
 	}
 }
 
@@ -528,23 +605,146 @@ static void sa_svc_notice_make(const struct sa *sa, const uint8_t gid[16], int t
 	sa_svc_notice_encode(&n, rec);
 }
 
-static void sa_svc_report_send(struct sa *sa, const struct sa_svc_sub *s, const uint8_t *notice)
+/* Send the oldest waiting Report of subscription s (again, with the same
+ * TID, when tries > 0): 0 or a negative errno (the MAD port's queue was
+ * full: it is tried again at the next tick). */
+static int sa_svc_report_send(struct sa *sa, struct sa_svc_sub *s, uint64_t now_ms)
 {
-	struct sa_svc *svc = sa->svc;
+	struct sa_svc_reports *q = s->rq;
 	struct sa_mad h = {0};
 	uint8_t buf[SA_MAD_SIZE];
-	struct sa_svc_sent *slot;
+	int rc;
 
+	if (!q->tries)
+		q->tid = ++sa->svc->next_tid;
 	h.class_version = SA_CLASS_VERSION;
 	h.method = SA_METHOD_REPORT;
-	h.tid = SA_SVC_TID_TAG << 32 | ++svc->next_tid;
+	h.tid = SA_SVC_TID_TAG << 32 | q->tid;
 	h.attr_id = SA_ATTR_NOTICE;
-	sa_encode(&h, notice, 1, SA_SVC_NOTICE_SIZE, buf, sizeof(buf));
-	if (!sa->xmit.send || sa->xmit.send(sa->xmit.ctx, &s->to, buf, sizeof(buf)) < 0)
-		return;
+	sa_encode(&h, q->notice[q->head], 1, SA_SVC_NOTICE_SIZE, buf, sizeof(buf));
+	rc = sa->xmit.send ? sa->xmit.send(sa->xmit.ctx, &s->to, buf, sizeof(buf)) : -ENOTCONN;
+	if (rc < 0)
+		return rc;
+	if (q->tries++)
+		sa->counters.report_retries++;
 	sa->counters.reports++;
-	slot = &svc->sent[svc->sent_next++ % SA_SVC_REPORT_RING];
-	*slot = (struct sa_svc_sent){.tid = (uint32_t)h.tid, .used = 1};
+	q->sent_ms = now_ms;
+	return 0;
+}
+
+/* The rate bucket of subscriber guid, refilled to now_ms (NULL: no
+ * memory; the Report then goes unlimited). */
+static struct sa_svc_rate *sa_svc_rate(struct sa *sa, uint64_t guid, uint64_t now_ms)
+{
+	struct sa_svc *svc = sa->svc;
+	uint32_t per_s = sa->lim.reports_per_s;
+	struct sa_svc_rate *r = NULL;
+	uint64_t add;
+
+	for (size_t i = 0; i < svc->n_rates && !r; i++)
+		if (svc->rates[i].guid == guid)
+			r = &svc->rates[i];
+	if (!r) {
+		if (TEXT_GROW(svc->rates, svc->cap_rates, svc->n_rates + 1, 16) < 0)
+			return NULL;
+		r = &svc->rates[svc->n_rates++];
+		*r = (struct sa_svc_rate){guid, now_ms, per_s};
+	}
+	add = (now_ms - r->at_ms) * per_s / 1000;
+	if (add) {
+		r->tokens = r->tokens + add > per_s ? per_s : (uint32_t)(r->tokens + add);
+		r->at_ms = now_ms;
+	}
+	return r;
+}
+
+/* May a Report go to subscription s now (a token of its port's rate)?
+ * take: use the token (once the Report went). */
+static int sa_svc_rate_ok(struct sa *sa, const struct sa_svc_sub *s, uint64_t now_ms, int take)
+{
+	struct sa_svc_rate *r;
+
+	if (!sa->lim.reports_per_s)
+		return 1;
+	r = sa_svc_rate(sa, s->owner, now_ms);
+	if (r && !r->tokens)
+		return 0;
+	if (r && take)
+		r->tokens--;
+	return 1;
+}
+
+/* Subscription i's subscriber never answered: drop it, tell the owner. */
+static void sa_svc_sub_give_up(struct sa *sa, size_t i)
+{
+	const struct sa_svc_sub *s = &sa->svc->subs[i];
+	struct sa_note n = {.kind = SA_NOTE_SUB_DROPPED,
+			    .port_guid = s->owner,
+			    .lid = s->to.lid,
+			    .tries = s->rq ? s->rq->tries : 0};
+
+	sa->counters.subs_dropped++;
+	sa_note(sa, &n);
+	sa_svc_sub_remove(sa, i);
+}
+
+/* One subscription's Reports: the oldest sent when its rate allows, sent
+ * again after SA_LIMIT_REPORT_WAIT_MS without a ReportResp, given up
+ * (the subscription dropped) after report_retries more tries.  Returns
+ * 1 when the subscription was dropped, else 0 with *due the next time it
+ * needs a tick (unchanged when none). */
+static int sa_svc_reports_one(struct sa *sa, size_t i, uint64_t now_ms, uint64_t *due)
+{
+	struct sa_svc_sub *s = &sa->svc->subs[i];
+	struct sa_svc_reports *q = s->rq;
+	uint64_t next;
+
+	if (!q || !q->n)
+		return 0;
+	if (q->tries && now_ms < q->sent_ms + SA_LIMIT_REPORT_WAIT_MS) {
+		next = q->sent_ms + SA_LIMIT_REPORT_WAIT_MS;
+	} else if (q->tries > sa->lim.report_retries) {
+		sa_svc_sub_give_up(sa, i);
+		return 1;
+	} else if (!sa_svc_rate_ok(sa, s, now_ms, 0)) {
+		sa->counters.report_deferred += !q->held;
+		q->held = 1;
+		next = now_ms + 1000 / (sa->lim.reports_per_s ? sa->lim.reports_per_s : 1) + 1;
+	} else if (sa_svc_report_send(sa, s, now_ms) < 0) {
+		next = now_ms + SA_SVC_SEND_AGAIN_MS;
+	} else {
+		sa_svc_rate_ok(sa, s, now_ms, 1);
+		next = now_ms + SA_LIMIT_REPORT_WAIT_MS;
+	}
+	if (!*due || next < *due)
+		*due = next;
+	return 0;
+}
+
+static uint64_t sa_svc_reports_pump(struct sa *sa, uint64_t now_ms)
+{
+	uint64_t due = 0;
+
+	for (size_t i = 0; sa->svc->queued && i < sa->svc->n_subs;)
+		if (!sa_svc_reports_one(sa, i, now_ms, &due))
+			i++;
+	return due;
+}
+
+/* Queue a Report of notice for subscription s (the newest is dropped
+ * and counted when SA_SVC_SUB_QUEUE wait already). */
+static void sa_svc_report_queue(struct sa_svc *svc, struct sa_svc_sub *s, const uint8_t *notice)
+{
+	struct sa_svc_reports *q = s->rq;
+
+	if (!q)
+		q = s->rq = calloc(1, sizeof(*q));
+	if (!q || q->n == SA_SVC_SUB_QUEUE) {
+		svc->overflow++;
+		return;
+	}
+	memcpy(q->notice[(q->head + q->n++) % SA_SVC_SUB_QUEUE], notice, SA_SVC_NOTICE_SIZE);
+	svc->queued++;
 }
 
 void sa_svc_port_event(struct sa *sa, const uint8_t gid[16], int trap, uint64_t now_ms)
@@ -552,14 +752,14 @@ void sa_svc_port_event(struct sa *sa, const uint8_t gid[16], int trap, uint64_t 
 	uint8_t notice[SA_SVC_NOTICE_SIZE];
 	uint16_t lid;
 
-	(void)now_ms; /* reports are not retried, so no send time is kept */
 	if (!sa->svc || trap < SA_SVC_TRAP_GID_IN || trap > SA_SVC_TRAP_MCG_DELETE)
 		return;
 	lid = sa_port_lid(sa, sa_by_gid(sa, gid));
 	sa_svc_notice_make(sa, gid, trap, notice);
 	for (size_t i = 0; i < sa->svc->n_subs; i++)
 		if (sa_svc_sub_wants(&sa->svc->subs[i], gid, lid, trap))
-			sa_svc_report_send(sa, &sa->svc->subs[i], notice);
+			sa_svc_report_queue(sa->svc, &sa->svc->subs[i], notice);
+	sa_svc_reports_pump(sa, now_ms);
 }
 
 void sa_svc_report_resp(struct sa *sa, const struct sa_mad *m)
@@ -568,11 +768,15 @@ void sa_svc_report_resp(struct sa *sa, const struct sa_mad *m)
 
 	if (!svc || m->method != SA_METHOD_REPORT_RESP || m->attr_id != SA_ATTR_NOTICE)
 		return;
-	for (size_t i = 0; i < SA_SVC_REPORT_RING; i++) {
-		struct sa_svc_sent *s = &svc->sent[i];
+	for (size_t i = 0; i < svc->n_subs; i++) {
+		struct sa_svc_reports *q = svc->subs[i].rq;
 
-		if (s->used && !s->acked && s->tid == (uint32_t)m->tid) {
-			s->acked = 1;
+		if (q && q->n && q->tries && q->tid == (uint32_t)m->tid) {
+			q->head = (q->head + 1) % SA_SVC_SUB_QUEUE;
+			q->n--;
+			svc->queued--;
+			q->tries = 0;
+			q->held = 0;
 			svc->acked++;
 			return;
 		}
@@ -589,6 +793,7 @@ void sa_svc_get_stats(const struct sa_svc *svc, struct sa_svc_stats *st)
 	st->subscriptions = svc->n_subs;
 	st->reports_acked = svc->acked;
 	st->resp_unmatched = svc->unmatched;
-	for (size_t i = 0; i < SA_SVC_REPORT_RING; i++)
-		st->reports_pending += svc->sent[i].used && !svc->sent[i].acked;
+	st->reports_overflow = svc->overflow;
+	for (size_t i = 0; i < svc->n_subs; i++)
+		st->reports_pending += svc->subs[i].rq ? svc->subs[i].rq->n : 0;
 }

@@ -13,9 +13,14 @@
  * nanosm produces traps 64 (GID in service) and 65 (GID out of service),
  * and any GID trap 64..67 through sa_svc_port_event: each matching
  * subscriber gets a Report(Notice) at the LID and QPN its InformInfo came
- * from.  Reports are sent once: a ReportResp only marks its TID answered,
- * there is no retry (a later version may resend unanswered ones from
- * sa_svc_tick).
+ * from.  Each subscription has a queue of SA_SVC_SUB_QUEUE Reports; the
+ * oldest is sent when its port's rate allows (lim.reports_per_s, a token
+ * bucket per subscriber port), sent again with the same TID every
+ * SA_LIMIT_REPORT_WAIT_MS until its ReportResp, and after
+ * lim.report_retries more tries the subscription is dropped (an
+ * SA_NOTE_SUB_DROPPED for the log).  Services and subscriptions are
+ * charged to the requesting port's quota (sm/sa/quota.h): over it, a Set
+ * gets 0x0100.
  *
  * Partitions and trust (a request is trusted when its SM_Key is
  * sa->v.sm_key, not 0): Get/GetTable ServiceRecord list only services
@@ -55,30 +60,33 @@
 
 #define SA_SVC_MAX_SERVICES 4096
 #define SA_SVC_MAX_SUBS 1024
-#define SA_SVC_REPORT_RING 64 /* TIDs of the last reports, for ReportResp */
+#define SA_SVC_SUB_QUEUE 8 /* Reports waiting per subscription; more are dropped */
 
 struct sa_svc *sa_svc_new(void);
 void sa_svc_free(struct sa_svc *svc);
 
 /* sa_handler_fn for ServiceRecord, InformInfo and InformInfoRecord. */
 uint16_t sa_svc_handle(struct sa *sa, const struct sa_req *req, struct sa_out *out);
-/* Drop services whose lease ended by now_ms. */
-void sa_svc_tick(struct sa *sa, uint64_t now_ms);
+/* Drop services whose lease ended by now_ms; send the Reports that are
+ * due.  Returns when it next has work (0: none waiting). */
+uint64_t sa_svc_tick(struct sa *sa, uint64_t now_ms);
 /* After a view change: drop services and subscriptions of ports that left,
  * and follow a subscriber whose LID changed. */
 void sa_svc_prune(struct sa *sa);
-/* Port (or multicast group) gid changed state: trap 64..67.  Sends one
- * Report per matching subscription; other trap numbers are ignored. */
+/* Port (or multicast group) gid changed state: trap 64..67.  Queues one
+ * Report per matching subscription and sends what the rate allows; other
+ * trap numbers are ignored. */
 void sa_svc_port_event(struct sa *sa, const uint8_t gid[16], int trap, uint64_t now_ms);
-/* A ReportResp: marks the report with that TID (low 32 bits, the part the
- * kernel does not rewrite) answered. */
+/* A ReportResp: the Report with that TID (low 32 bits, the part the
+ * kernel does not rewrite) is answered; the subscription's next may go. */
 void sa_svc_report_resp(struct sa *sa, const struct sa_mad *m);
 
 struct sa_svc_stats {
 	size_t services, subscriptions;
 	uint64_t reports_acked;	 /* ReportResp matched to a report */
 	uint64_t resp_unmatched; /* ReportResp with an unknown TID */
-	size_t reports_pending;	 /* of the last SA_SVC_REPORT_RING, unanswered */
+	size_t reports_pending;	 /* queued or unanswered */
+	uint64_t reports_overflow; /* dropped: SA_SVC_SUB_QUEUE already waited */
 };
 
 void sa_svc_get_stats(const struct sa_svc *svc, struct sa_svc_stats *st);

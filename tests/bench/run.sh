@@ -48,6 +48,10 @@
 #   BENCH_SA_TIMEOUT bound for one flood client and one sweep, seconds [60]
 #   BENCH_PERF     fabrics for the performance manager's pass time
 #                  (tests/bench/perfmgr.sh), "" to skip [ft2-4k]
+#   BENCH_BOOT     fabrics for the multicast boot storm, "" to skip [fattree64]
+#   BENCH_BOOT_HOSTS  hosts creating groups at once, 1-8 [8]
+#   BENCH_BOOT_N   new groups per host [100];  BENCH_BOOT_WINDOW  joins on the
+#                  wire per host [4];  BENCH_BOOT_REPS  runs per SM [3]
 #   BENCH_KEEP=1   keep the scratch dir;  BENCH_BIN=dir  binaries [build/bin]
 #   NANOSM_ROUTE_ARGS  scoring options for nanosm-route [--shifts 0 --bisections 0]
 #                  (the default skips the shift and bisection scores, which
@@ -56,6 +60,8 @@ set -u
 
 # shellcheck source=tests/bench/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=tests/bench/bootstorm.sh
+. "$(dirname "${BASH_SOURCE[0]}")/bootstorm.sh"
 NANOSM=$BIN/nanosm
 TIME=/usr/bin/time
 PYTHON=${PYTHON:-python3}
@@ -1004,7 +1010,7 @@ bench_sa() {
 
 bench_report() {
 	local row f c s e t l es m g tg
-	[ ${#OFFLINE_ROWS[@]} -gt 0 ] || { bench_report_sim; bench_report_rs; bench_report_sa; return; }
+	[ ${#OFFLINE_ROWS[@]} -gt 0 ] || { bench_report_sim; bench_report_rs; bench_report_sa; bench_report_boot; return; }
 	echo
 	echo "== Offline: nanosm-route TOPO -R ENGINE $ROUTE_ARGS =="
 	echo "   total = wall s of the whole run (parse + LIDs + engine + gate + base score),"
@@ -1020,6 +1026,7 @@ bench_report() {
 	bench_report_sim
 	bench_report_rs
 	bench_report_sa
+	bench_report_boot
 }
 
 bench_report_sim() {
@@ -1110,6 +1117,7 @@ bench_offline
 bench_sim
 bench_resweep
 bench_sa
+bench_boot
 bench_report
 if [ -n "${BENCH_PERF-ft2-4k}" ]; then
 	echo

@@ -4,7 +4,10 @@
  * on a small fabric: tests/fabrics/twosw.topo (two switches joined by two
  * cables, two hosts each), LIDs 1..6, LFTs from the minhop engine, one
  * IPoIB partition 0x0010 (host1 full, host2 limited) besides the default
- * one, the SM on host1 with SM_Key 1.  Each input starts from the same SA:
+ * one, the SM on host1 with SM_Key 1, switches that hold 8 MLIDs, and
+ * quotas of 4 groups, services and subscriptions per port, 2 Reports a
+ * second and 1 retry, so every SA limit is met.  Each input starts from
+ * the same SA:
  * its modules (groups, services, subscriptions, path cache) are made anew
  * and its view is the first one.  The SA and its lookup maps are kept
  * between inputs (rebuilding the 48K-entry LID map for each input cost
@@ -29,6 +32,7 @@
 
 #include "config/pkey.h"
 #include "mad/sa.h"
+#include "mad/smp.h"
 #include "routing/route.h"
 #include "routing/topo_file.h"
 #include "sm/sa/mcast.h"
@@ -173,6 +177,15 @@ static void fuzz_sa_world_init(struct fuzz_sa_world *w)
 	FUZZ_SA_CHECK(topo_parse(fuzz_sa_topo, sizeof(fuzz_sa_topo) - 1, "twosw.topo", &w->f, err,
 				 sizeof(err)) == 0);
 	fuzz_sa_assign_lids(w);
+	/* switches that hold 8 MLIDs, so joins run out of them (0x0100) */
+	for (size_t i = 0; i < w->f.n_nodes; i++) {
+		struct smp_switch_info si = {0};
+
+		if (!fabric_is_switch(&w->f.nodes[i]))
+			continue;
+		si.mcast_fdb_cap = 8;
+		smp_switch_info_encode(&si, w->f.nodes[i].si_raw);
+	}
 	opts.max_lid = w->max_lid;
 	lft_set_init(&w->lfts);
 	FUZZ_SA_CHECK(route_engine_minhop.compute(&w->f, &opts, &w->lfts, NULL, err, sizeof(err)) ==
@@ -355,6 +368,9 @@ static void fuzz_sa_reset(struct fuzz_sa_rig *r)
 	r->sa->xmit = x;
 	sa_modules_free(r->sa);
 	FUZZ_SA_CHECK(sa_modules_new(r->sa) == 0);
+	/* small quotas and Report limits, so the fuzzer meets every refusal */
+	r->sa->lim = (struct sa_limits){4, 4, 4, 2, 1};
+	mcast_db_set_limits(r->sa->mcast, r->sa->mlid_cap, r->sa->quota);
 	memset(&r->sa->counters, 0, sizeof(r->sa->counters));
 	mft_set_fini(r->mfts);
 	mft_set_init(r->mfts);

@@ -32,6 +32,8 @@ const unit_register_fn unit_suites[] = {
     test_pkey_member_register,
     test_sl2vl_register,
     test_sa_svc_register,
+    test_sa_limits_register,
+    test_mad_sender_register,
     test_sa_path_register,
     test_sa_topo_register,
     test_mcast_register,

@@ -119,6 +119,15 @@ static void tc_status(void *ctx, struct control_status *st)
 	st->sa.path_queries = 8;
 	st->sa.path_cache_hits = 5;
 	st->mcast_groups = 3;
+	st->sa_use.mlid_cap = 1024;
+	st->sa_use.mlids_used = 3;
+	st->sa_use.held[SA_QUOTA_GROUPS] = 3;
+	st->sa_use.limit[SA_QUOTA_GROUPS] = 512;
+	st->sa_use.top[SA_QUOTA_GROUPS][0].guid = 0x0002c90300a00021ULL;
+	st->sa_use.top[SA_QUOTA_GROUPS][0].used = 2;
+	st->sa.quota_refused = 5;
+	st->tx_dropped = 1;
+	st->tx_failed = 2;
 	st->sa.deferred = 4;
 	st->rx_dropped = 7;
 	st->light.runs = 9;
@@ -348,6 +357,11 @@ static void test_control_status(void)
 		  "requests=0 send_errors=0 rx_dropped=7\n"
 		  "sa: requests=12 answered=11 errors=2 malformed=1 reports=0 path_queries=8 "
 		  "path_cache_hits=5 deferred=4 backlog_dropped=0 mcast_groups=3\n"
+		  "sa limits: mlids=3/1024 mlid_refused=0 quota_refused=5 report_retries=0 "
+		  "report_deferred=0 subs_dropped=0 send_dropped=1 send_failed=2\n"
+		  "sa groups: held=3 quota_per_port=512 top: 0x0002c90300a00021=2\n"
+		  "sa services: held=0 quota_per_port=0 top: -\n"
+		  "sa subscriptions: held=0 quota_per_port=0 top: -\n"
 		  "light sweeps: runs=9 escalations=1 last_mads=2 last_ms=1 traps_suppressed=0 "
 		  "traps_coalesced=0\n"
 		  "last sweep faults: unreachable=2 stale=1 set_errors=0 alt_tries=0 alt_ok=0 "

@@ -37,6 +37,16 @@ static const struct metrics_figures tm_figures = {
     .engines = "ftree,updn,minhop",
     .sm_state = SM_STATE_MASTER,
     .subnet_up = 1,
+    .sa_use = {.mlid_cap = 1024,
+	       .mlids_used = 5,
+	       .held = {5, 1, 800},
+	       .limit = {512, 256, 1024},
+	       .top = {[SA_QUOTA_SUBS] = {{0x0002c90300a00021ull, 800}}}},
+    .sa_mlid_refused = 4,
+    .sa_quota_refused = 9,
+    .sa_report_retries = 30,
+    .sa_subs_dropped = 2,
+    .mad_send_dropped = 11,
 };
 
 static char *tm_render(const struct metrics_figures *m)
@@ -77,6 +87,20 @@ static void test_metrics_values(void)
 	    "nanosm_sa_answered_total 212",
 	    "nanosm_sa_errors_total 3",
 	    "nanosm_sa_malformed_total 1",
+	    "nanosm_sa_mlids_used 5",
+	    "nanosm_sa_mlids_capacity 1024",
+	    "nanosm_sa_held{kind=\"groups\"} 5",
+	    "nanosm_sa_held{kind=\"services\"} 1",
+	    "nanosm_sa_held{kind=\"subscriptions\"} 800",
+	    "nanosm_sa_quota_per_port{kind=\"groups\"} 512",
+	    "nanosm_sa_quota_per_port{kind=\"services\"} 256",
+	    "nanosm_sa_quota_per_port{kind=\"subscriptions\"} 1024",
+	    "nanosm_sa_top_holder{kind=\"subscriptions\",port_guid=\"0x0002c90300a00021\"} 800",
+	    "nanosm_sa_refused_total{reason=\"mlid\"} 4",
+	    "nanosm_sa_refused_total{reason=\"quota\"} 9",
+	    "nanosm_sa_report_retries_total 30",
+	    "nanosm_sa_subscriptions_dropped_total 2",
+	    "nanosm_mad_send_dropped_total 11",
 	    "nanosm_lids_used 6",
 	    "nanosm_fabric_switches 2",
 	    "nanosm_fabric_cas 4",
@@ -106,7 +130,7 @@ static void test_metrics_values(void)
 	}
 	for (const char *p = text; *p; p = strchr(p, '\n') + 1)
 		samples += *p != '#';
-	CU_ASSERT_EQUAL(samples, 28); /* nothing more than the lines above */
+	CU_ASSERT_EQUAL(samples, 42); /* nothing more than the lines above */
 	CU_ASSERT_EQUAL(text[strlen(text) - 1], '\n');
 	free(text);
 }

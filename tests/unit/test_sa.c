@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mad/sa.h"
+#include "mad/sa_mcm.h"
 #include "routing/topo_file.h"
 #include "sm/core/sm.h"
 #include "sm/sa/server.h"
@@ -405,6 +406,67 @@ static void test_sa_held_during_sweep(void)
 	rig_fini(&r);
 }
 
+/* A join between sweeps starts a multicast push; joins that arrive while
+ * it is on the wire are answered at once (not held like requests during
+ * a sweep), and the groups they changed go out together in one more push
+ * when the first ends. */
+static void tsa_join(struct rig *r, struct mad_addr *from, uint16_t n)
+{
+	const struct sa *sa = sm_sa(r->sm);
+	struct sa_port_ref h1 = {rig_node(sa->v.f, "h1"), 1};
+	struct sa_mcm m = {0};
+	struct sa_mad h = {0};
+	uint8_t buf[SA_MAD_SIZE];
+	static const uint8_t head[4] = {0xff, 0x12, 0x60, 0x1b};
+
+	memcpy(m.mgid, head, 4);
+	m.mgid[15] = (uint8_t)n;
+	sa_port_gid(sa, h1, m.port_gid);
+	m.qkey = 0x1234, m.pkey = 0xffff, m.join_state = SA_MCM_JOIN_FULL;
+	h.class_version = SA_CLASS_VERSION;
+	h.method = SA_METHOD_SET;
+	h.tid = 100 + n;
+	h.attr_id = SA_ATTR_MCMEMBER_RECORD;
+	h.comp_mask = SA_MCM_BIT(SA_MCM_COMP_MGID) | SA_MCM_BIT(SA_MCM_COMP_PORT_GID) |
+		      SA_MCM_BIT(SA_MCM_COMP_JOIN_STATE) | SA_MCM_BIT(SA_MCM_COMP_QKEY) |
+		      SA_MCM_BIT(SA_MCM_COMP_PKEY) | SA_MCM_BIT(SA_MCM_COMP_SL) |
+		      SA_MCM_BIT(SA_MCM_COMP_FLOW_LABEL) | SA_MCM_BIT(SA_MCM_COMP_TCLASS);
+	sa_encode(&h, NULL, 0, 0, buf, sizeof(buf));
+	sa_mcm_encode(&m, buf + SA_HDR_SIZE);
+	from->lid = sa_port_lid(sa, h1);
+	sm_recv(r->sm, from, buf, sizeof(buf));
+}
+
+static void test_sa_joins_during_push(void)
+{
+	static const char topo[] = "Hca 1 \"h1\"\n[1] \"sw\"[1]\n\n"
+				   "Hca 1 \"h2\"\n[1] \"sw\"[2]\n\n"
+				   "Switch 4 \"sw\"\n[1] \"h1\"[1]\n[2] \"h2\"[1]\n";
+	struct rig r;
+	struct mad_addr from = {0, 0, 1};
+	const struct sa_counters *c;
+	uint64_t sw;
+
+	rig_init(&r, topo, NULL, "minhop");
+	rig_sweep(&r);
+	c = &sm_sa(r.sm)->counters;
+	sw = r.topo.nodes[rig_node(&r.topo, "sw")].guid;
+	tsa_join(&r, &from, 1);
+	CU_ASSERT_EQUAL(c->answered, 1);
+	CU_ASSERT_EQUAL_FATAL(sm_busy(r.sm), 1); /* its push is on the wire */
+	tsa_join(&r, &from, 2);
+	tsa_join(&r, &from, 3);
+	CU_ASSERT_EQUAL(c->answered, 3); /* at once, not held */
+	CU_ASSERT_EQUAL(c->deferred, 0);
+	CU_ASSERT_EQUAL(c->errors, 0);
+	rig_run(&r);
+	CU_ASSERT_EQUAL(sm_busy(r.sm), 0);
+	/* MLID 0xC000 is the IPoIB group; the three joins' groups follow */
+	for (uint16_t mlid = 0xC001; mlid <= 0xC003; mlid++)
+		CU_ASSERT_EQUAL(fake_fabric_mft_port(r.ff, sw, mlid, 1), 1);
+	rig_fini(&r);
+}
+
 /* Hostile SA MADs through the whole SM (a swept fabric: LFTs, P_Keys,
  * groups in the view): random lengths, methods, attributes, masks and
  * records, plus some that are valid but for one field.  Nothing may crash
@@ -480,5 +542,7 @@ void test_sa_register(void)
 	CU_add_test(s, "long GetTable answer: one RMPP transfer", test_sa_long_answer);
 	CU_add_test(s, "GetMulti and MultiPathRecord", test_sa_get_multi);
 	CU_add_test(s, "SA requests held while a sweep runs", test_sa_held_during_sweep);
+	CU_add_test(s, "joins during a multicast push: answered at once, one more push",
+		    test_sa_joins_during_push);
 	CU_add_test(s, "hostile SA MADs through the SM", test_sa_hostile);
 }

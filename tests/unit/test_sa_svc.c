@@ -635,6 +635,18 @@ static uint16_t tsv_inform(struct tsv_rig *r, uint16_t lid, uint8_t subscribe, u
 			out);
 }
 
+/* The subscriber answers the i-th MAD sent (a Report) with its ReportResp. */
+static void tsv_report_resp(struct tsv_rig *r, size_t i)
+{
+	struct sa_mad d, resp = { 0 };
+
+	CU_ASSERT_EQUAL_FATAL(sa_decode(r->sent.mad[i], r->sent.len[i], &d), 0);
+	resp.method = SA_METHOD_REPORT_RESP;
+	resp.attr_id = SA_ATTR_NOTICE;
+	resp.tid = d.tid;
+	sa_svc_report_resp(r->sa, &resp);
+}
+
 static void test_sa_svc_report(void)
 {
 	struct tsv_rig r;
@@ -728,7 +740,14 @@ static void test_sa_svc_filters(void)
 	CU_ASSERT_EQUAL(r.sent.n, 1);
 	CU_ASSERT_EQUAL(r.sent.to[0].lid, 2);
 	sa_svc_port_event(r.sa, gid3, SA_SVC_TRAP_GID_OUT, 0); /* both */
+	/* h2's goes; h1's waits behind its unanswered trap 64 until the
+	 * ReportResp, then goes at the next tick */
+	CU_ASSERT_EQUAL_FATAL(r.sent.n, 2);
+	CU_ASSERT_EQUAL(r.sent.to[1].lid, 3);
+	tsv_report_resp(&r, 0);
+	sa_tick(r.sa, 1);
 	CU_ASSERT_EQUAL(r.sent.n, 3);
+	CU_ASSERT_EQUAL(r.sent.to[2].lid, 2);
 	sa_svc_port_event(r.sa, gid3, 128, 0); /* not a GID trap: ignored */
 	CU_ASSERT_EQUAL(r.sent.n, 3);
 	/* InformInfoRecord: all, then h2's only (asked by h1: trusted, to see
