@@ -69,18 +69,27 @@
 #include "routing/route.h"
 #include "routing/swgraph.h"
 #include "routing/vlsp_layer.h"
+#include "routing/vlsp_nue.h"
 
 #define VLSP_NONE VLSP_LAYER_NONE
 /* A layer that turned this many trees away in a row is full: no more
  * trees are tried on it (on a big irregular fabric most would fail, each
  * after a search through the layer). */
 #define VLSP_FULL_AFTER 128
+/* A turn whose cycle search would visit this many channels is refused
+ * (bounds the work of a tree on a big layer). */
+#define VLSP_SEARCH_BUDGET 1024
+/* A free layer that turned this many detour trees away in a row is no
+ * longer offered one (on a big fabric most would fail, each after growing
+ * most of a tree). */
+#define VLSP_DETOUR_FULL_AFTER 8
 
 /* The trees tried for a destination on a layer, in this order. */
 enum vlsp_kind {
 	VLSP_BALANCED,	 /* shortest paths, the lightest ways (free layers) */
 	VLSP_SAFE_FIRST, /* shortest paths, ways certainly safe on the layer first */
 	VLSP_LEGAL,	 /* up-star/down-star paths (the fixed layer) */
+	VLSP_DETOUR,	 /* the lightest paths grown turn by turn, longer ways allowed */
 };
 
 /* Where a switch stands in a legal (up-star/down-star) tree being built. */
@@ -95,9 +104,11 @@ struct vlsp {
 	struct swgraph g;
 	struct swgraph_dests dests;
 	struct vlsp_layers ls;
+	struct vlsp_nue nue;
 	unsigned max_layers;		 /* data VLs the ports offer */
 	size_t lids[VLSP_LAYER_MAX];	 /* destination LIDs per layer */
 	unsigned misses[VLSP_LAYER_MAX]; /* trees turned away in a row */
+	unsigned detour_misses[VLSP_LAYER_MAX]; /* detour trees turned away in a row */
 	/* the up-star/down-star order: hpos[s] is s's place from the top
 	 * (each component's root first), a cable goes up towards the lower */
 	uint32_t *hpos;
@@ -155,6 +166,7 @@ static void vlsp_free(struct vlsp *v)
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		free(all[i]);
 	vlsp_layers_fini(&v->ls);
+	vlsp_nue_fini(&v->nue);
 	swgraph_fini(&v->g);
 	swgraph_dests_fini(&v->dests);
 }
@@ -300,6 +312,10 @@ static int vlsp_setup(struct vlsp *v)
 		rc = vlsp_first_order(v, &ord);
 	if (!rc)
 		rc = vlsp_layers_init(&v->ls, &v->g, ord);
+	if (!rc)
+		rc = vlsp_nue_init(&v->nue, &v->g);
+	if (!rc && v->ls.budget > VLSP_SEARCH_BUDGET)
+		v->ls.budget = VLSP_SEARCH_BUDGET;
 	free(ord);
 	if (rc)
 		return text_err(v->err, v->errlen, rc, "out of memory routing %zu switches",
@@ -491,6 +507,14 @@ static void vlsp_write(struct vlsp *v, const struct swgraph_dest *d, int counted
  * not. */
 static int vlsp_try(struct vlsp *v, unsigned l, enum vlsp_kind kind, int carry_only)
 {
+	if (kind == VLSP_DETOUR) {
+		struct vlsp_nue_in in = {&v->ls, l, v->weight, v->lid_load, NULL};
+
+		if (vlsp_nue_tree(&v->nue, &in, v->queue[0], v->n_reach, v->up, v->cost, v->legal))
+			return 1;
+		v->tree = (struct vlsp_tree){v->legal, v->n_reach, v->up, NULL};
+		return 0;
+	}
 	if (kind == VLSP_LEGAL)
 		vlsp_legal_tree(v);
 	else if (vlsp_shortest_tree(v, l, kind == VLSP_SAFE_FIRST))
@@ -500,29 +524,47 @@ static int vlsp_try(struct vlsp *v, unsigned l, enum vlsp_kind kind, int carry_o
 	return vlsp_layers_add(&v->ls, l, &v->tree);
 }
 
-/* The first layer a tree for d fits in, trying on each layer the
- * balanced shortest-path tree, then the one with the safe ways first; a
- * new layer when none does.  The last layer the VLs allow keeps the
- * up-star/down-star order and takes a legal tree when no shortest one
- * follows it.  Returns the layer, or a negative errno with err set. */
+/* The first layer a tree for d fits in: on each free layer the VLs
+ * allow, the balanced shortest-path tree, then the one with the safe
+ * ways first; a new layer when none does.  When every free layer
+ * refused: a shortest tree that follows the escape layer's
+ * up-star/down-star order; else a tree with detours grown turn by turn,
+ * on the first free layer that takes it (a layer that turned
+ * VLSP_DETOUR_FULL_AFTER away in a row is no longer tried); else a legal
+ * tree on the escape layer.  Returns the layer, or a negative errno with
+ * err set. */
 static int vlsp_place(struct vlsp *v, const struct swgraph_dest *d, int carry_only)
 {
+	int esc;
+
 	for (unsigned l = 0; l < v->max_layers; l++) {
 		int rc = l < v->ls.n ? 0 : vlsp_layers_add_layer(&v->ls, l + 1 == v->max_layers);
-		int fixed = l < v->ls.n && v->ls.layer[l].fixed;
 
 		if (rc < 0)
 			return text_err(v->err, v->errlen, rc, "out of memory for VL %u", l);
-		if (v->misses[l] >= VLSP_FULL_AFTER && !fixed)
+		if (v->ls.layer[l].fixed || v->misses[l] >= VLSP_FULL_AFTER)
 			continue;
-		if ((!fixed && !vlsp_try(v, l, VLSP_BALANCED, carry_only)) ||
-		    !vlsp_try(v, l, VLSP_SAFE_FIRST, carry_only) ||
-		    (fixed && !vlsp_try(v, l, VLSP_LEGAL, carry_only))) {
+		if (!vlsp_try(v, l, VLSP_BALANCED, carry_only) ||
+		    !vlsp_try(v, l, VLSP_SAFE_FIRST, carry_only)) {
 			v->misses[l] = 0;
 			return (int)l;
 		}
 		v->misses[l]++;
 	}
+	esc = v->ls.n && v->ls.layer[v->ls.n - 1].fixed ? (int)v->ls.n - 1 : -1;
+	if (esc >= 0 && !vlsp_try(v, (unsigned)esc, VLSP_SAFE_FIRST, carry_only))
+		return esc;
+	for (unsigned l = 0; l < v->ls.n && !carry_only; l++) {
+		if (v->ls.layer[l].fixed || v->detour_misses[l] >= VLSP_DETOUR_FULL_AFTER)
+			continue;
+		if (!vlsp_try(v, l, VLSP_DETOUR, 0)) {
+			v->detour_misses[l] = 0;
+			return (int)l;
+		}
+		v->detour_misses[l]++;
+	}
+	if (esc >= 0 && !vlsp_try(v, (unsigned)esc, VLSP_LEGAL, carry_only))
+		return esc;
 	return text_err(v->err, v->errlen, -EDEADLK,
 			"the paths to LID %u (behind switch 0x%016" PRIx64
 			") fit on none of the %u VLs the ports offer",

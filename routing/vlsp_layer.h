@@ -58,11 +58,14 @@ struct vlsp_layers {
 	unsigned n;	     /* layers made */
 	struct vlsp_layer layer[VLSP_LAYER_MAX];
 	/* scratch: the turns the tree being added set, the cycle search */
-	size_t *added, n_added;
+	size_t *added, n_added, cap_added;
 	uint32_t *mark, gen, *stack;
 	uint16_t *cursor;
 	uint64_t *fwd, *bwd, *pos;
 	size_t n_fwd, n_bwd;
+	/* a turn whose search would visit this many channels is refused
+	 * (default: more than there are, no limit) */
+	size_t budget;
 };
 
 /* Index g's channels and turns; no layer yet.  fixed_ord (NULL: channel
@@ -84,6 +87,14 @@ int vlsp_layers_safe(const struct vlsp_layers *ls, unsigned l, uint32_t in, uint
 /* Add t's turns to layer l if they keep it acyclic (on a fixed layer: if
  * they follow its order).  Returns 0 (added), 1 (not added, l as it was). */
 int vlsp_layers_add(struct vlsp_layers *ls, unsigned l, const struct vlsp_tree *t);
+
+/* Turn by turn, as a tree grows (routing/vlsp_nue.c): begin, then each
+ * turn in -> out is added if it keeps layer l acyclic (0) or refused
+ * (1, l as it was); undo takes out every turn added since begin (at most
+ * one per switch is remembered: a tree's). */
+void vlsp_layers_begin(struct vlsp_layers *ls);
+int vlsp_layers_turn(struct vlsp_layers *ls, unsigned l, uint32_t in, uint32_t out);
+void vlsp_layers_undo(struct vlsp_layers *ls, unsigned l);
 
 /* Does layer l have the turn in -> out? */
 int vlsp_layers_has(const struct vlsp_layers *ls, unsigned l, uint32_t in, uint32_t out);
