@@ -90,6 +90,7 @@ enum vlsp_kind {
 	VLSP_SAFE_FIRST, /* shortest paths, ways certainly safe on the layer first */
 	VLSP_LEGAL,	 /* up-star/down-star paths (the fixed layer) */
 	VLSP_DETOUR,	 /* the lightest paths grown turn by turn, longer ways allowed */
+	VLSP_SPANNING,	 /* along the BFS tree (one VL: the seeded layer) */
 };
 
 /* Where a switch stands in a legal (up-star/down-star) tree being built. */
@@ -113,6 +114,9 @@ struct vlsp {
 	 * (each component's root first), a cable goes up towards the lower */
 	uint32_t *hpos;
 	uint8_t *down;	    /* channel -> 1 when it goes down */
+	uint8_t *via;	    /* switch -> its port to its parent in that BFS */
+	uint32_t *tree_up;  /* switch -> its channel to that parent, VLSP_NONE */
+	int single;	    /* one data VL: one free layer, the BFS tree seeded */
 	uint64_t *weight;   /* channel -> paths routed over it so far */
 	uint32_t *lid_load; /* [g.port_base[s] + port]: LIDs sent out of it */
 	uint32_t *srcs;	    /* switch -> endpoints cabled to it */
@@ -137,6 +141,8 @@ static int vlsp_alloc(struct vlsp *v)
 
 	v->hpos = malloc(s * sizeof(*v->hpos));
 	v->down = malloc(c ? c : 1);
+	v->via = malloc(s);
+	v->tree_up = malloc(s * sizeof(*v->tree_up));
 	v->weight = calloc(c ? c : 1, sizeof(*v->weight));
 	v->lid_load = calloc(slots ? slots : 1, sizeof(*v->lid_load));
 	v->srcs = calloc(s, sizeof(*v->srcs));
@@ -148,8 +154,9 @@ static int vlsp_alloc(struct vlsp *v)
 	v->carry = malloc(s);
 	v->state = malloc(s);
 	v->legal = malloc(s * sizeof(*v->legal));
-	return v->hpos && v->down && v->weight && v->lid_load && v->srcs && v->dist && v->queue &&
-		       v->up && v->cost && v->flow && v->carry && v->state && v->legal
+	return v->hpos && v->down && v->via && v->tree_up && v->weight && v->lid_load && v->srcs &&
+		       v->dist && v->queue && v->up && v->cost && v->flow && v->carry && v->state &&
+		       v->legal
 		   ? 0
 		   : -ENOMEM;
 }
@@ -158,7 +165,7 @@ static void vlsp_free(struct vlsp *v)
 {
 	/* clang-format off */
 	void *all[] = {
-		v->hpos, v->down, v->weight, v->lid_load, v->srcs, v->dist, v->queue,
+		v->hpos, v->down, v->via, v->tree_up, v->weight, v->lid_load, v->srcs, v->dist, v->queue,
 		v->up, v->cost, v->flow, v->carry, v->state, v->legal,
 	};
 	/* clang-format on */
@@ -227,7 +234,8 @@ static int vlsp_center(struct vlsp *v, size_t c, int *db)
 	return best;
 }
 
-/* hpos: each component's switches breadth first from its center. */
+/* hpos: each component's switches breadth first from its center;
+ * tree_up: each switch's channel to its parent in that BFS tree. */
 static int vlsp_rank(struct vlsp *v)
 {
 	int *db = malloc((v->g.n_sw ? v->g.n_sw : 1) * sizeof(*db));
@@ -236,10 +244,18 @@ static int vlsp_rank(struct vlsp *v)
 	if (!db)
 		return -ENOMEM;
 	for (size_t c = 0; c < v->g.n_comp; c++) {
-		size_t n = swgraph_bfs_from(&v->g, vlsp_center(v, c, db), v->queue, v->dist, NULL);
+		size_t n =
+		    swgraph_bfs_from(&v->g, vlsp_center(v, c, db), v->queue, v->dist, v->via);
 
-		for (size_t i = 0; i < n; i++)
-			v->hpos[v->queue[i]] = at++;
+		for (size_t i = 0; i < n; i++) {
+			int sw = v->queue[i];
+
+			v->hpos[sw] = at++;
+			v->tree_up[sw] = VLSP_NONE;
+			for (size_t e = v->g.adj_start[sw]; e < v->g.adj_start[sw + 1] && i; e++)
+				if (v->g.adj[e].port == v->via[sw])
+					v->tree_up[sw] = (uint32_t)e;
+		}
 	}
 	free(db);
 	return 0;
@@ -325,6 +341,7 @@ static int vlsp_setup(struct vlsp *v)
 		return rc;
 	vlsp_count_sources(v);
 	v->max_layers = vlsp_offered_vls(v);
+	v->single = v->max_layers == 1;
 	return 0;
 }
 
@@ -429,6 +446,17 @@ static void vlsp_level_pass(struct vlsp *v, size_t head, size_t end, int down, s
 		v->state[v->legal[i]] = down ? VLSP_DOWN : VLSP_UP;
 }
 
+/* Start a tree in legal[] from queue[0] alone: every other switch free. */
+static void vlsp_tree_start(struct vlsp *v)
+{
+	for (size_t k = 0; k < v->n_reach; k++)
+		v->state[v->queue[k]] = VLSP_FREE;
+	v->legal[0] = v->queue[0];
+	v->state[v->queue[0]] = VLSP_DOWN;
+	v->up[v->queue[0]] = VLSP_NONE;
+	v->cost[v->queue[0]] = 0;
+}
+
 /* An up-star/down-star tree to queue[0] (a path never goes down, then up):
  * level by level from it, first the switches that can go down into a
  * down-only switch of the level, then those that go up into any.  Every
@@ -438,18 +466,62 @@ static void vlsp_legal_tree(struct vlsp *v)
 {
 	size_t head = 0, n = 1;
 
-	for (size_t k = 0; k < v->n_reach; k++)
-		v->state[v->queue[k]] = VLSP_FREE;
-	v->legal[0] = v->queue[0];
-	v->state[v->queue[0]] = VLSP_DOWN;
-	v->up[v->queue[0]] = VLSP_NONE;
-	v->cost[v->queue[0]] = 0;
+	vlsp_tree_start(v);
 	while (head < n) {
 		size_t end = n;
 
 		vlsp_level_pass(v, head, end, 1, &n);
 		vlsp_level_pass(v, head, end, 0, &n);
 		head = end;
+	}
+	v->tree = (struct vlsp_tree){v->legal, n, v->up, NULL};
+}
+
+/* Is channel e, leaving switch s, a cable of the BFS tree? */
+static int vlsp_tree_chan(const struct vlsp *v, int s, uint32_t e)
+{
+	return v->tree_up[s] == e || v->tree_up[v->g.adj[e].sw] == v->ls.rev[e];
+}
+
+/* Seed layer l with every turn along the BFS tree that does not go back
+ * where it came from: any path in the tree, to any destination.  Acyclic
+ * (a walk in a tree that never turns back ends), so it always fits. */
+static int vlsp_seed(struct vlsp *v, unsigned l)
+{
+	size_t budget = v->ls.budget;
+	int rc = 0;
+
+	v->ls.budget = v->ls.n_chan + 1; /* no limit: every turn must go on */
+	for (size_t r = 0; r < v->g.n_sw; r++)
+		for (size_t x = v->g.adj_start[r]; x < v->g.adj_start[r + 1]; x++)
+			for (size_t y = v->g.adj_start[r]; y < v->g.adj_start[r + 1]; y++)
+				if (!rc && x != y && vlsp_tree_chan(v, (int)r, (uint32_t)x) &&
+				    vlsp_tree_chan(v, (int)r, (uint32_t)y) &&
+				    vlsp_layers_turn(&v->ls, l, v->ls.rev[x], (uint32_t)y))
+					rc = -EDEADLK;
+	v->ls.budget = budget;
+	return rc;
+}
+
+/* The tree to queue[0] along the BFS tree's cables alone: its turns are
+ * all in the seed. */
+static void vlsp_spanning_tree(struct vlsp *v)
+{
+	size_t head = 0, n = 1;
+
+	vlsp_tree_start(v);
+	while (head < n) {
+		int p = v->legal[head++];
+
+		for (size_t e = v->g.adj_start[p]; e < v->g.adj_start[p + 1]; e++) {
+			int s = v->g.adj[e].sw;
+
+			if (v->state[s] != VLSP_FREE || !vlsp_tree_chan(v, p, (uint32_t)e))
+				continue;
+			v->state[s] = VLSP_DOWN;
+			v->up[s] = v->ls.rev[e];
+			v->legal[n++] = s;
+		}
 	}
 	v->tree = (struct vlsp_tree){v->legal, n, v->up, NULL};
 }
@@ -517,6 +589,8 @@ static int vlsp_try(struct vlsp *v, unsigned l, enum vlsp_kind kind, int carry_o
 	}
 	if (kind == VLSP_LEGAL)
 		vlsp_legal_tree(v);
+	else if (kind == VLSP_SPANNING)
+		vlsp_spanning_tree(v);
 	else if (vlsp_shortest_tree(v, l, kind == VLSP_SAFE_FIRST))
 		return 1;
 	if (carry_only)
@@ -538,11 +612,16 @@ static int vlsp_place(struct vlsp *v, const struct swgraph_dest *d, int carry_on
 	int esc;
 
 	for (unsigned l = 0; l < v->max_layers; l++) {
-		int rc = l < v->ls.n ? 0 : vlsp_layers_add_layer(&v->ls, l + 1 == v->max_layers);
+		int made = l >= v->ls.n;
+		int rc =
+		    !made ? 0 : vlsp_layers_add_layer(&v->ls, l + 1 == v->max_layers && !v->single);
 
+		if (rc >= 0 && made && v->single && vlsp_seed(v, l))
+			return text_err(v->err, v->errlen, -EDEADLK,
+					"the BFS tree's turns do not fit on VL %u", l);
 		if (rc < 0)
 			return text_err(v->err, v->errlen, rc, "out of memory for VL %u", l);
-		if (v->ls.layer[l].fixed || v->misses[l] >= VLSP_FULL_AFTER)
+		if (v->ls.layer[l].fixed || v->misses[l] >= VLSP_FULL_AFTER || v->single)
 			continue;
 		if (!vlsp_try(v, l, VLSP_BALANCED, carry_only) ||
 		    !vlsp_try(v, l, VLSP_SAFE_FIRST, carry_only)) {
@@ -554,8 +633,9 @@ static int vlsp_place(struct vlsp *v, const struct swgraph_dest *d, int carry_on
 	esc = v->ls.n && v->ls.layer[v->ls.n - 1].fixed ? (int)v->ls.n - 1 : -1;
 	if (esc >= 0 && !vlsp_try(v, (unsigned)esc, VLSP_SAFE_FIRST, carry_only))
 		return esc;
-	for (unsigned l = 0; l < v->ls.n && !carry_only; l++) {
-		if (v->ls.layer[l].fixed || v->detour_misses[l] >= VLSP_DETOUR_FULL_AFTER)
+	for (unsigned l = 0; l < v->ls.n; l++) {
+		if (v->ls.layer[l].fixed ||
+		    (v->detour_misses[l] >= VLSP_DETOUR_FULL_AFTER && !v->single))
 			continue;
 		if (!vlsp_try(v, l, VLSP_DETOUR, 0)) {
 			v->detour_misses[l] = 0;
@@ -565,6 +645,8 @@ static int vlsp_place(struct vlsp *v, const struct swgraph_dest *d, int carry_on
 	}
 	if (esc >= 0 && !vlsp_try(v, (unsigned)esc, VLSP_LEGAL, carry_only))
 		return esc;
+	if (v->single && !vlsp_try(v, 0, VLSP_SPANNING, carry_only))
+		return 0;
 	return text_err(v->err, v->errlen, -EDEADLK,
 			"the paths to LID %u (behind switch 0x%016" PRIx64
 			") fit on none of the %u VLs the ports offer",

@@ -429,6 +429,74 @@ static void test_vlsp_meshes(void)
 	}
 }
 
+/* EBB (200 bisections) of engine e's tables on f, which must pass the
+ * gate with every pair routed. */
+static double vlsp_ebb(const struct route_engine *e, const struct fabric *f, uint16_t max)
+{
+	struct route_score sc;
+	struct score_opts o;
+	struct lft_set s;
+
+	score_opts_default(&o);
+	o.shifts = 0;
+	o.bisections = 200;
+	lft_set_init(&s);
+	CU_ASSERT_EQUAL_FATAL(route_test_run(e, f, max, NULL, 0, &s, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(score_run(f, &s, &o, &sc), 0);
+	CU_ASSERT_EQUAL(sc.gate_rc, 0);
+	CU_ASSERT_EQUAL(sc.pairs_routed, sc.pairs);
+	lft_set_fini(&s);
+	return sc.ebb_mean;
+}
+
+/* One data VL: the one layer starts with the BFS tree's turns and takes
+ * trees grown turn by turn (detours allowed), so on a 6x6 torus and a
+ * random mesh it spreads the load clearly better than up-star/down-star
+ * routing (updn; what vlsp did on one VL before). */
+static void test_vlsp_one_vl_grown(void)
+{
+	for (int k = 0; k < 2; k++) {
+		struct fabric f;
+		uint16_t max;
+		double ebb, updn;
+
+		if (k == 0)
+			route_test_torus(&f, 6, 6);
+		else
+			route_test_mesh(&f, 24, 30, 2);
+		vlsp_present(&f);
+		max = route_test_assign_lids(&f, 0);
+		vlsp_vl_caps(&f, 1);
+		ebb = vlsp_ebb(&route_engine_vlsp, &f, max);
+		updn = vlsp_ebb(&route_engine_updn, &f, max);
+		fprintf(stderr, " [%s: vlsp %.4f updn %.4f]", k ? "mesh" : "torus", ebb, updn);
+		CU_ASSERT_TRUE(ebb > updn * 1.03);
+		fabric_fini(&f);
+	}
+}
+
+/* More destinations than the free layers hold on shortest paths (a
+ * random mesh of 64 switches, 2 VLs: 1 free, 1 escape): those that no
+ * free layer takes whole take detours on one rather than up-star/down-
+ * star trees on the escape VL, and the load spreads better than updn's
+ * by a wide margin. */
+static void test_vlsp_detours(void)
+{
+	struct fabric f;
+	uint16_t max;
+	double ebb, updn;
+
+	route_test_mesh(&f, 64, 130, 1);
+	vlsp_present(&f);
+	max = route_test_assign_lids(&f, 0);
+	vlsp_vl_caps(&f, 2);
+	ebb = vlsp_ebb(&route_engine_vlsp, &f, max);
+	updn = vlsp_ebb(&route_engine_updn, &f, max);
+	fprintf(stderr, " [vlsp %.4f updn %.4f]", ebb, updn);
+	CU_ASSERT_TRUE(ebb > updn * 1.10);
+	fabric_fini(&f);
+}
+
 /* Errors: max_lid beyond unicast; a LID above max_lid names the port. */
 static void test_vlsp_errors(void)
 {
@@ -463,5 +531,7 @@ void test_vlsp_register(void)
 	CU_add_test(s, "one data VL: deadlock-free on VL0", test_vlsp_one_vl);
 	CU_add_test(s, "5x5 torus: shortest, deterministic, 2 VLs", test_vlsp_torus);
 	CU_add_test(s, "random meshes, LMC 1, 8/4/1 VLs", test_vlsp_meshes);
+	CU_add_test(s, "one data VL: grown trees beat updn", test_vlsp_one_vl_grown);
+	CU_add_test(s, "64-switch mesh on 2 VLs: detours", test_vlsp_detours);
 	CU_add_test(s, "errors", test_vlsp_errors);
 }
