@@ -116,7 +116,8 @@ struct vlsp {
 	uint8_t *down;	    /* channel -> 1 when it goes down */
 	uint8_t *via;	    /* switch -> its port to its parent in that BFS */
 	uint32_t *tree_up;  /* switch -> its channel to that parent, VLSP_NONE */
-	int single;	    /* one data VL: one free layer, the BFS tree seeded */
+	int seeded;	    /* the free layer seeded with the BFS tree (one data
+			     * VL: layer 0), -1: none */
 	uint64_t *weight;   /* channel -> paths routed over it so far */
 	uint32_t *lid_load; /* [g.port_base[s] + port]: LIDs sent out of it */
 	uint32_t *srcs;	    /* switch -> endpoints cabled to it */
@@ -341,7 +342,7 @@ static int vlsp_setup(struct vlsp *v)
 		return rc;
 	vlsp_count_sources(v);
 	v->max_layers = vlsp_offered_vls(v);
-	v->single = v->max_layers == 1;
+	v->seeded = v->max_layers == 1 ? 0 : -1; /* one VL: no escape but the seed */
 	return 0;
 }
 
@@ -614,14 +615,15 @@ static int vlsp_place(struct vlsp *v, const struct swgraph_dest *d, int carry_on
 	for (unsigned l = 0; l < v->max_layers; l++) {
 		int made = l >= v->ls.n;
 		int rc =
-		    !made ? 0 : vlsp_layers_add_layer(&v->ls, l + 1 == v->max_layers && !v->single);
+		    !made ? 0
+			  : vlsp_layers_add_layer(&v->ls, l + 1 == v->max_layers && v->seeded < 0);
 
-		if (rc >= 0 && made && v->single && vlsp_seed(v, l))
+		if (rc >= 0 && made && (int)l == v->seeded && vlsp_seed(v, l))
 			return text_err(v->err, v->errlen, -EDEADLK,
 					"the BFS tree's turns do not fit on VL %u", l);
 		if (rc < 0)
 			return text_err(v->err, v->errlen, rc, "out of memory for VL %u", l);
-		if (v->ls.layer[l].fixed || v->misses[l] >= VLSP_FULL_AFTER || v->single)
+		if (v->ls.layer[l].fixed || v->misses[l] >= VLSP_FULL_AFTER || (int)l == v->seeded)
 			continue;
 		if (!vlsp_try(v, l, VLSP_BALANCED, carry_only) ||
 		    !vlsp_try(v, l, VLSP_SAFE_FIRST, carry_only)) {
@@ -635,7 +637,7 @@ static int vlsp_place(struct vlsp *v, const struct swgraph_dest *d, int carry_on
 		return esc;
 	for (unsigned l = 0; l < v->ls.n; l++) {
 		if (v->ls.layer[l].fixed ||
-		    (v->detour_misses[l] >= VLSP_DETOUR_FULL_AFTER && !v->single))
+		    (v->detour_misses[l] >= VLSP_DETOUR_FULL_AFTER && (int)l != v->seeded))
 			continue;
 		if (!vlsp_try(v, l, VLSP_DETOUR, 0)) {
 			v->detour_misses[l] = 0;
@@ -645,8 +647,8 @@ static int vlsp_place(struct vlsp *v, const struct swgraph_dest *d, int carry_on
 	}
 	if (esc >= 0 && !vlsp_try(v, (unsigned)esc, VLSP_LEGAL, carry_only))
 		return esc;
-	if (v->single && !vlsp_try(v, 0, VLSP_SPANNING, carry_only))
-		return 0;
+	if (v->seeded >= 0 && !vlsp_try(v, (unsigned)v->seeded, VLSP_SPANNING, carry_only))
+		return v->seeded;
 	return text_err(v->err, v->errlen, -EDEADLK,
 			"the paths to LID %u (behind switch 0x%016" PRIx64
 			") fit on none of the %u VLs the ports offer",
