@@ -83,6 +83,10 @@
  * longer offered one (on a big fabric most would fail, each after growing
  * most of a tree). */
 #define VLSP_DETOUR_FULL_AFTER 8
+/* One data VL: a seeded layer that put more than this many LIDs, and
+ * more than 5% of them, on the BFS tree alone gives up (big fabrics),
+ * and the engine routes again with an up-star/down-star layer. */
+#define VLSP_SPANNED_MAX 8
 
 /* The trees tried for a destination on a layer, in this order. */
 enum vlsp_kind {
@@ -118,6 +122,8 @@ struct vlsp {
 	uint32_t *tree_up;  /* switch -> its channel to that parent, VLSP_NONE */
 	int seeded;	    /* the free layer seeded with the BFS tree (one data
 			     * VL: layer 0), -1: none */
+	int plain;	    /* one data VL: up-star/down-star, no seeded layer */
+	size_t spanned;	    /* LIDs on the BFS tree alone so far */
 	uint64_t *weight;   /* channel -> paths routed over it so far */
 	uint32_t *lid_load; /* [g.port_base[s] + port]: LIDs sent out of it */
 	uint32_t *srcs;	    /* switch -> endpoints cabled to it */
@@ -342,7 +348,7 @@ static int vlsp_setup(struct vlsp *v)
 		return rc;
 	vlsp_count_sources(v);
 	v->max_layers = vlsp_offered_vls(v);
-	v->seeded = v->max_layers == 1 ? 0 : -1; /* one VL: no escape but the seed */
+	v->seeded = v->max_layers == 1 && !v->plain ? 0 : -1; /* one VL: the seed escapes */
 	return 0;
 }
 
@@ -647,6 +653,10 @@ static int vlsp_place(struct vlsp *v, const struct swgraph_dest *d, int carry_on
 	}
 	if (esc >= 0 && !vlsp_try(v, (unsigned)esc, VLSP_LEGAL, carry_only))
 		return esc;
+	if (v->seeded >= 0 && !vlsp_try(v, (unsigned)v->seeded, VLSP_LEGAL, carry_only))
+		return v->seeded;
+	if (v->seeded >= 0 && ++v->spanned > VLSP_SPANNED_MAX && v->spanned * 20 > v->dests.n)
+		return -EAGAIN; /* more than 5% on the BFS tree alone: give up */
 	if (v->seeded >= 0 && !vlsp_try(v, (unsigned)v->seeded, VLSP_SPANNING, carry_only))
 		return v->seeded;
 	return text_err(v->err, v->errlen, -EDEADLK,
@@ -704,7 +714,8 @@ static int vlsp_route_all(struct vlsp *v)
 	return rc;
 }
 
-/* "2 VLs of 8 offered (LIDs per VL: 300 20)" */
+/* "2 VLs of 8 offered (LIDs per VL: 300 20)"; on one VL, which layer:
+ * "1 VL of 1 offered (LIDs per VL: 320; grown trees)" */
 static void vlsp_note(const struct vlsp *v, struct route_note *note)
 {
 	size_t len;
@@ -716,7 +727,10 @@ static void vlsp_note(const struct vlsp *v, struct route_note *note)
 		len += (size_t)snprintf(note->text + len, sizeof(note->text) - len, " %zu",
 					v->lids[l]);
 	if (len < sizeof(note->text))
-		snprintf(note->text + len, sizeof(note->text) - len, ")");
+		snprintf(note->text + len, sizeof(note->text) - len, "%s)",
+			 v->max_layers > 1 ? ""
+			 : v->plain	   ? "; up*/down*: the grown trees gave up"
+					   : "; grown trees");
 }
 
 /* ---- The engine -------------------------------------------------------- */
@@ -724,8 +738,7 @@ static void vlsp_note(const struct vlsp *v, struct route_note *note)
 static int vlsp_compute(const struct fabric *f, const struct route_opts *opts, struct lft_set *out,
 			struct route_note *note, char *err, size_t errlen)
 {
-	struct vlsp v = {
-	    .f = f, .max_lid = opts->max_lid, .out = out, .err = err, .errlen = errlen};
+	struct vlsp v;
 	int rc;
 
 	if (note)
@@ -733,9 +746,21 @@ static int vlsp_compute(const struct fabric *f, const struct route_opts *opts, s
 	rc = route_opts_check(opts, err, errlen);
 	if (rc)
 		return rc;
-	rc = vlsp_setup(&v);
-	if (!rc)
-		rc = vlsp_route_all(&v);
+	for (int plain = 0; plain <= 1; plain++) {
+		v = (struct vlsp){.f = f,
+				  .max_lid = opts->max_lid,
+				  .out = out,
+				  .err = err,
+				  .errlen = errlen,
+				  .plain = plain};
+		rc = vlsp_setup(&v);
+		if (!rc)
+			rc = vlsp_route_all(&v);
+		if (rc != -EAGAIN || plain)
+			break;
+		vlsp_free(&v); /* the seeded layer gave up: again, up-star/down-star */
+		lft_set_fini(out);
+	}
 	if (!rc && note)
 		vlsp_note(&v, note);
 	vlsp_free(&v);

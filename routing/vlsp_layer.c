@@ -109,7 +109,7 @@ int vlsp_layers_add_layer(struct vlsp_layers *ls, int fixed)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < ls->n_chan; i++)
-		l->ord[i] = fixed ? ls->fixed_ord[i] : (uint32_t)i;
+		l->ord[i] = ls->fixed_ord[i];
 	l->fixed = fixed;
 	return (int)ls->n++;
 }

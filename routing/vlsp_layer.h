@@ -54,7 +54,7 @@ struct vlsp_layers {
 	int *chan_sw;	   /* channel -> the switch it leaves */
 	size_t *turn_base; /* switch -> its first turn bit */
 	size_t turn_bits;
-	uint32_t *fixed_ord; /* the order a fixed layer keeps */
+	uint32_t *fixed_ord; /* the order layers start in, a fixed one keeps */
 	unsigned n;	     /* layers made */
 	struct vlsp_layer layer[VLSP_LAYER_MAX];
 	/* scratch: the turns the tree being added set, the cycle search */
@@ -69,14 +69,14 @@ struct vlsp_layers {
 };
 
 /* Index g's channels and turns; no layer yet.  fixed_ord (NULL: channel
- * number order), a permutation of the channels, is copied: the order a
- * fixed layer keeps.  Returns 0 or -ENOMEM (ls then holds nothing;
+ * number order), a permutation of the channels, is copied: the order
+ * every layer starts in and a fixed layer keeps.  Returns 0 or -ENOMEM (ls then holds nothing;
  * vlsp_layers_fini is safe on it). */
 int vlsp_layers_init(struct vlsp_layers *ls, const struct swgraph *g, const uint32_t *fixed_ord);
 void vlsp_layers_fini(struct vlsp_layers *ls);
 
-/* Make layer ls->n, empty: fixed, in fixed_ord for good; else starting
- * in channel number order.  Returns its number, or -ENOSPC
+/* Make layer ls->n, empty, in fixed_ord: fixed, for good; else free to
+ * change it.  Returns its number, or -ENOSPC
  * (VLSP_LAYER_MAX made), -ENOMEM. */
 int vlsp_layers_add_layer(struct vlsp_layers *ls, int fixed);
 

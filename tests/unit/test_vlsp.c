@@ -430,9 +430,11 @@ static void test_vlsp_meshes(void)
 }
 
 /* EBB (200 bisections) of engine e's tables on f, which must pass the
- * gate with every pair routed. */
-static double vlsp_ebb(const struct route_engine *e, const struct fabric *f, uint16_t max)
+ * gate with every pair routed; vlsp on one VL: its note ends in tail. */
+static double vlsp_ebb(const struct route_engine *e, const struct fabric *f, uint16_t max,
+		       const char *tail)
 {
+	struct route_note note;
 	struct route_score sc;
 	struct score_opts o;
 	struct lft_set s;
@@ -441,7 +443,12 @@ static double vlsp_ebb(const struct route_engine *e, const struct fabric *f, uin
 	o.shifts = 0;
 	o.bisections = 200;
 	lft_set_init(&s);
-	CU_ASSERT_EQUAL_FATAL(route_test_run(e, f, max, NULL, 0, &s, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(route_test_run(e, f, max, NULL, 0, &s, &note), 0);
+	if (tail) {
+		size_t n = strlen(note.text), k = strlen(tail);
+
+		CU_ASSERT_TRUE(n >= k && !strcmp(note.text + n - k, tail));
+	}
 	CU_ASSERT_EQUAL_FATAL(score_run(f, &s, &o, &sc), 0);
 	CU_ASSERT_EQUAL(sc.gate_rc, 0);
 	CU_ASSERT_EQUAL(sc.pairs_routed, sc.pairs);
@@ -467,8 +474,8 @@ static void test_vlsp_one_vl_grown(void)
 		vlsp_present(&f);
 		max = route_test_assign_lids(&f, 0);
 		vlsp_vl_caps(&f, 1);
-		ebb = vlsp_ebb(&route_engine_vlsp, &f, max);
-		updn = vlsp_ebb(&route_engine_updn, &f, max);
+		ebb = vlsp_ebb(&route_engine_vlsp, &f, max, "; grown trees)");
+		updn = vlsp_ebb(&route_engine_updn, &f, max, NULL);
 		fprintf(stderr, " [%s: vlsp %.4f updn %.4f]", k ? "mesh" : "torus", ebb, updn);
 		CU_ASSERT_TRUE(ebb > updn * 1.03);
 		fabric_fini(&f);
@@ -490,10 +497,35 @@ static void test_vlsp_detours(void)
 	vlsp_present(&f);
 	max = route_test_assign_lids(&f, 0);
 	vlsp_vl_caps(&f, 2);
-	ebb = vlsp_ebb(&route_engine_vlsp, &f, max);
-	updn = vlsp_ebb(&route_engine_updn, &f, max);
+	ebb = vlsp_ebb(&route_engine_vlsp, &f, max, NULL);
+	updn = vlsp_ebb(&route_engine_updn, &f, max, NULL);
 	fprintf(stderr, " [vlsp %.4f updn %.4f]", ebb, updn);
 	CU_ASSERT_TRUE(ebb > updn * 1.10);
+	fabric_fini(&f);
+}
+
+/* One data VL on a big mesh (400 switches, 1400 hosts): the seeded
+ * layer puts more than 5% of the LIDs on the BFS tree alone, so it gives
+ * up (its work grows fast with the fabric: on a 2500-switch mesh it took
+ * minutes) and the engine routes again with an up-star/down-star layer,
+ * keeping shortest paths where legal: still better than updn. */
+static void test_vlsp_one_vl_gives_up(void)
+{
+	struct fabric f;
+	uint16_t max;
+	double ebb, updn;
+
+	route_test_mesh(&f, 400, 800, 1);
+	for (int i = 0; i < 400; i++) /* 3 or 4 hosts a switch, as nanosm-gen's */
+		for (uint8_t port = (uint8_t)(i % 2 ? 1 : 2); port <= 3; port++)
+			route_test_add_host(&f, i, port);
+	vlsp_present(&f);
+	max = route_test_assign_lids(&f, 0);
+	vlsp_vl_caps(&f, 1);
+	ebb = vlsp_ebb(&route_engine_vlsp, &f, max, "; up*/down*: the grown trees gave up)");
+	updn = vlsp_ebb(&route_engine_updn, &f, max, NULL);
+	fprintf(stderr, " [vlsp %.4f updn %.4f]", ebb, updn);
+	CU_ASSERT_TRUE(ebb > updn * 1.02);
 	fabric_fini(&f);
 }
 
@@ -533,5 +565,6 @@ void test_vlsp_register(void)
 	CU_add_test(s, "random meshes, LMC 1, 8/4/1 VLs", test_vlsp_meshes);
 	CU_add_test(s, "one data VL: grown trees beat updn", test_vlsp_one_vl_grown);
 	CU_add_test(s, "64-switch mesh on 2 VLs: detours", test_vlsp_detours);
+	CU_add_test(s, "one data VL, 400 switches: gives up the seed", test_vlsp_one_vl_gives_up);
 	CU_add_test(s, "errors", test_vlsp_errors);
 }
