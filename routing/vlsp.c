@@ -78,14 +78,15 @@
 #define VLSP_FULL_AFTER 128
 /* A turn whose cycle search would visit this many channels is refused
  * (bounds the work of a tree on a big layer). */
-#define VLSP_SEARCH_BUDGET 1024
+#define VLSP_SEARCH_BUDGET 256
 /* A free layer that turned this many detour trees away in a row is no
  * longer offered one (on a big fabric most would fail, each after growing
  * most of a tree). */
 #define VLSP_DETOUR_FULL_AFTER 8
 /* One data VL: a seeded layer that put more than this many LIDs, and
- * more than 5% of them, on the BFS tree alone gives up (big fabrics),
- * and the engine routes again with an up-star/down-star layer. */
+ * more than 5% of those placed so far, on the BFS tree alone gives up
+ * (big fabrics), and the engine routes again with an up-star/down-star
+ * layer. */
 #define VLSP_SPANNED_MAX 8
 
 /* The trees tried for a destination on a layer, in this order. */
@@ -124,6 +125,7 @@ struct vlsp {
 			     * VL: layer 0), -1: none */
 	int plain;	    /* one data VL: up-star/down-star, no seeded layer */
 	size_t spanned;	    /* LIDs on the BFS tree alone so far */
+	size_t placed;	    /* LIDs placed so far */
 	uint64_t *weight;   /* channel -> paths routed over it so far */
 	uint32_t *lid_load; /* [g.port_base[s] + port]: LIDs sent out of it */
 	uint32_t *srcs;	    /* switch -> endpoints cabled to it */
@@ -618,6 +620,7 @@ static int vlsp_place(struct vlsp *v, const struct swgraph_dest *d, int carry_on
 {
 	int esc;
 
+	v->placed++;
 	for (unsigned l = 0; l < v->max_layers; l++) {
 		int made = l >= v->ls.n;
 		int rc =
@@ -655,7 +658,7 @@ static int vlsp_place(struct vlsp *v, const struct swgraph_dest *d, int carry_on
 		return esc;
 	if (v->seeded >= 0 && !vlsp_try(v, (unsigned)v->seeded, VLSP_LEGAL, carry_only))
 		return v->seeded;
-	if (v->seeded >= 0 && ++v->spanned > VLSP_SPANNED_MAX && v->spanned * 20 > v->dests.n)
+	if (v->seeded >= 0 && ++v->spanned > VLSP_SPANNED_MAX && v->spanned * 20 > v->placed)
 		return -EAGAIN; /* more than 5% on the BFS tree alone: give up */
 	if (v->seeded >= 0 && !vlsp_try(v, (unsigned)v->seeded, VLSP_SPANNING, carry_only))
 		return v->seeded;
