@@ -31,21 +31,32 @@
  *    layer when none takes it.  A layer that turned VLSP_FULL_AFTER trees
  *    away in a row counts as full (no more tries: on a big irregular
  *    fabric most tries fail, each after a search through the layer).
+ *    Every layer starts in the escape order below.
  * 3. Escape.  The last layer the VLs allow is fixed in an up-star/down-star
  *    order: rank the switches breadth first from a center of each
  *    component (the switch nearest to both ends of a double BFS sweep); a
  *    cable goes up towards the switch ranked first; the channel order puts
  *    up cables before down ones, so every legal turn (up-up, up-down,
  *    down-down) follows it and a down-up turn never does.  A destination
- *    that reaches it takes a shortest-path tree if every turn follows the
- *    order, else an up-star/down-star tree (level by level from the
+ *    that no free layer takes first tries a shortest-path tree whose turns
+ *    all follow the order; else a tree with detours grown turn by turn on
+ *    the first free layer that takes it (routing/vlsp_nue.c; a layer that
+ *    turned VLSP_DETOUR_FULL_AFTER away in a row is no longer offered
+ *    one); else an up-star/down-star tree (level by level from the
  *    destination switch: first the switches that can go down into a
  *    down-only switch of the level, then those that go up into any; the
  *    root reaches every switch going down, every switch climbs to the
  *    root, so every switch gets a way), which always fits.  So the engine
- *    never needs more VLs than the ports offer: with one data VL it is
- *    up-star/down-star routing that keeps shortest paths where they are
- *    legal; it fails only on memory.
+ *    never needs more VLs than the ports offer; it fails only on memory.
+ * 3b. One data VL.  No VL to spare for an escape: the one layer is free
+ *    and seeded with the turns of the BFS tree of the ranking (Nue's
+ *    escape paths: any walk along a tree that never turns back is
+ *    acyclic).  Each destination takes a grown tree with detours, else an
+ *    up-star/down-star tree if it fits, else the BFS tree's own (all its
+ *    turns are in the seed).  When more than VLSP_SPANNED_MAX LIDs, and
+ *    more than 5% of those placed, took the BFS tree's, the run gives up
+ *    (-EAGAIN inside) and routes again "plain": up-star/down-star routing
+ *    that keeps shortest paths where they are legal.
  * 4. SLs.  Layer l is SL l (lft_set.sl[lid]) and rides VL l at every hop
  *    (the SM programs SLtoVL so): no credit loop on any VL.  Layers used:
  *    at most the fewest data VLs any cabled port offers (VLCap; not known
@@ -88,6 +99,10 @@
  * (big fabrics), and the engine routes again with an up-star/down-star
  * layer. */
 #define VLSP_SPANNED_MAX 8
+/* ... and so does one whose cycle searches and trees have visited this
+ * many channels (the 64-switch mesh needs 0.3 M in all; a 2500-switch
+ * one would take minutes). */
+#define VLSP_SEED_WORK (16ULL << 20)
 
 /* The trees tried for a destination on a layer, in this order. */
 enum vlsp_kind {
@@ -620,6 +635,8 @@ static int vlsp_place(struct vlsp *v, const struct swgraph_dest *d, int carry_on
 {
 	int esc;
 
+	if (v->seeded >= 0 && v->ls.work > VLSP_SEED_WORK)
+		return -EAGAIN; /* too big a fabric for it: give up */
 	v->placed++;
 	for (unsigned l = 0; l < v->max_layers; l++) {
 		int made = l >= v->ls.n;

@@ -194,6 +194,7 @@ static int vlsp_layer_search(struct vlsp_layers *ls, const struct vlsp_layer *l,
 		ls->mark[w] = ls->gen;
 		ls->cursor[w] = 0;
 		ls->stack[top++] = w;
+		ls->work++;
 	}
 	return 0;
 }

@@ -66,6 +66,7 @@ struct vlsp_layers {
 	/* a turn whose search would visit this many channels is refused
 	 * (default: more than there are, no limit) */
 	size_t budget;
+	uint64_t work; /* channels the cycle searches visited, all told */
 };
 
 /* Index g's channels and turns; no layer yet.  fixed_ord (NULL: channel

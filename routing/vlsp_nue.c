@@ -93,6 +93,7 @@ static void vlsp_nue_offer(struct vlsp_nue *h, const struct vlsp_nue_in *in, int
 
 		if (h->done[s] || (in->dist && in->dist[s] != in->dist[r] + 1))
 			continue;
+		in->ls->work++;
 		vlsp_nue_push(h, (struct vlsp_nue_cand){
 				     .cost = cost[r] + in->weight[back],
 				     .hops = h->hops[r] + 1,
