@@ -629,8 +629,10 @@ static int vlsp_try(struct vlsp *v, unsigned l, enum vlsp_kind kind, int carry_o
  * up-star/down-star order; else a tree with detours grown turn by turn,
  * on the first free layer that takes it (a layer that turned
  * VLSP_DETOUR_FULL_AFTER away in a row is no longer tried); else a legal
- * tree on the escape layer.  Returns the layer, or a negative errno with
- * err set. */
+ * tree on the escape layer.  One data VL (v->seeded): the one layer is
+ * seeded; a grown tree, else a legal tree if it fits, else the BFS
+ * tree's own.  Returns the layer, -EAGAIN when the seeded layer gives up
+ * (err not set), or another negative errno with err set. */
 static int vlsp_place(struct vlsp *v, const struct swgraph_dest *d, int carry_only)
 {
 	int esc;
