@@ -31,21 +31,32 @@
  *    layer when none takes it.  A layer that turned VLSP_FULL_AFTER trees
  *    away in a row counts as full (no more tries: on a big irregular
  *    fabric most tries fail, each after a search through the layer).
+ *    Every layer starts in the escape order below.
  * 3. Escape.  The last layer the VLs allow is fixed in an up-star/down-star
  *    order: rank the switches breadth first from a center of each
  *    component (the switch nearest to both ends of a double BFS sweep); a
  *    cable goes up towards the switch ranked first; the channel order puts
  *    up cables before down ones, so every legal turn (up-up, up-down,
  *    down-down) follows it and a down-up turn never does.  A destination
- *    that reaches it takes a shortest-path tree if every turn follows the
- *    order, else an up-star/down-star tree (level by level from the
+ *    that no free layer takes first tries a shortest-path tree whose turns
+ *    all follow the order; else a tree with detours grown turn by turn on
+ *    the first free layer that takes it (routing/vlsp_nue.c; a layer that
+ *    turned VLSP_DETOUR_FULL_AFTER away in a row is no longer offered
+ *    one); else an up-star/down-star tree (level by level from the
  *    destination switch: first the switches that can go down into a
  *    down-only switch of the level, then those that go up into any; the
  *    root reaches every switch going down, every switch climbs to the
  *    root, so every switch gets a way), which always fits.  So the engine
- *    never needs more VLs than the ports offer: with one data VL it is
- *    up-star/down-star routing that keeps shortest paths where they are
- *    legal; it fails only on memory.
+ *    never needs more VLs than the ports offer; it fails only on memory.
+ * 3b. One data VL.  No VL to spare for an escape: the one layer is free
+ *    and seeded with the turns of the BFS tree of the ranking (Nue's
+ *    escape paths: any walk along a tree that never turns back is
+ *    acyclic).  Each destination takes a grown tree with detours, else an
+ *    up-star/down-star tree if it fits, else the BFS tree's own (all its
+ *    turns are in the seed).  When more than VLSP_SPANNED_MAX LIDs, and
+ *    more than 5% of those placed, took the BFS tree's, the run gives up
+ *    (-EAGAIN inside) and routes again "plain": up-star/down-star routing
+ *    that keeps shortest paths where they are legal.
  * 4. SLs.  Layer l is SL l (lft_set.sl[lid]) and rides VL l at every hop
  *    (the SM programs SLtoVL so): no credit loop on any VL.  Layers used:
  *    at most the fewest data VLs any cabled port offers (VLCap; not known
@@ -69,18 +80,37 @@
 #include "routing/route.h"
 #include "routing/swgraph.h"
 #include "routing/vlsp_layer.h"
+#include "routing/vlsp_nue.h"
 
 #define VLSP_NONE VLSP_LAYER_NONE
 /* A layer that turned this many trees away in a row is full: no more
  * trees are tried on it (on a big irregular fabric most would fail, each
  * after a search through the layer). */
 #define VLSP_FULL_AFTER 128
+/* A turn whose cycle search would visit this many channels is refused
+ * (bounds the work of a tree on a big layer). */
+#define VLSP_SEARCH_BUDGET 256
+/* A free layer that turned this many detour trees away in a row is no
+ * longer offered one (on a big fabric most would fail, each after growing
+ * most of a tree). */
+#define VLSP_DETOUR_FULL_AFTER 8
+/* One data VL: a seeded layer that put more than this many LIDs, and
+ * more than 5% of those placed so far, on the BFS tree alone gives up
+ * (big fabrics), and the engine routes again with an up-star/down-star
+ * layer. */
+#define VLSP_SPANNED_MAX 8
+/* ... and so does one whose cycle searches and trees have visited this
+ * many channels (the 64-switch mesh needs 0.3 M in all; a 2500-switch
+ * one would take minutes). */
+#define VLSP_SEED_WORK (16ULL << 20)
 
 /* The trees tried for a destination on a layer, in this order. */
 enum vlsp_kind {
 	VLSP_BALANCED,	 /* shortest paths, the lightest ways (free layers) */
 	VLSP_SAFE_FIRST, /* shortest paths, ways certainly safe on the layer first */
 	VLSP_LEGAL,	 /* up-star/down-star paths (the fixed layer) */
+	VLSP_DETOUR,	 /* the lightest paths grown turn by turn, longer ways allowed */
+	VLSP_SPANNING,	 /* along the BFS tree (one VL: the seeded layer) */
 };
 
 /* Where a switch stands in a legal (up-star/down-star) tree being built. */
@@ -95,13 +125,22 @@ struct vlsp {
 	struct swgraph g;
 	struct swgraph_dests dests;
 	struct vlsp_layers ls;
+	struct vlsp_nue nue;
 	unsigned max_layers;		 /* data VLs the ports offer */
 	size_t lids[VLSP_LAYER_MAX];	 /* destination LIDs per layer */
 	unsigned misses[VLSP_LAYER_MAX]; /* trees turned away in a row */
+	unsigned detour_misses[VLSP_LAYER_MAX]; /* detour trees turned away in a row */
 	/* the up-star/down-star order: hpos[s] is s's place from the top
 	 * (each component's root first), a cable goes up towards the lower */
 	uint32_t *hpos;
 	uint8_t *down;	    /* channel -> 1 when it goes down */
+	uint8_t *via;	    /* switch -> its port to its parent in that BFS */
+	uint32_t *tree_up;  /* switch -> its channel to that parent, VLSP_NONE */
+	int seeded;	    /* the free layer seeded with the BFS tree (one data
+			     * VL: layer 0), -1: none */
+	int plain;	    /* one data VL: up-star/down-star, no seeded layer */
+	size_t spanned;	    /* LIDs on the BFS tree alone so far */
+	size_t placed;	    /* LIDs placed so far */
 	uint64_t *weight;   /* channel -> paths routed over it so far */
 	uint32_t *lid_load; /* [g.port_base[s] + port]: LIDs sent out of it */
 	uint32_t *srcs;	    /* switch -> endpoints cabled to it */
@@ -126,6 +165,8 @@ static int vlsp_alloc(struct vlsp *v)
 
 	v->hpos = malloc(s * sizeof(*v->hpos));
 	v->down = malloc(c ? c : 1);
+	v->via = malloc(s);
+	v->tree_up = malloc(s * sizeof(*v->tree_up));
 	v->weight = calloc(c ? c : 1, sizeof(*v->weight));
 	v->lid_load = calloc(slots ? slots : 1, sizeof(*v->lid_load));
 	v->srcs = calloc(s, sizeof(*v->srcs));
@@ -137,8 +178,9 @@ static int vlsp_alloc(struct vlsp *v)
 	v->carry = malloc(s);
 	v->state = malloc(s);
 	v->legal = malloc(s * sizeof(*v->legal));
-	return v->hpos && v->down && v->weight && v->lid_load && v->srcs && v->dist && v->queue &&
-		       v->up && v->cost && v->flow && v->carry && v->state && v->legal
+	return v->hpos && v->down && v->via && v->tree_up && v->weight && v->lid_load && v->srcs &&
+		       v->dist && v->queue && v->up && v->cost && v->flow && v->carry && v->state &&
+		       v->legal
 		   ? 0
 		   : -ENOMEM;
 }
@@ -147,7 +189,7 @@ static void vlsp_free(struct vlsp *v)
 {
 	/* clang-format off */
 	void *all[] = {
-		v->hpos, v->down, v->weight, v->lid_load, v->srcs, v->dist, v->queue,
+		v->hpos, v->down, v->via, v->tree_up, v->weight, v->lid_load, v->srcs, v->dist, v->queue,
 		v->up, v->cost, v->flow, v->carry, v->state, v->legal,
 	};
 	/* clang-format on */
@@ -155,6 +197,7 @@ static void vlsp_free(struct vlsp *v)
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		free(all[i]);
 	vlsp_layers_fini(&v->ls);
+	vlsp_nue_fini(&v->nue);
 	swgraph_fini(&v->g);
 	swgraph_dests_fini(&v->dests);
 }
@@ -215,7 +258,8 @@ static int vlsp_center(struct vlsp *v, size_t c, int *db)
 	return best;
 }
 
-/* hpos: each component's switches breadth first from its center. */
+/* hpos: each component's switches breadth first from its center;
+ * tree_up: each switch's channel to its parent in that BFS tree. */
 static int vlsp_rank(struct vlsp *v)
 {
 	int *db = malloc((v->g.n_sw ? v->g.n_sw : 1) * sizeof(*db));
@@ -224,10 +268,18 @@ static int vlsp_rank(struct vlsp *v)
 	if (!db)
 		return -ENOMEM;
 	for (size_t c = 0; c < v->g.n_comp; c++) {
-		size_t n = swgraph_bfs_from(&v->g, vlsp_center(v, c, db), v->queue, v->dist, NULL);
+		size_t n =
+		    swgraph_bfs_from(&v->g, vlsp_center(v, c, db), v->queue, v->dist, v->via);
 
-		for (size_t i = 0; i < n; i++)
-			v->hpos[v->queue[i]] = at++;
+		for (size_t i = 0; i < n; i++) {
+			int sw = v->queue[i];
+
+			v->hpos[sw] = at++;
+			v->tree_up[sw] = VLSP_NONE;
+			for (size_t e = v->g.adj_start[sw]; e < v->g.adj_start[sw + 1] && i; e++)
+				if (v->g.adj[e].port == v->via[sw])
+					v->tree_up[sw] = (uint32_t)e;
+		}
 	}
 	free(db);
 	return 0;
@@ -300,6 +352,10 @@ static int vlsp_setup(struct vlsp *v)
 		rc = vlsp_first_order(v, &ord);
 	if (!rc)
 		rc = vlsp_layers_init(&v->ls, &v->g, ord);
+	if (!rc)
+		rc = vlsp_nue_init(&v->nue, &v->g);
+	if (!rc && v->ls.budget > VLSP_SEARCH_BUDGET)
+		v->ls.budget = VLSP_SEARCH_BUDGET;
 	free(ord);
 	if (rc)
 		return text_err(v->err, v->errlen, rc, "out of memory routing %zu switches",
@@ -309,6 +365,7 @@ static int vlsp_setup(struct vlsp *v)
 		return rc;
 	vlsp_count_sources(v);
 	v->max_layers = vlsp_offered_vls(v);
+	v->seeded = v->max_layers == 1 && !v->plain ? 0 : -1; /* one VL: the seed escapes */
 	return 0;
 }
 
@@ -413,6 +470,17 @@ static void vlsp_level_pass(struct vlsp *v, size_t head, size_t end, int down, s
 		v->state[v->legal[i]] = down ? VLSP_DOWN : VLSP_UP;
 }
 
+/* Start a tree in legal[] from queue[0] alone: every other switch free. */
+static void vlsp_tree_start(struct vlsp *v)
+{
+	for (size_t k = 0; k < v->n_reach; k++)
+		v->state[v->queue[k]] = VLSP_FREE;
+	v->legal[0] = v->queue[0];
+	v->state[v->queue[0]] = VLSP_DOWN;
+	v->up[v->queue[0]] = VLSP_NONE;
+	v->cost[v->queue[0]] = 0;
+}
+
 /* An up-star/down-star tree to queue[0] (a path never goes down, then up):
  * level by level from it, first the switches that can go down into a
  * down-only switch of the level, then those that go up into any.  Every
@@ -422,18 +490,62 @@ static void vlsp_legal_tree(struct vlsp *v)
 {
 	size_t head = 0, n = 1;
 
-	for (size_t k = 0; k < v->n_reach; k++)
-		v->state[v->queue[k]] = VLSP_FREE;
-	v->legal[0] = v->queue[0];
-	v->state[v->queue[0]] = VLSP_DOWN;
-	v->up[v->queue[0]] = VLSP_NONE;
-	v->cost[v->queue[0]] = 0;
+	vlsp_tree_start(v);
 	while (head < n) {
 		size_t end = n;
 
 		vlsp_level_pass(v, head, end, 1, &n);
 		vlsp_level_pass(v, head, end, 0, &n);
 		head = end;
+	}
+	v->tree = (struct vlsp_tree){v->legal, n, v->up, NULL};
+}
+
+/* Is channel e, leaving switch s, a cable of the BFS tree? */
+static int vlsp_tree_chan(const struct vlsp *v, int s, uint32_t e)
+{
+	return v->tree_up[s] == e || v->tree_up[v->g.adj[e].sw] == v->ls.rev[e];
+}
+
+/* Seed layer l with every turn along the BFS tree that does not go back
+ * where it came from: any path in the tree, to any destination.  Acyclic
+ * (a walk in a tree that never turns back ends), so it always fits. */
+static int vlsp_seed(struct vlsp *v, unsigned l)
+{
+	size_t budget = v->ls.budget;
+	int rc = 0;
+
+	v->ls.budget = v->ls.n_chan + 1; /* no limit: every turn must go on */
+	for (size_t r = 0; r < v->g.n_sw; r++)
+		for (size_t x = v->g.adj_start[r]; x < v->g.adj_start[r + 1]; x++)
+			for (size_t y = v->g.adj_start[r]; y < v->g.adj_start[r + 1]; y++)
+				if (!rc && x != y && vlsp_tree_chan(v, (int)r, (uint32_t)x) &&
+				    vlsp_tree_chan(v, (int)r, (uint32_t)y) &&
+				    vlsp_layers_turn(&v->ls, l, v->ls.rev[x], (uint32_t)y))
+					rc = -EDEADLK;
+	v->ls.budget = budget;
+	return rc;
+}
+
+/* The tree to queue[0] along the BFS tree's cables alone: its turns are
+ * all in the seed. */
+static void vlsp_spanning_tree(struct vlsp *v)
+{
+	size_t head = 0, n = 1;
+
+	vlsp_tree_start(v);
+	while (head < n) {
+		int p = v->legal[head++];
+
+		for (size_t e = v->g.adj_start[p]; e < v->g.adj_start[p + 1]; e++) {
+			int s = v->g.adj[e].sw;
+
+			if (v->state[s] != VLSP_FREE || !vlsp_tree_chan(v, p, (uint32_t)e))
+				continue;
+			v->state[s] = VLSP_DOWN;
+			v->up[s] = v->ls.rev[e];
+			v->legal[n++] = s;
+		}
 	}
 	v->tree = (struct vlsp_tree){v->legal, n, v->up, NULL};
 }
@@ -491,8 +603,18 @@ static void vlsp_write(struct vlsp *v, const struct swgraph_dest *d, int counted
  * not. */
 static int vlsp_try(struct vlsp *v, unsigned l, enum vlsp_kind kind, int carry_only)
 {
+	if (kind == VLSP_DETOUR) {
+		struct vlsp_nue_in in = {&v->ls, l, v->weight, v->lid_load, NULL};
+
+		if (vlsp_nue_tree(&v->nue, &in, v->queue[0], v->n_reach, v->up, v->cost, v->legal))
+			return 1;
+		v->tree = (struct vlsp_tree){v->legal, v->n_reach, v->up, NULL};
+		return 0;
+	}
 	if (kind == VLSP_LEGAL)
 		vlsp_legal_tree(v);
+	else if (kind == VLSP_SPANNING)
+		vlsp_spanning_tree(v);
 	else if (vlsp_shortest_tree(v, l, kind == VLSP_SAFE_FIRST))
 		return 1;
 	if (carry_only)
@@ -500,29 +622,65 @@ static int vlsp_try(struct vlsp *v, unsigned l, enum vlsp_kind kind, int carry_o
 	return vlsp_layers_add(&v->ls, l, &v->tree);
 }
 
-/* The first layer a tree for d fits in, trying on each layer the
- * balanced shortest-path tree, then the one with the safe ways first; a
- * new layer when none does.  The last layer the VLs allow keeps the
- * up-star/down-star order and takes a legal tree when no shortest one
- * follows it.  Returns the layer, or a negative errno with err set. */
+/* The first layer a tree for d fits in: on each free layer the VLs
+ * allow, the balanced shortest-path tree, then the one with the safe
+ * ways first; a new layer when none does.  When every free layer
+ * refused: a shortest tree that follows the escape layer's
+ * up-star/down-star order; else a tree with detours grown turn by turn,
+ * on the first free layer that takes it (a layer that turned
+ * VLSP_DETOUR_FULL_AFTER away in a row is no longer tried); else a legal
+ * tree on the escape layer.  One data VL (v->seeded): the one layer is
+ * seeded; a grown tree, else a legal tree if it fits, else the BFS
+ * tree's own.  Returns the layer, -EAGAIN when the seeded layer gives up
+ * (err not set), or another negative errno with err set. */
 static int vlsp_place(struct vlsp *v, const struct swgraph_dest *d, int carry_only)
 {
-	for (unsigned l = 0; l < v->max_layers; l++) {
-		int rc = l < v->ls.n ? 0 : vlsp_layers_add_layer(&v->ls, l + 1 == v->max_layers);
-		int fixed = l < v->ls.n && v->ls.layer[l].fixed;
+	int esc;
 
+	if (v->seeded >= 0 && v->ls.work > VLSP_SEED_WORK)
+		return -EAGAIN; /* too big a fabric for it: give up */
+	v->placed++;
+	for (unsigned l = 0; l < v->max_layers; l++) {
+		int made = l >= v->ls.n;
+		int rc =
+		    !made ? 0
+			  : vlsp_layers_add_layer(&v->ls, l + 1 == v->max_layers && v->seeded < 0);
+
+		if (rc >= 0 && made && (int)l == v->seeded && vlsp_seed(v, l))
+			return text_err(v->err, v->errlen, -EDEADLK,
+					"the BFS tree's turns do not fit on VL %u", l);
 		if (rc < 0)
 			return text_err(v->err, v->errlen, rc, "out of memory for VL %u", l);
-		if (v->misses[l] >= VLSP_FULL_AFTER && !fixed)
+		if (v->ls.layer[l].fixed || v->misses[l] >= VLSP_FULL_AFTER || (int)l == v->seeded)
 			continue;
-		if ((!fixed && !vlsp_try(v, l, VLSP_BALANCED, carry_only)) ||
-		    !vlsp_try(v, l, VLSP_SAFE_FIRST, carry_only) ||
-		    (fixed && !vlsp_try(v, l, VLSP_LEGAL, carry_only))) {
+		if (!vlsp_try(v, l, VLSP_BALANCED, carry_only) ||
+		    !vlsp_try(v, l, VLSP_SAFE_FIRST, carry_only)) {
 			v->misses[l] = 0;
 			return (int)l;
 		}
 		v->misses[l]++;
 	}
+	esc = v->ls.n && v->ls.layer[v->ls.n - 1].fixed ? (int)v->ls.n - 1 : -1;
+	if (esc >= 0 && !vlsp_try(v, (unsigned)esc, VLSP_SAFE_FIRST, carry_only))
+		return esc;
+	for (unsigned l = 0; l < v->ls.n; l++) {
+		if (v->ls.layer[l].fixed ||
+		    (v->detour_misses[l] >= VLSP_DETOUR_FULL_AFTER && (int)l != v->seeded))
+			continue;
+		if (!vlsp_try(v, l, VLSP_DETOUR, 0)) {
+			v->detour_misses[l] = 0;
+			return (int)l;
+		}
+		v->detour_misses[l]++;
+	}
+	if (esc >= 0 && !vlsp_try(v, (unsigned)esc, VLSP_LEGAL, carry_only))
+		return esc;
+	if (v->seeded >= 0 && !vlsp_try(v, (unsigned)v->seeded, VLSP_LEGAL, carry_only))
+		return v->seeded;
+	if (v->seeded >= 0 && ++v->spanned > VLSP_SPANNED_MAX && v->spanned * 20 > v->placed)
+		return -EAGAIN; /* more than 5% on the BFS tree alone: give up */
+	if (v->seeded >= 0 && !vlsp_try(v, (unsigned)v->seeded, VLSP_SPANNING, carry_only))
+		return v->seeded;
 	return text_err(v->err, v->errlen, -EDEADLK,
 			"the paths to LID %u (behind switch 0x%016" PRIx64
 			") fit on none of the %u VLs the ports offer",
@@ -567,18 +725,32 @@ static int vlsp_route_to(struct vlsp *v, int t)
 	return 0;
 }
 
+/* Every destination switch in switch order; on a seeded layer (one VL)
+ * in the ranking's order instead, the center first (measured: 2.8% more
+ * EBB on average over ten meshes and tori, on one VL only). */
 static int vlsp_route_all(struct vlsp *v)
 {
+	int *by = malloc((v->g.n_sw ? v->g.n_sw : 1) * sizeof(*by));
 	int rc = 0;
 
-	for (size_t t = 0; t < v->g.n_sw && !rc; t++)
+	if (!by)
+		return text_err(v->err, v->errlen, -ENOMEM, "out of memory routing %zu switches",
+				v->g.n_sw);
+	for (size_t t = 0; t < v->g.n_sw; t++)
+		by[v->seeded >= 0 ? v->hpos[t] : t] = (int)t;
+	for (size_t i = 0; i < v->g.n_sw && !rc; i++) {
+		int t = by[i];
+
 		if (v->dests.start[t] < v->dests.start[t + 1])
-			rc = vlsp_route_to(v, (int)t);
+			rc = vlsp_route_to(v, t);
+	}
+	free(by);
 	v->out->n_vls = (uint8_t)(v->ls.n ? v->ls.n : 1);
 	return rc;
 }
 
-/* "2 VLs of 8 offered (LIDs per VL: 300 20)" */
+/* "2 VLs of 8 offered (LIDs per VL: 300 20)"; on one VL, which layer:
+ * "1 VL of 1 offered (LIDs per VL: 320; grown trees)" */
 static void vlsp_note(const struct vlsp *v, struct route_note *note)
 {
 	size_t len;
@@ -590,7 +762,10 @@ static void vlsp_note(const struct vlsp *v, struct route_note *note)
 		len += (size_t)snprintf(note->text + len, sizeof(note->text) - len, " %zu",
 					v->lids[l]);
 	if (len < sizeof(note->text))
-		snprintf(note->text + len, sizeof(note->text) - len, ")");
+		snprintf(note->text + len, sizeof(note->text) - len, "%s)",
+			 v->max_layers > 1 ? ""
+			 : v->plain	   ? "; up*/down*: the grown trees gave up"
+					   : "; grown trees");
 }
 
 /* ---- The engine -------------------------------------------------------- */
@@ -598,8 +773,7 @@ static void vlsp_note(const struct vlsp *v, struct route_note *note)
 static int vlsp_compute(const struct fabric *f, const struct route_opts *opts, struct lft_set *out,
 			struct route_note *note, char *err, size_t errlen)
 {
-	struct vlsp v = {
-	    .f = f, .max_lid = opts->max_lid, .out = out, .err = err, .errlen = errlen};
+	struct vlsp v;
 	int rc;
 
 	if (note)
@@ -607,9 +781,21 @@ static int vlsp_compute(const struct fabric *f, const struct route_opts *opts, s
 	rc = route_opts_check(opts, err, errlen);
 	if (rc)
 		return rc;
-	rc = vlsp_setup(&v);
-	if (!rc)
-		rc = vlsp_route_all(&v);
+	for (int plain = 0; plain <= 1; plain++) {
+		v = (struct vlsp){.f = f,
+				  .max_lid = opts->max_lid,
+				  .out = out,
+				  .err = err,
+				  .errlen = errlen,
+				  .plain = plain};
+		rc = vlsp_setup(&v);
+		if (!rc)
+			rc = vlsp_route_all(&v);
+		if (rc != -EAGAIN || plain)
+			break;
+		vlsp_free(&v); /* the seeded layer gave up: again, up-star/down-star */
+		lft_set_fini(out);
+	}
 	if (!rc && note)
 		vlsp_note(&v, note);
 	vlsp_free(&v);

@@ -25,6 +25,7 @@ static int vlsp_layer_alloc(struct vlsp_layers *ls)
 	ls->turn_base = calloc(s + 1, sizeof(*ls->turn_base));
 	ls->fixed_ord = malloc(c * sizeof(*ls->fixed_ord));
 	ls->added = malloc(s * sizeof(*ls->added));
+	ls->cap_added = s;
 	ls->mark = calloc(c, sizeof(*ls->mark));
 	ls->stack = malloc(c * sizeof(*ls->stack));
 	ls->cursor = malloc(c * sizeof(*ls->cursor));
@@ -89,6 +90,7 @@ int vlsp_layers_init(struct vlsp_layers *ls, const struct swgraph *g, const uint
 	vlsp_layer_index(ls);
 	for (size_t c = 0; c < ls->n_chan; c++)
 		ls->fixed_ord[c] = fixed_ord ? fixed_ord[c] : (uint32_t)c;
+	ls->budget = ls->n_chan + 1;
 	return 0;
 }
 
@@ -107,7 +109,7 @@ int vlsp_layers_add_layer(struct vlsp_layers *ls, int fixed)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < ls->n_chan; i++)
-		l->ord[i] = fixed ? ls->fixed_ord[i] : (uint32_t)i;
+		l->ord[i] = ls->fixed_ord[i];
 	l->fixed = fixed;
 	return (int)ls->n++;
 }
@@ -166,7 +168,8 @@ static uint32_t vlsp_layer_next(const struct vlsp_layers *ls, const struct vlsp_
 /* Depth first from c over channels not yet marked, forward to those
  * placed below ub or backward to those above lb, collecting (place,
  * channel) into got.  Forward, reaching place ub (the new turn's in
- * channel) is a cycle: returns 1. */
+ * channel) is a cycle: returns 1; so is a search that would visit
+ * ls->budget channels (the turn is refused as if it closed one). */
 static int vlsp_layer_search(struct vlsp_layers *ls, const struct vlsp_layer *l, uint32_t c,
 			     int forward, uint32_t lb, uint32_t ub, uint64_t *got, size_t *n_got)
 {
@@ -184,13 +187,14 @@ static int vlsp_layer_search(struct vlsp_layers *ls, const struct vlsp_layer *l,
 			top--;
 			continue;
 		}
-		if (forward && l->ord[w] == ub)
+		if ((forward && l->ord[w] == ub) || *n_got + top >= ls->budget)
 			return 1;
 		if (ls->mark[w] == ls->gen || (forward ? l->ord[w] > ub : l->ord[w] <= lb))
 			continue;
 		ls->mark[w] = ls->gen;
 		ls->cursor[w] = 0;
 		ls->stack[top++] = w;
+		ls->work++;
 	}
 	return 0;
 }
@@ -234,9 +238,9 @@ static int vlsp_layer_order(struct vlsp_layers *ls, struct vlsp_layer *l, uint32
 		return 1;
 	ls->gen++;
 	ls->n_fwd = ls->n_bwd = 0;
-	if (vlsp_layer_search(ls, l, out, 1, lb, ub, ls->fwd, &ls->n_fwd))
+	if (vlsp_layer_search(ls, l, out, 1, lb, ub, ls->fwd, &ls->n_fwd) ||
+	    vlsp_layer_search(ls, l, in, 0, lb, ub, ls->bwd, &ls->n_bwd))
 		return 1;
-	vlsp_layer_search(ls, l, in, 0, lb, ub, ls->bwd, &ls->n_bwd);
 	vlsp_layer_reorder(ls, l);
 	return 0;
 }
@@ -250,25 +254,44 @@ static void vlsp_layer_undo(struct vlsp_layers *ls, struct vlsp_layer *l)
 	ls->n_added = 0;
 }
 
-int vlsp_layers_add(struct vlsp_layers *ls, unsigned l, const struct vlsp_tree *t)
+void vlsp_layers_begin(struct vlsp_layers *ls)
+{
+	ls->n_added = 0;
+}
+
+int vlsp_layers_turn(struct vlsp_layers *ls, unsigned l, uint32_t in, uint32_t out)
 {
 	struct vlsp_layer *ly = &ls->layer[l];
+	size_t bit = vlsp_layer_turn(ls, in, out);
 
-	ls->n_added = 0;
+	if (vlsp_layer_bit(ly->turns, bit))
+		return 0;
+	ly->turns[bit / 64] |= 1ULL << (bit % 64);
+	if (vlsp_layer_order(ls, ly, in, out)) {
+		ly->turns[bit / 64] &= ~(1ULL << (bit % 64));
+		return 1;
+	}
+	if (ls->n_added < ls->cap_added)
+		ls->added[ls->n_added++] = bit;
+	return 0;
+}
+
+void vlsp_layers_undo(struct vlsp_layers *ls, unsigned l)
+{
+	vlsp_layer_undo(ls, &ls->layer[l]);
+}
+
+int vlsp_layers_add(struct vlsp_layers *ls, unsigned l, const struct vlsp_tree *t)
+{
+	vlsp_layers_begin(ls);
 	for (size_t k = 1; k < t->n; k++) {
 		int s = t->order[k];
 		uint32_t in = t->up[s], out = t->up[ls->g->adj[in].sw];
-		size_t bit;
 
 		if (out == VLSP_LAYER_NONE || (t->only && !t->only[s]))
 			continue;
-		bit = vlsp_layer_turn(ls, in, out);
-		if (vlsp_layer_bit(ly->turns, bit))
-			continue;
-		ly->turns[bit / 64] |= 1ULL << (bit % 64);
-		ls->added[ls->n_added++] = bit;
-		if (vlsp_layer_order(ls, ly, in, out)) {
-			vlsp_layer_undo(ls, ly);
+		if (vlsp_layers_turn(ls, l, in, out)) {
+			vlsp_layers_undo(ls, l);
 			return 1;
 		}
 	}

@@ -54,26 +54,30 @@ struct vlsp_layers {
 	int *chan_sw;	   /* channel -> the switch it leaves */
 	size_t *turn_base; /* switch -> its first turn bit */
 	size_t turn_bits;
-	uint32_t *fixed_ord; /* the order a fixed layer keeps */
+	uint32_t *fixed_ord; /* the order layers start in, a fixed one keeps */
 	unsigned n;	     /* layers made */
 	struct vlsp_layer layer[VLSP_LAYER_MAX];
 	/* scratch: the turns the tree being added set, the cycle search */
-	size_t *added, n_added;
+	size_t *added, n_added, cap_added;
 	uint32_t *mark, gen, *stack;
 	uint16_t *cursor;
 	uint64_t *fwd, *bwd, *pos;
 	size_t n_fwd, n_bwd;
+	/* a turn whose search would visit this many channels is refused
+	 * (default: more than there are, no limit) */
+	size_t budget;
+	uint64_t work; /* channels the cycle searches visited, all told */
 };
 
 /* Index g's channels and turns; no layer yet.  fixed_ord (NULL: channel
- * number order), a permutation of the channels, is copied: the order a
- * fixed layer keeps.  Returns 0 or -ENOMEM (ls then holds nothing;
+ * number order), a permutation of the channels, is copied: the order
+ * every layer starts in and a fixed layer keeps.  Returns 0 or -ENOMEM (ls then holds nothing;
  * vlsp_layers_fini is safe on it). */
 int vlsp_layers_init(struct vlsp_layers *ls, const struct swgraph *g, const uint32_t *fixed_ord);
 void vlsp_layers_fini(struct vlsp_layers *ls);
 
-/* Make layer ls->n, empty: fixed, in fixed_ord for good; else starting
- * in channel number order.  Returns its number, or -ENOSPC
+/* Make layer ls->n, empty, in fixed_ord: fixed, for good; else free to
+ * change it.  Returns its number, or -ENOSPC
  * (VLSP_LAYER_MAX made), -ENOMEM. */
 int vlsp_layers_add_layer(struct vlsp_layers *ls, int fixed);
 
@@ -84,6 +88,14 @@ int vlsp_layers_safe(const struct vlsp_layers *ls, unsigned l, uint32_t in, uint
 /* Add t's turns to layer l if they keep it acyclic (on a fixed layer: if
  * they follow its order).  Returns 0 (added), 1 (not added, l as it was). */
 int vlsp_layers_add(struct vlsp_layers *ls, unsigned l, const struct vlsp_tree *t);
+
+/* Turn by turn, as a tree grows (routing/vlsp_nue.c): begin, then each
+ * turn in -> out is added if it keeps layer l acyclic (0) or refused
+ * (1, l as it was); undo takes out every turn added since begin (at most
+ * one per switch is remembered: a tree's). */
+void vlsp_layers_begin(struct vlsp_layers *ls);
+int vlsp_layers_turn(struct vlsp_layers *ls, unsigned l, uint32_t in, uint32_t out);
+void vlsp_layers_undo(struct vlsp_layers *ls, unsigned l);
 
 /* Does layer l have the turn in -> out? */
 int vlsp_layers_has(const struct vlsp_layers *ls, unsigned l, uint32_t in, uint32_t out);

@@ -225,7 +225,7 @@ uint32_t route_test_lcg(uint32_t *state)
  * seed), a host on every other switch (ports 1..3 hosts, 4..16 cables). */
 void route_test_mesh(struct fabric *f, int n, int extra, uint32_t seed)
 {
-	unsigned next_port[64];
+	unsigned next_port[512];
 
 	fabric_init(f);
 	for (int i = 0; i < n; i++) {

@@ -56,7 +56,7 @@ int route_test_attach_switch(const struct fabric *f, int node, unsigned port);
 /* A w x h 2D torus (wrap-around both ways), one host per switch on port
  * 1; switch (x, y) ports 2/3 go to x+1/x-1, ports 4/5 to y+1/y-1. */
 void route_test_torus(struct fabric *f, int w, int h);
-/* n switches (16 ports): a random spanning tree plus extra random cables
+/* n <= 512 switches (16 ports): a random spanning tree plus extra random cables
  * (seeded), a host on every other switch (port 1; cables on 4..16). */
 void route_test_mesh(struct fabric *f, int n, int extra, uint32_t seed);
 /* The next number of a small linear congruential generator. */

@@ -16,6 +16,7 @@
 #include "routing/score.h"
 #include "routing/swgraph.h"
 #include "routing/vlsp_layer.h"
+#include "routing/vlsp_nue.h"
 #include "tests/unit/route_test.h"
 #include "tests/unit/unit.h"
 
@@ -180,6 +181,99 @@ static void test_vlsp_layers_fixed(void)
 	vlsp_rig_fini(&r);
 }
 
+/* ---- Trees grown turn by turn (vlsp_nue.c) -------------------------------- */
+
+/* Put the turns a -> b -> c and b -> c -> d (switches) on layer l. */
+static void vlsp_turns(struct vlsp_rig *r, unsigned l, int a, int b, int c, int d)
+{
+	CU_ASSERT_EQUAL(vlsp_layers_turn(&r->ls, l, vlsp_chan(r, a, b), vlsp_chan(r, b, c)), 0);
+	CU_ASSERT_EQUAL(vlsp_layers_turn(&r->ls, l, vlsp_chan(r, b, c), vlsp_chan(r, c, d)), 0);
+}
+
+/* Grow the tree to switch t of rig r (n switches) on layer 0. */
+static int vlsp_grow(struct vlsp_rig *r, size_t n, int t, const uint64_t *weight)
+{
+	uint32_t load[64] = {0};
+	uint64_t cost[8];
+	struct vlsp_nue h;
+	struct vlsp_nue_in in = {&r->ls, 0, weight, load, NULL};
+	int rc;
+
+	CU_ASSERT_FATAL(r->g.port_base[r->g.n_sw] <= 64);
+	CU_ASSERT_EQUAL_FATAL(vlsp_nue_init(&h, &r->g), 0);
+	rc = vlsp_nue_tree(&h, &in, t, n, r->up, cost, r->order);
+	vlsp_nue_fini(&h);
+	return rc;
+}
+
+/* A ring of 4 whose layer 0 has the trees to switches 0, 1 and 2 with
+ * every two-hop path one way round. */
+static void vlsp_ring4_three(struct vlsp_rig *r)
+{
+	vlsp_rig_init(r, 4, 1, NULL);
+	CU_ASSERT_EQUAL_FATAL(vlsp_layers_add_layer(&r->ls, 0), 0);
+	for (int j = 0; j < 3; j++)
+		CU_ASSERT_EQUAL(vlsp_layers_add(&r->ls, 0, vlsp_ring4_tree(r, j)), 0);
+}
+
+/* Ring of 4, three trees one way round on layer 0: the tree to switch 3
+ * would send 1 -> 0 -> 3 (channel 1 -> 2 weighs more), a turn that
+ * closes the cycle, so switch 1 takes the other way, 1 -> 2 -> 3. */
+static void test_vlsp_grow_turn_refused(void)
+{
+	uint64_t weight[8] = {0};
+	struct vlsp_rig r;
+
+	vlsp_ring4_three(&r);
+	weight[vlsp_chan(&r, 1, 2)] = 5;
+	CU_ASSERT_EQUAL(vlsp_grow(&r, 4, 3, weight), 0);
+	CU_ASSERT_EQUAL(r.order[0], 3);
+	CU_ASSERT_EQUAL(r.up[3], VLSP_LAYER_NONE);
+	CU_ASSERT_EQUAL(r.up[1], vlsp_chan(&r, 1, 2));
+	CU_ASSERT_TRUE(vlsp_layers_has(&r.ls, 0, vlsp_chan(&r, 1, 2), vlsp_chan(&r, 2, 3)));
+	CU_ASSERT_FALSE(vlsp_layers_has(&r.ls, 0, vlsp_chan(&r, 1, 0), vlsp_chan(&r, 0, 3)));
+	vlsp_rig_fini(&r);
+}
+
+/* Ring of 4 with both of switch 1's ways to switch 3 closing a cycle:
+ * no tree, and the layer keeps only the turns it had. */
+static void test_vlsp_grow_fails(void)
+{
+	uint64_t weight[8] = {0};
+	struct vlsp_rig r;
+
+	vlsp_ring4_three(&r);
+	vlsp_turns(&r, 0, 2, 3, 0, 1); /* 2->3, 3->0, 0->1 */
+	CU_ASSERT_EQUAL(vlsp_layers_turn(&r.ls, 0, vlsp_chan(&r, 0, 1), vlsp_chan(&r, 1, 2)), 0);
+	/* and the turn that would close it is refused, the layer unchanged */
+	CU_ASSERT_EQUAL(vlsp_layers_turn(&r.ls, 0, vlsp_chan(&r, 1, 2), vlsp_chan(&r, 2, 3)), 1);
+	CU_ASSERT_FALSE(vlsp_layers_has(&r.ls, 0, vlsp_chan(&r, 1, 2), vlsp_chan(&r, 2, 3)));
+	CU_ASSERT_EQUAL(vlsp_grow(&r, 4, 3, weight), 1);
+	CU_ASSERT_FALSE(vlsp_layers_has(&r.ls, 0, vlsp_chan(&r, 1, 2), vlsp_chan(&r, 2, 3)));
+	CU_ASSERT_FALSE(vlsp_layers_has(&r.ls, 0, vlsp_chan(&r, 1, 0), vlsp_chan(&r, 0, 3)));
+	vlsp_rig_fini(&r);
+}
+
+/* Ring of 5, the turns 1->0->4->3->2->1 on the layer: switch 2's
+ * shortest way to switch 0 (2 -> 1 -> 0) would close the cycle, so it
+ * goes the long way round, 2 -> 3 -> 4 -> 0, three hops. */
+static void test_vlsp_grow_detour(void)
+{
+	uint64_t weight[10] = {0};
+	struct vlsp_rig r;
+
+	vlsp_rig_init(&r, 5, 1, NULL);
+	CU_ASSERT_EQUAL_FATAL(vlsp_layers_add_layer(&r.ls, 0), 0);
+	vlsp_turns(&r, 0, 1, 0, 4, 3);
+	vlsp_turns(&r, 0, 4, 3, 2, 1);
+	CU_ASSERT_EQUAL(vlsp_grow(&r, 5, 0, weight), 0);
+	CU_ASSERT_EQUAL(r.up[2], vlsp_chan(&r, 2, 3));
+	CU_ASSERT_EQUAL(r.up[3], vlsp_chan(&r, 3, 4));
+	CU_ASSERT_EQUAL(r.up[1], vlsp_chan(&r, 1, 0));
+	CU_ASSERT_EQUAL(r.order[4], 2); /* the last to join */
+	vlsp_rig_fini(&r);
+}
+
 /* ---- The engine --------------------------------------------------------- */
 
 /* The scorer's per-VL figures add up to its totals, and each VL's
@@ -335,6 +429,102 @@ static void test_vlsp_meshes(void)
 	}
 }
 
+/* EBB (200 bisections) of engine e's tables on f, which must pass the
+ * gate with every pair routed; vlsp on one VL: its note ends in tail. */
+static double vlsp_ebb(const struct route_engine *e, const struct fabric *f, uint16_t max,
+		       const char *tail)
+{
+	struct route_note note;
+	struct route_score sc;
+	struct score_opts o;
+	struct lft_set s;
+
+	score_opts_default(&o);
+	o.shifts = 0;
+	o.bisections = 200;
+	lft_set_init(&s);
+	CU_ASSERT_EQUAL_FATAL(route_test_run(e, f, max, NULL, 0, &s, &note), 0);
+	if (tail) {
+		size_t n = strlen(note.text), k = strlen(tail);
+
+		CU_ASSERT_TRUE(n >= k && !strcmp(note.text + n - k, tail));
+	}
+	CU_ASSERT_EQUAL_FATAL(score_run(f, &s, &o, &sc), 0);
+	CU_ASSERT_EQUAL(sc.gate_rc, 0);
+	CU_ASSERT_EQUAL(sc.pairs_routed, sc.pairs);
+	lft_set_fini(&s);
+	return sc.ebb_mean;
+}
+
+/* One data VL: the one layer starts with the BFS tree's turns and takes
+ * trees grown turn by turn (detours allowed), so on a 6x6 torus and a
+ * random mesh it spreads the load clearly better than up-star/down-star
+ * routing (updn; what vlsp did on one VL before). */
+static void test_vlsp_one_vl_grown(void)
+{
+	for (int k = 0; k < 2; k++) {
+		struct fabric f;
+		uint16_t max;
+		double ebb, updn;
+
+		if (k == 0)
+			route_test_torus(&f, 6, 6);
+		else
+			route_test_mesh(&f, 24, 30, 2);
+		vlsp_present(&f);
+		max = route_test_assign_lids(&f, 0);
+		vlsp_vl_caps(&f, 1);
+		ebb = vlsp_ebb(&route_engine_vlsp, &f, max, "; grown trees)");
+		updn = vlsp_ebb(&route_engine_updn, &f, max, NULL);
+		fprintf(stderr, " [%s: vlsp %.4f updn %.4f]", k ? "mesh" : "torus", ebb, updn);
+		CU_ASSERT_TRUE(ebb > updn * 1.03);
+		fabric_fini(&f);
+	}
+}
+
+/* More destinations than the free layers hold on shortest paths (a
+ * random mesh of 64 switches, 2 VLs: 1 free, 1 escape): those that no
+ * free layer takes whole take detours on one rather than up-star/down-
+ * star trees on the escape VL, and the load spreads better than updn's
+ * by a wide margin. */
+static void test_vlsp_detours(void)
+{
+	struct fabric f;
+	uint16_t max;
+	double ebb, updn;
+
+	route_test_mesh(&f, 64, 130, 1);
+	vlsp_present(&f);
+	max = route_test_assign_lids(&f, 0);
+	vlsp_vl_caps(&f, 2);
+	ebb = vlsp_ebb(&route_engine_vlsp, &f, max, NULL);
+	updn = vlsp_ebb(&route_engine_updn, &f, max, NULL);
+	fprintf(stderr, " [vlsp %.4f updn %.4f]", ebb, updn);
+	CU_ASSERT_TRUE(ebb > updn * 1.10);
+	fabric_fini(&f);
+}
+
+/* One data VL on a bigger mesh (128 switches, 448 hosts): the seeded
+ * layer soon has more than 5% of the LIDs placed on the BFS tree alone,
+ * so it gives up (its work grows fast with the fabric: on a 2500-switch
+ * mesh it took minutes) and the engine routes again with an
+ * up-star/down-star layer: the note says so, and the tables pass. */
+static void test_vlsp_one_vl_gives_up(void)
+{
+	struct fabric f;
+	uint16_t max;
+
+	route_test_mesh(&f, 128, 250, 1);
+	for (int i = 0; i < 128; i++) /* 3 or 4 hosts a switch, as nanosm-gen's */
+		for (uint8_t port = (uint8_t)(i % 2 ? 1 : 2); port <= 3; port++)
+			route_test_add_host(&f, i, port);
+	vlsp_present(&f);
+	max = route_test_assign_lids(&f, 0);
+	vlsp_vl_caps(&f, 1);
+	vlsp_ebb(&route_engine_vlsp, &f, max, "; up*/down*: the grown trees gave up)");
+	fabric_fini(&f);
+}
+
 /* Errors: max_lid beyond unicast; a LID above max_lid names the port. */
 static void test_vlsp_errors(void)
 {
@@ -362,9 +552,15 @@ void test_vlsp_register(void)
 	CU_add_test(s, "layers: ring of 4, one way round: 2 layers", test_vlsp_layers_ring);
 	CU_add_test(s, "layers: a line fits one layer", test_vlsp_layers_line);
 	CU_add_test(s, "layers: a fixed layer keeps its order", test_vlsp_layers_fixed);
+	CU_add_test(s, "grown tree: a refused turn, the other way", test_vlsp_grow_turn_refused);
+	CU_add_test(s, "grown tree: no way fits, layer unchanged", test_vlsp_grow_fails);
+	CU_add_test(s, "grown tree: the long way round a ring", test_vlsp_grow_detour);
 	CU_add_test(s, "line 1 VL, ring of five 2 VLs, shortest", test_vlsp_line_and_ring);
 	CU_add_test(s, "one data VL: deadlock-free on VL0", test_vlsp_one_vl);
 	CU_add_test(s, "5x5 torus: shortest, deterministic, 2 VLs", test_vlsp_torus);
 	CU_add_test(s, "random meshes, LMC 1, 8/4/1 VLs", test_vlsp_meshes);
+	CU_add_test(s, "one data VL: grown trees beat updn", test_vlsp_one_vl_grown);
+	CU_add_test(s, "64-switch mesh on 2 VLs: detours", test_vlsp_detours);
+	CU_add_test(s, "one data VL, 128 switches: gives up the seed", test_vlsp_one_vl_gives_up);
 	CU_add_test(s, "errors", test_vlsp_errors);
 }
