@@ -391,5 +391,5 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(PURE_SRC:%.c=$(OBJ)/%.d) $(SHELL_SRC:%.c=$(OBJ)/%.d) $(UNIT_OBJ:.o=.d) $(TOOLS_SRC:%.c=$(OBJ)/%.d)
--include $(wildcard $(OBJ)/pic/*/*.d $(OBJ)/pic/*/*/*.d)
--include $(wildcard $(FUZZ_BUILD)/obj/*/*.d $(FUZZ_BUILD)/obj/tests/fuzz/*.d)
+-include $(wildcard $(OBJ)/pic/*/*.d $(OBJ)/pic/*/*/*.d $(OBJ)/pic/*/*/*/*.d)
+-include $(wildcard $(FUZZ_BUILD)/obj/*/*.d $(FUZZ_BUILD)/obj/*/*/*.d $(FUZZ_BUILD)/obj/*/*/*/*.d)

@@ -629,29 +629,55 @@ struct lft_steps {
 	sm_phase_fn then;
 };
 
-/* Switch-to-switch hops from switch node s to the switch that delivers
- * dlid, following the new tables: 0 when s delivers it itself or drops it
- * (or the walk goes nowhere, which the gate rules out). */
-static unsigned lft_push_dist(const struct sm *sm, int s, unsigned dlid)
+unsigned lft_push_dist_in(const struct fabric *f, const struct lft_set *s, int sw, unsigned dlid)
 {
-	int node = s;
+	int node = sw;
 
 	for (unsigned h = 0; h < FABRIC_MAX_HOPS; h++) {
-		const struct lft *t = lft_set_find_const(&sm->lfts, node);
+		const struct lft *t = lft_set_find_const(s, node);
 		const struct fabric_port *p;
 		uint8_t out;
 
 		if (!t || dlid > t->top || (out = t->port[dlid]) == LFT_DROP || out == 0)
 			return h;
-		if (out > sm->next.nodes[node].num_ports)
+		if (out > f->nodes[node].num_ports)
 			return h;
-		p = &sm->next.nodes[node].ports[out];
-		if (p->remote_node == FABRIC_NONE ||
-		    !fabric_is_switch(&sm->next.nodes[p->remote_node]))
+		p = &f->nodes[node].ports[out];
+		if (p->remote_node == FABRIC_NONE || !fabric_is_switch(&f->nodes[p->remote_node]))
 			return h;
 		node = p->remote_node;
 	}
 	return 0;
+}
+
+/* Switch-to-switch hops from switch node s to the switch that delivers
+ * dlid, following the new tables: 0 when s delivers it itself or drops it
+ * (or the walk goes nowhere, which the gate rules out). */
+static unsigned lft_push_dist(const struct sm *sm, int s, unsigned dlid)
+{
+	return lft_push_dist_in(&sm->next, &sm->lfts, s, dlid);
+}
+
+unsigned lft_push_block_writes(const struct fabric *f, const struct lft_set *s, int sw,
+			       unsigned block, const uint8_t *old, const uint8_t *want,
+			       size_t *planned)
+{
+	uint32_t steps = 0;
+	unsigned n = 0;
+
+	if ((*planned)++ >= LFT_STEP_MAX_BLOCKS)
+		return 1; /* past the cap: written at once */
+	for (unsigned i = 0; i < LFT_BLOCK_SIZE; i++) {
+		unsigned d;
+
+		if (old[i] == want[i])
+			continue;
+		d = lft_push_dist_in(f, s, sw, block * LFT_BLOCK_SIZE + i);
+		steps |= 1u << (d < LFT_STEPS ? d : LFT_STEPS - 1);
+	}
+	for (; steps; steps &= steps - 1)
+		n++;
+	return n ? n : 1;
 }
 
 /* A block of switch t the cache knows (old) that must change: plan its

@@ -20,24 +20,37 @@
 /* Blocks and LIDs that differ between the table in force and the new one;
  * a line for the first PLAN_SWITCH_LINES switches that change (all with
  * verbose). */
-static void plan_switch(struct text_buf *t, const struct fabric *f, const struct lft *old,
+/* The push's count: the Sets for the blocks that differ, in loop-free
+ * steps (lft_push.c), tallied in plan_count. */
+struct plan_count {
+	const struct fabric *f;
+	const struct lft_set *next;
+	size_t planned, writes;
+};
+
+static void plan_switch(struct text_buf *t, struct plan_count *pc, const struct lft *old,
 			const struct lft *new, int verbose, size_t *blocks, size_t *moved,
 			size_t *touched)
 {
+	const struct fabric *f = pc->f;
 	unsigned nb = (unsigned)new->top / LFT_BLOCK_SIZE + 1, b_changed = 0, l_moved = 0;
 
 	for (unsigned b = 0; b < nb; b++) {
+		uint8_t o[LFT_BLOCK_SIZE], n[LFT_BLOCK_SIZE];
 		unsigned diff = 0;
 
 		for (unsigned i = 0; i < LFT_BLOCK_SIZE; i++) {
 			unsigned lid = b * LFT_BLOCK_SIZE + i;
-			uint8_t o = old && lid <= old->top ? old->port[lid] : LFT_DROP;
-			uint8_t n = lid <= new->top ? new->port[lid] : LFT_DROP;
 
-			diff += o != n;
+			o[i] = old && lid <= old->top ? old->port[lid] : LFT_DROP;
+			n[i] = lid <= new->top ? new->port[lid] : LFT_DROP;
+			diff += o[i] != n[i];
 		}
 		b_changed += diff != 0;
 		l_moved += diff;
+		if (diff)
+			pc->writes +=
+			    lft_push_block_writes(f, pc->next, new->node, b, o, n, &pc->planned);
 	}
 	if (!b_changed)
 		return;
@@ -149,6 +162,7 @@ char *sm_plan(struct sm *sm, const char *engines, const uint64_t *roots, size_t 
 	struct text_buf t, detail;
 	struct lft_set next;
 	struct sm_routing_verdict v;
+	struct plan_count pc = {0};
 	size_t blocks = 0, moved = 0, touched = 0;
 	int rc;
 
@@ -180,15 +194,16 @@ char *sm_plan(struct sm *sm, const char *engines, const uint64_t *roots, size_t 
 	if (v.worse)
 		sm_plan_worse(&v, refused, refusedlen);
 	text_buf_init(&detail);
+	pc.f = &sm->cur;
+	pc.next = &next;
 	for (size_t i = 0; i < next.n; i++)
-		plan_switch(&detail, &sm->cur,
-			    lft_set_find_const(&sm->lfts_cur, next.tables[i].node), &next.tables[i],
-			    verbose, &blocks, &moved, &touched);
+		plan_switch(&detail, &pc, lft_set_find_const(&sm->lfts_cur, next.tables[i].node),
+			    &next.tables[i], verbose, &blocks, &moved, &touched);
 	text_buf_printf(&t,
-			"LFT: %zu block(s) differ on %zu of %zu switch(es), %zu route(s) move "
-			"(the push writes each once, or twice where the loop-free order needs a "
-			"step between)\n",
-			blocks, touched, next.n, moved);
+			"LFT: %zu block(s) differ on %zu of %zu switch(es), %zu route(s) move; "
+			"the push sends %zu LFT block Set(s) (a block is written once per "
+			"loop-free step its changed entries need)\n",
+			blocks, touched, next.n, moved, pc.writes);
 	if (touched)
 		text_buf_printf(&t, "switches that change%s:\n%s",
 				touched > PLAN_SWITCH_LINES && !verbose ? " (the first 10)" : "",

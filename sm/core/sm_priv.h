@@ -439,6 +439,15 @@ void lft_steps_free(struct sm *sm);
  * when nothing was swept yet.  story (may be NULL) gets the engines passed
  * over before the winner and why, names next to the GUIDs ("" when the
  * first won). */
+/* Switch-to-switch hops from switch sw to the switch that delivers dlid
+ * along the tables s over f (0: sw delivers or drops it). */
+unsigned lft_push_dist_in(const struct fabric *f, const struct lft_set *s, int sw, unsigned dlid);
+/* How many Sets the push sends for one block of switch sw whose entries go
+ * from old to want: one per loop-free step its changed entries fall in (1
+ * past the push's cap of stepped blocks, *planned counting them). */
+unsigned lft_push_block_writes(const struct fabric *f, const struct lft_set *s, int sw,
+			       unsigned block, const uint8_t *old, const uint8_t *want,
+			       size_t *planned);
 int lft_push_dry_run(struct sm *sm, const char *engines, const uint64_t *roots, size_t n_roots,
 		     struct lft_set *keep, char *why, size_t whylen, char *story, size_t storylen);
 

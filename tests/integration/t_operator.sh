@@ -7,7 +7,8 @@
 # `status` names the running engine and why it was chosen; `plan` of a
 # routing that scores much worse names the engine that would win, the
 # engines passed over with node names next to their GUIDs, the scores, and
-# is refused (exit 1); `reload` of it is refused with the numbers and the
+# is refused (exit 1), and counts the LFT block Sets the push will send;
+# `reload` of it is refused with the numbers and the
 # switches keep their tables (dump_fts before == after); `reload --force`
 # applies it and says so; the fallback from minhop to updn is one log line
 # (NSM-W405, from what to what and why, names next to GUIDs), not repeated
@@ -84,6 +85,10 @@ grep -qE "^reloaded $pol \(routing minhop,updn: engine updn wins after routing e
 	it_fail "reload --force does not name the winner, the reason and the scores"
 sm_wait 'NSM-W405 routing falls back from minhop to updn: routing engine minhop: tables refused by the gate .*0x[0-9a-f]{16} \(pod' 20 ||
 	it_fail "no single fallback line from minhop to updn with names"
+# plan counted the Sets the push sends (loop-free steps included)
+want=$(grep -oE 'the push sends [0-9]+ LFT block' "$d/plan" | grep -oE '[0-9]+')
+sm_wait "sweep [0-9]+: ok .*lft_blocks_sent=$want " 20 ||
+	it_fail "the push after the forced reload did not send the $want blocks plan said"
 sweeps 2
 IT_LAST_OUT=$SM_LOG
 [ "$(grep -c 'NSM-W405' "$SM_LOG")" = 1 ] || it_fail "the same fallback was logged again by the next sweeps"
