@@ -75,11 +75,11 @@ $(ARCHIVES):
 # what each program links, highest layer first (the linker reads archives
 # in order)
 LINK_nanosm        := $(A_DAEMON) $(A_CTL) $(A_CORE) $(A_SA) $(A_CONFIG) $(A_ROUTING) $(A_UMAD) $(A_MAD)
-LINK_nanosm-unit   := $(A_PING) $(A_DRAW) $(A_TOOLS) $(A_DAEMON) $(A_CTL) $(A_CORE) $(A_SA) $(A_CONFIG) \
+LINK_nanosm-unit   := $(A_PING) $(A_TOOLS) $(A_DRAW) $(A_DAEMON) $(A_CTL) $(A_CORE) $(A_SA) $(A_CONFIG) \
 		      $(A_ROUTING) $(A_UMAD) $(A_MAD)
-LINK_nanosmctl     := $(A_DRAW) $(A_CTL) $(A_ROUTING) $(A_MAD)
+LINK_nanosmctl     := $(A_TOOLS) $(A_DRAW) $(A_CTL) $(A_ROUTING) $(A_MAD)
 LINK_nanosm-verify := $(A_TOOLS) $(A_CORE) $(A_CONFIG) $(A_ROUTING) $(A_UMAD) $(A_MAD)
-LINK_nanosm-route  := $(A_DRAW) $(A_TOOLS) $(A_CONFIG) $(A_ROUTING) $(A_MAD)
+LINK_nanosm-route  := $(A_TOOLS) $(A_DRAW) $(A_CONFIG) $(A_ROUTING) $(A_MAD)
 LINK_nanosm-gen    := $(A_TOOLS) $(A_ROUTING) $(A_MAD)
 LINK_nanosm-sa     := $(A_TOOLS) $(A_UMAD) $(A_MAD)
 LINK_nanosm-smpset := $(A_TOOLS) $(A_ROUTING) $(A_UMAD) $(A_MAD)

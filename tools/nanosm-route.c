@@ -19,7 +19,7 @@
 #include "routing/route.h"
 #include "routing/score.h"
 #include "routing/topo_file.h"
-#include "tools/draw/draw.h"
+#include "tools/lib/draw_cli.h"
 
 #define ROUTE_EXIT_PASS 0
 #define ROUTE_EXIT_FAIL 1
@@ -33,11 +33,7 @@ struct route_args {
 	int timing; /* --timing: report how long routing and scoring took */
 	uint8_t vl_cap; /* --vl-cap: every port's VLCap (0: as read) */
 	struct score_opts score;
-	/* --draw svg|html: the picture instead of the report */
-	const char *draw, *reference, *expand[64];
-	size_t n_expand;
-	int expand_all;
-	unsigned width;
+	struct draw_cli draw; /* --draw svg|html: the picture instead of the report */
 };
 
 /* How the LIDs came about, for the report. */
@@ -146,36 +142,25 @@ static const struct option route_long_opts[] = {
 /* The options of --draw. */
 static int route_draw_option(struct route_args *a, int c, const char *val)
 {
-	uint64_t n;
+	static const char *const names[] = {
+	    [OPT_EXPAND - OPT_DRAW] = "--expand",
+	    [OPT_EXPAND_SW - OPT_DRAW] = "--expand-switch",
+	    [OPT_REFERENCE - OPT_DRAW] = "--reference",
+	    [OPT_WIDTH - OPT_DRAW] = "--width",
+	};
+	char err[256];
 
-	switch (c) {
-	case OPT_DRAW:
+	if (c == OPT_DRAW) {
 		if (strcmp(val, "svg") && strcmp(val, "html"))
 			return route_fail("--draw: '%s' is no picture format (svg or html)", val);
-		a->draw = val;
+		a->draw.format = val;
 		return 0;
-	case OPT_EXPAND:
-		a->expand_all = 1;
-		return 0;
-	case OPT_EXPAND_SW:
-		if (a->n_expand == sizeof(a->expand) / sizeof(a->expand[0]))
-			return route_fail(
-			    "--expand-switch: at most 64 (--expand draws every host)");
-		a->expand[a->n_expand++] = val;
-		return 0;
-	case OPT_REFERENCE:
-		a->reference = val;
-		return 0;
-	case OPT_WIDTH:
-		if (route_number("--width", val, &n))
-			return ROUTE_EXIT_USAGE;
-		if (n < 400 || n > 100000)
-			return route_fail("--width: %s px is out of range (400-100000)", val);
-		a->width = (unsigned)n;
-		return 0;
-	default:
-		return ROUTE_EXIT_USAGE;
 	}
+	if (c < OPT_EXPAND || c > OPT_WIDTH)
+		return ROUTE_EXIT_USAGE;
+	if (draw_cli_option(&a->draw, names[c - OPT_DRAW], val, err, sizeof(err)) < 0)
+		return route_fail("%s", err);
+	return 0;
 }
 
 /* One option; returns 0, ROUTE_EXIT_USAGE, or -1 for --help. */
@@ -268,9 +253,9 @@ static int route_parse_args(struct route_args *a, int argc, char **argv)
 		return route_fail("--roots is for an engine, not for --lfts");
 	if (!a->lfts && a->format != LFT_FILE_AUTO)
 		return route_fail("--format needs --lfts");
-	if (!a->lfts && !a->engine && !a->draw)
+	if (!a->lfts && !a->engine && !a->draw.format)
 		a->engine = "minhop"; /* a picture has routes only when asked */
-	if (!a->draw && (a->expand_all || a->n_expand || a->reference || a->width))
+	if (!a->draw.format && draw_cli_has_options(&a->draw))
 		return route_fail("--expand, --expand-switch, --reference and --width need --draw");
 	return 0;
 }
@@ -887,37 +872,12 @@ static int route_prepare(struct route_run *r)
 /* --draw: the picture of the fabric (and, in HTML, its routes) on stdout. */
 static int route_draw(const struct route_run *r)
 {
-	const struct route_args *a = &r->args;
-	struct draw_opts o = {.expand_all = a->expand_all, .max_width = a->width, .title = a->topo};
-	uint64_t guids[64];
-	struct fabric ref;
-	struct draw_layout l;
-	char err[ROUTE_ERR_MAX], *text = NULL;
-	size_t len;
-	int rc = 0;
+	char err[ROUTE_ERR_MAX];
 
-	fabric_init(&ref);
-	for (size_t i = 0; i < a->n_expand && !rc; i++)
-		rc = draw_find_switch(&r->f, a->expand[i], &guids[i], err, sizeof(err));
-	if (!rc && a->reference)
-		rc = topo_load(a->reference, &ref, err, sizeof(err));
-	o.expand = guids;
-	o.n_expand = a->n_expand;
-	o.reference = a->reference ? &ref : NULL;
-	if (!rc)
-		rc = draw_layout(&r->f, &o, &l, err, sizeof(err));
-	if (!rc) {
-		rc = !strcmp(a->draw, "svg") ? draw_svg(&l, &text, &len)
-					     : draw_html(&r->f, &l, &r->lfts, &text, &len);
-		if (rc)
-			snprintf(err, sizeof(err), "out of memory drawing the fabric");
-		draw_layout_fini(&l);
-	}
-	if (!rc)
-		fwrite(text, 1, len, stdout);
-	free(text);
-	fabric_fini(&ref);
-	return rc ? route_fail("%s", err) : ROUTE_EXIT_PASS;
+	if (draw_cli_draw(&r->args.draw, &r->f, &r->lfts, NULL, 0, r->args.topo, stdout, err,
+			  sizeof(err)) < 0)
+		return route_fail("%s", err);
+	return ROUTE_EXIT_PASS;
 }
 
 int main(int argc, char **argv)
@@ -930,7 +890,7 @@ int main(int argc, char **argv)
 	rc = route_parse_args(&r.args, argc, argv);
 	if (!rc)
 		rc = route_prepare(&r);
-	if (!rc && r.args.draw) {
+	if (!rc && r.args.draw.format) {
 		rc = route_draw(&r);
 		goto out;
 	}

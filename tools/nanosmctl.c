@@ -26,6 +26,7 @@
 #include "routing/topo_file.h"
 #include "sm/daemon/control_proto.h"
 #include "tools/draw/draw.h"
+#include "tools/lib/draw_cli.h"
 
 #define CTL_EXIT_OK 0
 #define CTL_EXIT_ERROR 1
@@ -37,10 +38,7 @@ struct ctl_args {
 	const char *socket;
 	unsigned timeout_s;
 	/* topology --format svg|html: nanosm's own picture, drawn here */
-	const char *picture, *reference, *expand[64];
-	size_t n_expand;
-	int expand_all;
-	unsigned width;
+	struct draw_cli picture;
 	const char *word[CONTROL_MAX_WORDS]; /* the request's words */
 	int n;
 	char *body; /* plan FILE: the file's bytes (owned) */
@@ -123,31 +121,16 @@ static void ctl_topology_format(const char *fmt)
 /* The picture's own options; returns how many words it took, 0 if none. */
 static int ctl_picture_option(struct ctl_args *a, int argc, char **argv, int i)
 {
-	char *end;
+	int value = draw_cli_takes_value(argv[i]);
+	char err[256];
 
-	if (!strcmp(argv[i], "--expand")) {
-		a->expand_all = 1;
-		return 1;
-	}
-	if (strcmp(argv[i], "--expand-switch") && strcmp(argv[i], "--reference") &&
-	    strcmp(argv[i], "--width"))
+	if (value < 0)
 		return 0;
-	if (i + 1 == argc)
+	if (value && i + 1 == argc)
 		ctl_bad("topology: %s needs a value", argv[i]);
-	if (!strcmp(argv[i], "--reference")) {
-		a->reference = argv[i + 1];
-	} else if (!strcmp(argv[i], "--width")) {
-		errno = 0;
-		a->width = (unsigned)strtoul(argv[i + 1], &end, 10);
-		if (errno || *end || a->width < 400 || a->width > 100000)
-			ctl_bad("topology: --width %s: not a width in pixels (400-100000)",
-				argv[i + 1]);
-	} else if (a->n_expand < sizeof(a->expand) / sizeof(a->expand[0])) {
-		a->expand[a->n_expand++] = argv[i + 1];
-	} else {
-		ctl_bad("topology: %s", "at most 64 --expand-switch (--expand draws every host)");
-	}
-	return 2;
+	if (draw_cli_option(&a->picture, argv[i], value ? argv[i + 1] : NULL, err, sizeof(err)) < 0)
+		ctl_bad("topology: %s", err);
+	return 1 + value;
 }
 
 /* topology [--format F | --format=F | -f F | F] [picture options]
@@ -177,10 +160,10 @@ static void ctl_topology(struct ctl_args *a, int argc, char **argv)
 	if (fmt)
 		ctl_topology_format(fmt);
 	if (fmt && (!strcmp(fmt, "svg") || !strcmp(fmt, "html"))) {
-		a->picture = fmt;
+		a->picture.format = fmt;
 		fmt = "ibnetdiscover";
 	}
-	if (!a->picture && (a->expand_all || a->n_expand || a->reference || a->width))
+	if (!a->picture.format && draw_cli_has_options(&a->picture))
 		ctl_bad("topology: %s", "--expand, --expand-switch, --reference and --width are "
 					"for --format svg or html");
 	if (fmt)
@@ -540,48 +523,27 @@ static void ctl_picture_health(const struct ctl_args *a, struct draw_health_cabl
 /* topology --format svg|html: the daemon's ibnetdiscover text, drawn here. */
 static int ctl_picture(const struct ctl_args *a, const char *body, size_t len)
 {
-	struct draw_opts o = {
-	    .expand_all = a->expand_all, .max_width = a->width, .title = "nanosm: fabric"};
-	struct fabric f, ref;
-	struct lft_set s;
-	struct draw_layout l;
-	uint64_t guids[64];
 	struct draw_health_cable *health = NULL;
-	char err[512], *out = NULL;
-	size_t n;
+	size_t n_health = 0;
+	struct fabric f;
+	struct lft_set s;
+	char err[512];
 	int rc;
 
 	fabric_init(&f);
-	fabric_init(&ref);
 	lft_set_init(&s);
 	rc = topo_parse(body, len, "nanosm topology", &f, err, sizeof(err));
-	for (size_t i = 0; i < a->n_expand && !rc; i++)
-		rc = draw_find_switch(&f, a->expand[i], &guids[i], err, sizeof(err));
-	if (!rc && a->reference)
-		rc = topo_load(a->reference, &ref, err, sizeof(err));
-	o.expand = guids;
-	o.n_expand = a->n_expand;
-	o.reference = a->reference ? &ref : NULL;
-	if (!rc && !strcmp(a->picture, "html"))
+	if (!rc && !strcmp(a->picture.format, "html"))
 		ctl_picture_lfts(a, &f, &s);
 	if (!rc)
-		ctl_picture_health(a, &health, &o.n_health);
-	o.health = health;
-	if (!rc && !(rc = draw_layout(&f, &o, &l, err, sizeof(err)))) {
-		rc = !strcmp(a->picture, "svg") ? draw_svg(&l, &out, &n)
-						: draw_html(&f, &l, &s, &out, &n);
-		if (rc)
-			snprintf(err, sizeof(err), "out of memory drawing the fabric");
-		draw_layout_fini(&l);
-	}
-	if (!rc && ctl_write_out(out, n) < 0)
-		rc = -EIO;
-	else if (rc)
+		ctl_picture_health(a, &health, &n_health);
+	if (!rc)
+		rc = draw_cli_draw(&a->picture, &f, &s, health, n_health, "nanosm: fabric", stdout,
+				   err, sizeof(err));
+	if (rc)
 		fprintf(stderr, "nanosmctl: %s\n", err);
-	free(out);
 	free(health);
 	lft_set_fini(&s);
-	fabric_fini(&ref);
 	fabric_fini(&f);
 	return rc ? CTL_EXIT_ERROR : CTL_EXIT_OK;
 }
@@ -599,7 +561,7 @@ static int ctl_print(const struct ctl_args *a, const struct ctl_reply *r)
 		return CTL_EXIT_UNREACHABLE;
 	}
 	if (!strncmp(r->text, "ok\n", 3)) {
-		if (a->picture)
+		if (a->picture.format)
 			return ctl_picture(a, body, body_len);
 		return ctl_write_out(body, body_len) < 0 ? CTL_EXIT_ERROR : CTL_EXIT_OK;
 	}
