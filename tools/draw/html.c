@@ -96,7 +96,7 @@ static void html_cables(struct text_buf *b, const struct draw_layout *l)
 }
 
 /* "lft": {"top": N, "sw": {"node": "base64", ...}} or null with "why". */
-static void html_lfts(struct text_buf *b, const struct draw_layout *l, const struct lft_set *s)
+static void html_lfts(struct text_buf *b, const struct lft_set *s)
 {
 	size_t entries = 0;
 
@@ -123,7 +123,6 @@ static void html_lfts(struct text_buf *b, const struct draw_layout *l, const str
 		text_buf_putc(b, '"');
 	}
 	text_buf_printf(b, "}},\"why\":\"\"\n");
-	(void)l;
 }
 
 static int html_rows_of_nodes(const struct draw_layout *l, int **out)
@@ -165,7 +164,7 @@ int draw_html(const struct fabric *f, const struct draw_layout *l, const struct 
 		text_buf_printf(&b, "</div>\n<script type=\"application/json\" id=\"data\">{\n");
 		html_nodes(&b, f, l, rows);
 		html_cables(&b, l);
-		html_lfts(&b, l, lfts);
+		html_lfts(&b, lfts);
 		text_buf_printf(&b, "}</script>\n<script>\n%s</script>\n</body>\n</html>\n",
 				draw_html_script);
 	}

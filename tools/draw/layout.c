@@ -415,9 +415,8 @@ static int layout_order_cmp(const void *a, const void *b)
 
 /* Re-order the switches of one row by the mean position of their
  * neighbours in the rows dir away (dir 0: both). */
-static void layout_sweep_row(struct draw_layout *l, const struct layout_adj *g,
-			     struct draw_priv_rows *pr, int row, int dir, double *pos,
-			     struct layout_order *tmp)
+static void layout_sweep_row(const struct layout_adj *g, struct draw_priv_rows *pr, int row,
+			     int dir, double *pos, struct layout_order *tmp)
 {
 	int *v = pr->members[row];
 	size_t n = pr->n_members[row];
@@ -444,7 +443,6 @@ static void layout_sweep_row(struct draw_layout *l, const struct layout_adj *g,
 		v[k] = tmp[k].node;
 		pos[v[k]] = n > 1 ? (double)k / (double)(n - 1) : 0.5;
 	}
-	(void)l;
 }
 
 #define LAYOUT_SWEEPS 4
@@ -472,9 +470,9 @@ static int layout_order(struct draw_layout *l, const struct layout_adj *g,
 		/* top-down (each row after the one above it), then bottom-up, so
 		 * that a tree's rows end up ordered from its leaves: pods together */
 		for (int r = 1; r < (int)l->n_rows; r++)
-			layout_sweep_row(l, g, pr, r, -1, pos, tmp);
+			layout_sweep_row(g, pr, r, -1, pos, tmp);
 		for (int r = (int)l->n_rows - 2; r >= 0; r--)
-			layout_sweep_row(l, g, pr, r, 1, pos, tmp);
+			layout_sweep_row(g, pr, r, 1, pos, tmp);
 	}
 	free(pos);
 	free(tmp);

@@ -195,8 +195,7 @@ static void svg_edges(struct text_buf *b, const struct draw_layout *l, const str
 	text_buf_printf(b, "</g>\n");
 }
 
-static void svg_box_title(struct text_buf *b, const struct draw_layout *l,
-			  const struct draw_node *d)
+static void svg_box_title(struct text_buf *b, const struct draw_node *d)
 {
 	text_buf_printf(b, "<title>");
 	svg_escaped(b, d->name);
@@ -209,7 +208,6 @@ static void svg_box_title(struct text_buf *b, const struct draw_layout *l,
 	if (d->type == 2 && d->rank >= 0 && d->hosts)
 		text_buf_printf(b, "\n%u host%s%s", d->hosts, d->hosts == 1 ? "" : "s",
 				d->missing ? " (some missing)" : "");
-	(void)l;
 	text_buf_printf(b, "</title>");
 }
 
@@ -239,7 +237,7 @@ static void svg_boxes(struct text_buf *b, const struct draw_layout *l)
 			svg_escaped(b, x->sub);
 			text_buf_printf(b, "</text>");
 		}
-		svg_box_title(b, l, d);
+		svg_box_title(b, d);
 		text_buf_printf(b, "</g>\n");
 	}
 	text_buf_printf(b, "</g>\n");
