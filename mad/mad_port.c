@@ -16,6 +16,7 @@
 
 #include <infiniband/umad.h>
 
+#include "mad/mad_peerq.h"
 #include "mad/mad_port.h"
 #include "mad/mad_sender.h"
 #include "mad/pma.h"
@@ -27,6 +28,8 @@
 #define MAD_PORT_RX_FIRST 256	   /* the ring starts this size and doubles when full */
 #define MAD_PORT_OPEN_TIMEOUT_S 10 /* bound on opening the port (mad_port_open_bounded) */
 #define MAD_PORT_STOP_MS 300	   /* close waits this long for a sender or closer that is stuck */
+#define MAD_PORT_QLEN_PATH "/proc/sys/net/unix/max_dgram_qlen"
+#define MAD_PORT_QLEN_DEFAULT 10 /* Linux's default max_dgram_qlen */
 
 struct mad_port_rx {
 	struct mad_addr from;
@@ -37,6 +40,13 @@ struct mad_port_rx {
 struct mad_port {
 	struct mad_port_info info;
 	struct mad_sender tx; /* SM ports only (tx.started): the loop never blocks in a send */
+	/* SMP requests the caller writes itself while the peer's queue has
+	 * room (mad_port_send_direct); peerq under peer_lock */
+	pthread_mutex_t peer_lock;
+	struct mad_peerq peerq;
+	uint64_t direct_room; /* unread datagrams below which a write cannot block */
+	void *direct_send_buf;
+	uint64_t sent_direct; /* by the caller (loop) thread */
 	int fd;
 	int issm_fd;
 	int client;    /* responses only, no issm (mad_port_open_client) */
@@ -244,6 +254,22 @@ static void mad_port_enqueue(struct mad_port *p, const struct mad_port_rx *one)
 	pthread_mutex_unlock(&p->lock);
 }
 
+static uint64_t mad_port_tid(const uint8_t *mad)
+{
+	uint64_t tid = 0;
+
+	for (int i = 8; i < 16; i++)
+		tid = tid << 8 | mad[i];
+	return tid;
+}
+
+static void mad_port_peer_answered(struct mad_port *p, const uint8_t *mad)
+{
+	pthread_mutex_lock(&p->peer_lock);
+	mad_peerq_answered(&p->peerq, mad_port_tid(mad));
+	pthread_mutex_unlock(&p->peer_lock);
+}
+
 /* One umad_recv into *umad (grown for a long RMPP answer; only its first
  * 256 bytes are kept): 1 and *out filled, 0 if nothing came within
  * timeout_ms (or it was a send completion or a runt), or a negative errno
@@ -281,6 +307,8 @@ static int mad_port_read(struct mad_port *p, void **umad, size_t *cap, int timeo
 		out->from.qpn = be32toh(addr->qpn);
 		out->len = (size_t)len > SMP_MAD_SIZE ? SMP_MAD_SIZE : (size_t)len;
 		memcpy(out->mad, umad_get_mad(*umad), out->len);
+		if (out->mad[3] & 0x80) /* an answer: the peer read its request */
+			mad_port_peer_answered(p, out->mad);
 		return 1;
 	}
 }
@@ -326,6 +354,8 @@ static void *mad_port_rx_thread(void *arg)
 
 	while (rc >= 0 && !__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
 		mad_port_rx_park(p);
+		if (__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE))
+			break; /* woken from its park by mad_port_close */
 		rc = mad_port_read(p, &umad, &cap, MAD_PORT_RX_POLL_MS, one);
 		if (rc <= 0)
 			continue;
@@ -361,12 +391,14 @@ static int mad_port_agent(const struct mad_port *p, uint8_t mgmt_class)
 	}
 }
 
-/* umad_send of one MAD in the caller's thread (may block under umad2sim). */
-static int mad_port_send_now(struct mad_port *p, const struct mad_addr *to, const uint8_t *mad,
-			     size_t len)
+/* umad_send of one MAD from umad buffer buf (umad_len bytes) in the
+ * caller's thread (may block under umad2sim); counted in peerq first, so
+ * an answer that comes before umad_send returns finds its request. */
+static int mad_port_send_buf(struct mad_port *p, void *send_buf, const struct mad_addr *to,
+			     const uint8_t *mad, size_t len)
 {
 	int agent = len >= 4 ? mad_port_agent(p, mad[1]) : -1;
-	void *buf = p->send_buf;
+	void *buf = send_buf;
 	int rc;
 
 	if (agent < 0 || len < 24 || (mad[1] != SA_CLASS && len > SMP_MAD_SIZE))
@@ -384,10 +416,19 @@ static int mad_port_send_now(struct mad_port *p, const struct mad_addr *to, cons
 	 * Our own responses (GetResp, TrapRepress) expect no answer. */
 	int wait_ms = (mad[3] & 0x80) || mad[3] == SMP_METHOD_TRAP_REPRESS ? 0 : p->timeout_ms;
 
+	pthread_mutex_lock(&p->peer_lock);
+	mad_peerq_sent(&p->peerq, mad_port_tid(mad), wait_ms > 0);
+	pthread_mutex_unlock(&p->peer_lock);
 	rc = umad_send(p->fd, agent, buf, (int)len, wait_ms, 0);
-	if (buf != p->send_buf)
+	if (buf != send_buf)
 		free(buf);
 	return rc < 0 ? -EIO : 0;
+}
+
+static int mad_port_send_now(struct mad_port *p, const struct mad_addr *to, const uint8_t *mad,
+			     size_t len)
+{
+	return mad_port_send_buf(p, p->send_buf, to, mad, len);
 }
 
 /* ---- the sender thread (SM ports) ----------------------------------------------- */
@@ -397,6 +438,25 @@ static int mad_port_send_cb(void *ctx, const struct mad_addr *to, const uint8_t 
 	return mad_port_send_now(ctx, to, mad, len);
 }
 
+/* An SMP request may skip the sender thread (one hand-off and two thread
+ * wake-ups fewer) when nothing is queued before it and the peer has room
+ * for it: under umad2sim the write blocks only once ibsim has
+ * max_dgram_qlen of our datagrams unread, and peerq bounds those.  Answers,
+ * Reports and GMPs always go through the thread (their peers may stop
+ * reading). */
+static int mad_port_direct_ok(struct mad_port *p, const uint8_t *mad)
+{
+	uint64_t unread;
+
+	if ((mad[1] != SMP_CLASS_LID && mad[1] != SMP_CLASS_DR) || (mad[3] & 0x80) ||
+	    mad[3] == SMP_METHOD_TRAP_REPRESS || !p->direct_send_buf)
+		return 0;
+	pthread_mutex_lock(&p->peer_lock);
+	unread = mad_peerq_unread(&p->peerq);
+	pthread_mutex_unlock(&p->peer_lock);
+	return unread < p->direct_room && mad_sender_idle(&p->tx);
+}
+
 static int mad_port_send(void *ctx, const struct mad_addr *to, const uint8_t *mad, size_t len)
 {
 	struct mad_port *p = ctx;
@@ -404,14 +464,23 @@ static int mad_port_send(void *ctx, const struct mad_addr *to, const uint8_t *ma
 	if (len < 24 || len > (1u << 20) || mad_port_agent(p, mad[1]) < 0 ||
 	    (mad[1] != SA_CLASS && len > SMP_MAD_SIZE))
 		return -EINVAL;
-	if (p->tx.started)
+	if (p->tx.started && !mad_port_direct_ok(p, mad))
 		return mad_sender_queue(&p->tx, to, mad, len);
+	if (p->tx.started) {
+		p->sent_direct++;
+		return mad_port_send_buf(p, p->direct_send_buf, to, mad, len);
+	}
 	return mad_port_send_now(p, to, mad, len);
 }
 
 uint64_t mad_port_tx_dropped(struct mad_port *p)
 {
 	return mad_sender_dropped(&p->tx);
+}
+
+uint64_t mad_port_tx_direct(const struct mad_port *p)
+{
+	return p->sent_direct;
 }
 
 uint64_t mad_port_tx_failed(struct mad_port *p)
@@ -459,6 +528,8 @@ static int mad_port_init_sync(struct mad_port *p)
 	int rc;
 
 	pthread_mutex_init(&p->lock, NULL);
+	pthread_mutex_init(&p->peer_lock, NULL);
+	mad_peerq_init(&p->peerq);
 	if (pthread_condattr_init(&attr) != 0)
 		return -ENOMEM;
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -589,6 +660,22 @@ static int mad_port_open_bounded(struct mad_port *p, const char *ca, int port, u
 	return rc;
 }
 
+/* Room for direct SMP sends: two datagrams under the socket queue limit
+ * the system gives new unix datagram sockets (ibsim's too). */
+static void mad_port_direct_start(struct mad_port *p)
+{
+	FILE *f = fopen(MAD_PORT_QLEN_PATH, "r");
+	unsigned long qlen = MAD_PORT_QLEN_DEFAULT;
+
+	if (f) {
+		if (fscanf(f, "%lu", &qlen) != 1)
+			qlen = MAD_PORT_QLEN_DEFAULT;
+		fclose(f);
+	}
+	p->direct_room = qlen > 3 ? qlen - 2 : 1;
+	p->direct_send_buf = calloc(1, p->umad_len);
+}
+
 static struct mad_port *mad_port_new(const char *ca, int port, uint64_t guid, int client,
 				     void (*notify)(void *), void *notify_arg, char *err,
 				     size_t errlen)
@@ -624,6 +711,8 @@ static struct mad_port *mad_port_new(const char *ca, int port, uint64_t guid, in
 		rc = mad_port_start_rx(p, err, errlen);
 	if (rc == 0 && !client && (rc = mad_sender_start(&p->tx, mad_port_send_cb, p)) < 0)
 		snprintf(err, errlen, "cannot start the MAD sender thread");
+	if (rc == 0 && !client)
+		mad_port_direct_start(p);
 	if (rc < 0) {
 		mad_port_close(p);
 		return NULL;
@@ -687,9 +776,11 @@ int mad_port_close_bounded(struct mad_port *p)
 		pthread_cond_destroy(&p->rx_cond);
 		pthread_cond_destroy(&p->hold_cond);
 		pthread_mutex_destroy(&p->lock);
+		pthread_mutex_destroy(&p->peer_lock);
 	}
 	free(p->rx);
 	free(p->send_buf);
+	free(p->direct_send_buf);
 	free(p->direct_buf);
 	free(p);
 	return 0;

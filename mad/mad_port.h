@@ -94,6 +94,10 @@ int mad_port_wait(struct mad_port *p, unsigned timeout_ms);
  * reading (under umad2sim the send itself then blocks); the queue holds
  * 4096 MADs. */
 uint64_t mad_port_tx_dropped(struct mad_port *p);
+/* SMP requests the caller's thread wrote itself, skipping the sender
+ * thread, because nothing was queued before them and the peer had room
+ * (mad/mad_peerq.h).  Only the thread that sends may read it. */
+uint64_t mad_port_tx_direct(const struct mad_port *p);
 /* MADs the sender thread could not send (umad_send failed): an SM port
  * learns of them only here, its callers saw the MAD queued. */
 uint64_t mad_port_tx_failed(struct mad_port *p);

@@ -35,10 +35,12 @@ static void *mad_sender_thread(void *arg)
 		one = s->q[s->head];
 		s->head = (s->head + 1) % s->cap;
 		s->count--;
+		s->sending = 1;
 		pthread_mutex_unlock(&s->lock);
 		rc = s->send(s->ctx, &one.to, one.big ? one.big : one.mad, one.len);
 		free(one.big);
 		pthread_mutex_lock(&s->lock);
+		s->sending = 0;
 		s->errors += rc < 0;
 	}
 	s->exited = 1;
@@ -161,6 +163,16 @@ uint64_t mad_sender_dropped(struct mad_sender *s)
 	n = s->dropped;
 	pthread_mutex_unlock(&s->lock);
 	return n;
+}
+
+int mad_sender_idle(struct mad_sender *s)
+{
+	int idle;
+
+	pthread_mutex_lock(&s->lock);
+	idle = !s->count && !s->sending && !s->stop;
+	pthread_mutex_unlock(&s->lock);
+	return idle;
 }
 
 uint64_t mad_sender_failed(struct mad_sender *s)

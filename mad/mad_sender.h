@@ -34,6 +34,7 @@ struct mad_sender {
 	void *ctx;
 	pthread_t thread;
 	int started, stop, exited;
+	int sending; /* the thread is in send() (under lock) */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;	   /* enqueue, stop and exit */
 	struct mad_sender_item *q; /* ring of cap (MAD_SENDER_FIRST .. MAX) */
@@ -51,6 +52,10 @@ int mad_sender_queue(struct mad_sender *s, const struct mad_addr *to, const uint
  * exited (s is freed), -EBUSY when it is stuck in a send (s is left). */
 int mad_sender_stop(struct mad_sender *s, unsigned ms);
 uint64_t mad_sender_dropped(struct mad_sender *s);
+/* 1 when nothing is queued and the thread is not in a send: a MAD the
+ * caller sends itself now cannot overtake a queued one.  Only the thread
+ * that queues may rely on it staying so. */
+int mad_sender_idle(struct mad_sender *s);
 /* Sends that failed in the thread (send() < 0): nobody else hears of them. */
 uint64_t mad_sender_failed(struct mad_sender *s);
 

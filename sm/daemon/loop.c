@@ -91,8 +91,9 @@ static void loop_rearm(struct loop *l)
 	sm_progress_tick(l->sm); /* a line every 2 s while a long sweep runs */
 	/* SMPs on the wire: this thread reads their answers itself once the
 	 * receiver thread is parked (one thread hand-off fewer each); the
-	 * receiver thread takes over again when none are left */
-	if (mad_port_hold(l->port, out))
+	 * receiver thread takes over again when none are left.  --once keeps
+	 * it parked to the end, so closing never waits for its umad_recv. */
+	if (mad_port_hold(l->port, out || l->opts->once))
 		ev_idle_start(l->ev, &l->rx_direct);
 	else
 		ev_idle_stop(l->ev, &l->rx_direct);
@@ -449,13 +450,13 @@ static void loop_print(struct loop *l, const struct sm_sweep_stats *st)
 	loop_print_up(l, st);
 }
 
-static void loop_print_counters(const struct mad_counters *c)
+static void loop_print_counters(const struct mad_counters *c, struct mad_port *port)
 {
 	log_info("MAD counters: sent=%" PRIu64 " received=%" PRIu64 " timeouts=%" PRIu64
 		 " retries=%" PRIu64 " unmatched=%" PRIu64 " malformed=%" PRIu64
-		 " requests=%" PRIu64 " send_errors=%" PRIu64,
+		 " requests=%" PRIu64 " send_errors=%" PRIu64 " sent_by_loop=%" PRIu64,
 		 c->sent, c->received, c->timeouts, c->retries, c->unmatched, c->malformed,
-		 c->requests, c->send_errors);
+		 c->requests, c->send_errors, mad_port_tx_direct(port));
 }
 
 /* What a SUBNET UP brought up, for nanosm-verify to compare with later
@@ -950,6 +951,8 @@ static int loop_open(struct loop *l)
 		 pi->is_sm ? " (IsSM set)" : " (issm not available: IsSM not advertised)");
 	so.port_guid = pi->port_guid;
 	mad_port_set_timeout(l->port, so.mad.timeout_ms);
+	if (l->opts->once)
+		(void)mad_port_hold(l->port, 1); /* parks after the first answer */
 	xmit = mad_port_xmit(l->port);
 	l->sm = sm_new(&so, &xmit, &clock);
 	if (!l->sm) {
@@ -995,7 +998,7 @@ int loop_run(struct loop_opts *opts)
 	notify_send(&l.notify, NOTIFY_STOPPING, "stopping");
 	loop_ctl_stop(&l);
 	free(l.name_v);
-	loop_print_counters(sm_mad_counters(l.sm));
+	loop_print_counters(sm_mad_counters(l.sm), l.port);
 	sm_free(l.sm); /* before the port: pending SMPs complete as canceled */
 	if (l.reloaded) {
 		policy_fini(l.reloaded);

@@ -2,7 +2,9 @@
  * test_mad_sender.c - the never-blocking send (mad/mad_sender.c): MADs go
  * out in order through the sender thread, a full queue drops and counts
  * instead of waiting, a sender stuck in a send is left behind after the
- * stop's bound, and mad_sender_run_bounded returns on time.
+ * stop's bound, and mad_sender_run_bounded returns on time; the bound on
+ * datagrams the peer has not read (mad/mad_peerq.c) that lets the caller
+ * send an SMP itself.
  */
 #include <CUnit/CUnit.h>
 #include <errno.h>
@@ -10,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "mad/mad_peerq.h"
 #include "mad/mad_sender.h"
 #include "tests/unit/unit.h"
 
@@ -153,6 +156,62 @@ static void test_run_bounded(void)
 	CU_ASSERT(ts_ms() - t0 < 2000); /* the job itself takes 3 s */
 }
 
+/* idle: nothing queued and not in a send; busy while a send blocks */
+static void test_sender_idle(void)
+{
+	static struct mad_sender s;
+	static struct ts_rx r = {PTHREAD_MUTEX_INITIALIZER, 1, 0, 0, 1};
+	struct mad_addr to = {2, 0, 1};
+	uint8_t mad[256] = {0};
+
+	CU_ASSERT_EQUAL_FATAL(mad_sender_start(&s, ts_send, &r), 0);
+	CU_ASSERT(mad_sender_idle(&s));
+	CU_ASSERT_EQUAL(mad_sender_queue(&s, &to, mad, sizeof(mad)), 0);
+	CU_ASSERT(!mad_sender_idle(&s)); /* queued, or in the blocked send */
+	for (int i = 0; i < 100 && ts_sent(&r) == 0; i++)
+		nanosleep(&(struct timespec){0, 2000000}, NULL);
+	CU_ASSERT(!mad_sender_idle(&s)); /* still in the blocked send */
+	pthread_mutex_lock(&r.lock);
+	r.block = 0;
+	pthread_mutex_unlock(&r.lock);
+	for (int i = 0; i < 1000 && !mad_sender_idle(&s); i++)
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
+	CU_ASSERT(mad_sender_idle(&s));
+	CU_ASSERT_EQUAL(mad_sender_stop(&s, 5000), 0);
+}
+
+/* The peer reads in order: an answer marks its request and everything
+ * written before it read; unanswered datagrams and answers to requests
+ * no longer remembered keep the bound conservative. */
+static void test_peerq(void)
+{
+	static struct mad_peerq q;
+
+	mad_peerq_init(&q);
+	mad_peerq_sent(&q, 0x100000001ull, 1); /* 1: request, TID 1 (kernel bits set) */
+	mad_peerq_sent(&q, 7, 0);	       /* 2: a response, no answer comes */
+	mad_peerq_sent(&q, 2, 1);	       /* 3 */
+	mad_peerq_sent(&q, 3, 1);	       /* 4 */
+	CU_ASSERT_EQUAL(mad_peerq_unread(&q), 4);
+	mad_peerq_answered(&q, 0xabcd00000003ull); /* TID 3: 1-4 read */
+	CU_ASSERT_EQUAL(mad_peerq_unread(&q), 0);
+	mad_peerq_answered(&q, 2); /* late answer to 3: the mark never goes back */
+	CU_ASSERT_EQUAL(mad_peerq_unread(&q), 0);
+	mad_peerq_sent(&q, 9, 1);  /* 5 */
+	mad_peerq_sent(&q, 9, 1);  /* 6: its retry, same TID */
+	mad_peerq_answered(&q, 9); /* says only that the first try was read */
+	CU_ASSERT_EQUAL(mad_peerq_unread(&q), 1);
+	mad_peerq_answered(&q, 42); /* not ours: nothing moves */
+	CU_ASSERT_EQUAL(mad_peerq_unread(&q), 1);
+	/* a request pushed out of the ring cannot move the mark */
+	for (unsigned i = 0; i < MAD_PEERQ_RING; i++)
+		mad_peerq_sent(&q, 1000 + i, 1);
+	mad_peerq_answered(&q, 9);
+	CU_ASSERT_EQUAL(mad_peerq_unread(&q), MAD_PEERQ_RING + 1);
+	mad_peerq_answered(&q, 1000 + MAD_PEERQ_RING - 1);
+	CU_ASSERT_EQUAL(mad_peerq_unread(&q), 0);
+}
+
 void test_mad_sender_register(void)
 {
 	CU_pSuite s = CU_add_suite("mad_sender", NULL, NULL);
@@ -161,4 +220,6 @@ void test_mad_sender_register(void)
 	CU_add_test(s, "stop leaves a sender stuck in a send", test_sender_stuck_stop);
 	CU_add_test(s, "a send that fails in the thread is counted", test_sender_failed);
 	CU_add_test(s, "bounded wait for blocking work", test_run_bounded);
+	CU_add_test(s, "idle only with nothing queued or in a send", test_sender_idle);
+	CU_add_test(s, "peer's unread datagrams: answers move the mark", test_peerq);
 }
