@@ -17,6 +17,7 @@
  * rest of a sweep.  At most MAD_QUEUE_SPARE x window MADs are ever on the
  * wire, suspects included. */
 #define MAD_QUEUE_SPARE 4
+#define MAD_QUEUE_POOL 256 /* finished requests kept for reuse: no malloc per MAD */
 #define MAD_QUEUE_SUSPECT_MIN_MS 5
 /* When many attempts go unanswered, a request gets more of them: enough
  * for a 99 % chance at the loss seen lately, at most MAD_QUEUE_MORE x the
@@ -53,6 +54,8 @@ struct mad_queue {
 	size_t waiting;
 	uint32_t next_tid;
 	struct mad_counters counters;
+	struct mad_pending *pool; /* finished ones, linked by next */
+	size_t pooled;
 };
 
 static void mad_queue_fill(struct mad_queue *q, uint64_t now_ms);
@@ -80,12 +83,21 @@ struct mad_queue *mad_queue_new(const struct mad_queue_opts *opts, const struct 
 	return q;
 }
 
-static void mad_queue_complete(struct mad_pending *p, int status, const struct smp *resp)
+/* Back to the pool (or freed past MAD_QUEUE_POOL) before done runs, so
+ * a done that submits the next request reuses it at once. */
+static void mad_queue_complete(struct mad_queue *q, struct mad_pending *p, int status,
+			       const struct smp *resp)
 {
 	mad_done_fn done = p->done;
 	void *arg = p->arg;
 
-	free(p);
+	if (q->pooled < MAD_QUEUE_POOL) {
+		p->next = q->pool;
+		q->pool = p;
+		q->pooled++;
+	} else {
+		free(p);
+	}
 	if (done)
 		done(arg, status, resp);
 }
@@ -99,13 +111,19 @@ void mad_queue_free(struct mad_queue *q)
 
 		q->wire[i] = NULL;
 		if (p)
-			mad_queue_complete(p, -ECANCELED, NULL);
+			mad_queue_complete(q, p, -ECANCELED, NULL);
 	}
 	while (q->wait_head) {
 		struct mad_pending *p = q->wait_head;
 
 		q->wait_head = p->next;
-		mad_queue_complete(p, -ECANCELED, NULL);
+		mad_queue_complete(q, p, -ECANCELED, NULL);
+	}
+	while (q->pool) {
+		struct mad_pending *p = q->pool;
+
+		q->pool = p->next;
+		free(p);
 	}
 	free(q->wire);
 	free(q);
@@ -138,7 +156,7 @@ static void mad_queue_launch(struct mad_queue *q, struct mad_pending *p, uint64_
 	p->sent_ms = now_ms;
 	p->suspect = 0;
 	if (mad_queue_transmit(q, &p->to, &p->smp) < 0) {
-		mad_queue_complete(p, -EIO, NULL);
+		mad_queue_complete(q, p, -EIO, NULL);
 		return;
 	}
 	q->wire[slot] = p;
@@ -162,10 +180,15 @@ static void mad_queue_fill(struct mad_queue *q, uint64_t now_ms)
 int mad_queue_submit(struct mad_queue *q, const struct mad_addr *to, const struct smp *smp,
 		     mad_done_fn done, void *arg, uint64_t now_ms)
 {
-	struct mad_pending *p = calloc(1, sizeof(*p));
+	struct mad_pending *p = q->pool;
 
-	if (!p)
+	if (p) {
+		q->pool = p->next;
+		q->pooled--;
+		memset(p, 0, sizeof(*p));
+	} else if (!(p = calloc(1, sizeof(*p)))) {
 		return -ENOMEM;
+	}
 	p->to = *to;
 	p->smp = *smp;
 	p->smp.tid = q->next_tid++;
@@ -234,7 +257,7 @@ static void mad_queue_match(struct mad_queue *q, const struct smp *resp, uint64_
 	}
 	q->counters.received++;
 	q->loss_pm -= q->loss_pm / 16;
-	mad_queue_complete(p, resp->status ? -EREMOTEIO : 0, resp);
+	mad_queue_complete(q, p, resp->status ? -EREMOTEIO : 0, resp);
 	mad_queue_fill(q, now_ms);
 }
 
@@ -318,7 +341,7 @@ uint64_t mad_queue_tick(struct mad_queue *q, uint64_t now_ms)
 		if (p->tries > retries) {
 			mad_queue_drop_slot(q, i);
 			q->counters.timeouts++;
-			mad_queue_complete(p, -ETIMEDOUT, NULL);
+			mad_queue_complete(q, p, -ETIMEDOUT, NULL);
 			continue;
 		}
 		p->tries++;
@@ -327,7 +350,7 @@ uint64_t mad_queue_tick(struct mad_queue *q, uint64_t now_ms)
 		q->counters.retries++;
 		if (mad_queue_transmit(q, &p->to, &p->smp) < 0) {
 			mad_queue_drop_slot(q, i);
-			mad_queue_complete(p, -EIO, NULL);
+			mad_queue_complete(q, p, -EIO, NULL);
 		}
 	}
 	mad_queue_fill(q, now_ms);

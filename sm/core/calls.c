@@ -13,8 +13,11 @@
 #include "sm/core/log.h"
 #include "sm/core/sm_priv.h"
 
+#define SM_CALL_POOL 256 /* finished calls kept for reuse: no malloc per SMP */
+
 /* One SMP in flight and what it needs to be asked again. */
 struct sm_call {
+	struct sm_call *next_free; /* in sm->calls.pool */
 	struct sm_req req;
 	void (*done)(struct sm_req *r, int status, const struct smp *resp);
 	/* what was asked, so it can be asked again over another route */
@@ -29,6 +32,19 @@ struct sm_call {
 };
 
 static int sm_call_send(struct sm *sm, struct sm_call *c);
+
+/* A finished call goes back to the pool; the queue's teardown (-ECANCELED,
+ * after sm_calls_fini) frees. */
+static void sm_call_release(struct sm *sm, struct sm_call *c, int teardown)
+{
+	if (teardown || sm->calls.pooled >= SM_CALL_POOL) {
+		free(c);
+		return;
+	}
+	c->next_free = sm->calls.pool;
+	sm->calls.pool = c;
+	sm->calls.pooled++;
+}
 
 /* The k-th other directed route to what c asks (see FABRIC_ALT_PATHS):
  * a switch asked over its own route, or the port behind a switch (a
@@ -139,7 +155,7 @@ static void sm_call_done(void *arg, int status, const struct smp *resp)
 		sm_call_missed(sm, c);
 	if (status != -ECANCELED)
 		c->done(&c->req, status, resp);
-	free(c);
+	sm_call_release(sm, c, status == -ECANCELED);
 	sm->calls.pending--;
 	if (sm->calls.feed && sm->calls.pending <= SM_FEED_LOW) {
 		sm_phase_fn more = sm->calls.feed;
@@ -159,11 +175,16 @@ int sm_submit(struct sm *sm, const struct sm_req *req, uint8_t method, uint16_t 
 	      const uint8_t *data,
 	      void (*done)(struct sm_req *r, int status, const struct smp *resp))
 {
-	struct sm_call *c = calloc(1, sizeof(*c));
+	struct sm_call *c = sm->calls.pool;
 	int rc;
 
-	if (!c)
+	if (c) {
+		sm->calls.pool = c->next_free;
+		sm->calls.pooled--;
+		memset(c, 0, sizeof(*c));
+	} else if (!(c = calloc(1, sizeof(*c)))) {
 		return -ENOMEM;
+	}
 	c->req = *req;
 	c->req.sm = sm;
 	c->done = done;
@@ -180,7 +201,7 @@ int sm_submit(struct sm *sm, const struct sm_req *req, uint8_t method, uint16_t 
 	rc = sm_call_send(sm, c);
 	if (rc < 0) {
 		sm->calls.pending--;
-		free(c);
+		sm_call_release(sm, c, 0);
 	}
 	return rc;
 }
@@ -282,4 +303,11 @@ void sm_calls_fini(struct sm *sm)
 	free(sm->calls.deferred);
 	sm->calls.deferred = NULL;
 	sm->calls.deferred_head = sm->calls.n_deferred = sm->calls.cap_deferred = 0;
+	while (sm->calls.pool) {
+		struct sm_call *c = sm->calls.pool;
+
+		sm->calls.pool = c->next_free;
+		free(c);
+	}
+	sm->calls.pooled = 0;
 }

@@ -105,12 +105,16 @@ struct sm_ha {
 };
 
 /* The running phase's SMPs and the paced queue (calls.c). */
+struct sm_call;
+
 struct sm_calls {
 	size_t pending;		      /* SMPs outstanding in the current phase */
 	sm_phase_fn phase_done;	      /* runs once pending is 0 (sm_phase_wait) */
 	sm_phase_fn feed;	      /* queues more of the phase once pending <= SM_FEED_LOW */
 	struct sm_deferred *deferred; /* sm_submit_paced's FIFO: [deferred_head, n_deferred) */
 	size_t deferred_head, n_deferred, cap_deferred;
+	struct sm_call *pool; /* finished calls kept for reuse (SM_CALL_POOL at most) */
+	size_t pooled;
 };
 
 /* The heavy sweep (sweep.c): where the running one is, and when the next
