@@ -45,10 +45,21 @@ bench_cleanup() {
 	local rc=$? i
 	trap - EXIT INT TERM HUP
 	for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do bench_kill "${PIDS[$i]}"; done
+	[ -z "${QLEN_SAVED:-}" ] || echo "$QLEN_SAVED" >/proc/sys/net/unix/max_dgram_qlen
 	if [ -n "$SCRATCH" ] && [ -d "$SCRATCH" ]; then
 		if [ "${BENCH_KEEP:-0}" = 1 ]; then echo "bench: scratch kept: $SCRATCH" >&2; else rm -rf "$SCRATCH"; fi
 	fi
 	exit "$rc"
+}
+
+# bench_qlen_set N: net.unix.max_dgram_qlen = N for the sockets created from
+# now on (ibsim's and umad2sim's); bench_cleanup puts the old value back.
+bench_qlen_set() {
+	local f=/proc/sys/net/unix/max_dgram_qlen
+	[ -w "$f" ] || bench_die "BENCH_QLEN needs root ($f)"
+	[ -n "${QLEN_SAVED:-}" ] || QLEN_SAVED=$(cat "$f")
+	echo "$1" >"$f" || bench_die "cannot set max_dgram_qlen to $1"
+	bench_log "net.unix.max_dgram_qlen $QLEN_SAVED -> $1 (restored at exit)"
 }
 
 # bench_wait_file FILE ERE TIMEOUT PID: poll (10 ms) until FILE matches,

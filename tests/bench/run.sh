@@ -52,6 +52,10 @@
 #   BENCH_BOOT_HOSTS  hosts creating groups at once, 1-8 [8]
 #   BENCH_BOOT_N   new groups per host [100];  BENCH_BOOT_WINDOW  joins on the
 #                  wire per host [4];  BENCH_BOOT_REPS  runs per SM [3]
+#   BENCH_NANOSM_ARGS  more nanosm options for the --once runs, e.g. "--window 8" []
+#   BENCH_QLEN     net.unix.max_dgram_qlen for the run (root; restored at exit):
+#                  how many datagrams ibsim and umad2sim may have unread before a
+#                  write blocks (Linux default 10; see docs/performance.md) []
 #   BENCH_KEEP=1   keep the scratch dir;  BENCH_BIN=dir  binaries [build/bin]
 #   NANOSM_ROUTE_ARGS  scoring options for nanosm-route [--shifts 0 --bisections 0]
 #                  (the default skips the shift and bisection scores, which
@@ -383,7 +387,8 @@ bench_sm_run() {
 	mkdir -p "$d/cache" "$d/tmp"
 	log=$d/sm.log
 	case $sm in
-	nanosm) cmd=("$NANOSM" --once -R "$eng" --guid2lid "$d/guid2lid" --socket none) ;;
+	# shellcheck disable=SC2086 # BENCH_NANOSM_ARGS are words
+	nanosm) cmd=("$NANOSM" --once -R "$eng" --guid2lid "$d/guid2lid" --socket none ${BENCH_NANOSM_ARGS:-}) ;;
 	opensm)
 		# -d2: flush the log after every line; private cache and tmp dirs
 		cmd=(opensm --once -R "$(bench_osm_engine "$eng")" -d2 -f "$d/osm.log")
@@ -451,6 +456,7 @@ bench_sm_why() {
 bench_sim_pair() {
 	local name=$1 eng=$2 topo host r sm res fail_n='' fail_o='' used_n='' used_o=''
 	local ms_n=() ms_o=() rss_n=() rss_o=() mads_n=() mads_o=() lft_n=() sim_n=() sim_o=()
+	local cpu_n=() simcpu_n=() upx_n=()
 	local ms rss cpu simcpu run mads lft used
 	bench_gen "$name"
 	topo=$TOPO
@@ -471,6 +477,9 @@ bench_sim_pair() {
 			case $sm in
 			nanosm)
 				ms_n+=("$ms"); rss_n+=("$rss"); used_n=$used; lft_n+=("$lft")
+				cpu_n+=("$cpu"); simcpu_n+=("$simcpu")
+				# issue 18: time to SUBNET UP over ibsim's CPU time serving the run
+				upx_n+=("$(awk -v a="$ms" -v b="$simcpu" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')")
 				[ "$mads" = n/a ] || mads_n+=("$mads")
 				sim_n+=("$(awk -v a="$simcpu" -v b="$run" 'BEGIN { printf "%.0f", (b > 0 ? 100 * a / b : 0) }')")
 				;;
@@ -497,8 +506,15 @@ bench_med0() {
 	bench_median "$@" | awk '{ printf "%.0f\n", $1 }'
 }
 
+# bench_med2 V...: median with 2 decimals, "-" for none.
+bench_med2() {
+	[ $# -gt 0 ] || { echo -; return; }
+	bench_median "$@" | awk '{ printf "%.2f\n", $1 }'
+}
+
 # bench_sim_row NAME ENGINE (uses bench_sim_pair's locals): one table row
-# "fabric|engine|n_ms|n_used|o_ms|o_used|ratio|n_MB|o_MB|rss_ratio|n_mads|o_mads|n_lft|n_sim%|o_sim%".
+# "fabric|engine|n_ms|n_used|o_ms|o_used|ratio|n_MB|o_MB|rss_ratio|n_mads|o_mads|n_lft|n_sim%|o_sim%
+# |n_cpu_ms|n_ibsim_cpu_ms|n_ms/ibsim_cpu".
 bench_sim_row() {
 	local n o fb nm om
 	n=${fail_n:-$(bench_med0 "${ms_n[@]}")}
@@ -511,7 +527,7 @@ bench_sim_row() {
 	# "ENGINE:REASON" when OpenSM used another engine than asked
 	case $used_o in *:*) fb="${used_o%%:*} (FELL BACK: ${used_o#*:})" ;; esac
 	[ -z "$fail_o" ] || fb=-
-	SIM_ROWS+=("$1|$2|$n|${used_n:--}|$o|$fb|$(bench_ratio "$n" "$o")|$nm|$om|$(bench_ratio "$nm" "$om")|$(bench_med0 "${mads_n[@]}")|$(bench_med0 "${mads_o[@]}")|$(bench_med0 "${lft_n[@]}")|$(bench_med0 "${sim_n[@]}")|$(bench_med0 "${sim_o[@]}")")
+	SIM_ROWS+=("$1|$2|$n|${used_n:--}|$o|$fb|$(bench_ratio "$n" "$o")|$nm|$om|$(bench_ratio "$nm" "$om")|$(bench_med0 "${mads_n[@]}")|$(bench_med0 "${mads_o[@]}")|$(bench_med0 "${lft_n[@]}")|$(bench_med0 "${sim_n[@]}")|$(bench_med0 "${sim_o[@]}")|$(bench_med0 "${cpu_n[@]}")|$(bench_med0 "${simcpu_n[@]}")|$(bench_med2 "${upx_n[@]}")")
 }
 
 # bench_sim_fabrics LIST: bench fabric names, tiers expanded.
@@ -1030,20 +1046,21 @@ bench_report() {
 }
 
 bench_report_sim() {
-	local row f e n o uo ratio nm om rr nmad omad nl ns os
+	local row f e n o uo ratio nm om rr nmad omad nl ns os nc sc ux
 	[ ${#SIM_ROWS[@]} -gt 0 ] || return 0
 	echo
 	echo "== Under ibsim: --once from start to SUBNET UP (fresh ibsim per run, SMs alternating; median of $SIM_REPS) =="
 	echo "   ms = SM start to its SUBNET UP line; MB = peak RSS (time %M); MADs = the SM port's PortXmitPkts"
 	echo "   in ibsim after the run (SMPs that left the port; the SM's own port is not counted);"
 	echo "   LFT = nanosm's lft_blocks_sent (OpenSM's: the re-sweep table); sim% = ibsim CPU / SM run wall;"
-	echo "   n/O = nanosm / OpenSM (below 1: nanosm faster / smaller)"
-	printf '%-9s %-7s %8s %8s %6s  %7s %7s %6s  %8s %8s %7s  %5s %5s  %s\n' fabric engine n_ms O_ms n/O \
-		n_MB O_MB n/O n_MADs O_MADs n_LFT n_sim O_sim "OpenSM engine used"
+	echo "   n/O = nanosm / OpenSM (below 1: nanosm faster / smaller); n_cpu = nanosm's user+sys ms;"
+	echo "   sim_cpu = ibsim's CPU ms over nanosm's run; n/sim = n_ms / sim_cpu (issue 18 aims at <= 1.3)"
+	printf '%-9s %-7s %8s %8s %6s  %7s %7s %6s  %8s %8s %7s  %5s %5s  %6s %7s %5s  %s\n' fabric engine n_ms O_ms n/O \
+		n_MB O_MB n/O n_MADs O_MADs n_LFT n_sim O_sim n_cpu sim_cpu n/sim "OpenSM engine used"
 	for row in "${SIM_ROWS[@]}"; do
-		IFS="|" read -r f e n _ o uo ratio nm om rr nmad omad nl ns os <<<"$row"
-		printf '%-9s %-7s %8s %8s %6s  %7s %7s %6s  %8s %8s %7s  %4s%% %4s%%  %s\n' "$f" "$e" "${n%%:*}" "${o%%:*}" \
-			"${ratio:--}" "$nm" "$om" "$rr" "$nmad" "$omad" "$nl" "$ns" "$os" "$uo"
+		IFS="|" read -r f e n _ o uo ratio nm om rr nmad omad nl ns os nc sc ux <<<"$row"
+		printf '%-9s %-7s %8s %8s %6s  %7s %7s %6s  %8s %8s %7s  %4s%% %4s%%  %6s %7s %5s  %s\n' "$f" "$e" "${n%%:*}" "${o%%:*}" \
+			"${ratio:--}" "$nm" "$om" "$rr" "$nmad" "$omad" "$nl" "$ns" "$os" "${nc:--}" "${sc:--}" "${ux:--}" "$uo"
 		case $n in fail* | n/a*) echo "          nanosm: $n" ;; esac
 		case $o in fail*) echo "          OpenSM: $o" ;; esac
 	done
@@ -1112,6 +1129,7 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
 bench_log "scratch $SCRATCH"
+[ -z "${BENCH_QLEN:-}" ] || bench_qlen_set "$BENCH_QLEN"
 START=$(date +%s)
 bench_offline
 bench_sim
