@@ -8,10 +8,11 @@
  * over the channels of their weights squared (the weight of a channel =
  * the (source, destination) paths routed over it), lower = better
  * balanced and fewer hops.  On a small fabric the engine routes every way
- * and keeps the least spread; then it routes the kept way again with one
- * VL less, all layers free (detours where a shortest-path tree fits no
- * layer whole, no escape VL), and keeps that while it spreads the load at
- * most VLSP_FEWER_SLACK worse than the best.  Pure: no I/O, no globals.
+ * and keeps, among those whose spread is within a slack (0.5%) of the
+ * least, the one with the fewest VLs; then it routes that way again with
+ * one VL less, all layers free (detours where a shortest-path tree fits
+ * no layer whole, no escape VL), and keeps that while its spread stays
+ * within the slack.  Pure: no I/O, no globals.
  */
 #ifndef NANOSM_ROUTING_VLSP_H
 #define NANOSM_ROUTING_VLSP_H
@@ -54,9 +55,9 @@ int vlsp_run_way(const struct fabric *f, const struct route_opts *opts, struct v
 #define VLSP_WAYS 8 /* the ways vlsp_pick.c knows */
 
 /* The engine, told how hard to try: the first n_ways (1..VLSP_WAYS) ways,
- * the least spread kept; fewer: then fewer VLs while the spread stays
- * within the slack.  route_engine_vlsp runs (VLSP_WAYS, 1) on a fabric of
- * at most VLSP_PICK_MAX_SW switches, else (1, 0). */
+ * the least spread kept; fewer: the fewest VLs among the ways within the
+ * slack, then fewer VLs still while the spread stays within it.  route_engine_vlsp runs (VLSP_WAYS,
+ * 1) on a fabric of at most VLSP_PICK_MAX_SW switches, else (1, 0). */
 int vlsp_route(const struct fabric *f, const struct route_opts *opts, unsigned n_ways, int fewer,
 	       struct lft_set *out, struct route_note *note, char *err, size_t errlen);
 

@@ -1,7 +1,8 @@
 /*
  * vlsp_pick.c - the vlsp engine: routes a small fabric several ways
- * (routing/vlsp.c, one run each) and keeps the best balanced tables, then
- * tries them on fewer VLs (see vlsp.h).  No I/O, no globals.
+ * (routing/vlsp.c, one run each) and keeps the best balanced tables, or
+ * nearly as well balanced ones on fewer VLs (see vlsp.h).  No I/O, no
+ * globals.
  */
 #include <stddef.h>
 
@@ -13,10 +14,10 @@
  * (the 2500-switch, 10K-CA mesh) is routed once, the usual way. */
 #define VLSP_PICK_MAX_SW 128
 
-/* Fewer VLs are kept while the spread is at most 1/VLSP_FEWER_SLACK
- * (0.5%) above the best way's (measured on twelve meshes and tori of
- * 32-128 switches: 65 VLs in all down to 61, EBB summed over them -0.02%;
- * at 1%, 58 VLs and -0.1%). */
+/* Fewer VLs are taken while the spread is at most 1/VLSP_FEWER_SLACK
+ * (0.5%) above the least (measured on twelve meshes and tori of 32-128
+ * switches: 65 VLs in all down to 60, EBB summed over them the same,
+ * 4.978; a slack of 1% gave 58 VLs and -0.1% of EBB). */
 #define VLSP_FEWER_SLACK 200
 
 /* The ways, the usual one first (the only one on a big fabric, and the
@@ -54,11 +55,34 @@ static void vlsp_pick_fewer(const struct fabric *f, const struct route_opts *opt
 	}
 }
 
+/* The limit on the spread of fewer VLs: the least one plus the slack. */
+static uint64_t vlsp_pick_limit(uint64_t spread)
+{
+	uint64_t limit = spread + spread / VLSP_FEWER_SLACK;
+
+	return limit < spread ? UINT64_MAX : limit;
+}
+
+/* Among the ways whose spread is within the limit, the one with the
+ * fewest VLs, then the least spread, then the first. */
+static size_t vlsp_pick_fewest(const uint64_t *spread, const uint8_t *vls, size_t n, uint64_t limit,
+			       size_t way)
+{
+	for (size_t i = 0; i < n; i++)
+		if (spread[i] <= limit &&
+		    (vls[i] < vls[way] || (vls[i] == vls[way] && spread[i] < spread[way])))
+			way = i;
+	return way;
+}
+
 int vlsp_route(const struct fabric *f, const struct route_opts *opts, unsigned n_ways, int fewer,
 	       struct lft_set *out, struct route_note *note, char *err, size_t errlen)
 {
+	uint64_t spread[VLSP_WAYS];
+	uint8_t vls[VLSP_WAYS];
+	uint64_t limit;
 	struct vlsp_run best, r;
-	size_t way = 0;
+	size_t way = 0, pick;
 	int rc;
 
 	if (note)
@@ -74,6 +98,8 @@ int vlsp_route(const struct fabric *f, const struct route_opts *opts, unsigned n
 				lft_set_fini(&best.out);
 			return rc;
 		}
+		spread[i] = i ? r.spread : best.spread;
+		vls[i] = i ? r.out.n_vls : best.out.n_vls;
 		if (!i)
 			continue;
 		if (vlsp_pick_better(&r, &best)) {
@@ -84,14 +110,17 @@ int vlsp_route(const struct fabric *f, const struct route_opts *opts, unsigned n
 			lft_set_fini(&r.out);
 		}
 	}
-	if (fewer) {
-		uint64_t slack = best.spread / VLSP_FEWER_SLACK;
-
-		vlsp_pick_fewer(f, opts, vlsp_pick_ways[way],
-				best.spread + slack < best.spread ? UINT64_MAX
-								  : best.spread + slack,
-				&best, err, errlen);
+	limit = vlsp_pick_limit(best.spread);
+	pick = fewer ? vlsp_pick_fewest(spread, vls, n_ways, limit, way) : way;
+	if (pick != way) { /* fewer VLs, a little more spread: route that way again */
+		if (!vlsp_run_way(f, opts, vlsp_pick_ways[pick], 0, &r, err, errlen)) {
+			lft_set_fini(&best.out);
+			best = r;
+			way = pick;
+		}
 	}
+	if (fewer)
+		vlsp_pick_fewer(f, opts, vlsp_pick_ways[way], limit, &best, err, errlen);
 	*out = best.out;
 	if (note)
 		*note = best.note;
