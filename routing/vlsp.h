@@ -1,0 +1,64 @@
+/*
+ * vlsp.h - the vlsp engine's two halves: one routing run
+ * (routing/vlsp.c) and the choice among runs (routing/vlsp_pick.c).
+ *
+ * DOC: A run routes every destination one way: its destination switches
+ * in one order, a path weighing the sum of its channels' weights or of
+ * their squares.  The result says how evenly the paths spread: the sum
+ * over the channels of their weights squared (the weight of a channel =
+ * the (source, destination) paths routed over it), lower = better
+ * balanced and fewer hops.  On a small fabric the engine routes every way
+ * and keeps, among those whose spread is within a slack (0.5%) of the
+ * least, the one with the fewest VLs; then it routes that way again with
+ * one VL less, all layers free (detours where a shortest-path tree fits
+ * no layer whole, no escape VL), and keeps that while its spread stays
+ * within the slack.  Pure: no I/O, no globals.
+ */
+#ifndef NANOSM_ROUTING_VLSP_H
+#define NANOSM_ROUTING_VLSP_H
+
+#include <stdint.h>
+
+#include "routing/fabric.h"
+#include "routing/route.h"
+
+/* The orders the destination switches may go in. */
+enum vlsp_order {
+	VLSP_BY_USUAL,	   /* switch order; one data VL: the ranking's, center first */
+	VLSP_BY_OTHER,	   /* the other of those two */
+	VLSP_BY_RANK_BACK, /* the ranking's from the last (the periphery first) */
+	VLSP_BY_STRIDE,	   /* switch order in strides of about half the switches */
+};
+
+/* A way to route: the order of the destinations, and how a path weighs
+ * (squares: each channel as its weight squared, so a path avoids one
+ * heavy channel more than two half as heavy). */
+struct vlsp_way {
+	uint8_t order; /* enum vlsp_order */
+	uint8_t squares;
+};
+
+/* What one run gives. */
+struct vlsp_run {
+	struct lft_set out;
+	struct route_note note;
+	uint64_t spread; /* the sum of the channels' weights squared (saturating) */
+};
+
+/* Route f one way into r.  cap: 0, or at most that many layers, all free
+ * (no escape layer: a destination that fits none fails the run).
+ * Returns 0, or a negative errno with err set (r->out then holds
+ * nothing). */
+int vlsp_run_way(const struct fabric *f, const struct route_opts *opts, struct vlsp_way way,
+		 unsigned cap, struct vlsp_run *r, char *err, size_t errlen);
+
+#define VLSP_WAYS 8 /* the ways vlsp_pick.c knows */
+
+/* The engine, told how hard to try: the first n_ways (1..VLSP_WAYS) ways,
+ * the least spread kept; fewer: the fewest VLs among the ways within the
+ * slack, then fewer VLs still while the spread stays within it.  route_engine_vlsp runs (VLSP_WAYS,
+ * 1) on a fabric of at most VLSP_PICK_MAX_SW switches, else (1, 0). */
+int vlsp_route(const struct fabric *f, const struct route_opts *opts, unsigned n_ways, int fewer,
+	       struct lft_set *out, struct route_note *note, char *err, size_t errlen);
+
+#endif
