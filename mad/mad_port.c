@@ -332,20 +332,32 @@ static int mad_port_init_sync(struct mad_port *p)
 	return rc ? -rc : 0;
 }
 
-/* Room for direct SMP sends: two datagrams under the socket queue limit
- * the system gives new unix datagram sockets (ibsim's too). */
+/* Room for direct SMP sends.  Under umad2sim: two datagrams under the
+ * socket queue limit the system gives new unix datagram sockets (ibsim's
+ * too).  On a kernel umad device a write queues the MAD and returns: no
+ * limit. */
 static void mad_port_direct_start(struct mad_port *p)
 {
-	FILE *f = fopen(MAD_PORT_QLEN_PATH, "r");
+	const char *pre = getenv("LD_PRELOAD");
 	unsigned long qlen = MAD_PORT_QLEN_DEFAULT;
+	FILE *f;
 
-	if (f) {
+	p->direct_send_buf = calloc(1, p->umad_len);
+	if (!pre || !strstr(pre, "umad2sim")) {
+		p->direct_room = UINT64_MAX;
+		return;
+	}
+	if ((f = fopen(MAD_PORT_QLEN_PATH, "r"))) {
 		if (fscanf(f, "%lu", &qlen) != 1)
 			qlen = MAD_PORT_QLEN_DEFAULT;
 		fclose(f);
 	}
 	p->direct_room = qlen > 3 ? qlen - 2 : 1;
-	p->direct_send_buf = calloc(1, p->umad_len);
+}
+
+unsigned mad_port_room(const struct mad_port *p)
+{
+	return p->direct_room > 4096 ? 0 : (unsigned)p->direct_room;
 }
 
 static struct mad_port *mad_port_new(const char *ca, int port, uint64_t guid, int client,

@@ -94,6 +94,11 @@ int mad_port_wait(struct mad_port *p, unsigned timeout_ms);
  * reading (under umad2sim the send itself then blocks); the queue holds
  * 4096 MADs. */
 uint64_t mad_port_tx_dropped(struct mad_port *p);
+/* SMP requests the caller may write itself at once without risk of
+ * blocking: under umad2sim, two under the datagrams ibsim's socket holds
+ * (net.unix.max_dgram_qlen); 0 for no such limit (a kernel umad device).
+ * A larger window sends the rest through the sender thread. */
+unsigned mad_port_room(const struct mad_port *p);
 /* SMP requests the caller's thread wrote itself, skipping the sender
  * thread, because nothing was queued before them and the peer had room
  * (mad/mad_peerq.h).  Only the thread that sends may read it. */

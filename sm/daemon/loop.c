@@ -92,8 +92,11 @@ static void loop_rearm(struct loop *l)
 	/* SMPs on the wire: this thread reads their answers itself once the
 	 * receiver thread is parked (one thread hand-off fewer each); the
 	 * receiver thread takes over again when none are left.  --once keeps
-	 * it parked to the end, so closing never waits for its umad_recv. */
-	if (mad_port_hold(l->port, out || l->opts->once))
+	 * it parked to the end, so closing never waits for its umad_recv;
+	 * the reader (an idle watcher of the highest priority) runs only
+	 * while SMPs are out, or it would starve the sweep's own idle
+	 * watcher (nothing reads the fd meanwhile: no answer is due). */
+	if (mad_port_hold(l->port, out || l->opts->once) && out)
 		ev_idle_start(l->ev, &l->rx_direct);
 	else
 		ev_idle_stop(l->ev, &l->rx_direct);
