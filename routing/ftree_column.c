@@ -112,7 +112,7 @@ static void ftree_crowding(const struct ftree *m, int s, size_t window, uint8_t 
 		window = FABRIC_MAX_PORTS;
 	ftree_ports_around(m, s, window, around);
 	memset(crowd, 0, FABRIC_MAX_PORTS + 1);
-	for (size_t i = 0; i < m->cand_n[s]; i++) {
+	for (size_t i = 0; i < (size_t)m->cand_n[s] + m->cand_nx[s]; i++) {
 		uint8_t pn = m->cand_port[m->cand_start[s] + i];
 
 		for (size_t a = 0; a < window; a++) {
@@ -134,7 +134,7 @@ static void ftree_crowding(const struct ftree *m, int s, size_t window, uint8_t 
  * up-port leads to the k-th middle switch, whose k-th up-port to the k-th
  * spine of its group), and spreads the columns it lost over distinct
  * others, so that few flows of a shift all-to-all share a link. */
-uint8_t ftree_column_choice(struct ftree *m, int s)
+static uint8_t ftree_column_pick(struct ftree *m, int s)
 {
 	size_t first = m->cand_start[s], n = m->cand_n[s];
 	uint8_t want = m->column[m->rank[s]];
@@ -158,4 +158,83 @@ uint8_t ftree_column_choice(struct ftree *m, int s)
 		ftree_crowding(m, s, n + lost, crowd);
 	return ftree_least_diverted(m, s, lost ? (base + before * n / lost) % n : want % n,
 				    m->g.has_ca[s] ? crowd : NULL);
+}
+
+/* Port pn of leaf s as a detour: up to a parent of kind ANY, whose way
+ * to its exit (up, then down to a switch x with an up-then-down route,
+ * which turns up there) does not pass s.  One turn, at an exit whose turn
+ * is taken for the LID anyway.  Not when s is an exit's x itself: the
+ * routes turning up at s would turn a second time. */
+static int ftree_detour_ok(const struct ftree *m, int s, uint8_t pn)
+{
+	int c = ftree_neighbour(m, s, pn);
+
+	for (size_t i = 0; i < m->n_exits; i++)
+		if (m->exits[i].x == s)
+			return 0;
+	for (int hop = 0; hop <= 2 * FTREE_MAX_RANK && c >= 0; hop++) {
+		if (c == s)
+			return 0;
+		if (m->kind[c] != FTREE_ANY)
+			return hop > 0;
+		if (m->xport[c] == LFT_DROP)
+			return 0;
+		c = ftree_neighbour(m, c, m->xport[c]);
+	}
+	return 0;
+}
+
+/* How many up-port numbers switches of s's rank use (s's columns). */
+static size_t ftree_slot_count(const struct ftree *m, int s)
+{
+	const uint8_t *slot = ftree_slots(m, s);
+	size_t n = 0;
+
+	for (size_t b = 0; b < FTREE_SLOT_BYTES; b++)
+		n += (size_t)__builtin_popcount(slot[b]);
+	return n;
+}
+
+/* Leaf s would send FTREE_DETOUR_CROWD or more of the flows of a shift
+ * all-to-all out of port (its choice): a detour that carries fewer, the
+ * least crowded, else port.  The detour is recorded (ftree_detour_check). */
+static uint8_t ftree_detour(struct ftree *m, int s, uint8_t port)
+{
+	size_t first = m->cand_start[s] + m->cand_n[s];
+	uint8_t crowd[FABRIC_MAX_PORTS + 1], best = LFT_DROP;
+
+	ftree_crowding(m, s, ftree_slot_count(m, s), crowd);
+	if (crowd[port] < FTREE_DETOUR_CROWD)
+		return port;
+	for (size_t i = 0; i < m->cand_nx[s]; i++) {
+		uint8_t pn = m->cand_port[first + i];
+
+		if (crowd[pn] < (best == LFT_DROP ? crowd[port] : crowd[best]) &&
+		    ftree_detour_ok(m, s, pn))
+			best = pn;
+	}
+	if (best == LFT_DROP)
+		return port;
+	m->det_alt[s] = port;
+	m->det_sw[m->n_det++] = s;
+	return best;
+}
+
+uint8_t ftree_column_choice(struct ftree *m, int s)
+{
+	uint8_t port = ftree_column_pick(m, s);
+
+	return m->cand_nx[s] ? ftree_detour(m, s, port) : port;
+}
+
+/* The LID's VL is chosen (its exits may have changed with it): a leaf
+ * whose detour has no exit there any more takes its choice back. */
+void ftree_detour_check(struct ftree *m)
+{
+	for (size_t i = 0; i < m->n_det; i++) {
+		int s = m->det_sw[i];
+
+		if (!ftree_detour_ok(m, s, m->row[s]))
+			m->row[s] = m->det_alt[s];
+	}
 }

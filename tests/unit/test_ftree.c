@@ -447,6 +447,9 @@ static int route_ok(const struct tree *t, const struct lft_set *s, int a, int dn
 		return 1; /* a down-up route, placed to close no credit loop: the gate judges */
 	if (!updown || ud == NO_PATH)
 		return got == any;
+	if (updown == 1 && got > 0 && t->ud[(size_t)path[1] * n + (size_t)at] == NO_PATH &&
+	    t->level[path[1]] > t->level[a])
+		return 1; /* a detour up to a parent with no up-then-down route */
 	return got == ud && up_then_down(t, path, got) && (updown < 2 || got == any);
 }
 
