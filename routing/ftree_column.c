@@ -15,6 +15,11 @@
  * current one too.  The main paths' loads start from zero again. */
 void ftree_plan_columns(struct ftree *m)
 {
+	size_t leaves = 0;
+
+	for (size_t s = 0; s < m->g.n_sw; s++)
+		leaves += m->g.has_ca[s] && m->rank[s] == 0;
+	m->cas_per_leaf = leaves ? (m->n_dests + leaves - 1) / leaves : 0;
 	for (size_t i = 0; i < m->n_dests; i++) {
 		const struct ftree_dest *d = &m->dests[i];
 		size_t e;
@@ -125,6 +130,40 @@ static void ftree_crowding(const struct ftree *m, int s, size_t window, uint8_t 
 	}
 }
 
+/* Switch s's entry for dest j < cur_dest: in the batch when routed since
+ * the last flush (CA LIDs are routed in CA order, one row each). */
+static uint8_t ftree_dest_entry(const struct ftree *m, int s, size_t j)
+{
+	size_t k = m->cur_dest - j;
+
+	if (k < m->n_batch)
+		return m->batch[(m->n_batch - 1 - k) * m->g.n_sw + (size_t)s];
+	return m->out->tables[s].port[m->dests[j].lid];
+}
+
+/* For each port, how many flows a rank-1 switch s would send out of it
+ * were the current LID to take it, of a shift all-to-all from the CAs
+ * below it: they send to as many LIDs in a row, and those in s's column
+ * (the leaf port its children reach it by) climb through s.  The LIDs
+ * routed before the current one are counted (the ones after see it). */
+static void ftree_mid_crowding(const struct ftree *m, int s, uint8_t *crowd)
+{
+	size_t cur = m->cur_dest, window = m->reach[s] * m->cas_per_leaf, n = m->n_dests;
+	uint8_t col = m->down[m->down_start[s]].rport;
+
+	memset(crowd, 1, FABRIC_MAX_PORTS + 1);
+	for (size_t k = 1; k < window && k < cur + 1 && 2 * k < n; k++) {
+		size_t j = cur - k;
+		uint8_t pn;
+
+		if (m->dests[j].offset != m->dests[cur].offset || m->dest_col[j] != col)
+			continue;
+		pn = ftree_dest_entry(m, s, j);
+		if (pn <= FABRIC_MAX_PORTS && crowd[pn] < UINT8_MAX)
+			crowd[pn]++;
+	}
+}
+
 /* A switch going up that was not handed the LID (its cable to the main
  * path's column is gone, or it lies below a switch that lost one): the
  * up-port the main path took at its rank when it may take it; the columns
@@ -156,8 +195,10 @@ static uint8_t ftree_column_pick(struct ftree *m, int s)
 		}
 	if (m->g.has_ca[s]) /* a leaf: its CAs' flows to the LIDs in a row */
 		ftree_crowding(m, s, n + lost, crowd);
+	else if (m->rank[s] == 1) /* its pod's flows to the LIDs in a row */
+		ftree_mid_crowding(m, s, crowd);
 	return ftree_least_diverted(m, s, lost ? (base + before * n / lost) % n : want % n,
-				    m->g.has_ca[s] ? crowd : NULL);
+				    m->g.has_ca[s] || m->rank[s] == 1 ? crowd : NULL);
 }
 
 /* Port pn of leaf s as a detour: up to a parent of kind ANY, whose way

@@ -85,6 +85,7 @@ struct ftree {
 	struct ftree_dest *dests;
 	size_t n_dests, cur_dest; /* cur_dest: the one being routed */
 	uint8_t *dest_col;	  /* per dest: its main path's column at its leaf */
+	size_t cas_per_leaf;	  /* CA LIDs per leaf, rounded up */
 	/* the leaf being routed */
 	uint32_t leaf_gen, *in_reach; /* in_reach[s] == leaf_gen: s is in R */
 	uint8_t *u, *kind;
