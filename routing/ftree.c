@@ -137,6 +137,7 @@ static int ftree_alloc_routing(struct ftree *m)
 
 	m->dests = malloc((m->lids.n ? m->lids.n : 1) * sizeof(*m->dests));
 	m->dest_col = malloc(m->lids.n ? m->lids.n : 1);
+	m->dest_col1 = malloc(m->lids.n ? m->lids.n : 1);
 	m->in_reach = calloc(s, sizeof(*m->in_reach));
 	m->u = malloc(s);
 	m->kind = malloc(s);
@@ -158,9 +159,9 @@ static int ftree_alloc_routing(struct ftree *m)
 	m->cmark = calloc(s, sizeof(*m->cmark));
 	m->cq = malloc(s * sizeof(*m->cq));
 	m->sw_exit_start = calloc(s + 1, sizeof(*m->sw_exit_start));
-	if (!m->dests || !m->dest_col || !m->in_reach || !m->u || !m->kind || !m->fill ||
-	    !m->cand_start || !m->cand_n || !m->cand_port || !m->rr || !m->done || !m->stack ||
-	    !m->batch || !m->exits || !m->xport || !m->xmark || !m->cmark || !m->cq ||
+	if (!m->dests || !m->dest_col || !m->dest_col1 || !m->in_reach || !m->u || !m->kind ||
+	    !m->fill || !m->cand_start || !m->cand_n || !m->cand_port || !m->rr || !m->done ||
+	    !m->stack || !m->batch || !m->exits || !m->xport || !m->xmark || !m->cmark || !m->cq ||
 	    !m->sw_exit_start || !m->row_save || !m->cand_nx || !m->det_sw || !m->det_alt ||
 	    ftree_exit_alloc_vls(m, s))
 		return -ENOMEM;
@@ -178,8 +179,8 @@ static void ftree_free(struct ftree *m)
 			m->done,     m->stack,	       m->dist,	    m->queue,	  m->bfs_port,
 			m->batch,    m->exits,	       m->xport,    m->xmark,	  m->cmark,
 			m->cq,	     m->sw_exit_start, m->sw_exits, m->hub,	  m->cand,
-			m->slots,    m->diverted,      m->row_save, m->dest_col,  m->cand_nx,
-			m->det_sw,   m->det_alt};
+			m->slots,    m->diverted,      m->row_save, m->dest_col,  m->dest_col1,
+			m->cand_nx,  m->det_sw,	       m->det_alt};
 
 	swgraph_fini(&m->g);
 	ftree_turns_fini(&m->turns);

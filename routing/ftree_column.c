@@ -23,13 +23,20 @@ void ftree_plan_columns(struct ftree *m)
 	for (size_t i = 0; i < m->n_dests; i++) {
 		const struct ftree_dest *d = &m->dests[i];
 		size_t e;
+		int mid;
 
-		m->dest_col[i] = LFT_DROP;
+		m->dest_col[i] = m->dest_col1[i] = LFT_DROP;
 		if (m->up_start[d->leaf] == m->up_start[d->leaf + 1])
 			continue;
 		e = ftree_pick_up(m, d->leaf, d->offset, d->exit_port);
 		m->up_load[e]++;
 		m->dest_col[i] = m->up[e].port;
+		mid = m->up[e].sw;
+		if (m->up_start[mid] == m->up_start[mid + 1])
+			continue;
+		e = ftree_pick_up(m, mid, d->offset, d->exit_port);
+		m->up_load[e]++;
+		m->dest_col1[i] = m->up[e].port;
 	}
 	memset(m->up_load, 0,
 	       (m->up_start[m->g.n_sw] ? m->up_start[m->g.n_sw] : 1) * sizeof(*m->up_load));
@@ -141,27 +148,93 @@ static uint8_t ftree_dest_entry(const struct ftree *m, int s, size_t j)
 	return m->out->tables[s].port[m->dests[j].lid];
 }
 
-/* For each port, how many flows a rank-1 switch s would send out of it
+/* Does some child of s send dest j (routed before the current one) up
+ * to s? */
+static int ftree_climbs_to(const struct ftree *m, int s, size_t j)
+{
+	for (size_t e = m->down_start[s]; e < m->down_start[s + 1]; e++)
+		if (ftree_dest_entry(m, m->down[e].sw, j) == m->down[e].rport)
+			return 1;
+	return 0;
+}
+
+/* The column of a rank-1 switch s: the leaf port its children reach it by. */
+static uint8_t ftree_mid_column(const struct ftree *m, int s)
+{
+	return m->down[m->down_start[s]].rport;
+}
+
+/* Rank-1 switch s's port for dest j, were j's flows from below to climb
+ * through s (LFT_DROP: they do not, or not known): routed already, its
+ * entry, for a LID of s's column or one a leaf below sent up to s; not
+ * yet, for a LID of s's column, the port its main path will take at
+ * rank 1 (planned) when s has it. */
+static uint8_t ftree_mid_port(const struct ftree *m, int s, size_t j, int routed, uint8_t col)
+{
+	int up;
+
+	if (routed)
+		return m->dest_col[j] == col || ftree_climbs_to(m, s, j) ? ftree_dest_entry(m, s, j)
+									 : LFT_DROP;
+	if (m->dest_col[j] != col || m->dest_col1[j] == LFT_DROP)
+		return LFT_DROP;
+	up = ftree_neighbour(m, s, m->dest_col1[j]);
+	return up >= 0 && m->rank[up] > m->rank[s] ? m->dest_col1[j] : LFT_DROP;
+}
+
+/* For each port, the most flows a rank-1 switch s would send out of it
  * were the current LID to take it, of a shift all-to-all from the CAs
- * below it: they send to as many LIDs in a row, and those in s's column
- * (the leaf port its children reach it by) climb through s.  The LIDs
- * routed before the current one are counted (the ones after see it). */
+ * below it (as many LIDs in a row, that hold the current one): those in
+ * s's column climb through s, as do the others a leaf below sent up to
+ * s. */
 static void ftree_mid_crowding(const struct ftree *m, int s, uint8_t *crowd)
 {
-	size_t cur = m->cur_dest, window = m->reach[s] * m->cas_per_leaf, n = m->n_dests;
-	uint8_t col = m->down[m->down_start[s]].rport;
+	size_t cur = m->cur_dest, n = m->n_dests, window = m->reach[s] * m->cas_per_leaf;
+	uint8_t col = ftree_mid_column(m, s), around[2 * FTREE_MID_WINDOW];
+	uint16_t count[FABRIC_MAX_PORTS + 2] = {0};
 
-	memset(crowd, 1, FABRIC_MAX_PORTS + 1);
-	for (size_t k = 1; k < window && k < cur + 1 && 2 * k < n; k++) {
-		size_t j = cur - k;
-		uint8_t pn;
+	window = window < FTREE_MID_WINDOW ? window : FTREE_MID_WINDOW;
+	memset(around, LFT_DROP, 2 * window);
+	for (size_t k = 1; k < window && 2 * k < n; k++) {
+		size_t before = (cur + n - k) % n, after = (cur + k) % n;
 
-		if (m->dests[j].offset != m->dests[cur].offset || m->dest_col[j] != col)
-			continue;
-		pn = ftree_dest_entry(m, s, j);
-		if (pn <= FABRIC_MAX_PORTS && crowd[pn] < UINT8_MAX)
-			crowd[pn]++;
+		if (m->dests[before].offset == m->dests[cur].offset)
+			around[window - 1 - k] = ftree_mid_port(m, s, before, k <= cur, col);
+		if (m->dests[after].offset == m->dests[cur].offset)
+			around[window - 1 + k] = ftree_mid_port(m, s, after, cur + k >= n, col);
 	}
+	memset(crowd, 1, FABRIC_MAX_PORTS + 1);
+	/* windows [a, a + window) for a = 0 .. window - 1, slid one by one */
+	for (size_t k = 0; k + 1 < 2 * window; k++) {
+		uint8_t in = around[k];
+
+		if (k >= window && around[k - window] <= FABRIC_MAX_PORTS)
+			count[around[k - window]]--;
+		if (in > FABRIC_MAX_PORTS)
+			continue;
+		count[in]++; /* a part of a window counts no more than the window */
+		if (count[in] + 1u > crowd[in])
+			crowd[in] =
+			    (uint8_t)(count[in] + 1u < UINT8_MAX ? count[in] + 1u : UINT8_MAX);
+	}
+}
+
+/* A LID of another column that a leaf sent up to rank-1 switch s: its
+ * column at s when no choice is less crowded, else the least crowded
+ * (the first from the column's place on a tie). */
+static uint8_t ftree_mid_foreign(struct ftree *m, int s, uint8_t want)
+{
+	size_t first = m->cand_start[s], n = m->cand_n[s];
+	uint8_t crowd[FABRIC_MAX_PORTS + 1], best = want;
+
+	ftree_mid_crowding(m, s, crowd);
+	for (size_t i = 0; i < n; i++) {
+		uint8_t pn = m->cand_port[first + i];
+
+		if (crowd[pn] < crowd[best])
+			best = pn;
+	}
+	return best;
 }
 
 /* A switch going up that was not handed the LID (its cable to the main
@@ -184,7 +257,10 @@ static uint8_t ftree_column_pick(struct ftree *m, int s)
 
 	for (size_t i = 0; i < n; i++)
 		if (m->cand_port[first + i] == want)
-			return want;
+			return m->rank[s] == 1 && !m->g.has_ca[s] &&
+				       m->dest_col[m->cur_dest] != ftree_mid_column(m, s)
+				   ? ftree_mid_foreign(m, s, want)
+				   : want;
 	/* want is column `before` of the `lost` that s may not take: spread
 	 * those evenly over the choices, from the first one's place on */
 	for (unsigned pn = 1; pn <= FABRIC_MAX_PORTS; pn++)

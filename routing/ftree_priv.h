@@ -21,6 +21,7 @@
 #define FTREE_BATCH 64	   /* LIDs routed before their entries are written out */
 #define FTREE_VLS 4	   /* VLs ftree may spread its down-up turns over */
 #define FTREE_DETOUR_CROWD 3 /* a leaf's flows on one link before it detours */
+#define FTREE_MID_WINDOW 1024 /* LIDs in a row a rank-1 switch looks at, at most */
 #define FTREE_SLOT_BYTES ((FABRIC_MAX_PORTS + 8) / 8) /* a bitmap over ports */
 
 /* A CA/router LID to route: the leaf it hangs off and the port there. */
@@ -85,6 +86,7 @@ struct ftree {
 	struct ftree_dest *dests;
 	size_t n_dests, cur_dest; /* cur_dest: the one being routed */
 	uint8_t *dest_col;	  /* per dest: its main path's column at its leaf */
+	uint8_t *dest_col1;	  /* and at rank 1 (LFT_DROP: none) */
 	size_t cas_per_leaf;	  /* CA LIDs per leaf, rounded up */
 	/* the leaf being routed */
 	uint32_t leaf_gen, *in_reach; /* in_reach[s] == leaf_gen: s is in R */
