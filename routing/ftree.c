@@ -57,7 +57,12 @@
  * LIDs were moved to first (d-mod-k over the live links: the LIDs a dead
  * cable carried do not all land on one neighbour); a leaf first takes the
  * link it would send the fewest of the LIDs around t out of (a shift
- * all-to-all sends its CAs' flows to LIDs in a row; ftree_column.c).  A leaf with fewer
+ * all-to-all sends its CAs' flows to LIDs in a row; ftree_column.c), and
+ * a rank-1 switch the link it would send the fewest of its pod's flows
+ * to the LIDs around t out of.  A leaf whose choice would carry
+ * FTREE_DETOUR_CROWD such flows may instead detour t up to a parent with
+ * no up-then-down route (below) whose way to its exit avoids the leaf:
+ * t then takes that exit's turn, taken for t anyway.  A leaf with fewer
  * live up-links than CAs starts the main paths of the CAs left over at
  * the CA's own port.  LIDs that some leaf could not reach
  * by their main tree are noted as "routed around" the missing links, which
@@ -643,6 +648,7 @@ static void ftree_route_dest(struct ftree *m, const struct ftree_dest *d)
 	m->nomem |= ftree_exit_select_vl(m, more && (m->leaf_stranded || m->leaf_off_hub)) != 0;
 	m->n_det = 0;
 	m->rerouted += (size_t)ftree_fill(m);
+	ftree_mid_respread(m);
 	if (more)
 		memcpy(m->row_save, m->row, m->g.n_sw);
 	stranded = ftree_turn_at_exits(m, spread);

@@ -50,6 +50,17 @@ static const uint8_t *ftree_slots(const struct ftree *m, int s)
 			 FTREE_SLOT_BYTES];
 }
 
+/* How many up-port numbers switches of s's rank use (s's columns). */
+static size_t ftree_slot_count(const struct ftree *m, int s)
+{
+	const uint8_t *slot = ftree_slots(m, s);
+	size_t n = 0;
+
+	for (size_t b = 0; b < FTREE_SLOT_BYTES; b++)
+		n += (size_t)__builtin_popcount(slot[b]);
+	return n;
+}
+
 /* Of s's choices, the one the fewest LIDs were sent to in place of their
  * own column, from choice `from` on; counted.  With crowd (per port), the
  * least crowded first. */
@@ -148,63 +159,93 @@ static uint8_t ftree_dest_entry(const struct ftree *m, int s, size_t j)
 	return m->out->tables[s].port[m->dests[j].lid];
 }
 
-/* Does some child of s send dest j (routed before the current one) up
- * to s? */
-static int ftree_climbs_to(const struct ftree *m, int s, size_t j)
-{
-	for (size_t e = m->down_start[s]; e < m->down_start[s + 1]; e++)
-		if (ftree_dest_entry(m, m->down[e].sw, j) == m->down[e].rport)
-			return 1;
-	return 0;
-}
-
 /* The column of a rank-1 switch s: the leaf port its children reach it by. */
 static uint8_t ftree_mid_column(const struct ftree *m, int s)
 {
 	return m->down[m->down_start[s]].rport;
 }
 
-/* Rank-1 switch s's port for dest j, were j's flows from below to climb
- * through s (LFT_DROP: they do not, or not known): routed already, its
- * entry, for a LID of s's column or one a leaf below sent up to s; not
- * yet, for a LID of s's column, the port its main path will take at
- * rank 1 (planned) when s has it. */
-static uint8_t ftree_mid_port(const struct ftree *m, int s, size_t j, int routed, uint8_t col)
+/* Is the current LID of rank-1 switch s's column? */
+static int ftree_mid_native(const struct ftree *m, int s)
+{
+	return m->dest_col[m->cur_dest] == ftree_mid_column(m, s);
+}
+
+/* Rank-1 switch s's port for dest j of its column (LFT_DROP: not known):
+ * routed already, its entry; not yet, the port j's main path will take
+ * at rank 1 (planned) when s has it. */
+static uint8_t ftree_mid_port(const struct ftree *m, int s, size_t j, int routed)
 {
 	int up;
 
 	if (routed)
-		return m->dest_col[j] == col || ftree_climbs_to(m, s, j) ? ftree_dest_entry(m, s, j)
-									 : LFT_DROP;
-	if (m->dest_col[j] != col || m->dest_col1[j] == LFT_DROP)
+		return ftree_dest_entry(m, s, j);
+	if (m->dest_col1[j] == LFT_DROP)
 		return LFT_DROP;
 	up = ftree_neighbour(m, s, m->dest_col1[j]);
 	return up >= 0 && m->rank[up] > m->rank[s] ? m->dest_col1[j] : LFT_DROP;
 }
 
-/* For each port, the most flows a rank-1 switch s would send out of it
+/* Did leaf c lose a column (fewer up-links than up-port numbers its rank
+ * uses)?  Only such a leaf sends LIDs of other columns up as a rule. */
+static int ftree_lost_column(const struct ftree *m, int c)
+{
+	return m->up_start[c + 1] - m->up_start[c] < ftree_slot_count(m, c);
+}
+
+/* The LIDs around the current one whose flows from below climb through
+ * rank-1 switch s (window - 1 on each side, in CA order round the end, of
+ * its LMC offset): s's port for each (LFT_DROP: none, or not known).
+ * Those of s's column climb through it; of the others routed already,
+ * those a child of s that lost a column sent up to it (child by child:
+ * each table is read in LID order). */
+struct ftree_pending {
+	uint32_t j;
+	uint16_t at;
+};
+
+static void ftree_mid_around(const struct ftree *m, int s, size_t window, uint8_t *around,
+			     struct ftree_pending *pend)
+{
+	size_t cur = m->cur_dest, n = m->n_dests, n_pend = 0;
+	uint8_t col = ftree_mid_column(m, s);
+
+	memset(around, LFT_DROP, 2 * window);
+	for (size_t k = 1; k < window && 2 * k < n; k++)
+		for (int side = 0; side < 2; side++) {
+			size_t j = side ? (cur + k) % n : (cur + n - k) % n;
+			size_t at = side ? window - 1 + k : window - 1 - k;
+			int routed = side ? cur + k >= n : k <= cur;
+
+			if (m->dests[j].offset != m->dests[cur].offset)
+				continue;
+			if (m->dest_col[j] == col)
+				around[at] = ftree_mid_port(m, s, j, routed);
+			else if (routed)
+				pend[n_pend++] = (struct ftree_pending){(uint32_t)j, (uint16_t)at};
+		}
+	for (size_t e = m->down_start[s]; e < m->down_start[s + 1]; e++)
+		for (size_t i = 0, lost = ftree_lost_column(m, m->down[e].sw); lost && i < n_pend;
+		     i++)
+			if (around[pend[i].at] == LFT_DROP &&
+			    ftree_dest_entry(m, m->down[e].sw, pend[i].j) == m->down[e].rport)
+				around[pend[i].at] = ftree_dest_entry(m, s, pend[i].j);
+}
+
+/* For each port, the most flows rank-1 switch s would send out of it
  * were the current LID to take it, of a shift all-to-all from the CAs
- * below it (as many LIDs in a row, that hold the current one): those in
- * s's column climb through s, as do the others a leaf below sent up to
- * s. */
+ * below it: they send to as many LIDs in a row (windows that hold the
+ * current one, slid one by one over around). */
 static void ftree_mid_crowding(const struct ftree *m, int s, uint8_t *crowd)
 {
-	size_t cur = m->cur_dest, n = m->n_dests, window = m->reach[s] * m->cas_per_leaf;
-	uint8_t col = ftree_mid_column(m, s), around[2 * FTREE_MID_WINDOW];
+	size_t window = m->reach[s] * m->cas_per_leaf;
+	uint8_t around[2 * FTREE_MID_WINDOW];
+	struct ftree_pending pend[2 * FTREE_MID_WINDOW];
 	uint16_t count[FABRIC_MAX_PORTS + 2] = {0};
 
 	window = window < FTREE_MID_WINDOW ? window : FTREE_MID_WINDOW;
-	memset(around, LFT_DROP, 2 * window);
-	for (size_t k = 1; k < window && 2 * k < n; k++) {
-		size_t before = (cur + n - k) % n, after = (cur + k) % n;
-
-		if (m->dests[before].offset == m->dests[cur].offset)
-			around[window - 1 - k] = ftree_mid_port(m, s, before, k <= cur, col);
-		if (m->dests[after].offset == m->dests[cur].offset)
-			around[window - 1 + k] = ftree_mid_port(m, s, after, cur + k >= n, col);
-	}
+	ftree_mid_around(m, s, window, around, pend);
 	memset(crowd, 1, FABRIC_MAX_PORTS + 1);
-	/* windows [a, a + window) for a = 0 .. window - 1, slid one by one */
 	for (size_t k = 0; k + 1 < 2 * window; k++) {
 		uint8_t in = around[k];
 
@@ -219,22 +260,34 @@ static void ftree_mid_crowding(const struct ftree *m, int s, uint8_t *crowd)
 	}
 }
 
-/* A LID of another column that a leaf sent up to rank-1 switch s: its
- * column at s when no choice is less crowded, else the least crowded
- * (the first from the column's place on a tie). */
-static uint8_t ftree_mid_foreign(struct ftree *m, int s, uint8_t want)
+/* After the fill: a LID of another column that a leaf sent up to a
+ * rank-1 switch s not handed it keeps its port there unless another
+ * choice of s carries fewer of the pod's flows (the least crowded, the
+ * first on a tie).  Only then are such LIDs known to climb through s. */
+void ftree_mid_respread(struct ftree *m)
 {
-	size_t first = m->cand_start[s], n = m->cand_n[s];
-	uint8_t crowd[FABRIC_MAX_PORTS + 1], best = want;
+	m->cgen++;
+	for (size_t q = 0; q < m->n_fill; q++) {
+		int s = m->fill[q], a;
+		uint8_t crowd[FABRIC_MAX_PORTS + 1], best;
 
-	ftree_mid_crowding(m, s, crowd);
-	for (size_t i = 0; i < n; i++) {
-		uint8_t pn = m->cand_port[first + i];
+		if (!m->g.has_ca[s] || m->kind[s] != FTREE_UP || m->done[s] == m->dest_gen)
+			continue;
+		a = ftree_neighbour(m, s, m->row[s]);
+		if (a < 0 || m->rank[a] != 1 || m->g.has_ca[a] || m->kind[a] != FTREE_UP ||
+		    m->done[a] == m->dest_gen || m->cmark[a] == m->cgen || ftree_mid_native(m, a))
+			continue;
+		m->cmark[a] = m->cgen;
+		ftree_mid_crowding(m, a, crowd);
+		best = m->row[a];
+		for (size_t i = 0; i < m->cand_n[a]; i++) {
+			uint8_t pn = m->cand_port[m->cand_start[a] + i];
 
-		if (crowd[pn] < crowd[best])
-			best = pn;
+			if (crowd[pn] < crowd[best])
+				best = pn;
+		}
+		m->row[a] = best;
 	}
-	return best;
 }
 
 /* A switch going up that was not handed the LID (its cable to the main
@@ -257,10 +310,7 @@ static uint8_t ftree_column_pick(struct ftree *m, int s)
 
 	for (size_t i = 0; i < n; i++)
 		if (m->cand_port[first + i] == want)
-			return m->rank[s] == 1 && !m->g.has_ca[s] &&
-				       m->dest_col[m->cur_dest] != ftree_mid_column(m, s)
-				   ? ftree_mid_foreign(m, s, want)
-				   : want;
+			return want;
 	/* want is column `before` of the `lost` that s may not take: spread
 	 * those evenly over the choices, from the first one's place on */
 	for (unsigned pn = 1; pn <= FABRIC_MAX_PORTS; pn++)
@@ -269,12 +319,16 @@ static uint8_t ftree_column_pick(struct ftree *m, int s)
 			before += pn < want;
 			lost++;
 		}
-	if (m->g.has_ca[s]) /* a leaf: its CAs' flows to the LIDs in a row */
+	/* a leaf: its CAs' flows to the LIDs in a row; a rank-1 switch, for
+	 * a LID of its column: its pod's (others: ftree_mid_respread) */
+	int pod = !m->g.has_ca[s] && m->rank[s] == 1 && ftree_mid_native(m, s);
+
+	if (m->g.has_ca[s])
 		ftree_crowding(m, s, n + lost, crowd);
-	else if (m->rank[s] == 1) /* its pod's flows to the LIDs in a row */
+	else if (pod)
 		ftree_mid_crowding(m, s, crowd);
 	return ftree_least_diverted(m, s, lost ? (base + before * n / lost) % n : want % n,
-				    m->g.has_ca[s] || m->rank[s] == 1 ? crowd : NULL);
+				    m->g.has_ca[s] || pod ? crowd : NULL);
 }
 
 /* Port pn of leaf s as a detour: up to a parent of kind ANY, whose way
@@ -299,17 +353,6 @@ static int ftree_detour_ok(const struct ftree *m, int s, uint8_t pn)
 		c = ftree_neighbour(m, c, m->xport[c]);
 	}
 	return 0;
-}
-
-/* How many up-port numbers switches of s's rank use (s's columns). */
-static size_t ftree_slot_count(const struct ftree *m, int s)
-{
-	const uint8_t *slot = ftree_slots(m, s);
-	size_t n = 0;
-
-	for (size_t b = 0; b < FTREE_SLOT_BYTES; b++)
-		n += (size_t)__builtin_popcount(slot[b]);
-	return n;
 }
 
 /* Leaf s would send FTREE_DETOUR_CROWD or more of the flows of a shift

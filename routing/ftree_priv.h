@@ -163,9 +163,12 @@ size_t ftree_pick_up(const struct ftree *m, int c, unsigned offset, unsigned spr
 /* ftree_column.c: the leaf column of every CA LID's main path, planned
  * ahead (main path loads back to zero); the up-port of a switch going up
  * that was not handed the current LID, its column lost (or a detour); the
- * detours taken undone where the VL finally chosen leaves them no exit. */
+ * LIDs of another column leaves sent up to rank-1 switches spread there
+ * (after the fill); the detours taken undone where the VL finally chosen
+ * leaves them no exit. */
 void ftree_plan_columns(struct ftree *m);
 uint8_t ftree_column_choice(struct ftree *m, int s);
+void ftree_mid_respread(struct ftree *m);
 void ftree_detour_check(struct ftree *m);
 
 /* ftree_rank.c: breadth first over the switch graph (see there); every

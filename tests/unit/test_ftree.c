@@ -1020,6 +1020,47 @@ static void test_ftree_lost_columns_three_level(void)
 	tree_free(&t);
 }
 
+/* nanosm-gen fattree --levels 3 --radix 8 --missing-links 5 --seed 7: leaf24
+ * lost two of its four up-links (columns 3 and 4), leaf6 lost column 2,
+ * so the only column both still have is 1; up-then-down, leaf24's flows
+ * to leaf6's LIDs in a row all climb through mid21, and mid21 also lost
+ * a spine (4 then 5 flows on one link).  leaf24 now sends a LID that
+ * would make 3 flows on one link up its other parent (which has no
+ * up-then-down route to leaf6) to that parent's exit, where the LID
+ * turns up column 4 on a turn taken for it anyway; and mid21 spreads
+ * the LIDs of its lost spine by the flows of its pod. */
+static void test_ftree_detour_common_column(void)
+{
+	struct tree_spec sp = {.levels = 3,
+			       .pods = 8,
+			       .m = 4,
+			       .hosts = 4,
+			       .cut = {"mid21/5", "leaf6/6", "leaf11/5", "leaf24/7", "leaf24/8"}};
+	struct tree t;
+
+	tree_route_gated(&t, &sp);
+	CU_ASSERT_TRUE(shift_load(&t, &t.lft) <= 3);
+	tree_free(&t);
+}
+
+/* nanosm-gen fattree --levels 3 --radix 8 --missing-links 5 --seed 8: four
+ * mids lost a spine each (mid4, mid9, mid24, mid27), leaf22 a mid.  A
+ * mid that lost a spine sends those LIDs to the spine its pod's flows to
+ * the LIDs in a row leave room on (4 flows on one link before). */
+static void test_ftree_mid_lost_spines(void)
+{
+	struct tree_spec sp = {.levels = 3,
+			       .pods = 8,
+			       .m = 4,
+			       .hosts = 4,
+			       .cut = {"mid9/6", "mid27/8", "mid4/5", "mid24/6", "leaf22/7"}};
+	struct tree t;
+
+	tree_route_gated(&t, &sp);
+	CU_ASSERT_TRUE(shift_load(&t, &t.lft) <= 3);
+	tree_free(&t);
+}
+
 /* The graph of turns on a hand-made tree: switches 0..3 are roots, 4..7
  * middle switches each under one root (4 under 0, ...), 8..11 leaves
  * under every middle switch.  A turn from column a to column b at one
@@ -1293,6 +1334,10 @@ void test_ftree_register(void)
 		    test_ftree_lost_column_spread);
 	CU_add_test(s, "lost columns in a 3-level tree: shift load 3",
 		    test_ftree_lost_columns_three_level);
+	CU_add_test(s, "two leaves with one column in common: a detour, shift load 3",
+		    test_ftree_detour_common_column);
+	CU_add_test(s, "mids that lost a spine: their pod's flows spread, shift load 3",
+		    test_ftree_mid_lost_spines);
 	CU_add_test(s, "turns: a cycle of columns is refused, a hub is not",
 		    test_ftree_turns_graph);
 	CU_add_test(s, "islands: each routed alone", test_ftree_islands);
