@@ -333,10 +333,13 @@ static uint8_t ftree_column_pick(struct ftree *m, int s)
 
 /* Port pn of leaf s as a detour: up to a parent of kind ANY, whose way
  * to its exit (up, then down to a switch x with an up-then-down route,
- * which turns up there) does not pass s.  One turn, at an exit whose turn
+ * which turns up there) does not pass s: the parent's own exit, or (far)
+ * one further on (the exits' turns gather all such routes of the LID:
+ * taken only where the leaf would crowd a link with more than
+ * FTREE_DETOUR_CROWD flows).  One turn, at an exit whose turn
  * is taken for the LID anyway.  Not when s is an exit's x itself: the
  * routes turning up at s would turn a second time. */
-static int ftree_detour_ok(const struct ftree *m, int s, uint8_t pn)
+static int ftree_detour_ok(const struct ftree *m, int s, uint8_t pn, int far)
 {
 	int c = ftree_neighbour(m, s, pn);
 
@@ -347,7 +350,7 @@ static int ftree_detour_ok(const struct ftree *m, int s, uint8_t pn)
 		if (c == s)
 			return 0;
 		if (m->kind[c] != FTREE_ANY)
-			return hop > 0;
+			return hop == 1 || (hop > 1 && far);
 		if (m->xport[c] == LFT_DROP)
 			return 0;
 		c = ftree_neighbour(m, c, m->xport[c]);
@@ -370,7 +373,7 @@ static uint8_t ftree_detour(struct ftree *m, int s, uint8_t port)
 		uint8_t pn = m->cand_port[first + i];
 
 		if (crowd[pn] < (best == LFT_DROP ? crowd[port] : crowd[best]) &&
-		    ftree_detour_ok(m, s, pn))
+		    ftree_detour_ok(m, s, pn, crowd[port] > FTREE_DETOUR_CROWD))
 			best = pn;
 	}
 	if (best == LFT_DROP)
@@ -394,7 +397,7 @@ void ftree_detour_check(struct ftree *m)
 	for (size_t i = 0; i < m->n_det; i++) {
 		int s = m->det_sw[i];
 
-		if (!ftree_detour_ok(m, s, m->row[s]))
+		if (!ftree_detour_ok(m, s, m->row[s], 1))
 			m->row[s] = m->det_alt[s];
 	}
 }
