@@ -57,7 +57,13 @@
  * LIDs were moved to first (d-mod-k over the live links: the LIDs a dead
  * cable carried do not all land on one neighbour); a leaf first takes the
  * link it would send the fewest of the LIDs around t out of (a shift
- * all-to-all sends its CAs' flows to LIDs in a row; ftree_column.c).  A leaf with fewer
+ * all-to-all sends its CAs' flows to LIDs in a row; ftree_column.c), and
+ * a rank-1 switch the link it would send the fewest of its pod's flows
+ * to the LIDs around t out of.  A leaf whose choice would carry
+ * FTREE_DETOUR_CROWD such flows may instead detour t up to a parent with
+ * no up-then-down route (below) whose way to its exit avoids the leaf
+ * (an exit beyond the parent's own only for more than that many): t
+ * then takes that exit's turn, taken for t anyway.  A leaf with fewer
  * live up-links than CAs starts the main paths of the CAs left over at
  * the CA's own port.  LIDs that some leaf could not reach
  * by their main tree are noted as "routed around" the missing links, which
@@ -137,6 +143,7 @@ static int ftree_alloc_routing(struct ftree *m)
 
 	m->dests = malloc((m->lids.n ? m->lids.n : 1) * sizeof(*m->dests));
 	m->dest_col = malloc(m->lids.n ? m->lids.n : 1);
+	m->dest_col1 = malloc(m->lids.n ? m->lids.n : 1);
 	m->in_reach = calloc(s, sizeof(*m->in_reach));
 	m->u = malloc(s);
 	m->kind = malloc(s);
@@ -145,6 +152,9 @@ static int ftree_alloc_routing(struct ftree *m)
 	m->cand_n = malloc(s);
 	m->cand_port = malloc(links);
 	m->rr = calloc(s, 1);
+	m->cand_nx = calloc(s, 1);
+	m->det_sw = malloc(s * sizeof(*m->det_sw));
+	m->det_alt = malloc(s);
 	m->done = calloc(s, sizeof(*m->done));
 	m->stack = malloc(s * sizeof(*m->stack));
 	m->batch = malloc(FTREE_BATCH * s);
@@ -155,10 +165,11 @@ static int ftree_alloc_routing(struct ftree *m)
 	m->cmark = calloc(s, sizeof(*m->cmark));
 	m->cq = malloc(s * sizeof(*m->cq));
 	m->sw_exit_start = calloc(s + 1, sizeof(*m->sw_exit_start));
-	if (!m->dests || !m->dest_col || !m->in_reach || !m->u || !m->kind || !m->fill ||
-	    !m->cand_start || !m->cand_n || !m->cand_port || !m->rr || !m->done || !m->stack ||
-	    !m->batch || !m->exits || !m->xport || !m->xmark || !m->cmark || !m->cq ||
-	    !m->sw_exit_start || !m->row_save || ftree_exit_alloc_vls(m, s))
+	if (!m->dests || !m->dest_col || !m->dest_col1 || !m->in_reach || !m->u || !m->kind ||
+	    !m->fill || !m->cand_start || !m->cand_n || !m->cand_port || !m->rr || !m->done ||
+	    !m->stack || !m->batch || !m->exits || !m->xport || !m->xmark || !m->cmark || !m->cq ||
+	    !m->sw_exit_start || !m->row_save || !m->cand_nx || !m->det_sw || !m->det_alt ||
+	    ftree_exit_alloc_vls(m, s))
 		return -ENOMEM;
 	return 0;
 }
@@ -174,7 +185,8 @@ static void ftree_free(struct ftree *m)
 			m->done,     m->stack,	       m->dist,	    m->queue,	  m->bfs_port,
 			m->batch,    m->exits,	       m->xport,    m->xmark,	  m->cmark,
 			m->cq,	     m->sw_exit_start, m->sw_exits, m->hub,	  m->cand,
-			m->slots,    m->diverted,      m->row_save, m->dest_col};
+			m->slots,    m->diverted,      m->row_save, m->dest_col,  m->dest_col1,
+			m->cand_nx,  m->det_sw,	       m->det_alt};
 
 	swgraph_fini(&m->g);
 	ftree_turns_fini(&m->turns);
@@ -280,8 +292,24 @@ size_t ftree_kinds(struct ftree *m, int leaf)
 	return n_any;
 }
 
+/* A leaf going up on a degraded tree: its ports up to parents with no
+ * up-then-down route (written to port; returns how many, in cand_nx).  A
+ * leaf whose choices would carry too many of its flows may send a LID
+ * there instead, to the parent's exit (ftree_column.c). */
+static size_t ftree_leaf_detours(struct ftree *m, int s, uint8_t *port)
+{
+	size_t k = 0;
+
+	if (m->degraded && m->kind[s] == FTREE_UP && m->g.has_ca[s])
+		for (size_t e = m->up_start[s]; e < m->up_start[s + 1]; e++)
+			if (m->kind[m->up[e].sw] == FTREE_ANY)
+				port[k++] = m->up[e].port;
+	m->cand_nx[s] = (uint8_t)k;
+	return k;
+}
+
 /* The ports each switch may take when not handed a LID: into R going down,
- * or up to a parent one up-hop nearer R. */
+ * or up to a parent one up-hop nearer R (a leaf's detours after them). */
 static void ftree_leaf_choices(struct ftree *m)
 {
 	size_t k = 0;
@@ -300,6 +328,7 @@ static void ftree_leaf_choices(struct ftree *m)
 					m->cand_port[k++] = m->up[e].port;
 		}
 		m->cand_n[s] = (uint8_t)(k - m->cand_start[s]);
+		k += ftree_leaf_detours(m, s, &m->cand_port[k]);
 	}
 }
 
@@ -618,12 +647,15 @@ static void ftree_route_dest(struct ftree *m, const struct ftree_dest *d)
 	for (int r = 1; r <= top; r++)
 		ftree_hand_down(m, m->path[r]);
 	m->nomem |= ftree_exit_select_vl(m, more && (m->leaf_stranded || m->leaf_off_hub)) != 0;
+	m->n_det = 0;
 	m->rerouted += (size_t)ftree_fill(m);
+	ftree_mid_respread(m);
 	if (more)
 		memcpy(m->row_save, m->row, m->g.n_sw);
 	stranded = ftree_turn_at_exits(m, spread);
 	if ((stranded || m->moved > moved) && more)
 		stranded = ftree_try_other_vls(m, spread, moved, stranded);
+	ftree_detour_check(m);
 	m->stranded += stranded;
 	m->on_vl[m->vl]++;
 	if (m->vl)

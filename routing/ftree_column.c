@@ -15,16 +15,28 @@
  * current one too.  The main paths' loads start from zero again. */
 void ftree_plan_columns(struct ftree *m)
 {
+	size_t leaves = 0;
+
+	for (size_t s = 0; s < m->g.n_sw; s++)
+		leaves += m->g.has_ca[s] && m->rank[s] == 0;
+	m->cas_per_leaf = leaves ? (m->n_dests + leaves - 1) / leaves : 0;
 	for (size_t i = 0; i < m->n_dests; i++) {
 		const struct ftree_dest *d = &m->dests[i];
 		size_t e;
+		int mid;
 
-		m->dest_col[i] = LFT_DROP;
+		m->dest_col[i] = m->dest_col1[i] = LFT_DROP;
 		if (m->up_start[d->leaf] == m->up_start[d->leaf + 1])
 			continue;
 		e = ftree_pick_up(m, d->leaf, d->offset, d->exit_port);
 		m->up_load[e]++;
 		m->dest_col[i] = m->up[e].port;
+		mid = m->up[e].sw;
+		if (m->up_start[mid] == m->up_start[mid + 1])
+			continue;
+		e = ftree_pick_up(m, mid, d->offset, d->exit_port);
+		m->up_load[e]++;
+		m->dest_col1[i] = m->up[e].port;
 	}
 	memset(m->up_load, 0,
 	       (m->up_start[m->g.n_sw] ? m->up_start[m->g.n_sw] : 1) * sizeof(*m->up_load));
@@ -36,6 +48,17 @@ static const uint8_t *ftree_slots(const struct ftree *m, int s)
 {
 	return &m->slots[((size_t)m->g.comp[s] * (size_t)(m->top_rank + 1) + (size_t)m->rank[s]) *
 			 FTREE_SLOT_BYTES];
+}
+
+/* How many up-port numbers switches of s's rank use (s's columns). */
+static size_t ftree_slot_count(const struct ftree *m, int s)
+{
+	const uint8_t *slot = ftree_slots(m, s);
+	size_t n = 0;
+
+	for (size_t b = 0; b < FTREE_SLOT_BYTES; b++)
+		n += (size_t)__builtin_popcount(slot[b]);
+	return n;
 }
 
 /* Of s's choices, the one the fewest LIDs were sent to in place of their
@@ -112,7 +135,7 @@ static void ftree_crowding(const struct ftree *m, int s, size_t window, uint8_t 
 		window = FABRIC_MAX_PORTS;
 	ftree_ports_around(m, s, window, around);
 	memset(crowd, 0, FABRIC_MAX_PORTS + 1);
-	for (size_t i = 0; i < m->cand_n[s]; i++) {
+	for (size_t i = 0; i < (size_t)m->cand_n[s] + m->cand_nx[s]; i++) {
 		uint8_t pn = m->cand_port[m->cand_start[s] + i];
 
 		for (size_t a = 0; a < window; a++) {
@@ -125,6 +148,148 @@ static void ftree_crowding(const struct ftree *m, int s, size_t window, uint8_t 
 	}
 }
 
+/* Switch s's entry for dest j < cur_dest: in the batch when routed since
+ * the last flush (CA LIDs are routed in CA order, one row each). */
+static uint8_t ftree_dest_entry(const struct ftree *m, int s, size_t j)
+{
+	size_t k = m->cur_dest - j;
+
+	if (k < m->n_batch)
+		return m->batch[(m->n_batch - 1 - k) * m->g.n_sw + (size_t)s];
+	return m->out->tables[s].port[m->dests[j].lid];
+}
+
+/* The column of a rank-1 switch s: the leaf port its children reach it by. */
+static uint8_t ftree_mid_column(const struct ftree *m, int s)
+{
+	return m->down[m->down_start[s]].rport;
+}
+
+/* Is the current LID of rank-1 switch s's column? */
+static int ftree_mid_native(const struct ftree *m, int s)
+{
+	return m->dest_col[m->cur_dest] == ftree_mid_column(m, s);
+}
+
+/* Rank-1 switch s's port for dest j of its column (LFT_DROP: not known):
+ * routed already, its entry; not yet, the port j's main path will take
+ * at rank 1 (planned) when s has it. */
+static uint8_t ftree_mid_port(const struct ftree *m, int s, size_t j, int routed)
+{
+	int up;
+
+	if (routed)
+		return ftree_dest_entry(m, s, j);
+	if (m->dest_col1[j] == LFT_DROP)
+		return LFT_DROP;
+	up = ftree_neighbour(m, s, m->dest_col1[j]);
+	return up >= 0 && m->rank[up] > m->rank[s] ? m->dest_col1[j] : LFT_DROP;
+}
+
+/* Did leaf c lose a column (fewer up-links than up-port numbers its rank
+ * uses)?  Only such a leaf sends LIDs of other columns up as a rule. */
+static int ftree_lost_column(const struct ftree *m, int c)
+{
+	return m->up_start[c + 1] - m->up_start[c] < ftree_slot_count(m, c);
+}
+
+/* The LIDs around the current one whose flows from below climb through
+ * rank-1 switch s (window - 1 on each side, in CA order round the end, of
+ * its LMC offset): s's port for each (LFT_DROP: none, or not known).
+ * Those of s's column climb through it; of the others routed already,
+ * those a child of s that lost a column sent up to it (child by child:
+ * each table is read in LID order). */
+struct ftree_pending {
+	uint32_t j;
+	uint16_t at;
+};
+
+static void ftree_mid_around(const struct ftree *m, int s, size_t window, uint8_t *around,
+			     struct ftree_pending *pend)
+{
+	size_t cur = m->cur_dest, n = m->n_dests, n_pend = 0;
+	uint8_t col = ftree_mid_column(m, s);
+
+	memset(around, LFT_DROP, 2 * window);
+	for (size_t k = 1; k < window && 2 * k < n; k++)
+		for (int side = 0; side < 2; side++) {
+			size_t j = side ? (cur + k) % n : (cur + n - k) % n;
+			size_t at = side ? window - 1 + k : window - 1 - k;
+			int routed = side ? cur + k >= n : k <= cur;
+
+			if (m->dests[j].offset != m->dests[cur].offset)
+				continue;
+			if (m->dest_col[j] == col)
+				around[at] = ftree_mid_port(m, s, j, routed);
+			else if (routed)
+				pend[n_pend++] = (struct ftree_pending){(uint32_t)j, (uint16_t)at};
+		}
+	for (size_t e = m->down_start[s]; e < m->down_start[s + 1]; e++)
+		for (size_t i = 0, lost = ftree_lost_column(m, m->down[e].sw); lost && i < n_pend;
+		     i++)
+			if (around[pend[i].at] == LFT_DROP &&
+			    ftree_dest_entry(m, m->down[e].sw, pend[i].j) == m->down[e].rport)
+				around[pend[i].at] = ftree_dest_entry(m, s, pend[i].j);
+}
+
+/* For each port, the most flows rank-1 switch s would send out of it
+ * were the current LID to take it, of a shift all-to-all from the CAs
+ * below it: they send to as many LIDs in a row (windows that hold the
+ * current one, slid one by one over around). */
+static void ftree_mid_crowding(const struct ftree *m, int s, uint8_t *crowd)
+{
+	size_t window = m->reach[s] * m->cas_per_leaf;
+	uint8_t around[2 * FTREE_MID_WINDOW];
+	struct ftree_pending pend[2 * FTREE_MID_WINDOW];
+	uint16_t count[FABRIC_MAX_PORTS + 2] = {0};
+
+	window = window < FTREE_MID_WINDOW ? window : FTREE_MID_WINDOW;
+	ftree_mid_around(m, s, window, around, pend);
+	memset(crowd, 1, FABRIC_MAX_PORTS + 1);
+	for (size_t k = 0; k + 1 < 2 * window; k++) {
+		uint8_t in = around[k];
+
+		if (k >= window && around[k - window] <= FABRIC_MAX_PORTS)
+			count[around[k - window]]--;
+		if (in > FABRIC_MAX_PORTS)
+			continue;
+		count[in]++; /* a part of a window counts no more than the window */
+		if (count[in] + 1u > crowd[in])
+			crowd[in] =
+			    (uint8_t)(count[in] + 1u < UINT8_MAX ? count[in] + 1u : UINT8_MAX);
+	}
+}
+
+/* After the fill: a LID of another column that a leaf sent up to a
+ * rank-1 switch s not handed it keeps its port there unless another
+ * choice of s carries fewer of the pod's flows (the least crowded, the
+ * first on a tie).  Only then are such LIDs known to climb through s. */
+void ftree_mid_respread(struct ftree *m)
+{
+	m->cgen++;
+	for (size_t q = 0; q < m->n_fill; q++) {
+		int s = m->fill[q], a;
+		uint8_t crowd[FABRIC_MAX_PORTS + 1], best;
+
+		if (!m->g.has_ca[s] || m->kind[s] != FTREE_UP || m->done[s] == m->dest_gen)
+			continue;
+		a = ftree_neighbour(m, s, m->row[s]);
+		if (a < 0 || m->rank[a] != 1 || m->g.has_ca[a] || m->kind[a] != FTREE_UP ||
+		    m->done[a] == m->dest_gen || m->cmark[a] == m->cgen || ftree_mid_native(m, a))
+			continue;
+		m->cmark[a] = m->cgen;
+		ftree_mid_crowding(m, a, crowd);
+		best = m->row[a];
+		for (size_t i = 0; i < m->cand_n[a]; i++) {
+			uint8_t pn = m->cand_port[m->cand_start[a] + i];
+
+			if (crowd[pn] < crowd[best])
+				best = pn;
+		}
+		m->row[a] = best;
+	}
+}
+
 /* A switch going up that was not handed the LID (its cable to the main
  * path's column is gone, or it lies below a switch that lost one): the
  * up-port the main path took at its rank when it may take it; the columns
@@ -134,7 +299,7 @@ static void ftree_crowding(const struct ftree *m, int s, size_t window, uint8_t 
  * up-port leads to the k-th middle switch, whose k-th up-port to the k-th
  * spine of its group), and spreads the columns it lost over distinct
  * others, so that few flows of a shift all-to-all share a link. */
-uint8_t ftree_column_choice(struct ftree *m, int s)
+static uint8_t ftree_column_pick(struct ftree *m, int s)
 {
 	size_t first = m->cand_start[s], n = m->cand_n[s];
 	uint8_t want = m->column[m->rank[s]];
@@ -154,8 +319,85 @@ uint8_t ftree_column_choice(struct ftree *m, int s)
 			before += pn < want;
 			lost++;
 		}
-	if (m->g.has_ca[s]) /* a leaf: its CAs' flows to the LIDs in a row */
+	/* a leaf: its CAs' flows to the LIDs in a row; a rank-1 switch, for
+	 * a LID of its column: its pod's (others: ftree_mid_respread) */
+	int pod = !m->g.has_ca[s] && m->rank[s] == 1 && ftree_mid_native(m, s);
+
+	if (m->g.has_ca[s])
 		ftree_crowding(m, s, n + lost, crowd);
+	else if (pod)
+		ftree_mid_crowding(m, s, crowd);
 	return ftree_least_diverted(m, s, lost ? (base + before * n / lost) % n : want % n,
-				    m->g.has_ca[s] ? crowd : NULL);
+				    m->g.has_ca[s] || pod ? crowd : NULL);
+}
+
+/* Port pn of leaf s as a detour: up to a parent of kind ANY, whose way
+ * to its exit (up, then down to a switch x with an up-then-down route,
+ * which turns up there) does not pass s: the parent's own exit, or (far)
+ * one further on (the exits' turns gather all such routes of the LID:
+ * taken only where the leaf would crowd a link with more than
+ * FTREE_DETOUR_CROWD flows).  One turn, at an exit whose turn
+ * is taken for the LID anyway.  Not when s is an exit's x itself: the
+ * routes turning up at s would turn a second time. */
+static int ftree_detour_ok(const struct ftree *m, int s, uint8_t pn, int far)
+{
+	int c = ftree_neighbour(m, s, pn);
+
+	for (size_t i = 0; i < m->n_exits; i++)
+		if (m->exits[i].x == s)
+			return 0;
+	for (int hop = 0; hop <= 2 * FTREE_MAX_RANK && c >= 0; hop++) {
+		if (c == s)
+			return 0;
+		if (m->kind[c] != FTREE_ANY)
+			return hop == 1 || (hop > 1 && far);
+		if (m->xport[c] == LFT_DROP)
+			return 0;
+		c = ftree_neighbour(m, c, m->xport[c]);
+	}
+	return 0;
+}
+
+/* Leaf s would send FTREE_DETOUR_CROWD or more of the flows of a shift
+ * all-to-all out of port (its choice): a detour that carries fewer, the
+ * least crowded, else port.  The detour is recorded (ftree_detour_check). */
+static uint8_t ftree_detour(struct ftree *m, int s, uint8_t port)
+{
+	size_t first = m->cand_start[s] + m->cand_n[s];
+	uint8_t crowd[FABRIC_MAX_PORTS + 1], best = LFT_DROP;
+
+	ftree_crowding(m, s, ftree_slot_count(m, s), crowd);
+	if (crowd[port] < FTREE_DETOUR_CROWD)
+		return port;
+	for (size_t i = 0; i < m->cand_nx[s]; i++) {
+		uint8_t pn = m->cand_port[first + i];
+
+		if (crowd[pn] < (best == LFT_DROP ? crowd[port] : crowd[best]) &&
+		    ftree_detour_ok(m, s, pn, crowd[port] > FTREE_DETOUR_CROWD))
+			best = pn;
+	}
+	if (best == LFT_DROP)
+		return port;
+	m->det_alt[s] = port;
+	m->det_sw[m->n_det++] = s;
+	return best;
+}
+
+uint8_t ftree_column_choice(struct ftree *m, int s)
+{
+	uint8_t port = ftree_column_pick(m, s);
+
+	return m->cand_nx[s] ? ftree_detour(m, s, port) : port;
+}
+
+/* The LID's VL is chosen (its exits may have changed with it): a leaf
+ * whose detour has no exit there any more takes its choice back. */
+void ftree_detour_check(struct ftree *m)
+{
+	for (size_t i = 0; i < m->n_det; i++) {
+		int s = m->det_sw[i];
+
+		if (!ftree_detour_ok(m, s, m->row[s], 1))
+			m->row[s] = m->det_alt[s];
+	}
 }

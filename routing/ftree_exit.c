@@ -11,14 +11,13 @@
 #include "mad/text.h"
 #include "routing/ftree_priv.h"
 
-/* The switch behind port pn of switch s. */
 /* The graph of turns of the VL the current exits are planned on. */
 static struct ftree_turns *ftree_exit_turns(struct ftree *m)
 {
 	return m->vl ? &m->turns_hi[m->vl - 1] : &m->turns;
 }
 
-static int ftree_neighbour(const struct ftree *m, int s, uint8_t pn)
+int ftree_neighbour(const struct ftree *m, int s, uint8_t pn)
 {
 	return m->g.sw_of[m->f->nodes[m->g.sw_node[s]].ports[pn].remote_node];
 }

@@ -20,6 +20,8 @@
 #define FTREE_NOTE_LINKS 4 /* missing links named in the note */
 #define FTREE_BATCH 64	   /* LIDs routed before their entries are written out */
 #define FTREE_VLS 4	   /* VLs ftree may spread its down-up turns over */
+#define FTREE_DETOUR_CROWD 3 /* a leaf's flows on one link before it detours */
+#define FTREE_MID_WINDOW 1024 /* LIDs in a row a rank-1 switch looks at, at most */
 #define FTREE_SLOT_BYTES ((FABRIC_MAX_PORTS + 8) / 8) /* a bitmap over ports */
 
 /* A CA/router LID to route: the leaf it hangs off and the port there. */
@@ -84,6 +86,8 @@ struct ftree {
 	struct ftree_dest *dests;
 	size_t n_dests, cur_dest; /* cur_dest: the one being routed */
 	uint8_t *dest_col;	  /* per dest: its main path's column at its leaf */
+	uint8_t *dest_col1;	  /* and at rank 1 (LFT_DROP: none) */
+	size_t cas_per_leaf;	  /* CA LIDs per leaf, rounded up */
 	/* the leaf being routed */
 	uint32_t leaf_gen, *in_reach; /* in_reach[s] == leaf_gen: s is in R */
 	uint8_t *u, *kind;
@@ -91,8 +95,12 @@ struct ftree {
 	size_t n_fill;
 	size_t *cand_start;
 	uint8_t *cand_n, *cand_port, *rr;
+	uint8_t *cand_nx; /* leaves: detours (parents of kind ANY) after the choices */
 	/* the LID being routed */
 	uint32_t dest_gen, *done; /* done[s] == dest_gen: s has its entry */
+	int *det_sw;		  /* leaves that took a detour for the LID */
+	uint8_t *det_alt;	  /* per switch: its choice had it not */
+	size_t n_det;
 	int path[FTREE_MAX_RANK + 2];
 	uint8_t bundle_at[FTREE_MAX_RANK + 2]; /* main path's parallel-link index per rank */
 	uint8_t column[FTREE_MAX_RANK + 2];    /* main path's up-port per rank */
@@ -154,9 +162,14 @@ size_t ftree_pick_up(const struct ftree *m, int c, unsigned offset, unsigned spr
 
 /* ftree_column.c: the leaf column of every CA LID's main path, planned
  * ahead (main path loads back to zero); the up-port of a switch going up
- * that was not handed the current LID, its column lost. */
+ * that was not handed the current LID, its column lost (or a detour); the
+ * LIDs of another column leaves sent up to rank-1 switches spread there
+ * (after the fill); the detours taken undone where the VL finally chosen
+ * leaves them no exit. */
 void ftree_plan_columns(struct ftree *m);
 uint8_t ftree_column_choice(struct ftree *m, int s);
+void ftree_mid_respread(struct ftree *m);
+void ftree_detour_check(struct ftree *m);
 
 /* ftree_rank.c: breadth first over the switch graph (see there); every
  * dist[] set to -1; ranks (0 or -errno, err filled); R of a leaf marked
@@ -185,6 +198,8 @@ size_t ftree_turn_at_exits(struct ftree *m, unsigned spread);
 void ftree_exit_use_vl(struct ftree *m, int vl);
 int ftree_exit_select_vl(struct ftree *m, int vl);
 int ftree_exit_alloc_vls(struct ftree *m, size_t n_sw);
+/* ftree_exit.c: the switch behind port pn of switch s (-1: none). */
+int ftree_neighbour(const struct ftree *m, int s, uint8_t pn);
 void ftree_exit_free_vls(struct ftree *m);
 
 /* ftree_note.c: the note of a routed tree. */

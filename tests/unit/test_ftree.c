@@ -447,6 +447,9 @@ static int route_ok(const struct tree *t, const struct lft_set *s, int a, int dn
 		return 1; /* a down-up route, placed to close no credit loop: the gate judges */
 	if (!updown || ud == NO_PATH)
 		return got == any;
+	if (updown == 1 && got > 0 && t->ud[(size_t)path[1] * n + (size_t)at] == NO_PATH &&
+	    t->level[path[1]] > t->level[a])
+		return 1; /* a detour up to a parent with no up-then-down route */
 	return got == ud && up_then_down(t, path, got) && (updown < 2 || got == any);
 }
 
@@ -999,22 +1002,61 @@ static void test_ftree_lost_column_spread(void)
 	tree_free(&t);
 }
 
+/* nanosm-gen fattree --levels 3 --radix 8 (8 pods of 4 leaves and 4 mids,
+ * 16 spines) with the cables cut (NULL-ended) left out: routed with
+ * ftree, every route judged and the gate passed; the worst shift load. */
+static unsigned k8_shift_load(const char *const *cut)
+{
+	struct tree_spec sp = {.levels = 3, .pods = 8, .m = 4, .hosts = 4};
+	struct tree t;
+	unsigned load;
+
+	for (size_t i = 0; cut[i]; i++)
+		sp.cut[i] = cut[i];
+	tree_route_gated(&t, &sp);
+	load = shift_load(&t, &t.lft);
+	tree_free(&t);
+	return load;
+}
+
 /* nanosm-gen fattree --levels 3 --radix 8 --missing-links 4 --seed 11: a
  * leaf without two of its four up-links, another without one, a mid
  * without a spine.  With the leaves' lost columns sent where the LIDs
  * around them leave room, shift all-to-all stays at 3 (4 before). */
 static void test_ftree_lost_columns_three_level(void)
 {
-	struct tree_spec sp = {.levels = 3,
-			       .pods = 8,
-			       .m = 4,
-			       .hosts = 4,
-			       .cut = {"leaf1/6", "mid14/8", "leaf19/5", "leaf19/6"}};
-	struct tree t;
+	static const char *const cut[] = {"leaf1/6", "mid14/8", "leaf19/5", "leaf19/6", NULL};
 
-	tree_route_gated(&t, &sp);
-	CU_ASSERT_TRUE(shift_load(&t, &t.lft) <= 3);
-	tree_free(&t);
+	CU_ASSERT_TRUE(k8_shift_load(cut) <= 3);
+}
+
+/* nanosm-gen fattree --levels 3 --radix 8 --missing-links 5 --seed 7: leaf24
+ * lost two of its four up-links (columns 3 and 4), leaf6 lost column 2,
+ * so the only column both still have is 1; up-then-down, leaf24's flows
+ * to leaf6's LIDs in a row all climb through mid21, and mid21 also lost
+ * a spine (4 then 5 flows on one link).  leaf24 now sends a LID that
+ * would make 3 flows on one link up its other parent (which has no
+ * up-then-down route to leaf6) to that parent's exit, where the LID
+ * turns up column 4 on a turn taken for it anyway; and mid21 spreads
+ * the LIDs of its lost spine by the flows of its pod. */
+static void test_ftree_detour_common_column(void)
+{
+	static const char *const cut[] = {"mid21/5",  "leaf6/6",  "leaf11/5",
+					  "leaf24/7", "leaf24/8", NULL};
+
+	CU_ASSERT_TRUE(k8_shift_load(cut) <= 3);
+}
+
+/* nanosm-gen fattree --levels 3 --radix 8 --missing-links 5 --seed 8: four
+ * mids lost a spine each (mid4, mid9, mid24, mid27), leaf22 a mid.  A
+ * mid that lost a spine sends those LIDs to the spine its pod's flows to
+ * the LIDs in a row leave room on (4 flows on one link before). */
+static void test_ftree_mid_lost_spines(void)
+{
+	static const char *const cut[] = {"mid9/6",  "mid27/8",	 "mid4/5",
+					  "mid24/6", "leaf22/7", NULL};
+
+	CU_ASSERT_TRUE(k8_shift_load(cut) <= 3);
 }
 
 /* The graph of turns on a hand-made tree: switches 0..3 are roots, 4..7
@@ -1290,6 +1332,10 @@ void test_ftree_register(void)
 		    test_ftree_lost_column_spread);
 	CU_add_test(s, "lost columns in a 3-level tree: shift load 3",
 		    test_ftree_lost_columns_three_level);
+	CU_add_test(s, "two leaves with one column in common: a detour, shift load 3",
+		    test_ftree_detour_common_column);
+	CU_add_test(s, "mids that lost a spine: their pod's flows spread, shift load 3",
+		    test_ftree_mid_lost_spines);
 	CU_add_test(s, "turns: a cycle of columns is refused, a hub is not",
 		    test_ftree_turns_graph);
 	CU_add_test(s, "islands: each routed alone", test_ftree_islands);
