@@ -42,7 +42,8 @@ static int check_alloc(struct check *c)
 	c->next = malloc(s * sizeof(*c->next));
 	c->stack = malloc(s * sizeof(*c->stack));
 	c->carry = malloc(s);
-	if (!c->tab || !c->links || !c->chan_base || !c->turn_base || !c->comp_pairs ||
+	c->blk = malloc(s * CHECK_BLOCK);
+	if (!c->blk || !c->tab || !c->links || !c->chan_base || !c->turn_base || !c->comp_pairs ||
 	    !c->comp_bad || !c->w_ok || !c->w_bad || !c->rank_ok || !c->rank_bad || !c->w_ca || !c->rank_ca || !c->state ||
 	    !c->verdict || !c->out || !c->hops || !c->next || !c->stack || !c->carry)
 		return -ENOMEM;
@@ -58,7 +59,7 @@ static void check_free(struct check *c)
 		c->comp_pairs, c->comp_bad,
 		c->srcs, c->w_ok, c->w_bad, c->rank_ok, c->rank_bad, c->w_ca, c->rank_ca, c->dests,
 		c->state, c->verdict, c->out, c->carry, c->hops, c->next, c->stack,
-		c->color, c->cursor, c->dstack, c->link_vls, c->inject_vls,
+		c->color, c->cursor, c->dstack, c->link_vls, c->inject_vls, c->blk,
 	};
 	/* clang-format on */
 
@@ -268,22 +269,15 @@ static int check_collect_dests(struct check *c)
 
 /* ---- Walking one destination ------------------------------------------- */
 
-/* One hop: what switch s does with d's LID (*out: the LFT entry, *next:
- * the next switch ordinal or -1). */
-enum check_hop check_hop(const struct check *c, const struct check_dest *d, int s, uint8_t *out,
-			 int *next)
+/* One hop: what switch s does with d's LID when its LFT says port p
+ * (LFT_DROP also for no table or a LID above the top; *next: the next
+ * switch ordinal or -1). */
+static enum check_hop check_hop_port(const struct check *c, const struct check_dest *d, int s,
+				     uint8_t p, int *next)
 {
-	const struct lft *t = c->tab[s];
 	const struct check_link *l;
-	uint8_t p;
 
 	*next = -1;
-	*out = LFT_DROP;
-	if (!t)
-		return CHECK_HOP_NO_TABLE;
-	if (d->lid > t->top)
-		return CHECK_HOP_ABOVE_TOP;
-	p = *out = t->port[d->lid];
 	if (p == LFT_DROP)
 		return CHECK_HOP_DROP;
 	if (p >= c->g.port_base[s + 1] - c->g.port_base[s])
@@ -304,6 +298,56 @@ enum check_hop check_hop(const struct check *c, const struct check_dest *d, int 
 	default:
 		return CHECK_HOP_UNLINKED;
 	}
+}
+
+/* One hop read from the table itself, telling a missing table and a LID
+ * above the top apart from LFT_DROP (for the messages). */
+enum check_hop check_hop(const struct check *c, const struct check_dest *d, int s, uint8_t *out,
+			 int *next)
+{
+	const struct lft *t = c->tab[s];
+
+	*next = -1;
+	*out = LFT_DROP;
+	if (!t)
+		return CHECK_HOP_NO_TABLE;
+	if (d->lid > t->top)
+		return CHECK_HOP_ABOVE_TOP;
+	*out = t->port[d->lid];
+	return check_hop_port(c, d, s, *out, next);
+}
+
+/* The LFT entries of CHECK_BLOCK LIDs from lid0 on, every switch's, into
+ * c->blk (row b: LID lid0 + b, one byte per switch ordinal): the tables
+ * are read a cache line at a time instead of a byte per switch and LID.
+ * No table or a LID above its top reads LFT_DROP. */
+static void check_gather(struct check *c, uint32_t lid0)
+{
+	size_t n = c->g.n_sw;
+
+	c->blk_lid0 = lid0;
+	for (size_t s = 0; s < n; s++) {
+		const struct lft *t = c->tab[s];
+		uint8_t *col = c->blk + s;
+
+		if (t && lid0 + CHECK_BLOCK - 1 <= t->top) {
+			const uint8_t *src = t->port + lid0;
+
+			for (size_t b = 0; b < CHECK_BLOCK; b++)
+				col[b * n] = src[b];
+			continue;
+		}
+		for (size_t b = 0; b < CHECK_BLOCK; b++)
+			col[b * n] = t && lid0 + b <= t->top ? t->port[lid0 + b] : LFT_DROP;
+	}
+}
+
+/* Every switch's LFT entry for lid (index: switch ordinal). */
+static const uint8_t *check_row(struct check *c, uint32_t lid)
+{
+	if (c->blk_lid0 == CHECK_NO_LID || lid < c->blk_lid0 || lid >= c->blk_lid0 + CHECK_BLOCK)
+		check_gather(c, lid);
+	return c->blk + (size_t)(lid - c->blk_lid0) * c->g.n_sw;
 }
 
 static uint8_t check_verdict_of(enum check_hop hop)
@@ -334,9 +378,11 @@ static void check_settle(struct check *c, size_t top, uint8_t v, uint32_t h)
  * their table reads overlap; a terminal hop's verdict is final. */
 static void check_step_all(struct check *c, const struct check_dest *d, const int *sw, size_t n)
 {
+	const uint8_t *row = check_row(c, d->lid);
+
 	for (size_t i = 0; i < n; i++) {
 		int s = sw[i];
-		enum check_hop hop = check_hop(c, d, s, &c->out[s], &c->next[s]);
+		enum check_hop hop = check_hop_port(c, d, s, c->out[s] = row[s], &c->next[s]);
 
 		c->verdict[s] = check_verdict_of(hop);
 		c->hops[s] = 0;
@@ -683,6 +729,7 @@ int route_check_run(const struct fabric *f, const struct lft_set *lfts,
 	    .first_rank = CHECK_NO_RANK,
 	    .with_sl = lfts->sl != NULL,
 	    .vl_dest = CHECK_NO_RANK,
+	    .blk_lid0 = CHECK_NO_LID,
 	};
 	int rc;
 

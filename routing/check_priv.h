@@ -51,6 +51,8 @@
 #define CHECK_CYCLE_TAIL 48 /* room kept for " -> ... (N channels) -> back" */
 #define CHECK_DATA_VLS 15   /* VL0-14; SL 15 maps to VL15, management only */
 #define CHECK_NO_VLS 0xFF   /* inject_vls: no CA/router cabled */
+#define CHECK_BLOCK 64	    /* LIDs whose LFT entries are read together */
+#define CHECK_NO_LID UINT32_MAX
 
 /* What one switch does with a destination LID. */
 enum check_hop {
@@ -126,6 +128,8 @@ struct check {
 	size_t n_dests, cap_dests;
 	/* per-destination scratch, reused for every destination */
 	uint8_t *state, *verdict, *out, *carry;
+	uint8_t *blk;	   /* LFT entries of CHECK_BLOCK LIDs: [(lid - blk_lid0) * n_sw + s] */
+	uint32_t blk_lid0; /* the first LID in blk, CHECK_NO_LID before the first */
 	uint32_t *hops;
 	int *next, *stack;
 	uint32_t dest_hops; /* longest good route to the current destination */
