@@ -128,10 +128,16 @@ struct check {
 	size_t n_dests, cap_dests;
 	/* per-destination scratch, reused for every destination */
 	uint8_t *state, *verdict, *out, *carry;
-	uint8_t *blk;	   /* LFT entries of CHECK_BLOCK LIDs: [(lid - blk_lid0) * n_sw + s] */
+	uint8_t *blk;	   /* LFT entries of CHECK_BLOCK LIDs: [s * CHECK_BLOCK + lid - blk_lid0] */
 	uint32_t blk_lid0; /* the first LID in blk, CHECK_NO_LID before the first */
+	/* per switch, bit lid - blk_lid0: sends that destination on to another
+	 * switch (fwd); its route counts in the CDG (send) */
+	uint64_t *fwd, *send;
+	int *nxt; /* [(lid - blk_lid0) * n_sw + s]: the next switch, else -1 - the hop */
+	uint64_t blk_vl[CHECK_DATA_VLS]; /* per VL, the block's destinations on it */
 	uint32_t *hops;
-	int *next, *stack;
+	const int *next; /* the current destination's row of nxt */
+	int *stack;
 	uint32_t dest_hops; /* longest good route to the current destination */
 	int dest_failed;    /* some switch has no good route to it */
 	/* the first offending pair (source rank, destination index) */
