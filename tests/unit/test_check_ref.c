@@ -6,6 +6,7 @@
  * channel x channel matrix per VL, a cycle searched by recursion.  On
  * random meshes of more than one block of LIDs, routed and then broken at
  * random (black holes, loops, credit loops, also with SLs on two VLs),
+ * and on a two-level tree with more switch links than 64 per switch,
  * both must count the same pairs, failures, longest route and credit
  * loop.
  */
@@ -20,7 +21,6 @@
 #include "tests/unit/route_test.h"
 #include "tests/unit/unit.h"
 
-#define REF_PORTS 17 /* route_test_mesh: 16-port switches, ports 0..16 */
 #define REF_VLS 2
 
 enum ref_end { REF_OK, REF_UNREACHABLE, REF_LOOP };
@@ -30,7 +30,8 @@ struct ref {
 	const struct lft_set *lfts;
 	int *sw_of; /* node -> switch ordinal, -1 */
 	int n_sw;
-	size_t n_chan; /* n_sw * REF_PORTS: channel = ordinal * REF_PORTS + out port */
+	size_t ports;  /* the most ports of a switch, + 1 */
+	size_t n_chan; /* n_sw * ports: channel = ordinal * ports + out port */
 	uint8_t *dep;  /* [vl][in channel][out channel] */
 	uint8_t *color;
 	struct route_check res;
@@ -82,7 +83,7 @@ static enum ref_end ref_walk(struct ref *r, int s, uint16_t lid, int owner, unsi
 				  : REF_UNREACHABLE;
 			break;
 		}
-		path[len++] = (size_t)r->sw_of[s] * REF_PORTS + out;
+		path[len++] = (size_t)r->sw_of[s] * r->ports + out;
 		s = p->remote_node;
 		if (steps == r->n_sw)
 			end = REF_LOOP;
@@ -155,15 +156,18 @@ static void ref_run(struct ref *r, const struct fabric *f, const struct lft_set 
 	r->sw_of = malloc(f->n_nodes * sizeof(*r->sw_of));
 	cas = calloc(f->n_nodes, sizeof(*cas));
 	CU_ASSERT_FATAL(r->sw_of && cas);
-	for (size_t i = 0; i < f->n_nodes; i++)
+	for (size_t i = 0; i < f->n_nodes; i++) {
 		r->sw_of[i] = fabric_is_switch(&f->nodes[i]) ? r->n_sw++ : -1;
+		if (r->sw_of[i] >= 0 && f->nodes[i].num_ports + 1u > r->ports)
+			r->ports = f->nodes[i].num_ports + 1u;
+	}
 	for (size_t i = 0; i < f->n_nodes; i++) {
 		const struct fabric_port *p = &f->nodes[i].ports[1];
 
 		if (r->sw_of[i] < 0 && p->remote_node != FABRIC_NONE)
 			cas[r->sw_of[p->remote_node]]++;
 	}
-	r->n_chan = (size_t)r->n_sw * REF_PORTS;
+	r->n_chan = (size_t)r->n_sw * r->ports;
 	r->dep = calloc(REF_VLS * r->n_chan * r->n_chan, 1);
 	r->color = malloc(r->n_chan);
 	CU_ASSERT_FATAL(r->dep && r->color);
@@ -176,22 +180,43 @@ static void ref_run(struct ref *r, const struct fabric *f, const struct lft_set 
 	free(r->color);
 }
 
-/* Break k random entries of the tables: drops, unlinked, beyond NumPorts,
- * port 0, or any cabled port (loops and credit loops). */
-static void ref_break(struct lft_set *s, uint16_t max_lid, int k, uint32_t *seed)
+/* Two levels, 4 leaves of 20 hosts and 4 spines of 100 ports, 20
+ * parallel cables from every leaf to every spine: more switch links than
+ * 64 per switch (the gate then records turns pair by pair). */
+static void ref_fat(struct fabric *f)
+{
+	fabric_init(f);
+	for (int i = 0; i < 8; i++)
+		route_test_add_sw(f, 100);
+	for (int l = 0; l < 4; l++) {
+		for (int sp = 0; sp < 4; sp++)
+			for (int k = 0; k < 20; k++)
+				fabric_link(f, l, (uint8_t)(21 + sp * 20 + k), 4 + sp,
+					    (uint8_t)(1 + l * 20 + k));
+		for (unsigned h = 1; h <= 20; h++)
+			route_test_add_host(f, l, h);
+	}
+}
+
+/* Break k random entries of the tables: drops, unlinked ports, ports
+ * beyond NumPorts, port 0, or any cabled port (loops and credit loops). */
+static void ref_break(const struct fabric *f, struct lft_set *s, uint16_t max_lid, int k,
+		      uint32_t *seed)
 {
 	for (int i = 0; i < k; i++) {
 		struct lft *t = &s->tables[route_test_lcg(seed) % s->n];
 		uint16_t lid = (uint16_t)(1 + route_test_lcg(seed) % max_lid);
-		uint32_t what = route_test_lcg(seed) % 20;
+		uint32_t ports = f->nodes[t->node].num_ports, what = route_test_lcg(seed) % 20;
 
-		t->port[lid] = what == 0 ? LFT_DROP : what == 1 ? 17 : (uint8_t)(what - 3);
+		t->port[lid] = what == 0   ? LFT_DROP
+			       : what == 1 ? (uint8_t)(ports + 1)
+					   : (uint8_t)(route_test_lcg(seed) % (ports + 1));
 	}
 }
 
-/* One random case: a mesh of n switches routed by eng, broken at k
- * entries, with SLs 0/1 at random when sls is set.  Returns the gate's
- * verdict for the tallies. */
+/* One random case: a mesh of n switches (0: ref_fat) routed by eng,
+ * broken at k entries, with SLs 0/1 at random when sls is set.  Returns
+ * the gate's verdict for the tallies. */
 static struct route_check ref_case(const struct route_engine *eng, int n, int k, int sls,
 				   uint32_t seed0)
 {
@@ -203,7 +228,10 @@ static struct route_check ref_case(const struct route_engine *eng, int n, int k,
 	struct route_check_opts opts = {0};
 	uint16_t max_lid;
 
-	route_test_mesh(&f, n, n / 2, seed);
+	if (n)
+		route_test_mesh(&f, n, n / 2, seed);
+	else
+		ref_fat(&f);
 	max_lid = route_test_assign_lids(&f, ROUTE_TEST_MARK_PRESENT);
 	for (size_t i = 0; i < f.n_nodes; i++)
 		for (unsigned p = 0; p <= f.nodes[i].num_ports && fabric_is_switch(&f.nodes[i]);
@@ -216,7 +244,7 @@ static struct route_check ref_case(const struct route_engine *eng, int n, int k,
 			s.sl[lid] = (uint8_t)(route_test_lcg(&seed) % REF_VLS);
 		s.n_vls = REF_VLS;
 	}
-	ref_break(&s, max_lid, k, &seed);
+	ref_break(&f, &s, max_lid, k, &seed);
 	route_check_run(&f, &s, &opts, &got);
 	ref_run(&r, &f, &s, max_lid);
 	CU_ASSERT_TRUE(max_lid > 64); /* more than one block of LIDs */
@@ -247,10 +275,12 @@ static void test_check_ref_random(void)
 	const struct route_engine *engs[] = {&route_engine_updn, &route_engine_minhop};
 	unsigned holes = 0, loops = 0, credit = 0, clean = 0;
 
-	for (uint32_t seed = 1; seed <= 24; seed++) {
+	for (uint32_t seed = 1; seed <= 36; seed++) {
 		const struct route_engine *eng = engs[seed % 2];
 		int k = seed % 4 == 0 ? 0 : (int)(seed % 5) * 3;
-		struct route_check got = ref_case(eng, 70 + (int)seed * 3, k, seed % 3 == 0, seed);
+		int n = seed > 24 ? 0 : 70 + (int)seed * 3;
+		struct route_check got =
+		    ref_case(eng, n, seed > 24 ? k * 4 : k, seed % 3 == 0, seed);
 
 		holes += got.unreachable > 0;
 		loops += got.loops > 0;
