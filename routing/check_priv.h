@@ -25,11 +25,28 @@
  * no switch can deliver to, and pairs in different islands of the switch
  * graph, are not routable by any LFT and are not counted.
  *
+ * Blocks of LIDs.  The LFTs are 1 byte per (switch, LID): at 48K LIDs and
+ * 3839 switches, 187 MB, far beyond the caches.  So the destinations are
+ * taken CHECK_BLOCK (64) LIDs at a time: each switch's 64 entries are
+ * copied with one cache-line read (check_gather) and turned into port
+ * codes (the next switch, else what the hop is) laid out LID by LID, and
+ * a 64-bit mask per switch of the LIDs it sends on to another switch.
+ * The per-destination walk above then reads only that block.
+ *
  * Credit loops: channels are directed switch-to-switch links, and a turn
  * (in over link a, out over link b) at a switch is a dependency a -> b.
  * The turns of every pair's route are kept in one bitmap per switch
  * (in x out over its switch links), which dedupes them for free and is the
- * CDG's adjacency, searched for a cycle by an iterative DFS.  Pairs from a
+ * CDG's adjacency, searched for a cycle by an iterative DFS.  The walk of
+ * a destination only marks which switches send it into the CDG (a 64-bit
+ * mask per switch, bit = LID in the block); once the block is walked, its
+ * turns are recorded switch by switch (check_turns_at: for each switch
+ * link into t, the block's LIDs its far end sends over it, compared 16
+ * bytes at a time, that t sends on to a switch), so all writes of a
+ * switch go to its own bitmap while it is in cache.  Where switches have
+ * more switch links than a block has LIDs (a 2-level spine with 250 of
+ * them) the same turns are recorded pair by pair from each sender instead
+ * (check_turns_from), which is then less work.  Pairs from a
  * switch to another switch's LID are left out of the CDG: that is
  * management traffic (LID-routed SMPs ride VL15, which has no credits), and
  * counting it would fail min-hop on every fat tree for a spine -> leaf ->
