@@ -48,8 +48,9 @@ static int check_alloc(struct check *c)
 	c->carry = malloc(s);
 	c->blk = malloc(s * CHECK_BLOCK);
 	c->send = calloc(s, sizeof(*c->send));
+	c->seen = calloc(s, sizeof(*c->seen));
 	c->fwd = calloc(s, sizeof(*c->fwd));
-	if (!c->blk || !c->send || !c->fwd || !c->tab || !c->links || !c->chan_base ||
+	if (!c->blk || !c->seen || !c->send || !c->fwd || !c->tab || !c->links || !c->chan_base ||
 	    !c->turn_base || !c->comp_pairs || !c->comp_bad || !c->w_ok || !c->w_bad ||
 	    !c->rank_ok || !c->rank_bad || !c->w_ca || !c->rank_ca || !c->state || !c->verdict ||
 	    !c->out || !c->hops || !c->nxt || !c->stack || !c->carry)
@@ -66,7 +67,7 @@ static void check_free(struct check *c)
 		c->comp_pairs, c->comp_bad,
 		c->srcs, c->w_ok, c->w_bad, c->rank_ok, c->rank_bad, c->w_ca, c->rank_ca, c->dests,
 		c->state, c->verdict, c->out, c->carry, c->hops, c->nxt, c->stack,
-		c->color, c->cursor, c->dstack, c->link_vls, c->inject_vls, c->blk, c->send, c->fwd,
+		c->color, c->cursor, c->dstack, c->link_vls, c->inject_vls, c->blk, c->seen, c->send, c->fwd,
 	};
 	/* clang-format on */
 
@@ -385,7 +386,6 @@ static void check_settle(struct check *c, size_t top, uint8_t v, uint32_t h)
 
 		c->verdict[s] = v;
 		c->hops[s] = h++;
-		c->state[s] = CHECK_DONE;
 	}
 	if (v != CHECK_OK)
 		c->dest_failed = 1;
@@ -393,46 +393,55 @@ static void check_settle(struct check *c, size_t top, uint8_t v, uint32_t h)
 		c->dest_hops = h - 1;
 }
 
-/* Every switch's own hop for d.  The hops do not depend on each other, so
- * their table reads overlap; a terminal hop's verdict is final. */
-static void check_step_all(struct check *c, const struct check_dest *d, const int *sw, size_t n)
-{
-	const uint8_t *row = c->blk + (d->lid - c->blk_lid0);
-
-	c->next = c->nxt + (size_t)(d->lid - c->blk_lid0) * c->g.n_sw;
-	for (size_t i = 0; i < n; i++) {
-		int s = sw[i];
-		enum check_hop hop = CHECK_HOP_NEXT;
-
-		if (c->next[s] < 0)
-			hop = check_hop_code(c, d, s, c->next[s], row[(size_t)s * CHECK_BLOCK]);
-
-		c->verdict[s] = check_verdict_of(hop);
-		c->hops[s] = 0;
-		c->state[s] = hop == CHECK_HOP_NEXT ? CHECK_UNVISITED : CHECK_DONE;
-		if (hop != CHECK_HOP_NEXT && hop != CHECK_HOP_ARRIVED)
-			c->dest_failed = 1;
-	}
-}
-
-/* Follow the next hops from switch s to a switch with a verdict, or back
- * to a switch already on this walk (a forwarding loop). */
-static void check_resolve(struct check *c, int s)
+/* Follow the next hops from switch s to a switch already judged for this
+ * destination (seen[] == walk), to one whose own hop ends the route (a
+ * terminal: judged here), or back to a switch on this walk (its verdict
+ * still CHECK_ON_WALK: a forwarding loop).  Every switch is judged once
+ * per destination; seen[] stamps save clearing per-switch state. */
+static void check_resolve(struct check *c, const struct check_dest *d, const uint8_t *row, int s)
 {
 	size_t top = 0;
 	uint8_t v = CHECK_LOOP;
 	uint32_t h = 0;
 
-	while (c->state[s] == CHECK_UNVISITED) {
-		c->state[s] = CHECK_WALKING;
+	while (c->seen[s] != c->walk) {
+		int code = c->next[s];
+
+		c->seen[s] = c->walk;
+		if (code < 0) {
+			enum check_hop hop =
+			    check_hop_code(c, d, s, code, row[(size_t)s * CHECK_BLOCK]);
+
+			c->verdict[s] = check_verdict_of(hop);
+			c->hops[s] = 0;
+			if (hop != CHECK_HOP_ARRIVED)
+				c->dest_failed = 1;
+			break;
+		}
+		c->verdict[s] = CHECK_ON_WALK;
 		c->stack[top++] = s;
-		s = c->next[s];
+		s = code;
 	}
-	if (c->state[s] == CHECK_DONE) {
+	if (c->verdict[s] != CHECK_ON_WALK) {
 		v = c->verdict[s];
 		h = c->hops[s] + 1;
 	}
 	check_settle(c, top, v, h);
+}
+
+/* Judge every switch of the component for d. */
+static void check_walk(struct check *c, const struct check_dest *d, const int *sw, size_t n)
+{
+	const uint8_t *row = c->blk + (d->lid - c->blk_lid0);
+
+	c->next = c->nxt + (size_t)(d->lid - c->blk_lid0) * c->g.n_sw;
+	if (++c->walk == 0) { /* wrapped: no stamp may look current */
+		memset(c->seen, 0, c->g.n_sw * sizeof(*c->seen));
+		c->walk = 1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (c->seen[sw[i]] != c->walk)
+			check_resolve(c, d, row, sw[i]);
 }
 
 /* The failing pairs of d: sources behind a bad cable, and every source
@@ -681,9 +690,7 @@ static void check_destination(struct check *c, size_t di)
 	c->dest_failed = 0;
 	c->dest_vl = lft_set_sl(c->lfts, (uint16_t)d->lid);
 	check_block(c, d->lid);
-	check_step_all(c, d, sw, n);
-	for (size_t i = 0; i < n; i++)
-		check_resolve(c, sw[i]);
+	check_walk(c, d, sw, n);
 	check_count(c, di, sw, n, to_switch);
 	if (c->skip_cdg && !c->with_sl)
 		return;

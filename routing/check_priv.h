@@ -88,7 +88,7 @@ enum check_hop {
 /* The verdict for a route from one switch to the current destination. */
 enum check_verdict { CHECK_OK, CHECK_UNREACHABLE, CHECK_LOOP, CHECK_BAD };
 
-enum check_walk { CHECK_UNVISITED, CHECK_WALKING, CHECK_DONE };
+#define CHECK_ON_WALK 4 /* verdict of a switch on the walk being followed */
 
 enum check_link_kind { CHECK_LINK_NONE, CHECK_LINK_SWITCH, CHECK_LINK_END, CHECK_LINK_BAD };
 
@@ -151,6 +151,7 @@ struct check {
 	 * switch (fwd); its route counts in the CDG (send) */
 	uint64_t *fwd, *send;
 	int *nxt; /* [(lid - blk_lid0) * n_sw + s]: the next switch, else -1 - the hop */
+	uint32_t *seen, walk;		 /* seen[s] == walk: s judged for the current destination */
 	uint64_t blk_vl[CHECK_DATA_VLS]; /* per VL, the block's destinations on it */
 	uint32_t *hops;
 	const int *next; /* the current destination's row of nxt */
