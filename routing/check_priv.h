@@ -17,7 +17,10 @@
  * How it works.  Routing is by destination, so for one destination LID the
  * switches' next hops form an in-tree (or a loop): each destination is
  * walked from every switch of its component once, with per-switch
- * memo arrays reused for the next destination - O(LIDs x switches).
+ * memo arrays reused for the next destination - O(LIDs x switches).  A
+ * switch's own hop is judged when the walk first reaches it, and a stamp
+ * per switch (seen[s] == walk) says it is judged for this destination, so
+ * nothing is cleared between destinations (check_walk).
  * Sources are every switch and every CA/router port cabled to a switch; the
  * sources cabled to a switch share its verdict, so they are counted by
  * weight, never walked.  Destinations are the LIDs (base .. base+2^LMC-1)
