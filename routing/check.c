@@ -11,6 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "mad/smp.h"
 #include "mad/text.h"
 #include "routing/check.h"
@@ -39,12 +43,17 @@ static int check_alloc(struct check *c)
 	c->verdict = malloc(s);
 	c->out = malloc(s);
 	c->hops = malloc(s * sizeof(*c->hops));
-	c->next = malloc(s * sizeof(*c->next));
+	c->nxt = malloc(s * CHECK_BLOCK * sizeof(*c->nxt));
 	c->stack = malloc(s * sizeof(*c->stack));
 	c->carry = malloc(s);
-	if (!c->tab || !c->links || !c->chan_base || !c->turn_base || !c->comp_pairs ||
-	    !c->comp_bad || !c->w_ok || !c->w_bad || !c->rank_ok || !c->rank_bad || !c->w_ca || !c->rank_ca || !c->state ||
-	    !c->verdict || !c->out || !c->hops || !c->next || !c->stack || !c->carry)
+	c->blk = malloc(s * CHECK_BLOCK);
+	c->send = calloc(s, sizeof(*c->send));
+	c->seen = calloc(s, sizeof(*c->seen));
+	c->fwd = calloc(s, sizeof(*c->fwd));
+	if (!c->blk || !c->seen || !c->send || !c->fwd || !c->tab || !c->links || !c->chan_base ||
+	    !c->turn_base || !c->comp_pairs || !c->comp_bad || !c->w_ok || !c->w_bad ||
+	    !c->rank_ok || !c->rank_bad || !c->w_ca || !c->rank_ca || !c->state || !c->verdict ||
+	    !c->out || !c->hops || !c->nxt || !c->stack || !c->carry)
 		return -ENOMEM;
 	return 0;
 }
@@ -57,8 +66,8 @@ static void check_free(struct check *c)
 		c->chan_base, c->chan_sw, c->chan_port, c->turn_base, c->turns,
 		c->comp_pairs, c->comp_bad,
 		c->srcs, c->w_ok, c->w_bad, c->rank_ok, c->rank_bad, c->w_ca, c->rank_ca, c->dests,
-		c->state, c->verdict, c->out, c->carry, c->hops, c->next, c->stack,
-		c->color, c->cursor, c->dstack, c->link_vls, c->inject_vls,
+		c->state, c->verdict, c->out, c->carry, c->hops, c->nxt, c->stack,
+		c->color, c->cursor, c->dstack, c->link_vls, c->inject_vls, c->blk, c->seen, c->send, c->fwd,
 	};
 	/* clang-format on */
 
@@ -268,14 +277,56 @@ static int check_collect_dests(struct check *c)
 
 /* ---- Walking one destination ------------------------------------------- */
 
-/* One hop: what switch s does with d's LID (*out: the LFT entry, *next:
- * the next switch ordinal or -1). */
+/* What switch s does with a LID its LFT sends out of port p, as far as
+ * that does not depend on the LID's owner: the next switch ordinal, else
+ * -1 - the hop (CHECK_HOP_PORT0 and CHECK_HOP_WRONG_PORT may still turn
+ * out to be the owner: check_hop_code). */
+static inline int check_port_code(const struct check *c, int s, uint8_t p)
+{
+	const struct check_link *l;
+
+	if (p == LFT_DROP)
+		return -1 - CHECK_HOP_DROP;
+	if (p >= c->g.port_base[s + 1] - c->g.port_base[s])
+		return -1 - CHECK_HOP_BEYOND;
+	if (p == 0)
+		return -1 - CHECK_HOP_PORT0;
+	l = &c->links[c->g.port_base[s] + p];
+	switch (l->kind) {
+	case CHECK_LINK_SWITCH:
+		return l->far;
+	case CHECK_LINK_END:
+		return -1 - CHECK_HOP_WRONG_PORT;
+	case CHECK_LINK_BAD:
+		return -1 - CHECK_HOP_BAD_PORT;
+	default:
+		return -1 - CHECK_HOP_UNLINKED;
+	}
+}
+
+/* The hop of switch s for d, from its port code and LFT entry p. */
+static enum check_hop check_hop_code(const struct check *c, const struct check_dest *d, int s,
+				     int code, uint8_t p)
+{
+	enum check_hop hop = code >= 0 ? CHECK_HOP_NEXT : (enum check_hop)(-1 - code);
+	const struct check_link *l;
+
+	if (hop == CHECK_HOP_PORT0 && d->node == c->g.sw_node[s] && d->port == 0)
+		return CHECK_HOP_ARRIVED;
+	if (hop != CHECK_HOP_WRONG_PORT)
+		return hop;
+	l = &c->links[c->g.port_base[s] + p];
+	return l->far == d->node && l->far_port == d->port ? CHECK_HOP_ARRIVED
+							   : CHECK_HOP_WRONG_PORT;
+}
+
+/* One hop read from the table itself, telling a missing table and a LID
+ * above the top apart from LFT_DROP (for the messages). */
 enum check_hop check_hop(const struct check *c, const struct check_dest *d, int s, uint8_t *out,
 			 int *next)
 {
 	const struct lft *t = c->tab[s];
-	const struct check_link *l;
-	uint8_t p;
+	int code;
 
 	*next = -1;
 	*out = LFT_DROP;
@@ -283,26 +334,39 @@ enum check_hop check_hop(const struct check *c, const struct check_dest *d, int 
 		return CHECK_HOP_NO_TABLE;
 	if (d->lid > t->top)
 		return CHECK_HOP_ABOVE_TOP;
-	p = *out = t->port[d->lid];
-	if (p == LFT_DROP)
-		return CHECK_HOP_DROP;
-	if (p >= c->g.port_base[s + 1] - c->g.port_base[s])
-		return CHECK_HOP_BEYOND;
-	if (p == 0)
-		return d->node == c->g.sw_node[s] && d->port == 0 ? CHECK_HOP_ARRIVED
-								: CHECK_HOP_PORT0;
-	l = &c->links[c->g.port_base[s] + p];
-	switch (l->kind) {
-	case CHECK_LINK_SWITCH:
-		*next = l->far;
-		return CHECK_HOP_NEXT;
-	case CHECK_LINK_END:
-		return l->far == d->node && l->far_port == d->port ? CHECK_HOP_ARRIVED
-								   : CHECK_HOP_WRONG_PORT;
-	case CHECK_LINK_BAD:
-		return CHECK_HOP_BAD_PORT;
-	default:
-		return CHECK_HOP_UNLINKED;
+	*out = t->port[d->lid];
+	code = check_port_code(c, s, *out);
+	*next = code >= 0 ? code : -1;
+	return check_hop_code(c, d, s, code, *out);
+}
+
+/* The LFT entries of CHECK_BLOCK LIDs from lid0 on, every switch's, into
+ * c->blk (switch s: blk[s * CHECK_BLOCK + lid - lid0]): the tables are
+ * read a cache line at a time instead of a byte per switch and LID.  No
+ * table or a LID above its top reads LFT_DROP.  Their port codes go to
+ * c->nxt, LID by LID (the walks read them in that order), and the LIDs
+ * each switch sends on to another switch to c->fwd. */
+static void check_gather(struct check *c, uint32_t lid0)
+{
+	c->blk_lid0 = lid0;
+	for (size_t s = 0; s < c->g.n_sw; s++) {
+		const struct lft *t = c->tab[s];
+		uint8_t *col = c->blk + s * CHECK_BLOCK;
+
+		if (s + 8 < c->g.n_sw && c->tab[s + 8] && lid0 <= c->tab[s + 8]->top)
+			__builtin_prefetch(c->tab[s + 8]->port + lid0);
+		if (t && lid0 + CHECK_BLOCK - 1 <= t->top)
+			memcpy(col, t->port + lid0, CHECK_BLOCK);
+		else
+			for (size_t b = 0; b < CHECK_BLOCK; b++)
+				col[b] = t && lid0 + b <= t->top ? t->port[lid0 + b] : LFT_DROP;
+		c->fwd[s] = 0;
+		for (size_t b = 0; b < CHECK_BLOCK; b++) {
+			int code = check_port_code(c, (int)s, col[b]);
+
+			c->nxt[b * c->g.n_sw + s] = code;
+			c->fwd[s] |= (uint64_t)(code >= 0) << b;
+		}
 	}
 }
 
@@ -322,7 +386,6 @@ static void check_settle(struct check *c, size_t top, uint8_t v, uint32_t h)
 
 		c->verdict[s] = v;
 		c->hops[s] = h++;
-		c->state[s] = CHECK_DONE;
 	}
 	if (v != CHECK_OK)
 		c->dest_failed = 1;
@@ -330,40 +393,55 @@ static void check_settle(struct check *c, size_t top, uint8_t v, uint32_t h)
 		c->dest_hops = h - 1;
 }
 
-/* Every switch's own hop for d.  The hops do not depend on each other, so
- * their table reads overlap; a terminal hop's verdict is final. */
-static void check_step_all(struct check *c, const struct check_dest *d, const int *sw, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		int s = sw[i];
-		enum check_hop hop = check_hop(c, d, s, &c->out[s], &c->next[s]);
-
-		c->verdict[s] = check_verdict_of(hop);
-		c->hops[s] = 0;
-		c->state[s] = hop == CHECK_HOP_NEXT ? CHECK_UNVISITED : CHECK_DONE;
-		if (hop != CHECK_HOP_NEXT && hop != CHECK_HOP_ARRIVED)
-			c->dest_failed = 1;
-	}
-}
-
-/* Follow the next hops from switch s to a switch with a verdict, or back
- * to a switch already on this walk (a forwarding loop). */
-static void check_resolve(struct check *c, int s)
+/* Follow the next hops from switch s to a switch already judged for this
+ * destination (seen[] == walk), to one whose own hop ends the route (a
+ * terminal: judged here), or back to a switch on this walk (its verdict
+ * still CHECK_ON_WALK: a forwarding loop).  Every switch is judged once
+ * per destination; seen[] stamps save clearing per-switch state. */
+static void check_resolve(struct check *c, const struct check_dest *d, const uint8_t *row, int s)
 {
 	size_t top = 0;
 	uint8_t v = CHECK_LOOP;
 	uint32_t h = 0;
 
-	while (c->state[s] == CHECK_UNVISITED) {
-		c->state[s] = CHECK_WALKING;
+	while (c->seen[s] != c->walk) {
+		int code = c->next[s];
+
+		c->seen[s] = c->walk;
+		if (code < 0) {
+			enum check_hop hop =
+			    check_hop_code(c, d, s, code, row[(size_t)s * CHECK_BLOCK]);
+
+			c->verdict[s] = check_verdict_of(hop);
+			c->hops[s] = 0;
+			if (hop != CHECK_HOP_ARRIVED)
+				c->dest_failed = 1;
+			break;
+		}
+		c->verdict[s] = CHECK_ON_WALK;
 		c->stack[top++] = s;
-		s = c->next[s];
+		s = code;
 	}
-	if (c->state[s] == CHECK_DONE) {
+	if (c->verdict[s] != CHECK_ON_WALK) {
 		v = c->verdict[s];
 		h = c->hops[s] + 1;
 	}
 	check_settle(c, top, v, h);
+}
+
+/* Judge every switch of the component for d. */
+static void check_walk(struct check *c, const struct check_dest *d, const int *sw, size_t n)
+{
+	const uint8_t *row = c->blk + (d->lid - c->blk_lid0);
+
+	c->next = c->nxt + (size_t)(d->lid - c->blk_lid0) * c->g.n_sw;
+	if (++c->walk == 0) { /* wrapped: no stamp may look current */
+		memset(c->seen, 0, c->g.n_sw * sizeof(*c->seen));
+		c->walk = 1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (c->seen[sw[i]] != c->walk)
+			check_resolve(c, d, row, sw[i]);
 }
 
 /* The failing pairs of d: sources behind a bad cable, and every source
@@ -432,27 +510,130 @@ static void check_mark_ca_paths(struct check *c, const int *sw, size_t n)
 	}
 }
 
-/* The channel dependencies of d: a switch sending d over a link into
- * switch t, which sends it on over another switch link, makes the turn
- * (in, out) at t.  Looping routes are reported as loops, not turns; for a
- * switch's own LID only the ways CA traffic takes count (see the gate). */
-static void check_record_turns(struct check *c, const int *sw, size_t n, int ca_only)
+/* The channel dependencies of d, noted for check_flush_turns: a switch
+ * s sending d into another switch t, which sends it on over a switch
+ * link, makes the turn (in, out) at t.  Here s is marked as a sender of
+ * d unless its route loops (looping routes are reported as loops, not
+ * turns) or, for a switch's own LID, it carries no CA traffic there (see
+ * the gate). */
+static void check_note_turns(struct check *c, const struct check_dest *d, const int *sw, size_t n,
+			     int ca_only)
 {
-	for (size_t i = 0; i < n; i++) {
-		int s = sw[i], t = c->next[s];
-		const struct check_link *in, *out;
-		size_t k, bit;
+	uint64_t bit = 1ULL << (d->lid - c->blk_lid0);
 
-		if (t < 0 || c->verdict[s] == CHECK_LOOP || c->next[t] < 0)
+	c->blk_vl[c->dest_vl] |= bit;
+	for (size_t i = 0; i < n; i++) {
+		int s = sw[i];
+
+		if (c->verdict[s] != CHECK_LOOP && (!ca_only || c->carry[s]))
+			c->send[s] |= bit;
+	}
+}
+
+/* The LIDs of the block switch s sends out of port p: bit b for LID
+ * blk_lid0 + b. */
+static uint64_t check_lids_on_port(const struct check *c, size_t s, uint8_t p)
+{
+	const uint8_t *col = c->blk + s * CHECK_BLOCK;
+	uint64_t m = 0;
+
+#ifdef __SSE2__
+	__m128i want = _mm_set1_epi8((char)p);
+
+	for (unsigned q = 0; q < CHECK_BLOCK / 16; q++) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(col + 16 * q));
+
+		m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, want)) << (16 * q);
+	}
+#else
+	for (unsigned b = 0; b < CHECK_BLOCK; b++)
+		m |= (uint64_t)(col[b] == p) << b;
+#endif
+	return m;
+}
+
+/* The turns at switch t of the block's destinations on VL v (vl_lids:
+ * their bits): for each switch link into t, the LIDs its far switch
+ * sends over it that t sends on over a switch link.  All writes go to t's
+ * own bitmap. */
+static void check_turns_at(struct check *c, size_t t, uint64_t vl_lids)
+{
+	size_t k = c->chan_base[t + 1] - c->chan_base[t];
+	size_t base = c->turn_off + c->turn_base[t];
+	uint64_t on = c->fwd[t] & vl_lids;
+	const uint8_t *col = c->blk + t * CHECK_BLOCK;
+
+	if (!on)
+		return;
+	for (size_t i = 0; i < k; i++) {
+		const struct check_link *in =
+		    &c->links[c->g.port_base[t] + c->chan_port[c->chan_base[t] + i]];
+		uint64_t m = on & c->send[in->far];
+
+		if (m)
+			m &= check_lids_on_port(c, (size_t)in->far, in->far_port);
+		while (m) {
+			unsigned b = (unsigned)__builtin_ctzll(m);
+			const struct check_link *out = &c->links[c->g.port_base[t] + col[b]];
+			size_t bit = base + i * k + out->self_chan;
+
+			c->turns[bit / 64] |= 1ULL << (bit % 64);
+			m &= m - 1;
+		}
+	}
+}
+
+/* The same, pair by pair from each sending switch s: cheaper than
+ * check_turns_at when the switches have many more switch links than the
+ * block has LIDs (a spine with 250 of them). */
+static void check_turns_from(struct check *c, size_t s, uint64_t vl_lids)
+{
+	const uint8_t *col = c->blk + s * CHECK_BLOCK;
+	uint64_t m = c->send[s] & c->fwd[s] & vl_lids;
+
+	while (m) {
+		unsigned b = (unsigned)__builtin_ctzll(m);
+		const struct check_link *in = &c->links[c->g.port_base[s] + col[b]];
+		size_t t = (size_t)in->far, k = c->chan_base[t + 1] - c->chan_base[t], bit;
+		const struct check_link *out;
+
+		m &= m - 1;
+		if (!(c->fwd[t] >> b & 1))
 			continue;
-		if (ca_only && !c->carry[s])
-			continue;
-		in = &c->links[c->g.port_base[s] + c->out[s]];
-		out = &c->links[c->g.port_base[t] + c->out[t]];
-		k = c->chan_base[t + 1] - c->chan_base[t];
+		out = &c->links[c->g.port_base[t] + c->blk[t * CHECK_BLOCK + b]];
 		bit = c->turn_off + c->turn_base[t] + (size_t)in->far_chan * k + out->self_chan;
 		c->turns[bit / 64] |= 1ULL << (bit % 64);
 	}
+}
+
+/* Record the turns noted for the block, VL by VL, and clear the notes. */
+static void check_flush_turns(struct check *c)
+{
+	int by_pair = c->n_chan > c->g.n_sw * CHECK_BLOCK;
+
+	for (unsigned v = 0; v < CHECK_DATA_VLS && !c->skip_cdg; v++) {
+		if (!c->blk_vl[v])
+			continue;
+		c->turn_off = v * c->turn_bits;
+		for (size_t t = 0; t < c->g.n_sw; t++)
+			if (by_pair)
+				check_turns_from(c, t, c->blk_vl[v]);
+			else
+				check_turns_at(c, t, c->blk_vl[v]);
+	}
+	memset(c->blk_vl, 0, sizeof(c->blk_vl));
+	memset(c->send, 0, c->g.n_sw * sizeof(*c->send));
+}
+
+/* Make the block of d's LID current: flush the turns of the one before
+ * and read the tables for the next CHECK_BLOCK LIDs. */
+static void check_block(struct check *c, uint32_t lid)
+{
+	if (c->blk_lid0 != CHECK_NO_LID && lid >= c->blk_lid0 && lid < c->blk_lid0 + CHECK_BLOCK)
+		return;
+	if (c->blk_lid0 != CHECK_NO_LID)
+		check_flush_turns(c);
+	check_gather(c, lid);
 }
 
 /* A destination on a VL that switch s (out port p; 0: a CA cable into
@@ -489,8 +670,10 @@ static void check_vls(struct check *c, size_t di, const int *sw, size_t n, int t
 			check_vl_missing(c, di, s, 0);
 			return;
 		}
-		if (c->out[s] && c->link_vls[c->g.port_base[s] + c->out[s]] <= v) {
-			check_vl_missing(c, di, s, c->out[s]);
+		uint8_t p = c->blk[(size_t)s * CHECK_BLOCK + c->dests[di].lid - c->blk_lid0];
+
+		if (p && c->link_vls[c->g.port_base[s] + p] <= v) {
+			check_vl_missing(c, di, s, p);
 			return;
 		}
 	}
@@ -506,9 +689,8 @@ static void check_destination(struct check *c, size_t di)
 	c->dest_hops = 0;
 	c->dest_failed = 0;
 	c->dest_vl = lft_set_sl(c->lfts, (uint16_t)d->lid);
-	check_step_all(c, d, sw, n);
-	for (size_t i = 0; i < n; i++)
-		check_resolve(c, sw[i]);
+	check_block(c, d->lid);
+	check_walk(c, d, sw, n);
 	check_count(c, di, sw, n, to_switch);
 	if (c->skip_cdg && !c->with_sl)
 		return;
@@ -518,8 +700,7 @@ static void check_destination(struct check *c, size_t di)
 		check_vls(c, di, sw, n, to_switch);
 	if (c->skip_cdg || c->dest_vl >= CHECK_DATA_VLS)
 		return;
-	c->turn_off = c->dest_vl * c->turn_bits;
-	check_record_turns(c, sw, n, to_switch);
+	check_note_turns(c, d, sw, n, to_switch);
 }
 
 /* ---- Credit loops: a cycle among the channels -------------------------- */
@@ -683,6 +864,7 @@ int route_check_run(const struct fabric *f, const struct lft_set *lfts,
 	    .first_rank = CHECK_NO_RANK,
 	    .with_sl = lfts->sl != NULL,
 	    .vl_dest = CHECK_NO_RANK,
+	    .blk_lid0 = CHECK_NO_LID,
 	};
 	int rc;
 
@@ -690,6 +872,8 @@ int route_check_run(const struct fabric *f, const struct lft_set *lfts,
 	rc = check_prepare(&c);
 	for (size_t di = 0; di < c.n_dests && !rc; di++)
 		check_destination(&c, di);
+	if (!rc && c.blk_lid0 != CHECK_NO_LID)
+		check_flush_turns(&c);
 	if (!rc)
 		rc = check_judge(&c);
 	else

@@ -14,7 +14,8 @@
  * (PortInfo VLCap; not known counts as 8 VLs), fails too.  Tables without
  * SLs (sl NULL) put everything on VL 0, offered everywhere.
  * Destination-based routing makes every check O(LIDs x switches): each
- * destination's forwarding is an in-tree over the switches, walked once.
+ * destination's forwarding is an in-tree over the switches, walked once;
+ * the tables are read 64 LIDs at a time (check_priv.h).
  * Pure: const fabric and LFTs in, verdict out.
  */
 #ifndef NANOSM_ROUTING_CHECK_H

@@ -17,7 +17,10 @@
  * How it works.  Routing is by destination, so for one destination LID the
  * switches' next hops form an in-tree (or a loop): each destination is
  * walked from every switch of its component once, with per-switch
- * memo arrays reused for the next destination - O(LIDs x switches).
+ * memo arrays reused for the next destination - O(LIDs x switches).  A
+ * switch's own hop is judged when the walk first reaches it, and a stamp
+ * per switch (seen[s] == walk) says it is judged for this destination, so
+ * nothing is cleared between destinations (check_walk).
  * Sources are every switch and every CA/router port cabled to a switch; the
  * sources cabled to a switch share its verdict, so they are counted by
  * weight, never walked.  Destinations are the LIDs (base .. base+2^LMC-1)
@@ -25,11 +28,28 @@
  * no switch can deliver to, and pairs in different islands of the switch
  * graph, are not routable by any LFT and are not counted.
  *
+ * Blocks of LIDs.  The LFTs are 1 byte per (switch, LID): at 48K LIDs and
+ * 3839 switches, 187 MB, far beyond the caches.  So the destinations are
+ * taken CHECK_BLOCK (64) LIDs at a time: each switch's 64 entries are
+ * copied with one cache-line read (check_gather) and turned into port
+ * codes (the next switch, else what the hop is) laid out LID by LID, and
+ * a 64-bit mask per switch of the LIDs it sends on to another switch.
+ * The per-destination walk above then reads only that block.
+ *
  * Credit loops: channels are directed switch-to-switch links, and a turn
  * (in over link a, out over link b) at a switch is a dependency a -> b.
  * The turns of every pair's route are kept in one bitmap per switch
  * (in x out over its switch links), which dedupes them for free and is the
- * CDG's adjacency, searched for a cycle by an iterative DFS.  Pairs from a
+ * CDG's adjacency, searched for a cycle by an iterative DFS.  The walk of
+ * a destination only marks which switches send it into the CDG (a 64-bit
+ * mask per switch, bit = LID in the block); once the block is walked, its
+ * turns are recorded switch by switch (check_turns_at: for each switch
+ * link into t, the block's LIDs its far end sends over it, compared 16
+ * bytes at a time, that t sends on to a switch), so all writes of a
+ * switch go to its own bitmap while it is in cache.  Where switches have
+ * more switch links than a block has LIDs (a 2-level spine with 250 of
+ * them) the same turns are recorded pair by pair from each sender instead
+ * (check_turns_from), which is then less work.  Pairs from a
  * switch to another switch's LID are left out of the CDG: that is
  * management traffic (LID-routed SMPs ride VL15, which has no credits), and
  * counting it would fail min-hop on every fat tree for a spine -> leaf ->
@@ -51,6 +71,8 @@
 #define CHECK_CYCLE_TAIL 48 /* room kept for " -> ... (N channels) -> back" */
 #define CHECK_DATA_VLS 15   /* VL0-14; SL 15 maps to VL15, management only */
 #define CHECK_NO_VLS 0xFF   /* inject_vls: no CA/router cabled */
+#define CHECK_BLOCK 64	    /* LIDs whose LFT entries are read together */
+#define CHECK_NO_LID UINT32_MAX
 
 /* What one switch does with a destination LID. */
 enum check_hop {
@@ -69,7 +91,7 @@ enum check_hop {
 /* The verdict for a route from one switch to the current destination. */
 enum check_verdict { CHECK_OK, CHECK_UNREACHABLE, CHECK_LOOP, CHECK_BAD };
 
-enum check_walk { CHECK_UNVISITED, CHECK_WALKING, CHECK_DONE };
+#define CHECK_ON_WALK 4 /* verdict of a switch on the walk being followed */
 
 enum check_link_kind { CHECK_LINK_NONE, CHECK_LINK_SWITCH, CHECK_LINK_END, CHECK_LINK_BAD };
 
@@ -126,8 +148,17 @@ struct check {
 	size_t n_dests, cap_dests;
 	/* per-destination scratch, reused for every destination */
 	uint8_t *state, *verdict, *out, *carry;
+	uint8_t *blk;	   /* LFT entries of CHECK_BLOCK LIDs: [s * CHECK_BLOCK + lid - blk_lid0] */
+	uint32_t blk_lid0; /* the first LID in blk, CHECK_NO_LID before the first */
+	/* per switch, bit lid - blk_lid0: sends that destination on to another
+	 * switch (fwd); its route counts in the CDG (send) */
+	uint64_t *fwd, *send;
+	int *nxt; /* [(lid - blk_lid0) * n_sw + s]: the next switch, else -1 - the hop */
+	uint32_t *seen, walk;		 /* seen[s] == walk: s judged for the current destination */
+	uint64_t blk_vl[CHECK_DATA_VLS]; /* per VL, the block's destinations on it */
 	uint32_t *hops;
-	int *next, *stack;
+	const int *next; /* the current destination's row of nxt */
+	int *stack;
 	uint32_t dest_hops; /* longest good route to the current destination */
 	int dest_failed;    /* some switch has no good route to it */
 	/* the first offending pair (source rank, destination index) */

@@ -905,12 +905,22 @@ int score_run(const struct fabric *f, const struct lft_set *lfts, const struct s
 	      struct route_score *res)
 {
 	struct score sc = {.f = f, .opts = opts, .res = res, .lfts = lfts};
-	int rc;
+	struct route_check gate;
+	int rc, gate_rc = 0;
 
+	if (opts->gate_given) {
+		gate = res->check;
+		gate_rc = res->gate_rc;
+	}
 	memset(res, 0, sizeof(*res));
 	res->lids_spread_node = FABRIC_NONE;
 	res->switches = fabric_count_switches(f);
-	res->gate_rc = route_check_run(f, lfts, &opts->check, &res->check);
+	if (opts->gate_given) {
+		res->check = gate;
+		res->gate_rc = gate_rc;
+	} else {
+		res->gate_rc = route_check_run(f, lfts, &opts->check, &res->check);
+	}
 	rc = res->gate_rc == -ENOMEM ? -ENOMEM : score_setup(&sc, lfts);
 	if (!rc) {
 		res->endpoints = sc.n_ends;

@@ -69,6 +69,9 @@ struct score_opts {
 	size_t shifts;
 	size_t bisections; /* 0 skips the bisection part */
 	uint64_t seed;	   /* same seed, same bisections */
+	int gate_given;	   /* 1: res->check and res->gate_rc already hold
+			    * route_check_run's verdict on these tables (the
+			    * caller timed it): kept, not run again */
 };
 
 /* Load per directed link. cv = population stddev / mean (0 if mean is 0). */

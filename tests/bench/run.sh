@@ -218,13 +218,15 @@ bench_route_once() {
 	fi
 }
 
-# bench_route_json FILE: "GATE|ENGINE_S|SCORE_S" from nanosm-route --json:
-# the gate verdict (PASS, or FAIL with what failed) and, if the report
-# carries "timing_ms": {"engine": N, "score": M}, the engine's own seconds
-# and those of the gate plus the scores asked for (with the default
-# NANOSM_ROUTE_ARGS: the gate and the path scores only).
+# bench_route_json FILE: "GATE|ENGINE_S|SCORE_S|GATE_S|EG_CPU_S" from
+# nanosm-route --json: the gate verdict (PASS, or FAIL with what failed)
+# and, if the report carries "timing_ms" (--timing), the engine's own
+# seconds, those of the gate plus the scores asked for (with the default
+# NANOSM_ROUTE_ARGS: the gate and the path scores only), the gate's alone,
+# and the CPU seconds of engine plus gate (what nanosm runs before a push;
+# issue 18's target on ft3-45k: < 5 s).
 bench_route_json() {
-	"$PYTHON" - "$1" <<'PY' 2>/dev/null || echo "?||"
+	"$PYTHON" - "$1" <<'PY' 2>/dev/null || echo "?||||"
 import json, sys
 r = json.load(open(sys.argv[1]))
 g = r.get("gate", {})
@@ -238,7 +240,9 @@ else:
 def sec(k):
     t = r.get("timing_ms", {}).get(k)
     return "%.3f" % (t / 1000.0) if isinstance(t, (int, float)) else ""
-print("%s|%s|%s" % (v, sec("engine"), sec("score")))
+eg = [r.get("timing_ms", {}).get(k) for k in ("engine_cpu", "gate_cpu")]
+egs = "%.3f" % (sum(eg) / 1000.0) if all(isinstance(t, (int, float)) for t in eg) else ""
+print("%s|%s|%s|%s|%s" % (v, sec("engine"), sec("score"), sec("gate"), egs))
 PY
 }
 
@@ -260,7 +264,7 @@ bench_load_baseline() {
 # bench_offline_one NAME ENGINE: BENCH_REPS runs; appends a table row
 # "fabric|CAs|switches|engine|median s|load s|engine s|peak MB|runs|gate|target".
 bench_offline_one() {
-	local name=$1 eng=$2 topo counts d r res secs=() kbs=() s kb note='' gate es ss t
+	local name=$1 eng=$2 topo counts d r res secs=() kbs=() s kb note='' gate es ss gs ec t
 	bench_gen "$name"
 	topo=$TOPO
 	counts=$(bench_counts "$topo")
@@ -281,7 +285,7 @@ bench_offline_one() {
 		bench_log "offline $name $eng: $note"
 		return
 	fi
-	IFS='|' read -r gate es ss <<<"$(bench_route_json "$d/json")"
+	IFS='|' read -r gate es ss gs ec <<<"$(bench_route_json "$d/json")"
 	s=$(bench_median "${secs[@]}")
 	kb=$(bench_median "${kbs[@]}")
 	kb=${kb%.*}
@@ -291,7 +295,7 @@ bench_offline_one() {
 	else
 		t=$(bench_target "$name" "$eng" "${es:-$s}" "$kb" "${es:+engine}")
 	fi
-	OFFLINE_ROWS+=("$name|${counts% *}|${counts#* }|$eng|$s|$LOAD_S|${es:--}|$((kb / 1024))|${secs[*]}|$gate|$t")
+	OFFLINE_ROWS+=("$name|${counts% *}|${counts#* }|$eng|$s|$LOAD_S|${es:--}|${gs:--}|${ec:--}|$((kb / 1024))|${secs[*]}|$gate|$t")
 	bench_log "offline $name $eng: median ${s}s (load ${LOAD_S}s), $((kb / 1024)) MB, gate $gate (runs: ${secs[*]})"
 }
 
@@ -1025,18 +1029,19 @@ bench_sa() {
 # ---------------------------------------------------------------- report
 
 bench_report() {
-	local row f c s e t l es m g tg
+	local row f c s e t l es gs ec m g tg
 	[ ${#OFFLINE_ROWS[@]} -gt 0 ] || { bench_report_sim; bench_report_rs; bench_report_sa; bench_report_boot; return; }
 	echo
 	echo "== Offline: nanosm-route TOPO -R ENGINE $ROUTE_ARGS =="
 	echo "   total = wall s of the whole run (parse + LIDs + engine + gate + base score),"
-	echo "   load = parse + LIDs alone; median of $REPS runs; $(nproc) CPUs, $(uname -r)"
-	printf '%-9s %6s %5s %-7s %8s %7s %8s %7s  %-30s %s\n' fabric CAs sw engine total_s load_s engine_s peak_MB gate "target (48K tier, mesh-10k vlsp)"
+	echo "   load = parse + LIDs alone; median of $REPS runs; $(nproc) CPUs, $(uname -r);"
+	echo "   engine_s, gate_s: wall s of the last run; eg_cpu: its engine + gate CPU s"
+	printf '%-9s %6s %5s %-7s %8s %7s %8s %7s %7s %7s  %-30s %s\n' fabric CAs sw engine total_s load_s engine_s gate_s eg_cpu peak_MB gate "target (48K tier, mesh-10k vlsp)"
 	for row in "${OFFLINE_ROWS[@]}"; do
-		IFS='|' read -r f c s e t l es m _ g tg <<<"$row"
+		IFS='|' read -r f c s e t l es gs ec m _ g tg <<<"$row"
 		case $t in
 		n/a*) printf '%-9s %6s %5s %-7s %s\n' "$f" "$c" "$s" "$e" "$t" ;;
-		*) printf '%-9s %6s %5s %-7s %8s %7s %8s %7s  %-30s %s\n' "$f" "$c" "$s" "$e" "$t" "$l" "$es" "$m" "${g:0:30}" "$tg" ;;
+		*) printf '%-9s %6s %5s %-7s %8s %7s %8s %7s %7s %7s  %-30s %s\n' "$f" "$c" "$s" "$e" "$t" "$l" "$es" "$gs" "$ec" "$m" "${g:0:30}" "$tg" ;;
 		esac
 	done
 	bench_report_sim

@@ -18,6 +18,7 @@ const unit_register_fn unit_suites[] = {
     test_updn_register,
     test_ftree_register,
     test_check_register,
+    test_check_ref_register,
     test_score_register,
     test_lft_file_register,
     test_gate_register,

@@ -19,6 +19,7 @@ void test_sweep_register(void);
 void test_updn_register(void);
 void test_ftree_register(void);
 void test_check_register(void);
+void test_check_ref_register(void);
 void test_score_register(void);
 void test_lft_file_register(void);
 void test_gate_register(void);
