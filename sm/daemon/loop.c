@@ -920,6 +920,22 @@ static void loop_names(struct loop *l, const struct policy *p)
 	sm_set_sa_limits(l->sm, &lim);
 }
 
+/* Under umad2sim the window is what ibsim's socket can take without the
+ * loop's writes blocking (mad_port_room): every SMP then goes out from the
+ * loop itself, none through the sender thread (issue 18: two thread
+ * wake-ups fewer per SMP).  On a kernel umad device nothing changes. */
+static void loop_window_fit(struct loop *l, struct sm_opts *so)
+{
+	unsigned room = mad_port_room(l->port);
+
+	if (!room || so->mad.window <= room)
+		return;
+	log_info("SMP window %u -> %u: ibsim's socket takes at most %u of our datagrams unread "
+		 "(net.unix.max_dgram_qlen %u); raise it for a larger window",
+		 so->mad.window, room, room + 2, room + 2);
+	so->mad.window = room;
+}
+
 /* Static LIDs from the policy are reserved before guid2lid is read. */
 static void loop_static_lids(struct loop *l)
 {
@@ -954,6 +970,7 @@ static int loop_open(struct loop *l)
 		 pi->is_sm ? " (IsSM set)" : " (issm not available: IsSM not advertised)");
 	so.port_guid = pi->port_guid;
 	mad_port_set_timeout(l->port, so.mad.timeout_ms);
+	loop_window_fit(l, &so);
 	if (l->opts->once)
 		(void)mad_port_hold(l->port, 1); /* parks after the first answer */
 	xmit = mad_port_xmit(l->port);
