@@ -52,6 +52,15 @@
 #   BENCH_BOOT_HOSTS  hosts creating groups at once, 1-8 [8]
 #   BENCH_BOOT_N   new groups per host [100];  BENCH_BOOT_WINDOW  joins on the
 #                  wire per host [4];  BENCH_BOOT_REPS  runs per SM [3]
+#   BENCH_LIVE     fabrics for the live full-LID-space tier (tests/bench/live45k.sh:
+#                  each SM as a daemon on a fresh ibsim: SUBNET UP, a no-change
+#                  re-sweep, a re-sweep after a cable pull), "" to skip [""];
+#                  opt-in: BENCH_LIVE=ft3-45k takes about an hour
+#   BENCH_LIVE_ENGINE  both SMs' engine [updn];  BENCH_LIVE_SMS [nanosm opensm]
+#   BENCH_LIVE_UP_TIMEOUT  bound for SUBNET UP, seconds [1800];
+#                  BENCH_LIVE_SWEEP_TIMEOUT  for one re-sweep [900];
+#                  BENCH_LIVE_SIM_TIMEOUT  for ibsim to load the fabric [900]
+#   BENCH_LIVE_NANOSM_ARGS  extra nanosm options there, e.g. "--window 32" [""]
 #   BENCH_KEEP=1   keep the scratch dir;  BENCH_BIN=dir  binaries [build/bin]
 #   NANOSM_ROUTE_ARGS  scoring options for nanosm-route [--shifts 0 --bisections 0]
 #                  (the default skips the shift and bisection scores, which
@@ -62,6 +71,8 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # shellcheck source=tests/bench/bootstorm.sh
 . "$(dirname "${BASH_SOURCE[0]}")/bootstorm.sh"
+# shellcheck source=tests/bench/live45k.sh
+. "$(dirname "${BASH_SOURCE[0]}")/live45k.sh"
 NANOSM=$BIN/nanosm
 TIME=/usr/bin/time
 PYTHON=${PYTHON:-python3}
@@ -845,7 +856,9 @@ bench_sa_sweep() {
 	nanosm)
 		next=$(($(grep -oE 'nanosm: sweep [0-9]+:' "$SA_SM_LOG" | tail -n 1 | grep -oE '[0-9]+') + 1))
 		tod0=$(bench_tod_ms)
-		timeout -k 2 10 "$NANOSMCTL" -s "$SA_SM_DIR/ctl.sock" -t 5 sweep >/dev/null 2>&1 ||
+		# SA_CTL_T: how long the daemon may take to take the request (5 s;
+		# the live tier gives more: its sweeps hold the loop for seconds)
+		timeout -k 2 $((${SA_CTL_T:-5} + 5)) "$NANOSMCTL" -s "$SA_SM_DIR/ctl.sock" -t "${SA_CTL_T:-5}" sweep >/dev/null 2>&1 ||
 			{ RES="fail: nanosmctl sweep failed"; return; }
 		bench_wait_file "$SA_SM_LOG" "nanosm: sweep $next: " "$SA_TIMEOUT" "$SA_SM_PID" ||
 			{ RES="fail: sweep $next did not end within ${SA_TIMEOUT}s"; return; }
@@ -1118,7 +1131,9 @@ bench_sim
 bench_resweep
 bench_sa
 bench_boot
+bench_live
 bench_report
+bench_report_live
 if [ -n "${BENCH_PERF-ft2-4k}" ]; then
 	echo
 	BENCH_PERF=${BENCH_PERF-ft2-4k} "$BENCH_DIR/perfmgr.sh"
