@@ -50,29 +50,11 @@ bench_live_status() {
 # bench_live_start SM HOST: the SM as a daemon on the running ibsim.  Sets
 # LIVE_PID, LIVE_LOG (where its SUBNET UP and sweep lines go), LIVE_DIR.
 bench_live_start() {
-	local sm=$1 host=$2 d cmd=() envs=()
-	d=$SIM_DIR/$sm.live
-	mkdir -p "$d/cache" "$d/tmp"
-	LIVE_DIR=$d
-	case $sm in
-	nanosm)
-		LIVE_LOG=$d/sm.out
-		# shellcheck disable=SC2206 # extra args are words
-		cmd=("$NANOSM" -R "$LIVE_ENGINE" --socket "$d/ctl.sock" --guid2lid "$d/guid2lid"
-			--sweep-interval 86400 $LIVE_NANOSM_ARGS)
-		;;
-	opensm)
-		LIVE_LOG=$d/osm.log
-		# -s 0: no periodic sweeps (SIGHUP and traps still start one); -d2:
-		# flush the log after every line
-		cmd=(opensm -R "$(bench_osm_engine "$LIVE_ENGINE")" -d2 -s 0 -f "$LIVE_LOG")
-		envs=(OSM_CACHE_DIR="$d/cache" OSM_TMP_DIR="$d/tmp")
-		;;
-	esac
-	(cd "$SIM_DIR/run" && exec env "${envs[@]}" LD_PRELOAD="$UMAD2SIM" IBSIM_SOCKNAME="$SIM_SOCK" \
-		SIM_HOST="$host" "${cmd[@]}") >"$d/sm.out" 2>&1 &
-	LIVE_PID=$!
-	PIDS+=("$LIVE_PID")
+	LIVE_DIR=$SIM_DIR/$1.live
+	# shellcheck disable=SC2086 # extra args are words
+	bench_daemon_spawn "$1" "$LIVE_DIR" "$2" "$LIVE_ENGINE" $LIVE_NANOSM_ARGS
+	LIVE_PID=$DAEMON_PID
+	LIVE_LOG=$DAEMON_LOG
 }
 
 # bench_live_why SM: the last lines of the SM's log that say what went wrong.

@@ -733,32 +733,43 @@ bench_wait_count() {
 	done
 }
 
-# bench_sa_sm_start SM HOST: start SM as a daemon (no --once, no periodic
-# sweeps) on the running ibsim, bounded wait for SUBNET UP.  Sets SA_SM_PID,
-# SA_SM_LOG, SA_SM_DIR; 1 on failure (SM stopped, RES says why).
-bench_sa_sm_start() {
-	local sm=$1 host=$2 d cmd=() envs=()
-	d=$SIM_DIR/$sm.sa
+# bench_daemon_spawn SM DIR HOST ENGINE [NANOSM_ARG...]: start SM as a
+# daemon (no --once, no periodic sweeps) on the running ibsim, in DIR (its
+# output in DIR/sm.out, OpenSM's log in DIR/osm.log); no wait.  Sets
+# DAEMON_PID and DAEMON_LOG (the file its SUBNET UP lines go to).
+bench_daemon_spawn() {
+	local sm=$1 d=$2 host=$3 eng=$4 cmd=() envs=()
+	shift 4
 	mkdir -p "$d/cache" "$d/tmp"
-	SA_SM_DIR=$d
 	case $sm in
 	nanosm)
-		SA_SM_LOG=$d/sm.log
-		cmd=("$NANOSM" -v -R "$SA_ENGINE" --socket "$d/ctl.sock" --guid2lid "$d/guid2lid"
-			--sweep-interval 86400)
+		DAEMON_LOG=$d/sm.out
+		cmd=("$NANOSM" -R "$eng" --socket "$d/ctl.sock" --guid2lid "$d/guid2lid" --sweep-interval 86400 "$@")
 		;;
 	opensm)
-		SA_SM_LOG=$d/osm.log
-		# -s 0: no periodic sweeps; SIGHUP still forces a heavy one
-		cmd=(opensm -R "$SA_ENGINE" -d2 -s 0 -f "$d/osm.log")
+		DAEMON_LOG=$d/osm.log
+		# -s 0: no periodic sweeps; SIGHUP (and traps) still start a heavy
+		# one; -d2: flush the log after every line
+		cmd=(opensm -R "$(bench_osm_engine "$eng")" -d2 -s 0 -f "$DAEMON_LOG")
 		envs=(OSM_CACHE_DIR="$d/cache" OSM_TMP_DIR="$d/tmp")
 		;;
 	esac
 	(cd "$SIM_DIR/run" && exec env "${envs[@]}" LD_PRELOAD="$UMAD2SIM" IBSIM_SOCKNAME="$SIM_SOCK" \
 		SIM_HOST="$host" "${cmd[@]}") >"$d/sm.out" 2>&1 &
-	SA_SM_PID=$!
-	PIDS+=("$SA_SM_PID")
-	[ "$sm" = nanosm ] && SA_SM_LOG=$d/sm.out
+	DAEMON_PID=$!
+	PIDS+=("$DAEMON_PID")
+}
+
+# bench_sa_sm_start SM HOST: start SM as a daemon on the running ibsim,
+# bounded wait for SUBNET UP.  Sets SA_SM_PID, SA_SM_LOG, SA_SM_DIR; 1 on
+# failure (SM stopped, RES says why).
+bench_sa_sm_start() {
+	local sm=$1 host=$2 d
+	d=$SIM_DIR/$sm.sa
+	SA_SM_DIR=$d
+	bench_daemon_spawn "$sm" "$d" "$host" "$SA_ENGINE" -v
+	SA_SM_PID=$DAEMON_PID
+	SA_SM_LOG=$DAEMON_LOG
 	bench_wait_file "$SA_SM_LOG" 'SUBNET UP' "$SM_UP_TIMEOUT" "$SA_SM_PID" && return 0
 	RES="fail: $(bench_sm_why "$sm" "$d")"
 	[ "$RES" = "fail: " ] && RES="fail: no SUBNET UP within ${SM_UP_TIMEOUT}s"
