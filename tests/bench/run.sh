@@ -55,11 +55,11 @@
 #   BENCH_LIVE     fabrics for the live full-LID-space tier (tests/bench/live45k.sh:
 #                  each SM as a daemon on a fresh ibsim: SUBNET UP, a no-change
 #                  re-sweep, a re-sweep after a cable pull), "" to skip [""];
-#                  opt-in: BENCH_LIVE=ft3-45k takes about an hour
+#                  opt-in: BENCH_LIVE=ft3-45k takes 1-2 hours
 #   BENCH_LIVE_ENGINE  both SMs' engine [updn];  BENCH_LIVE_SMS [nanosm opensm]
 #   BENCH_LIVE_UP_TIMEOUT  bound for SUBNET UP, seconds [1800];
-#                  BENCH_LIVE_SWEEP_TIMEOUT  for one re-sweep [900];
-#                  BENCH_LIVE_SIM_TIMEOUT  for ibsim to load the fabric [900]
+#                  BENCH_LIVE_SWEEP_TIMEOUT  for one re-sweep [1800];
+#                  BENCH_LIVE_SIM_TIMEOUT  for ibsim to load the fabric [1800]
 #   BENCH_LIVE_NANOSM_ARGS  extra nanosm options there, e.g. "--window 32" [""]
 #   BENCH_KEEP=1   keep the scratch dir;  BENCH_BIN=dir  binaries [build/bin]
 #   NANOSM_ROUTE_ARGS  scoring options for nanosm-route [--shifts 0 --bisections 0]
