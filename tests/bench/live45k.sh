@@ -167,6 +167,6 @@ bench_report_live() {
 	echo "   re-sweeps); wire_mads = the SM port's PortXmitPkts in ibsim; nanosm_mads = nanosmctl status"
 	echo "   mads sent; cpu = user+sys of the SM and of ibsim over the phase; nochange = a heavy sweep of"
 	echo "   the unchanged fabric, cable = a heavy sweep right after ibsim's Unlink of one uplink"
-	echo "   load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; commit $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null)"
+	echo "   load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; tree at $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null), nanosm built $(date -u -r "$NANOSM" +%FT%TZ 2>/dev/null)"
 	for row in "${LIVE_ROWS[@]}"; do echo "$row"; done
 }
