@@ -56,6 +56,15 @@
 #   BENCH_QLEN     net.unix.max_dgram_qlen for the run (root; restored at exit):
 #                  how many datagrams ibsim and umad2sim may have unread before a
 #                  write blocks (Linux default 10; see docs/performance.md) []
+#   BENCH_LIVE     fabrics for the live full-LID-space tier (tests/bench/live45k.sh:
+#                  each SM as a daemon on a fresh ibsim: SUBNET UP, a no-change
+#                  re-sweep, a re-sweep after a cable pull), "" to skip [""];
+#                  opt-in: BENCH_LIVE=ft3-45k takes 1-2 hours
+#   BENCH_LIVE_ENGINE  both SMs' engine [updn];  BENCH_LIVE_SMS [nanosm opensm]
+#   BENCH_LIVE_UP_TIMEOUT  bound for SUBNET UP, seconds [1800];
+#                  BENCH_LIVE_SWEEP_TIMEOUT  for one re-sweep [1800];
+#                  BENCH_LIVE_SIM_TIMEOUT  for ibsim to load the fabric [1800]
+#   BENCH_LIVE_NANOSM_ARGS  extra nanosm options there, e.g. "--window 32" [""]
 #   BENCH_KEEP=1   keep the scratch dir;  BENCH_BIN=dir  binaries [build/bin]
 #   NANOSM_ROUTE_ARGS  scoring options for nanosm-route [--shifts 0 --bisections 0]
 #                  (the default skips the shift and bisection scores, which
@@ -66,6 +75,8 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # shellcheck source=tests/bench/bootstorm.sh
 . "$(dirname "${BASH_SOURCE[0]}")/bootstorm.sh"
+# shellcheck source=tests/bench/live45k.sh
+. "$(dirname "${BASH_SOURCE[0]}")/live45k.sh"
 NANOSM=$BIN/nanosm
 TIME=/usr/bin/time
 PYTHON=${PYTHON:-python3}
@@ -742,32 +753,43 @@ bench_wait_count() {
 	done
 }
 
-# bench_sa_sm_start SM HOST: start SM as a daemon (no --once, no periodic
-# sweeps) on the running ibsim, bounded wait for SUBNET UP.  Sets SA_SM_PID,
-# SA_SM_LOG, SA_SM_DIR; 1 on failure (SM stopped, RES says why).
-bench_sa_sm_start() {
-	local sm=$1 host=$2 d cmd=() envs=()
-	d=$SIM_DIR/$sm.sa
+# bench_daemon_spawn SM DIR HOST ENGINE [NANOSM_ARG...]: start SM as a
+# daemon (no --once, no periodic sweeps) on the running ibsim, in DIR (its
+# output in DIR/sm.out, OpenSM's log in DIR/osm.log); no wait.  Sets
+# DAEMON_PID and DAEMON_LOG (the file its SUBNET UP lines go to).
+bench_daemon_spawn() {
+	local sm=$1 d=$2 host=$3 eng=$4 cmd=() envs=()
+	shift 4
 	mkdir -p "$d/cache" "$d/tmp"
-	SA_SM_DIR=$d
 	case $sm in
 	nanosm)
-		SA_SM_LOG=$d/sm.log
-		cmd=("$NANOSM" -v -R "$SA_ENGINE" --socket "$d/ctl.sock" --guid2lid "$d/guid2lid"
-			--sweep-interval 86400)
+		DAEMON_LOG=$d/sm.out
+		cmd=("$NANOSM" -R "$eng" --socket "$d/ctl.sock" --guid2lid "$d/guid2lid" --sweep-interval 86400 "$@")
 		;;
 	opensm)
-		SA_SM_LOG=$d/osm.log
-		# -s 0: no periodic sweeps; SIGHUP still forces a heavy one
-		cmd=(opensm -R "$SA_ENGINE" -d2 -s 0 -f "$d/osm.log")
+		DAEMON_LOG=$d/osm.log
+		# -s 0: no periodic sweeps; SIGHUP (and traps) still start a heavy
+		# one; -d2: flush the log after every line
+		cmd=(opensm -R "$(bench_osm_engine "$eng")" -d2 -s 0 -f "$DAEMON_LOG")
 		envs=(OSM_CACHE_DIR="$d/cache" OSM_TMP_DIR="$d/tmp")
 		;;
 	esac
 	(cd "$SIM_DIR/run" && exec env "${envs[@]}" LD_PRELOAD="$UMAD2SIM" IBSIM_SOCKNAME="$SIM_SOCK" \
 		SIM_HOST="$host" "${cmd[@]}") >"$d/sm.out" 2>&1 &
-	SA_SM_PID=$!
-	PIDS+=("$SA_SM_PID")
-	[ "$sm" = nanosm ] && SA_SM_LOG=$d/sm.out
+	DAEMON_PID=$!
+	PIDS+=("$DAEMON_PID")
+}
+
+# bench_sa_sm_start SM HOST: start SM as a daemon on the running ibsim,
+# bounded wait for SUBNET UP.  Sets SA_SM_PID, SA_SM_LOG, SA_SM_DIR; 1 on
+# failure (SM stopped, RES says why).
+bench_sa_sm_start() {
+	local sm=$1 host=$2 d
+	d=$SIM_DIR/$sm.sa
+	SA_SM_DIR=$d
+	bench_daemon_spawn "$sm" "$d" "$host" "$SA_ENGINE" -v
+	SA_SM_PID=$DAEMON_PID
+	SA_SM_LOG=$DAEMON_LOG
 	bench_wait_file "$SA_SM_LOG" 'SUBNET UP' "$SM_UP_TIMEOUT" "$SA_SM_PID" && return 0
 	RES="fail: $(bench_sm_why "$sm" "$d")"
 	[ "$RES" = "fail: " ] && RES="fail: no SUBNET UP within ${SM_UP_TIMEOUT}s"
@@ -865,7 +887,9 @@ bench_sa_sweep() {
 	nanosm)
 		next=$(($(grep -oE 'nanosm: sweep [0-9]+:' "$SA_SM_LOG" | tail -n 1 | grep -oE '[0-9]+') + 1))
 		tod0=$(bench_tod_ms)
-		timeout -k 2 10 "$NANOSMCTL" -s "$SA_SM_DIR/ctl.sock" -t 5 sweep >/dev/null 2>&1 ||
+		# SA_CTL_T: how long the daemon may take to take the request (5 s;
+		# the live tier gives more: its sweeps hold the loop for seconds)
+		timeout -k 2 $((${SA_CTL_T:-5} + 5)) "$NANOSMCTL" -s "$SA_SM_DIR/ctl.sock" -t "${SA_CTL_T:-5}" sweep >/dev/null 2>&1 ||
 			{ RES="fail: nanosmctl sweep failed"; return; }
 		bench_wait_file "$SA_SM_LOG" "nanosm: sweep $next: " "$SA_TIMEOUT" "$SA_SM_PID" ||
 			{ RES="fail: sweep $next did not end within ${SA_TIMEOUT}s"; return; }
@@ -1141,7 +1165,9 @@ bench_sim
 bench_resweep
 bench_sa
 bench_boot
+bench_live
 bench_report
+bench_report_live
 if [ -n "${BENCH_PERF-ft2-4k}" ]; then
 	echo
 	BENCH_PERF=${BENCH_PERF-ft2-4k} "$BENCH_DIR/perfmgr.sh"
