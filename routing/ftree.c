@@ -781,6 +781,7 @@ static int ftree_compute(const struct fabric *f, const struct route_opts *opts, 
 		ftree_order_dests(&m);
 		ftree_route_cas(&m);
 		ftree_route_switches(&m);
+		m.nomem |= ftree_merge_vls(&m) != 0;
 		ftree_write_note(&m);
 		if (m.nomem)
 			rc = text_err(err, errlen, -ENOMEM, "out of memory routing %zu switches",
