@@ -937,6 +937,38 @@ static void test_ftree_degraded_vl1(void)
 	tree_free(&t);
 }
 
+/* The tree of test_ftree_degraded_vl1: the turns put its CA LIDs on 3
+ * VLs (a graph of turns links two turns whenever a root lies above both),
+ * but the tables' own channel dependencies let the LIDs of VL 2 ride VL 0
+ * or 1: ftree empties VL 2 (SLs only), and the gate still passes.  VL 1
+ * does not go: its LIDs on VL 0 close a credit loop there. */
+static void test_ftree_vl_merge(void)
+{
+	struct tree_spec sp = {.levels = 3,
+			       .pods = 8,
+			       .m = 4,
+			       .hosts = 4,
+			       .cut = {"mid3/8",   "mid4/8",   "leaf4/7", "mid6/8",   "leaf6/8",
+				       "mid10/5",  "mid12/5",  "mid12/6", "mid13/8",  "mid16/6",
+				       "mid17/7",  "mid18/6",  "mid21/6", "mid24/5",  "mid24/7",
+				       "leaf22/8", "leaf23/6", "mid25/7", "leaf25/7", "mid30/7"}};
+	struct tree t;
+
+	tree_route_gated(&t, &sp);
+	CU_ASSERT_EQUAL(t.lft.n_vls, 2);
+	CU_ASSERT_TRUE(note_has(&t, "CA LIDs on VL 0-1 (SL = VL)"));
+	CU_ASSERT_TRUE(
+	    note_has(&t, "; 1 VL emptied into lower VLs whose dependencies stay acyclic"));
+	for (uint16_t lid = 0; t.lft.sl && lid <= t.lft.sl_top; lid++)
+		CU_ASSERT_TRUE(t.lft.sl[lid] < 2);
+	/* every LID on VL 0: a credit loop */
+	for (uint16_t lid = 0; t.lft.sl && lid <= t.lft.sl_top; lid++)
+		t.lft.sl[lid] = 0;
+	t.lft.n_vls = 1;
+	CU_ASSERT_FALSE(gate_ok(&t));
+	tree_free(&t);
+}
+
 /* A whole middle switch gone (nanosm-gen's aggregation switch): its pod's
  * leaves lose a column, so their CAs and that column's switches have no
  * up-then-down route to each other.  The old ftree's tables closed a
@@ -1326,6 +1358,8 @@ void test_ftree_register(void)
 		    test_ftree_degraded_credit_free);
 	CU_add_test(s, "degraded 3-level tree: turns VL 0 cannot take ride VL 1",
 		    test_ftree_degraded_vl1);
+	CU_add_test(s, "degraded tree: VLs its dependencies do not need are emptied",
+		    test_ftree_vl_merge);
 	CU_add_test(s, "a whole mid gone: gate passes", test_ftree_gone_mid);
 	CU_add_test(s, "degraded 2-level tree: gate passes", test_ftree_degraded_two_level);
 	CU_add_test(s, "a lost column: its LIDs spread over the links used least",
