@@ -127,8 +127,8 @@ static int ftree_vlmerge_tree(struct ftree_vlmerge *v, int t, uint16_t lid, int 
 		return 0;
 	memset(v->carry, 0, g->n_sw);
 	for (size_t k = 0; k < v->tree.n; k++)
-		for (int s = v->order[k]; g->has_ca[s] && !v->carry[s];) {
-			v->carry[s] = 1;
+		for (int s = v->order[k]; g->has_ca[v->order[k]] && !v->carry[s];) {
+			v->carry[s] = 1; /* and every switch on its way */
 			if (v->up[s] == VLSP_LAYER_NONE)
 				break;
 			s = g->adj[v->up[s]].sw;
@@ -137,8 +137,9 @@ static int ftree_vlmerge_tree(struct ftree_vlmerge *v, int t, uint16_t lid, int 
 	return 0;
 }
 
-/* Every LID's tree on the layer of its VL.  1 when one does not fit (a
- * turn ftree could not keep free of loops: nothing is merged then). */
+/* Every LID's tree on the layer of its VL, each layer's order made once
+ * at the end.  1 when a VL's dependencies close a cycle (a turn ftree
+ * could not keep free of loops: nothing is merged then). */
 static int ftree_vlmerge_fill(struct ftree_vlmerge *v)
 {
 	struct ftree *m = v->m;
@@ -146,19 +147,23 @@ static int ftree_vlmerge_fill(struct ftree_vlmerge *v)
 	for (size_t i = 0; i < m->n_dests; i++) {
 		const struct ftree_dest *d = &m->dests[i];
 
-		if (ftree_vlmerge_tree(v, d->leaf, d->lid, 0) ||
-		    vlsp_layers_add(&v->ls, lft_set_sl(m->out, d->lid), &v->tree))
+		if (ftree_vlmerge_tree(v, d->leaf, d->lid, 0))
 			return 1;
+		vlsp_layers_put(&v->ls, lft_set_sl(m->out, d->lid), &v->tree);
 	}
 	for (size_t s = 0; s < m->g.n_sw; s++) {
 		const struct fabric_port *p0 = &m->f->nodes[m->g.sw_node[s]].ports[0];
 		unsigned count = fabric_port_lid_count(p0);
 
-		for (unsigned lid = p0->lid; p0->lid && lid < (unsigned)p0->lid + count; lid++)
-			if (ftree_vlmerge_tree(v, (int)s, (uint16_t)lid, 1) ||
-			    vlsp_layers_add(&v->ls, lft_set_sl(m->out, (uint16_t)lid), &v->tree))
+		for (unsigned lid = p0->lid; p0->lid && lid < (unsigned)p0->lid + count; lid++) {
+			if (ftree_vlmerge_tree(v, (int)s, (uint16_t)lid, 1))
 				return 1;
+			vlsp_layers_put(&v->ls, lft_set_sl(m->out, (uint16_t)lid), &v->tree);
+		}
 	}
+	for (unsigned l = 0; l < m->out->n_vls; l++)
+		if (vlsp_layers_sort(&v->ls, l))
+			return 1;
 	return 0;
 }
 
