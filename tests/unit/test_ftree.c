@@ -43,7 +43,7 @@ struct tree_spec {
 	int hosts;	     /* host ports per leaf */
 	int pod_leaves[8];   /* > 0: only that many leaves in pod p */
 	int leaf_hosts[64];  /* > 0: that many hosts on leaf i; < 0: none */
-	const char *cut[24]; /* "leaf2/6": cables left out, named by one end */
+	const char *cut[32]; /* "leaf2/6": cables left out, named by one end */
 	const char *gone[4]; /* switches left out */
 };
 
@@ -969,6 +969,32 @@ static void test_ftree_vl_merge(void)
 	tree_free(&t);
 }
 
+/* nanosm-gen fattree --levels 3 --radix 8 --missing-links 28 --seed 14:
+ * ftree's turns take 3 VLs, the merge leaves 2.  The switches' own LIDs
+ * stay on VL 0, and the CA traffic to them turns at every switch on its
+ * way (not only at the leaves): counting only the leaves' turns, the
+ * merge put LIDs on VL 0 that closed a credit loop with them there. */
+static void test_ftree_vl_merge_switch_lids(void)
+{
+	struct tree_spec sp = {.levels = 3,
+			       .pods = 8,
+			       .m = 4,
+			       .hosts = 4,
+			       .cut = {"mid2/7",   "mid4/5",   "mid4/7",   "mid4/8",  "leaf1/6",
+				       "leaf4/8",  "mid7/7",   "leaf6/8",  "mid12/7", "mid13/6",
+				       "mid16/6",  "leaf14/5", "mid17/7",  "mid18/5", "mid18/6",
+				       "mid20/8",  "leaf19/5", "mid21/7",  "mid25/5", "mid27/8",
+				       "leaf25/5", "leaf25/6", "leaf28/5", "mid29/6", "mid29/7",
+				       "mid30/6",  "leaf29/7", "leaf31/7"}};
+	struct tree t;
+
+	tree_route_gated(&t, &sp);
+	CU_ASSERT_EQUAL(t.lft.n_vls, 2);
+	CU_ASSERT_TRUE(
+	    note_has(&t, "; 1 VL emptied into lower VLs whose dependencies stay acyclic"));
+	tree_free(&t);
+}
+
 /* A whole middle switch gone (nanosm-gen's aggregation switch): its pod's
  * leaves lose a column, so their CAs and that column's switches have no
  * up-then-down route to each other.  The old ftree's tables closed a
@@ -1360,6 +1386,8 @@ void test_ftree_register(void)
 		    test_ftree_degraded_vl1);
 	CU_add_test(s, "degraded tree: VLs its dependencies do not need are emptied",
 		    test_ftree_vl_merge);
+	CU_add_test(s, "degraded tree: VLs merged, CA traffic to switch LIDs counted",
+		    test_ftree_vl_merge_switch_lids);
 	CU_add_test(s, "a whole mid gone: gate passes", test_ftree_gone_mid);
 	CU_add_test(s, "degraded 2-level tree: gate passes", test_ftree_degraded_two_level);
 	CU_add_test(s, "a lost column: its LIDs spread over the links used least",
