@@ -126,20 +126,15 @@ static void ftree_ports_around(const struct ftree *m, int s, size_t window, uint
 	}
 }
 
-/* For each port, the most LIDs leaf s would send out of it among `window`
- * in a row that hold the current one, were the current one to take it:
- * a shift all-to-all sends from s's CAs to that many LIDs in a row. */
-static void ftree_crowding(const struct ftree *m, int s, size_t window, uint8_t *crowd)
+/* For each port p, 1 + the most times p appears in `window` entries in a
+ * row of around[0 .. 2 * window - 1) (every such window holds the middle
+ * one), at most 255: slid one by one, a part of a window (the first
+ * steps) counting no more than the window. */
+static void ftree_slide(const uint8_t *around, size_t window, uint8_t *most)
 {
-	uint8_t around[2 * FABRIC_MAX_PORTS + 1];
-	uint16_t count[FABRIC_MAX_PORTS + 1] = {0}, most[FABRIC_MAX_PORTS + 1];
+	uint16_t count[FABRIC_MAX_PORTS + 1] = {0};
 
-	if (window > FABRIC_MAX_PORTS)
-		window = FABRIC_MAX_PORTS;
-	ftree_ports_around(m, s, window, around);
-	/* slid one by one: a part of a window (the first steps) counts no
-	 * more than the window */
-	memset(most, 0, sizeof(most));
+	memset(most, 1, FABRIC_MAX_PORTS + 1);
 	for (size_t k = 0; k + 1 < 2 * window; k++) {
 		uint8_t in = around[k];
 
@@ -147,14 +142,28 @@ static void ftree_crowding(const struct ftree *m, int s, size_t window, uint8_t 
 			count[around[k - window]]--;
 		if (in > FABRIC_MAX_PORTS)
 			continue;
-		if (++count[in] > most[in])
-			most[in] = count[in];
+		if (++count[in] + 1u > most[in])
+			most[in] =
+			    (uint8_t)(count[in] + 1u < UINT8_MAX ? count[in] + 1u : UINT8_MAX);
 	}
+}
+
+/* For each port, the most LIDs leaf s would send out of it among `window`
+ * in a row that hold the current one, were the current one to take it:
+ * a shift all-to-all sends from s's CAs to that many LIDs in a row. */
+static void ftree_crowding(const struct ftree *m, int s, size_t window, uint8_t *crowd)
+{
+	uint8_t around[2 * FABRIC_MAX_PORTS + 1], most[FABRIC_MAX_PORTS + 1];
+
+	if (window > FABRIC_MAX_PORTS)
+		window = FABRIC_MAX_PORTS;
+	ftree_ports_around(m, s, window, around);
+	ftree_slide(around, window, most);
 	memset(crowd, 0, FABRIC_MAX_PORTS + 1);
 	for (size_t i = 0; i < (size_t)m->cand_n[s] + m->cand_nx[s]; i++) {
 		uint8_t pn = m->cand_port[m->cand_start[s] + i];
 
-		crowd[pn] = (uint8_t)(most[pn] + 1);
+		crowd[pn] = most[pn];
 	}
 }
 
@@ -240,23 +249,10 @@ static void ftree_mid_crowding(const struct ftree *m, int s, uint8_t *crowd)
 	size_t window = m->reach[s] * m->cas_per_leaf;
 	uint8_t around[2 * FTREE_MID_WINDOW];
 	struct ftree_pending pend[2 * FTREE_MID_WINDOW];
-	uint16_t count[FABRIC_MAX_PORTS + 2] = {0};
 
 	window = window < FTREE_MID_WINDOW ? window : FTREE_MID_WINDOW;
 	ftree_mid_around(m, s, window, around, pend);
-	memset(crowd, 1, FABRIC_MAX_PORTS + 1);
-	for (size_t k = 0; k + 1 < 2 * window; k++) {
-		uint8_t in = around[k];
-
-		if (k >= window && around[k - window] <= FABRIC_MAX_PORTS)
-			count[around[k - window]]--;
-		if (in > FABRIC_MAX_PORTS)
-			continue;
-		count[in]++; /* a part of a window counts no more than the window */
-		if (count[in] + 1u > crowd[in])
-			crowd[in] =
-			    (uint8_t)(count[in] + 1u < UINT8_MAX ? count[in] + 1u : UINT8_MAX);
-	}
+	ftree_slide(around, window, crowd);
 }
 
 /* After the fill: a LID of another column that a leaf sent up to a
