@@ -90,7 +90,9 @@
  * before any CA LID, and keep the parent chosen then.  Where the ports
  * offer 2 data VLs or more, a CA LID's turns may ride another VL (up to
  * FTREE_VLS, SL = VL), with a graph of turns of its own: the one where
- * its turns are all allowed without moving it, tried in order.  A switch
+ * its turns are all allowed without moving it, tried in order.  When
+ * every table is written, the VLs the tables' own channel dependencies do
+ * not need are emptied (ftree_vlmerge.c: SLs only).  A switch
  * of I no exit can serve takes a shortest path to L, counted in the note
  * (the gate decides).  Leaf pairs with no common ancestor are counted in the
  * note.
@@ -781,6 +783,7 @@ static int ftree_compute(const struct fabric *f, const struct route_opts *opts, 
 		ftree_order_dests(&m);
 		ftree_route_cas(&m);
 		ftree_route_switches(&m);
+		m.nomem |= ftree_merge_vls(&m) != 0;
 		ftree_write_note(&m);
 		if (m.nomem)
 			rc = text_err(err, errlen, -ENOMEM, "out of memory routing %zu switches",

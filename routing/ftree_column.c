@@ -88,13 +88,15 @@ static int ftree_is_choice(const struct ftree *m, int s, uint8_t pn)
 	return 0;
 }
 
-/* Leaf s's entry for a LID routed before (in the batch or written out). */
-static uint8_t ftree_entry(const struct ftree *m, int s, uint16_t lid)
+/* Switch s's entry for dest j < cur_dest: in the batch when routed since
+ * the last flush (CA LIDs are routed in CA order, one row each). */
+static uint8_t ftree_dest_entry(const struct ftree *m, int s, size_t j)
 {
-	for (size_t i = 0; i < m->n_batch; i++)
-		if (m->batch_lid[i] == lid)
-			return m->batch[i * m->g.n_sw + s];
-	return m->out->tables[s].port[lid];
+	size_t k = m->cur_dest - j;
+
+	if (k < m->n_batch)
+		return m->batch[(m->n_batch - 1 - k) * m->g.n_sw + (size_t)s];
+	return m->out->tables[s].port[m->dests[j].lid];
 }
 
 /* Leaf s's port for dest j: its entry when routed already, else the
@@ -102,7 +104,7 @@ static uint8_t ftree_entry(const struct ftree *m, int s, uint16_t lid)
 static uint8_t ftree_port_for(const struct ftree *m, int s, size_t j)
 {
 	if (j < m->cur_dest)
-		return ftree_entry(m, s, m->dests[j].lid);
+		return ftree_dest_entry(m, s, j);
 	return ftree_is_choice(m, s, m->dest_col[j]) ? m->dest_col[j] : LFT_DROP;
 }
 
@@ -124,39 +126,45 @@ static void ftree_ports_around(const struct ftree *m, int s, size_t window, uint
 	}
 }
 
+/* For each port p, 1 + the most times p appears in `window` entries in a
+ * row of around[0 .. 2 * window - 1) (every such window holds the middle
+ * one), at most 255: slid one by one, a part of a window (the first
+ * steps) counting no more than the window. */
+static void ftree_slide(const uint8_t *around, size_t window, uint8_t *most)
+{
+	uint16_t count[FABRIC_MAX_PORTS + 1] = {0};
+
+	memset(most, 1, FABRIC_MAX_PORTS + 1);
+	for (size_t k = 0; k + 1 < 2 * window; k++) {
+		uint8_t in = around[k];
+
+		if (k >= window && around[k - window] <= FABRIC_MAX_PORTS)
+			count[around[k - window]]--;
+		if (in > FABRIC_MAX_PORTS)
+			continue;
+		if (++count[in] + 1u > most[in])
+			most[in] =
+			    (uint8_t)(count[in] + 1u < UINT8_MAX ? count[in] + 1u : UINT8_MAX);
+	}
+}
+
 /* For each port, the most LIDs leaf s would send out of it among `window`
  * in a row that hold the current one, were the current one to take it:
  * a shift all-to-all sends from s's CAs to that many LIDs in a row. */
 static void ftree_crowding(const struct ftree *m, int s, size_t window, uint8_t *crowd)
 {
-	uint8_t around[2 * FABRIC_MAX_PORTS + 1];
+	uint8_t around[2 * FABRIC_MAX_PORTS + 1], most[FABRIC_MAX_PORTS + 1];
 
 	if (window > FABRIC_MAX_PORTS)
 		window = FABRIC_MAX_PORTS;
 	ftree_ports_around(m, s, window, around);
+	ftree_slide(around, window, most);
 	memset(crowd, 0, FABRIC_MAX_PORTS + 1);
 	for (size_t i = 0; i < (size_t)m->cand_n[s] + m->cand_nx[s]; i++) {
 		uint8_t pn = m->cand_port[m->cand_start[s] + i];
 
-		for (size_t a = 0; a < window; a++) {
-			uint8_t n = 1;
-
-			for (size_t k = a; k < a + window; k++)
-				n = (uint8_t)(n + (around[k] == pn));
-			crowd[pn] = n > crowd[pn] ? n : crowd[pn];
-		}
+		crowd[pn] = most[pn];
 	}
-}
-
-/* Switch s's entry for dest j < cur_dest: in the batch when routed since
- * the last flush (CA LIDs are routed in CA order, one row each). */
-static uint8_t ftree_dest_entry(const struct ftree *m, int s, size_t j)
-{
-	size_t k = m->cur_dest - j;
-
-	if (k < m->n_batch)
-		return m->batch[(m->n_batch - 1 - k) * m->g.n_sw + (size_t)s];
-	return m->out->tables[s].port[m->dests[j].lid];
 }
 
 /* The column of a rank-1 switch s: the leaf port its children reach it by. */
@@ -241,23 +249,10 @@ static void ftree_mid_crowding(const struct ftree *m, int s, uint8_t *crowd)
 	size_t window = m->reach[s] * m->cas_per_leaf;
 	uint8_t around[2 * FTREE_MID_WINDOW];
 	struct ftree_pending pend[2 * FTREE_MID_WINDOW];
-	uint16_t count[FABRIC_MAX_PORTS + 2] = {0};
 
 	window = window < FTREE_MID_WINDOW ? window : FTREE_MID_WINDOW;
 	ftree_mid_around(m, s, window, around, pend);
-	memset(crowd, 1, FABRIC_MAX_PORTS + 1);
-	for (size_t k = 0; k + 1 < 2 * window; k++) {
-		uint8_t in = around[k];
-
-		if (k >= window && around[k - window] <= FABRIC_MAX_PORTS)
-			count[around[k - window]]--;
-		if (in > FABRIC_MAX_PORTS)
-			continue;
-		count[in]++; /* a part of a window counts no more than the window */
-		if (count[in] + 1u > crowd[in])
-			crowd[in] =
-			    (uint8_t)(count[in] + 1u < UINT8_MAX ? count[in] + 1u : UINT8_MAX);
-	}
+	ftree_slide(around, window, crowd);
 }
 
 /* After the fill: a LID of another column that a leaf sent up to a

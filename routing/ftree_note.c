@@ -130,6 +130,9 @@ void ftree_write_note(struct ftree *m)
 		for (unsigned v = 0; v < m->out->n_vls; v++)
 			ftree_note(m, " %zu", m->on_vl[v]);
 	}
+	if (m->merged)
+		ftree_note(m, "; %zu VL%s emptied into lower VLs whose dependencies stay acyclic",
+			   m->merged, m->merged == 1 ? "" : "s");
 	if (m->stranded)
 		ftree_note(m, "; %zu route%s left on a shortest path that may close a credit loop",
 			   m->stranded, m->stranded == 1 ? "" : "s");

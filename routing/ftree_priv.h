@@ -147,6 +147,7 @@ struct ftree {
 	size_t n_sw_exits, cap_sw_exits;
 	/* for the note */
 	size_t rerouted, downup, unknown_roots, stranded, moved, on_vl[FTREE_VLS];
+	size_t merged; /* VLs emptied by ftree_merge_vls */
 	int downup_from, downup_to;
 	uint64_t unknown_root;
 };
@@ -201,6 +202,11 @@ int ftree_exit_alloc_vls(struct ftree *m, size_t n_sw);
 /* ftree_exit.c: the switch behind port pn of switch s (-1: none). */
 int ftree_neighbour(const struct ftree *m, int s, uint8_t pn);
 void ftree_exit_free_vls(struct ftree *m);
+
+/* ftree_vlmerge.c: the CA LIDs of the highest VL moved to lower VLs
+ * whose channel dependency graph stays acyclic with them, while a VL
+ * empties (SLs only).  0 or -ENOMEM. */
+int ftree_merge_vls(struct ftree *m);
 
 /* ftree_note.c: the note of a routed tree. */
 void ftree_write_note(struct ftree *m);

@@ -297,3 +297,53 @@ int vlsp_layers_add(struct vlsp_layers *ls, unsigned l, const struct vlsp_tree *
 	}
 	return 0;
 }
+
+/* ---- Many trees at once (routing/ftree_vlmerge.c) ----------------------- */
+
+void vlsp_layers_put(struct vlsp_layers *ls, unsigned l, const struct vlsp_tree *t)
+{
+	uint64_t *turns = ls->layer[l].turns;
+
+	for (size_t k = 1; k < t->n; k++) {
+		int s = t->order[k];
+		uint32_t in = t->up[s], out = t->up[ls->g->adj[in].sw];
+		size_t bit;
+
+		if (out == VLSP_LAYER_NONE || (t->only && !t->only[s]))
+			continue;
+		bit = vlsp_layer_turn(ls, in, out);
+		turns[bit / 64] |= 1ULL << (bit % 64);
+	}
+}
+
+int vlsp_layers_sort(struct vlsp_layers *ls, unsigned l)
+{
+	struct vlsp_layer *ly = &ls->layer[l];
+	uint32_t *indeg = ls->mark, *queue = ls->stack, next = 0;
+	size_t head = 0, tail = 0;
+
+	memset(indeg, 0, ls->n_chan * sizeof(*indeg));
+	for (size_t c = 0; c < ls->n_chan; c++) {
+		uint16_t cur = 0;
+
+		for (uint32_t w;
+		     (w = vlsp_layer_next(ls, ly, (uint32_t)c, 1, &cur)) != VLSP_LAYER_NONE;)
+			indeg[w]++;
+	}
+	for (size_t c = 0; c < ls->n_chan; c++)
+		if (!indeg[c])
+			queue[tail++] = (uint32_t)c;
+	while (head < tail) {
+		uint32_t c = queue[head++];
+		uint16_t cur = 0;
+
+		ly->ord[c] = next++;
+		for (uint32_t w; (w = vlsp_layer_next(ls, ly, c, 1, &cur)) != VLSP_LAYER_NONE;)
+			if (!--indeg[w])
+				queue[tail++] = w;
+	}
+	/* the marks of the cycle searches start again */
+	memset(ls->mark, 0, ls->n_chan * sizeof(*ls->mark));
+	ls->gen = 0;
+	return tail == ls->n_chan ? 0 : 1;
+}

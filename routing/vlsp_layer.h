@@ -97,6 +97,13 @@ void vlsp_layers_begin(struct vlsp_layers *ls);
 int vlsp_layers_turn(struct vlsp_layers *ls, unsigned l, uint32_t in, uint32_t out);
 void vlsp_layers_undo(struct vlsp_layers *ls, unsigned l);
 
+/* Many trees at once: put sets t's turns on layer l with no check and
+ * leaves l's order stale; sort then makes the order again from l's turns
+ * (0), or returns 1 when they close a cycle (the order is then no order:
+ * add no more to l).  O(turn bits) per sort. */
+void vlsp_layers_put(struct vlsp_layers *ls, unsigned l, const struct vlsp_tree *t);
+int vlsp_layers_sort(struct vlsp_layers *ls, unsigned l);
+
 /* Does layer l have the turn in -> out? */
 int vlsp_layers_has(const struct vlsp_layers *ls, unsigned l, uint32_t in, uint32_t out);
 

@@ -6,7 +6,8 @@ build/bin/nanosm-gen, damages them (cables, or a whole core or aggregation
 switch: its block and every cable to it deleted from the .topo file), scores
 each with `nanosm-route -R ENGINE --json` and prints one row per tree and
 damage: gate passes, EBB (worst seed and mean, and as a fraction of the
-intact tree's), shift worst load (worst seed), and the same for a second
+intact tree's), shift worst load (worst seed), the VLs each seed's tables use
+(`vls.used`, 1 without SLs) and their sum, and the same for a second
 engine when --compare is given (e.g. minhop on 2-level trees).
 
   tests/bench/ftree_degraded.py --levels 3 --radix 8 16 --seeds 10
@@ -68,11 +69,11 @@ def score(args, topo, engine):
            "--shifts", str(args.shifts), "--bisections", str(args.bisections)]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode == 2:
-        return {"pass": False, "ebb": 0.0, "shift": 0, "why": p.stderr.strip()[:120]}
+        return {"pass": False, "ebb": 0.0, "shift": 0, "vls": 0, "why": p.stderr.strip()[:120]}
     d = json.loads(p.stdout)
     g = d["gate"]
     return {"pass": g["pass"], "ebb": d["bisection"]["mean"], "shift": d["shift"]["worst_load"],
-            "why": g["first"][:120]}
+            "vls": d.get("vls", {}).get("used", 1), "why": g["first"][:120]}
 
 
 def fabric(args, tmp, radix, damage, seed):
@@ -115,15 +116,15 @@ def main():
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="ftree-degraded.")
     engines = [args.engine] + ([args.compare] if args.compare else [])
-    print("| tree | damage | engine | gate pass | EBB worst / mean (x intact) | shift worst |%s"
-          % (" shift <= %s's |" % args.compare if args.compare else ""))
-    print("|---|---|---|---:|---|---:|%s" % ("---:|" if args.compare else ""))
+    print("| tree | damage | engine | gate pass | EBB worst / mean (x intact) | shift worst |"
+          " VLs per seed (all) |%s" % (" shift <= %s's |" % args.compare if args.compare else ""))
+    print("|---|---|---|---:|---|---:|---|%s" % ("---:|" if args.compare else ""))
     try:
         for radix in args.radix:
             intact = fabric(args, tmp, radix, "intact", 1)
             base = score(args, intact, args.engine)
-            print("| k%d | none | %s | %s | %.4f | %d |" % (radix, args.engine,
-                  "1/1" if base["pass"] else "0/1", base["ebb"], base["shift"]))
+            print("| k%d | none | %s | %s | %.4f | %d | %d |" % (radix, args.engine,
+                  "1/1" if base["pass"] else "0/1", base["ebb"], base["shift"], base["vls"]))
             sys.stdout.flush()
             for damage in args.damage:
                 rows = {e: [] for e in engines}
@@ -143,10 +144,11 @@ def main():
                         cmp = " %d/%d |" % (sum(a["shift"] <= b["shift"] for a, b in
                                                 zip(rs, rows[args.compare])), len(rs)) \
                             if e == args.engine else " |"
-                    print("| k%d | %s | %s | %d/%d | %.4f / %.4f (%.2f / %.2f) | %d |%s" % (
+                    vls = [r["vls"] for r in rs]
+                    print("| k%d | %s | %s | %d/%d | %.4f / %.4f (%.2f / %.2f) | %d | %s (%d) |%s" % (
                         radix, damage, e, len(ok), len(rs), min(ebb), sum(ebb) / len(ebb),
                         min(ebb) / base["ebb"], sum(ebb) / len(ebb) / base["ebb"],
-                        max(r["shift"] for r in rs), cmp))
+                        max(r["shift"] for r in rs), " ".join(map(str, vls)), sum(vls), cmp))
                 sys.stdout.flush()
     finally:
         if args.keep:

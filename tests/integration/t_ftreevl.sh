@@ -9,9 +9,11 @@
 #   2. nanosmctl sls: N = 1 + the highest SL it lists.
 #   3. the outsider's check (check_vl_loops.py loops): dump_fts and the SLs
 #      close no cycle on any VL.  (No control with every route on SL 0:
-#      ftree's graph of turns over-counts dependencies, and here the routes
-#      it spread over the VLs happen to close no cycle on one VL either;
-#      the vlsp test runs the control for the checker.)
+#      the checker follows CA traffic only, and so the routes close no
+#      cycle on one VL either; the gate, which also counts the paths from
+#      every switch to a CA LID, does find one there (test_ftree), which
+#      is why ftree's VL merge keeps 2 VLs here.  The vlsp test runs the
+#      control for the checker.)
 #   4. saquery -p answers the SL sls lists for pairs on every SL in use.
 # nanosm-specific (the engine's VLs, nanosmctl): SKIPped under SM=opensm.
 # shellcheck source=tests/integration/lib.sh

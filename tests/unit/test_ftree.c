@@ -43,7 +43,7 @@ struct tree_spec {
 	int hosts;	     /* host ports per leaf */
 	int pod_leaves[8];   /* > 0: only that many leaves in pod p */
 	int leaf_hosts[64];  /* > 0: that many hosts on leaf i; < 0: none */
-	const char *cut[24]; /* "leaf2/6": cables left out, named by one end */
+	const char *cut[32]; /* "leaf2/6": cables left out, named by one end */
 	const char *gone[4]; /* switches left out */
 };
 
@@ -900,6 +900,24 @@ static void tree_set_vl_cap(struct tree *t, uint8_t vl_cap)
 			t->f.nodes[i].ports[p].vl_cap = vl_cap;
 }
 
+/* nanosm-gen fattree --levels 3 --radix 8 (8 pods of 4 leaves and 4 mids,
+ * 16 spines) with the cables cut (NULL-ended) left out, routed with ftree:
+ * every route judged and the gate passed. */
+static void k8_route_gated(struct tree *t, const char *const *cut)
+{
+	struct tree_spec sp = {.levels = 3, .pods = 8, .m = 4, .hosts = 4};
+
+	for (size_t i = 0; cut[i]; i++)
+		sp.cut[i] = cut[i];
+	tree_route_gated(t, &sp);
+}
+
+/* The cables --missing-links 20 --seed 13 cuts (tests below). */
+static const char *const k8_seed13_cut[] = {
+    "mid3/8",  "mid4/8",   "leaf4/7",  "mid6/8",  "leaf6/8",  "mid10/5", "mid12/5",
+    "mid12/6", "mid13/8",  "mid16/6",  "mid17/7", "mid18/6",  "mid21/6", "mid24/5",
+    "mid24/7", "leaf22/8", "leaf23/6", "mid25/7", "leaf25/7", "mid30/7", NULL};
+
 /* nanosm-gen fattree --levels 3 --radix 8 --missing-links 20 --seed 13:
  * 20 of 256 cables gone, so many that one switch finds no turn left that
  * closes no credit loop on VL 0.  With the ports' 8 data VLs the LIDs
@@ -909,17 +927,9 @@ static void tree_set_vl_cap(struct tree *t, uint8_t vl_cap)
  * the route stays on a shortest path, as before, and the gate refuses it. */
 static void test_ftree_degraded_vl1(void)
 {
-	struct tree_spec sp = {.levels = 3,
-			       .pods = 8,
-			       .m = 4,
-			       .hosts = 4,
-			       .cut = {"mid3/8",   "mid4/8",   "leaf4/7", "mid6/8",   "leaf6/8",
-				       "mid10/5",  "mid12/5",  "mid12/6", "mid13/8",  "mid16/6",
-				       "mid17/7",  "mid18/6",  "mid21/6", "mid24/5",  "mid24/7",
-				       "leaf22/8", "leaf23/6", "mid25/7", "leaf25/7", "mid30/7"}};
 	struct tree t;
 
-	tree_route_gated(&t, &sp);
+	k8_route_gated(&t, k8_seed13_cut);
 	CU_ASSERT_TRUE(note_has(&t, "(SL = VL), where their turns close no credit loop: "));
 	/* no LID moved off its parent at an exit: another VL took its turn */
 	CU_ASSERT_TRUE(note_has(&t, ", 0 LIDs moved to another parent there"));
@@ -934,6 +944,52 @@ static void test_ftree_degraded_vl1(void)
 	CU_ASSERT_EQUAL(t.lft.n_vls, 1);
 	CU_ASSERT_PTR_NULL(t.lft.sl);
 	CU_ASSERT_FALSE(gate_ok(&t));
+	tree_free(&t);
+}
+
+/* The tree of test_ftree_degraded_vl1: the turns put its CA LIDs on 3
+ * VLs (a graph of turns links two turns whenever a root lies above both),
+ * but the tables' own channel dependencies let the LIDs of VL 2 ride VL 0
+ * or 1: ftree empties VL 2 (SLs only), and the gate still passes.  VL 1
+ * does not go: its LIDs on VL 0 close a credit loop there. */
+static void test_ftree_vl_merge(void)
+{
+	struct tree t;
+
+	k8_route_gated(&t, k8_seed13_cut);
+	CU_ASSERT_EQUAL(t.lft.n_vls, 2);
+	CU_ASSERT_TRUE(note_has(&t, "CA LIDs on VL 0-1 (SL = VL)"));
+	CU_ASSERT_TRUE(
+	    note_has(&t, "; 1 VL emptied into lower VLs whose dependencies stay acyclic"));
+	for (uint16_t lid = 0; t.lft.sl && lid <= t.lft.sl_top; lid++)
+		CU_ASSERT_TRUE(t.lft.sl[lid] < 2);
+	/* every LID on VL 0: a credit loop */
+	for (uint16_t lid = 0; t.lft.sl && lid <= t.lft.sl_top; lid++)
+		t.lft.sl[lid] = 0;
+	t.lft.n_vls = 1;
+	CU_ASSERT_FALSE(gate_ok(&t));
+	tree_free(&t);
+}
+
+/* nanosm-gen fattree --levels 3 --radix 8 --missing-links 28 --seed 14:
+ * ftree's turns take 3 VLs, the merge leaves 2.  The switches' own LIDs
+ * stay on VL 0, and the CA traffic to them turns at every switch on its
+ * way (not only at the leaves): counting only the leaves' turns, the
+ * merge put LIDs on VL 0 that closed a credit loop with them there. */
+static void test_ftree_vl_merge_switch_lids(void)
+{
+	static const char *const cut[] = {"mid2/7",   "mid4/5",	  "mid4/7",   "mid4/8",	 "leaf1/6",
+					  "leaf4/8",  "mid7/7",	  "leaf6/8",  "mid12/7", "mid13/6",
+					  "mid16/6",  "leaf14/5", "mid17/7",  "mid18/5", "mid18/6",
+					  "mid20/8",  "leaf19/5", "mid21/7",  "mid25/5", "mid27/8",
+					  "leaf25/5", "leaf25/6", "leaf28/5", "mid29/6", "mid29/7",
+					  "mid30/6",  "leaf29/7", "leaf31/7", NULL};
+	struct tree t;
+
+	k8_route_gated(&t, cut);
+	CU_ASSERT_EQUAL(t.lft.n_vls, 2);
+	CU_ASSERT_TRUE(
+	    note_has(&t, "; 1 VL emptied into lower VLs whose dependencies stay acyclic"));
 	tree_free(&t);
 }
 
@@ -1002,18 +1058,13 @@ static void test_ftree_lost_column_spread(void)
 	tree_free(&t);
 }
 
-/* nanosm-gen fattree --levels 3 --radix 8 (8 pods of 4 leaves and 4 mids,
- * 16 spines) with the cables cut (NULL-ended) left out: routed with
- * ftree, every route judged and the gate passed; the worst shift load. */
+/* The worst shift load of k8_route_gated's tree. */
 static unsigned k8_shift_load(const char *const *cut)
 {
-	struct tree_spec sp = {.levels = 3, .pods = 8, .m = 4, .hosts = 4};
 	struct tree t;
 	unsigned load;
 
-	for (size_t i = 0; cut[i]; i++)
-		sp.cut[i] = cut[i];
-	tree_route_gated(&t, &sp);
+	k8_route_gated(&t, cut);
 	load = shift_load(&t, &t.lft);
 	tree_free(&t);
 	return load;
@@ -1326,6 +1377,10 @@ void test_ftree_register(void)
 		    test_ftree_degraded_credit_free);
 	CU_add_test(s, "degraded 3-level tree: turns VL 0 cannot take ride VL 1",
 		    test_ftree_degraded_vl1);
+	CU_add_test(s, "degraded tree: VLs its dependencies do not need are emptied",
+		    test_ftree_vl_merge);
+	CU_add_test(s, "degraded tree: VLs merged, CA traffic to switch LIDs counted",
+		    test_ftree_vl_merge_switch_lids);
 	CU_add_test(s, "a whole mid gone: gate passes", test_ftree_gone_mid);
 	CU_add_test(s, "degraded 2-level tree: gate passes", test_ftree_degraded_two_level);
 	CU_add_test(s, "a lost column: its LIDs spread over the links used least",

@@ -148,6 +148,32 @@ static void test_vlsp_layers_ring(void)
 	vlsp_rig_fini(&r);
 }
 
+/* Many trees at once (ftree's VL merge): the ring of 4's trees to 0, 1
+ * and 2 put on a layer and sorted: an order in which their turns are
+ * safe, the fourth tree refused as by vlsp_layers_add; all four put on
+ * another layer: the sort finds their cycle. */
+static void test_vlsp_layers_put_sort(void)
+{
+	struct vlsp_rig r;
+
+	vlsp_rig_init(&r, 4, 1, NULL);
+	CU_ASSERT_EQUAL_FATAL(vlsp_layers_add_layer(&r.ls, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(vlsp_layers_add_layer(&r.ls, 0), 1);
+	for (int j = 0; j < 3; j++)
+		vlsp_layers_put(&r.ls, 0, vlsp_ring4_tree(&r, j));
+	CU_ASSERT_EQUAL(vlsp_layers_sort(&r.ls, 0), 0);
+	CU_ASSERT_TRUE(vlsp_layers_has(&r.ls, 0, vlsp_chan(&r, 2, 1), vlsp_chan(&r, 1, 0)));
+	/* the order follows every turn put */
+	CU_ASSERT_TRUE(r.ls.layer[0].ord[vlsp_chan(&r, 3, 2)] < r.ls.layer[0].ord[vlsp_chan(&r, 2, 1)]);
+	CU_ASSERT_TRUE(r.ls.layer[0].ord[vlsp_chan(&r, 2, 1)] < r.ls.layer[0].ord[vlsp_chan(&r, 1, 0)]);
+	CU_ASSERT_EQUAL(vlsp_layers_add(&r.ls, 0, vlsp_ring4_tree(&r, 1)), 0);
+	CU_ASSERT_EQUAL(vlsp_layers_add(&r.ls, 0, vlsp_ring4_tree(&r, 3)), 1);
+	for (int j = 0; j < 4; j++)
+		vlsp_layers_put(&r.ls, 1, vlsp_ring4_tree(&r, j));
+	CU_ASSERT_EQUAL(vlsp_layers_sort(&r.ls, 1), 1);
+	vlsp_rig_fini(&r);
+}
+
 /* A line has no cycle: every destination's tree on one layer. */
 static void test_vlsp_layers_line(void)
 {
@@ -571,6 +597,8 @@ void test_vlsp_register(void)
 
 	CU_add_test(s, "layers: ring of 4, one way round: 2 layers", test_vlsp_layers_ring);
 	CU_add_test(s, "layers: a line fits one layer", test_vlsp_layers_line);
+	CU_add_test(s, "layers: trees put at once, then sorted (or a cycle found)",
+		    test_vlsp_layers_put_sort);
 	CU_add_test(s, "layers: a fixed layer keeps its order", test_vlsp_layers_fixed);
 	CU_add_test(s, "grown tree: a refused turn, the other way", test_vlsp_grow_turn_refused);
 	CU_add_test(s, "grown tree: no way fits, layer unchanged", test_vlsp_grow_fails);
