@@ -19,7 +19,13 @@ static struct ftree_turns *ftree_exit_turns(struct ftree *m)
 
 int ftree_neighbour(const struct ftree *m, int s, uint8_t pn)
 {
-	return m->g.sw_of[m->f->nodes[m->g.sw_node[s]].ports[pn].remote_node];
+	const struct fabric_node *n = &m->f->nodes[m->g.sw_node[s]];
+	int r;
+
+	if (pn == 0 || pn > n->num_ports)
+		return -1;
+	r = n->ports[pn].remote_node;
+	return r == FABRIC_NONE ? -1 : m->g.sw_of[r]; /* a lost column's port: no cable */
 }
 
 /* ---- Degraded trees: exits for switches with no up-then-down route --- */
