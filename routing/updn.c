@@ -73,6 +73,8 @@ struct updn {
 	uint16_t max_lid;
 	struct swgraph g;    /* its cables get ordered: up ones first */
 	size_t *adj_split;   /* once ordered: up cables before it, down ones from it */
+	int *nbr;            /* g.adj[e].sw once ordered, packed (the BFS reads only this) */
+	uint8_t *nport;      /* g.adj[e].port, likewise */
 	uint8_t *root;       /* enum updn_how */
 	uint8_t *apex;       /* 1 for a group's apex */
 	uint8_t *bridge;     /* 1 on a shortest path from the apex to a root */
@@ -124,7 +126,9 @@ static int updn_alloc(struct updn *u)
 	u->down_only = malloc(s);
 	u->queue = malloc(s * sizeof(*u->queue));
 	u->cand = malloc(FABRIC_MAX_PORTS + 1);
-	if (!u->adj_split || !u->root || !u->apex || !u->bridge || !u->rank || !u->mark ||
+	u->nbr = malloc((u->g.adj_start[u->g.n_sw] + 1) * sizeof(*u->nbr));
+	u->nport = malloc(u->g.adj_start[u->g.n_sw] + 1);
+	if (!u->nbr || !u->nport || !u->adj_split || !u->root || !u->apex || !u->bridge || !u->rank || !u->mark ||
 	    !u->hop || !u->ecc || !u->total || !u->load || !u->dist || !u->down_only ||
 	    !u->queue || !u->cand)
 		return -ENOMEM;
@@ -135,7 +139,7 @@ static void updn_free(struct updn *u)
 {
 	void *all[] = { u->adj_split, u->root, u->apex,  u->bridge,    u->rank,
 			u->mark,      u->hop,  u->ecc,   u->total,     u->load,
-			u->dist,      u->down_only, u->queue, u->cand };
+			u->dist,      u->down_only, u->queue, u->cand, u->nbr, u->nport };
 
 	swgraph_fini(&u->g);
 	swgraph_dests_fini(&u->dests);
@@ -384,6 +388,10 @@ static void updn_orient(struct updn *u)
 	}
 	for (size_t s = 0; s < u->g.n_sw; s++)
 		updn_order_cables(u, (int)s);
+	for (size_t e = 0; e < u->g.adj_start[u->g.n_sw]; e++) {
+		u->nbr[e] = u->g.adj[e].sw;
+		u->nport[e] = u->g.adj[e].port;
+	}
 }
 
 /* ---- Legal routes to one destination switch ----------------------------- */
@@ -401,7 +409,7 @@ static size_t updn_expand(struct updn *u, size_t head, size_t end, size_t tail, 
 		if (down && !u->down_only[x])
 			continue;
 		for (; e < e_end; e++) {
-			int p = u->g.adj[e].sw;
+			int p = u->nbr[e];
 
 			if (u->dist[p] >= 0)
 				continue;
@@ -434,17 +442,21 @@ static void updn_legal_bfs(struct updn *u, int t)
 }
 
 /* Ports of s one step nearer to t that its state allows: down into a
- * down-only switch when s is down-only, else up. */
-static size_t updn_candidates(struct updn *u, int s)
+ * down-only switch when s is down-only, else up.  At most max of them
+ * (the forced pass needs only to know whether there is more than one). */
+static size_t updn_candidates(struct updn *u, int s, size_t max)
 {
 	int down = u->down_only[s], nearer = u->dist[s] - 1;
-	const struct swgraph_link *l = &u->g.adj[down ? u->adj_split[s] : u->g.adj_start[s]];
-	const struct swgraph_link *end = &u->g.adj[down ? u->g.adj_start[s + 1] : u->adj_split[s]];
+	size_t e = down ? u->adj_split[s] : u->g.adj_start[s];
+	size_t end = down ? u->g.adj_start[s + 1] : u->adj_split[s];
 	size_t k = 0;
 
-	for (; l < end; l++)
-		if (u->dist[l->sw] == nearer && (!down || u->down_only[l->sw]))
-			u->cand[k++] = l->port;
+	for (; e < end && k < max; e++) {
+		int r = u->nbr[e];
+
+		if (u->dist[r] == nearer && (!down || u->down_only[r]))
+			u->cand[k++] = u->nport[e];
+	}
 	return k;
 }
 
@@ -453,36 +465,54 @@ static uint32_t *updn_load(const struct updn *u, int s)
 	return &u->load[u->g.port_base[s]];
 }
 
-/* Route t's LIDs from every switch: the forced pass (choices = 0) sets t's
- * exits and the routes with one allowed port, the choice pass the rest,
- * each LID to the allowed port with the fewest LIDs so far (lowest port on
- * a tie). */
-static void updn_route_to(struct updn *u, int t, int choices)
+enum { UPDN_FORCED = 1, UPDN_CHOICES = 2 };
+
+/* Route t's LIDs from every switch: the forced pass (UPDN_FORCED) sets t's
+ * exits and the routes with one allowed port, the choice pass
+ * (UPDN_CHOICES) the rest, each LID to the allowed port with the fewest
+ * LIDs so far (lowest port on a tie). */
+static void updn_route_to(struct updn *u, int t, int passes)
 {
 	const struct swgraph_dest *d = &u->dests.v[u->dests.start[t]];
 	size_t n = u->dests.start[t + 1] - u->dests.start[t];
+	size_t max = passes & UPDN_CHOICES ? FABRIC_MAX_PORTS : 2;
 
 	updn_legal_bfs(u, t);
-	if (!choices)
+	if (passes & UPDN_FORCED)
 		swgraph_route_exits(u->out->tables[t].port, updn_load(u, t), d, n);
 	for (size_t s = 0; s < u->g.n_sw; s++) {
 		size_t k;
 
 		if ((int)s == t || u->dist[s] < 0)
 			continue;
-		k = updn_candidates(u, (int)s);
-		if ((k > 1) == choices)
+		k = updn_candidates(u, (int)s, max);
+		if (passes & (k > 1 ? UPDN_CHOICES : UPDN_FORCED))
 			swgraph_spread(u->out->tables[s].port, updn_load(u, (int)s), u->cand, k, d,
 				       n);
 	}
 }
 
+/* 1 when t delivers only its own LIDs (exit port 0).  Those are spread
+ * without being counted in the load (swgraph_spread) and a forced route
+ * takes its one port whatever the load, so t's forced routes can wait for
+ * its choice pass: one breadth-first search instead of two. */
+static int updn_own_lids_only(const struct updn *u, int t)
+{
+	for (size_t i = u->dests.start[t]; i < u->dests.start[t + 1]; i++)
+		if (u->dests.v[i].exit_port)
+			return 0;
+	return 1;
+}
+
 static void updn_route_all(struct updn *u)
 {
-	for (int choices = 0; choices <= 1; choices++)
-		for (size_t t = 0; t < u->g.n_sw; t++)
-			if (u->dests.start[t] < u->dests.start[t + 1])
-				updn_route_to(u, (int)t, choices);
+	for (size_t t = 0; t < u->g.n_sw; t++)
+		if (u->dests.start[t] < u->dests.start[t + 1] && !updn_own_lids_only(u, (int)t))
+			updn_route_to(u, (int)t, UPDN_FORCED);
+	for (size_t t = 0; t < u->g.n_sw; t++)
+		if (u->dests.start[t] < u->dests.start[t + 1])
+			updn_route_to(u, (int)t,
+				      UPDN_CHOICES | (updn_own_lids_only(u, (int)t) ? UPDN_FORCED : 0));
 }
 
 /* ---- What the operator should know -------------------------------------- */
