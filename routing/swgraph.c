@@ -322,10 +322,14 @@ void swgraph_route_exits(uint8_t *lft, uint32_t *load, const struct swgraph_dest
 static uint8_t swgraph_least_loaded(const uint32_t *load, const uint8_t *cand, size_t k)
 {
 	uint8_t best = cand[0];
+	uint32_t least = load[best];
 
-	for (size_t c = 1; c < k; c++)
-		if (load[cand[c]] < load[best])
-			best = cand[c];
+	for (size_t c = 1; c < k; c++) {
+		uint32_t v = load[cand[c]];
+
+		best = v < least ? cand[c] : best;
+		least = v < least ? v : least;
+	}
 	return best;
 }
 

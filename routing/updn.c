@@ -61,6 +61,7 @@
 #include "routing/swgraph.h"
 
 #define UPDN_NOTE_GUIDS 6 /* switches listed by GUID in the note, per kind */
+#define UPDN_BATCH 16	  /* destination switches routed together (see updn_route_batch) */
 
 enum updn_how { UPDN_NOT_ROOT, UPDN_GIVEN, UPDN_TOP, UPDN_CENTER };
 
@@ -73,8 +74,8 @@ struct updn {
 	uint16_t max_lid;
 	struct swgraph g;    /* its cables get ordered: up ones first */
 	size_t *adj_split;   /* once ordered: up cables before it, down ones from it */
-	int *nbr;            /* g.adj[e].sw once ordered, packed (the BFS reads only this) */
-	uint8_t *nport;      /* g.adj[e].port, likewise */
+	int *nbr;	     /* g.adj[e].sw once ordered, packed (the BFS reads only this) */
+	uint8_t *nport;	     /* g.adj[e].port, likewise */
 	uint8_t *root;       /* enum updn_how */
 	uint8_t *apex;       /* 1 for a group's apex */
 	uint8_t *bridge;     /* 1 on a shortest path from the apex to a root */
@@ -87,6 +88,8 @@ struct updn {
 	struct swgraph_dests dests; /* grouped by the switch they hang off */
 	int *dist;           /* hops to the current destination switch, -1 none */
 	uint8_t *down_only;  /* 1: the switch's route to it only goes down */
+	int *dist_all;	     /* dist and down_only for UPDN_BATCH destinations: */
+	uint8_t *down_all;   /* the two above point at one of them */
 	int *queue;
 	uint8_t *cand;
 };
@@ -122,24 +125,24 @@ static int updn_alloc(struct updn *u)
 	u->ecc = malloc(s * sizeof(*u->ecc));
 	u->total = malloc(s * sizeof(*u->total));
 	u->load = calloc(slots ? slots : 1, sizeof(*u->load));
-	u->dist = malloc(s * sizeof(*u->dist));
-	u->down_only = malloc(s);
+	u->dist = u->dist_all = malloc(UPDN_BATCH * s * sizeof(*u->dist));
+	u->down_only = u->down_all = malloc(UPDN_BATCH * s);
 	u->queue = malloc(s * sizeof(*u->queue));
 	u->cand = malloc(FABRIC_MAX_PORTS + 1);
 	u->nbr = malloc((u->g.adj_start[u->g.n_sw] + 1) * sizeof(*u->nbr));
 	u->nport = malloc(u->g.adj_start[u->g.n_sw] + 1);
-	if (!u->nbr || !u->nport || !u->adj_split || !u->root || !u->apex || !u->bridge || !u->rank || !u->mark ||
-	    !u->hop || !u->ecc || !u->total || !u->load || !u->dist || !u->down_only ||
-	    !u->queue || !u->cand)
+	if (!u->nbr || !u->nport || !u->adj_split || !u->root || !u->apex || !u->bridge ||
+	    !u->rank || !u->mark || !u->hop || !u->ecc || !u->total || !u->load || !u->dist ||
+	    !u->down_only || !u->queue || !u->cand)
 		return -ENOMEM;
 	return 0;
 }
 
 static void updn_free(struct updn *u)
 {
-	void *all[] = { u->adj_split, u->root, u->apex,  u->bridge,    u->rank,
-			u->mark,      u->hop,  u->ecc,   u->total,     u->load,
-			u->dist,      u->down_only, u->queue, u->cand, u->nbr, u->nport };
+	void *all[] = {u->adj_split, u->root, u->apex,	u->bridge, u->rank,	u->mark,
+		       u->hop,	     u->ecc,  u->total, u->load,   u->dist_all, u->down_all,
+		       u->queue,     u->cand, u->nbr,	u->nport};
 
 	swgraph_fini(&u->g);
 	swgraph_dests_fini(&u->dests);
@@ -467,28 +470,49 @@ static uint32_t *updn_load(const struct updn *u, int s)
 
 enum { UPDN_FORCED = 1, UPDN_CHOICES = 2 };
 
-/* Route t's LIDs from every switch: the forced pass (UPDN_FORCED) sets t's
- * exits and the routes with one allowed port, the choice pass
- * (UPDN_CHOICES) the rest, each LID to the allowed port with the fewest
- * LIDs so far (lowest port on a tie). */
-static void updn_route_to(struct updn *u, int t, int passes)
+/* Point dist and down_only at batch slot b. */
+static void updn_slot(struct updn *u, size_t b)
 {
-	const struct swgraph_dest *d = &u->dests.v[u->dests.start[t]];
-	size_t n = u->dests.start[t + 1] - u->dests.start[t];
-	size_t max = passes & UPDN_CHOICES ? FABRIC_MAX_PORTS : 2;
+	u->dist = u->dist_all + b * u->g.n_sw;
+	u->down_only = u->down_all + b * u->g.n_sw;
+}
 
-	updn_legal_bfs(u, t);
-	if (passes & UPDN_FORCED)
-		swgraph_route_exits(u->out->tables[t].port, updn_load(u, t), d, n);
+/* Route the LIDs of destination switches t[0..nb) (ascending) from every
+ * switch: the forced pass (UPDN_FORCED in passes[b]) sets t's exits and
+ * the routes with one allowed port, the choice pass (UPDN_CHOICES) the
+ * rest, each LID to the allowed port with the fewest LIDs so far (lowest
+ * port on a tie).  Switch by switch, each taking the batch's destinations
+ * in order: a switch's loads and table are touched by its own routes
+ * alone, so this is the order of destination by destination for every
+ * switch, while its load row, cables and table lines stay in the cache
+ * for the whole batch. */
+static void updn_route_batch(struct updn *u, const int *t, const uint8_t *passes, size_t nb)
+{
+	for (size_t b = 0; b < nb; b++) {
+		updn_slot(u, b);
+		updn_legal_bfs(u, t[b]);
+	}
 	for (size_t s = 0; s < u->g.n_sw; s++) {
-		size_t k;
+		uint8_t *lft = u->out->tables[s].port;
+		uint32_t *load = updn_load(u, (int)s);
 
-		if ((int)s == t || u->dist[s] < 0)
-			continue;
-		k = updn_candidates(u, (int)s, max);
-		if (passes & (k > 1 ? UPDN_CHOICES : UPDN_FORCED))
-			swgraph_spread(u->out->tables[s].port, updn_load(u, (int)s), u->cand, k, d,
-				       n);
+		for (size_t b = 0; b < nb; b++) {
+			const struct swgraph_dest *d = &u->dests.v[u->dests.start[t[b]]];
+			size_t n = u->dests.start[t[b] + 1] - u->dests.start[t[b]], k;
+
+			updn_slot(u, b);
+			if ((int)s == t[b]) {
+				if (passes[b] & UPDN_FORCED)
+					swgraph_route_exits(lft, load, d, n);
+				continue;
+			}
+			if (u->dist[s] < 0)
+				continue;
+			k = updn_candidates(u, (int)s,
+					    passes[b] & UPDN_CHOICES ? FABRIC_MAX_PORTS : 2);
+			if (passes[b] & (k > 1 ? UPDN_CHOICES : UPDN_FORCED))
+				swgraph_spread(lft, load, u->cand, k, d, n);
+		}
 	}
 }
 
@@ -504,15 +528,29 @@ static int updn_own_lids_only(const struct updn *u, int t)
 	return 1;
 }
 
+/* Each pass in batches of destination switches, ascending. */
 static void updn_route_all(struct updn *u)
 {
-	for (size_t t = 0; t < u->g.n_sw; t++)
-		if (u->dests.start[t] < u->dests.start[t + 1] && !updn_own_lids_only(u, (int)t))
-			updn_route_to(u, (int)t, UPDN_FORCED);
-	for (size_t t = 0; t < u->g.n_sw; t++)
-		if (u->dests.start[t] < u->dests.start[t + 1])
-			updn_route_to(u, (int)t,
-				      UPDN_CHOICES | (updn_own_lids_only(u, (int)t) ? UPDN_FORCED : 0));
+	for (int pass = 0; pass < 2; pass++) {
+		int t[UPDN_BATCH];
+		uint8_t passes[UPDN_BATCH];
+		size_t nb = 0;
+
+		for (size_t s = 0; s < u->g.n_sw; s++) {
+			int own = updn_own_lids_only(u, (int)s);
+
+			if (u->dests.start[s] == u->dests.start[s + 1] || (!pass && own))
+				continue;
+			t[nb] = (int)s;
+			passes[nb++] = !pass ? UPDN_FORCED : UPDN_CHOICES | (own ? UPDN_FORCED : 0);
+			if (nb == UPDN_BATCH) {
+				updn_route_batch(u, t, passes, nb);
+				nb = 0;
+			}
+		}
+		if (nb)
+			updn_route_batch(u, t, passes, nb);
+	}
 }
 
 /* ---- What the operator should know -------------------------------------- */
