@@ -84,6 +84,7 @@ struct updn {
 	int *hop;            /* scratch distances */
 	int *ecc;            /* max distance to the marked switches */
 	uint64_t *total;     /* total distance to them */
+	uint64_t *seen, *front, *next; /* scratch: 64 breadth-first searches at once */
 	uint32_t *load;      /* LIDs routed through each (switch, port) so far */
 	struct swgraph_dests dests; /* grouped by the switch they hang off */
 	int *dist;           /* hops to the current destination switch, -1 none */
@@ -129,20 +130,23 @@ static int updn_alloc(struct updn *u)
 	u->down_only = u->down_all = malloc(UPDN_BATCH * s);
 	u->queue = malloc(s * sizeof(*u->queue));
 	u->cand = malloc(FABRIC_MAX_PORTS + 1);
+	u->seen = malloc(s * sizeof(*u->seen));
+	u->front = malloc(s * sizeof(*u->front));
+	u->next = malloc(s * sizeof(*u->next));
 	u->nbr = malloc((u->g.adj_start[u->g.n_sw] + 1) * sizeof(*u->nbr));
 	u->nport = malloc(u->g.adj_start[u->g.n_sw] + 1);
-	if (!u->nbr || !u->nport || !u->adj_split || !u->root || !u->apex || !u->bridge ||
-	    !u->rank || !u->mark || !u->hop || !u->ecc || !u->total || !u->load || !u->dist ||
-	    !u->down_only || !u->queue || !u->cand)
+	if (!u->seen || !u->front || !u->next || !u->nbr || !u->nport || !u->adj_split ||
+	    !u->root || !u->apex || !u->bridge || !u->rank || !u->mark || !u->hop || !u->ecc ||
+	    !u->total || !u->load || !u->dist || !u->down_only || !u->queue || !u->cand)
 		return -ENOMEM;
 	return 0;
 }
 
 static void updn_free(struct updn *u)
 {
-	void *all[] = {u->adj_split, u->root, u->apex,	u->bridge, u->rank,	u->mark,
-		       u->hop,	     u->ecc,  u->total, u->load,   u->dist_all, u->down_all,
-		       u->queue,     u->cand, u->nbr,	u->nport};
+	void *all[] = {u->adj_split, u->root,  u->apex, u->bridge,   u->rank,	  u->mark,  u->hop,
+		       u->ecc,	     u->total, u->load, u->dist_all, u->down_all, u->queue, u->cand,
+		       u->nbr,	     u->nport, u->seen, u->front,    u->next};
 
 	swgraph_fini(&u->g);
 	swgraph_dests_fini(&u->dests);
@@ -223,26 +227,57 @@ static int updn_is_layered(const struct updn *u, const int *m, size_t n, int *to
 	return 1;
 }
 
+/* One level of up to 64 searches at once over a group: next[s] = the
+ * searches (bits) first reaching s at this level, from the front of the
+ * last.  Adds them to seen, ecc and total; returns 1 while any advanced. */
+static int updn_level64(struct updn *u, const int *m, size_t n, int level)
+{
+	int any = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int s = m[i];
+		uint64_t reach = 0;
+
+		for (size_t e = u->g.adj_start[s]; e < u->g.adj_start[s + 1]; e++)
+			reach |= u->front[u->g.adj[e].sw];
+		u->next[s] = reach & ~u->seen[s];
+	}
+	for (size_t i = 0; i < n; i++) {
+		int s = m[i];
+		uint64_t b = u->next[s];
+
+		u->front[s] = b;
+		if (!b)
+			continue;
+		any = 1;
+		u->seen[s] |= b;
+		u->ecc[s] = level > u->ecc[s] ? level : u->ecc[s];
+		u->total[s] += (uint64_t)level * (uint64_t)__builtin_popcountll(b);
+	}
+	return any;
+}
+
 /* ecc[] and total[] over a group: the largest and the summed distance from
- * each switch to the marked ones, by one BFS from each of them. */
+ * each switch to the marked ones, by breadth-first searches from them, 64
+ * at a time as bits of a word (a group is connected: all reach all). */
 static void updn_distances_to_marked(struct updn *u, const int *m, size_t n)
 {
+	size_t next_mark = 0;
+
 	for (size_t i = 0; i < n; i++)
 		u->ecc[m[i]] = 0, u->total[m[i]] = 0;
-	for (size_t t = 0; t < n; t++) {
-		if (!u->mark[m[t]])
-			continue;
-		for (size_t i = 0; i < n; i++)
-			u->dist[m[i]] = -1;
-		u->dist[m[t]] = 0;
-		u->queue[0] = m[t];
-		swgraph_bfs(&u->g, u->queue, 1, u->dist, NULL);
-		for (size_t i = 0; i < n; i++) {
-			int s = m[i];
+	while (next_mark < n) {
+		int bits = 0;
 
-			u->ecc[s] = u->dist[s] > u->ecc[s] ? u->dist[s] : u->ecc[s];
-			u->total[s] += (uint64_t)u->dist[s];
-		}
+		for (size_t i = 0; i < n; i++)
+			u->seen[m[i]] = 0;
+		for (; next_mark < n && bits < 64; next_mark++)
+			if (u->mark[m[next_mark]])
+				u->seen[m[next_mark]] |= 1ull << bits++;
+		for (size_t i = 0; i < n; i++)
+			u->front[m[i]] = u->seen[m[i]];
+		for (int level = 1; bits && updn_level64(u, m, n, level); level++)
+			;
 	}
 }
 
