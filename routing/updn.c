@@ -47,7 +47,10 @@
  *    forced load.  t sends its own LIDs (2^LMC each) to port 0 and a cabled
  *    CA port's LIDs to that port; LIDs of other groups or no switch drop.
  * Cost: O(S * (S + E)) time for S switches and E cables (one BFS per
- * destination switch and pass), O(S + E + LIDs) memory besides the tables.
+ * destination switch and pass; one pass for a switch that delivers only
+ * its own LIDs), O(S + E + LIDs) memory besides the tables.  Destinations
+ * are routed 16 at a time switch by switch (updn_route_batch): the same
+ * order at every switch, with its loads and table lines kept in cache.
  */
 #include <errno.h>
 #include <inttypes.h>
