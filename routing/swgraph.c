@@ -322,26 +322,33 @@ void swgraph_route_exits(uint8_t *lft, uint32_t *load, const struct swgraph_dest
 static uint8_t swgraph_least_loaded(const uint32_t *load, const uint8_t *cand, size_t k)
 {
 	uint8_t best = cand[0];
+	uint32_t least = load[best];
 
-	for (size_t c = 1; c < k; c++)
-		if (load[cand[c]] < load[best])
-			best = cand[c];
+	for (size_t c = 1; c < k; c++) {
+		uint32_t v = load[cand[c]];
+
+		best = v < least ? cand[c] : best;
+		least = v < least ? v : least;
+	}
 	return best;
 }
 
 void swgraph_spread(uint8_t *lft, uint32_t *load, const uint8_t *cand, size_t k,
 		    const struct swgraph_dest *d, size_t n)
 {
-	size_t i = 0;
+	size_t i = 0, counted = n;
 
 	/* a switch's own LID (exit port 0) carries management traffic only:
 	 * it takes the least-loaded port without being counted, so endpoint
 	 * LIDs keep a spread that is the same at every switch (on a fat tree:
 	 * a destination's up-port follows its place under its leaf) */
 	for (size_t j = 0; j < n; j++)
-		if (d[j].exit_port == 0)
+		if (d[j].exit_port == 0) {
 			lft[d[j].lid] = swgraph_least_loaded(load, cand, k);
-	while (i < n) {
+			counted--;
+		}
+	/* (with none left to count, the passes below would find nothing) */
+	while (i < n && counted) {
 		uint32_t level = load[cand[0]];
 
 		for (size_t c = 1; c < k; c++)

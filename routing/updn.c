@@ -47,7 +47,10 @@
  *    forced load.  t sends its own LIDs (2^LMC each) to port 0 and a cabled
  *    CA port's LIDs to that port; LIDs of other groups or no switch drop.
  * Cost: O(S * (S + E)) time for S switches and E cables (one BFS per
- * destination switch and pass), O(S + E + LIDs) memory besides the tables.
+ * destination switch and pass; one pass for a switch that delivers only
+ * its own LIDs), O(S + E + LIDs) memory besides the tables.  Destinations
+ * are routed 16 at a time switch by switch (updn_route_batch): the same
+ * order at every switch, with its loads and table lines kept in cache.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -61,6 +64,7 @@
 #include "routing/swgraph.h"
 
 #define UPDN_NOTE_GUIDS 6 /* switches listed by GUID in the note, per kind */
+#define UPDN_BATCH 16	  /* destination switches routed together (see updn_route_batch) */
 
 enum updn_how { UPDN_NOT_ROOT, UPDN_GIVEN, UPDN_TOP, UPDN_CENTER };
 
@@ -73,6 +77,8 @@ struct updn {
 	uint16_t max_lid;
 	struct swgraph g;    /* its cables get ordered: up ones first */
 	size_t *adj_split;   /* once ordered: up cables before it, down ones from it */
+	int *nbr;	     /* g.adj[e].sw once ordered, packed (the BFS reads only this) */
+	uint8_t *nport;	     /* g.adj[e].port, likewise */
 	uint8_t *root;       /* enum updn_how */
 	uint8_t *apex;       /* 1 for a group's apex */
 	uint8_t *bridge;     /* 1 on a shortest path from the apex to a root */
@@ -81,10 +87,13 @@ struct updn {
 	int *hop;            /* scratch distances */
 	int *ecc;            /* max distance to the marked switches */
 	uint64_t *total;     /* total distance to them */
+	uint64_t *seen, *front, *next; /* scratch: 64 breadth-first searches at once */
 	uint32_t *load;      /* LIDs routed through each (switch, port) so far */
 	struct swgraph_dests dests; /* grouped by the switch they hang off */
 	int *dist;           /* hops to the current destination switch, -1 none */
 	uint8_t *down_only;  /* 1: the switch's route to it only goes down */
+	int *dist_all;	     /* dist and down_only for UPDN_BATCH destinations: */
+	uint8_t *down_all;   /* the two above point at one of them */
 	int *queue;
 	uint8_t *cand;
 };
@@ -120,22 +129,27 @@ static int updn_alloc(struct updn *u)
 	u->ecc = malloc(s * sizeof(*u->ecc));
 	u->total = malloc(s * sizeof(*u->total));
 	u->load = calloc(slots ? slots : 1, sizeof(*u->load));
-	u->dist = malloc(s * sizeof(*u->dist));
-	u->down_only = malloc(s);
+	u->dist = u->dist_all = malloc(UPDN_BATCH * s * sizeof(*u->dist));
+	u->down_only = u->down_all = malloc(UPDN_BATCH * s);
 	u->queue = malloc(s * sizeof(*u->queue));
 	u->cand = malloc(FABRIC_MAX_PORTS + 1);
-	if (!u->adj_split || !u->root || !u->apex || !u->bridge || !u->rank || !u->mark ||
-	    !u->hop || !u->ecc || !u->total || !u->load || !u->dist || !u->down_only ||
-	    !u->queue || !u->cand)
+	u->seen = malloc(s * sizeof(*u->seen));
+	u->front = malloc(s * sizeof(*u->front));
+	u->next = malloc(s * sizeof(*u->next));
+	u->nbr = malloc((u->g.adj_start[u->g.n_sw] + 1) * sizeof(*u->nbr));
+	u->nport = malloc(u->g.adj_start[u->g.n_sw] + 1);
+	if (!u->seen || !u->front || !u->next || !u->nbr || !u->nport || !u->adj_split ||
+	    !u->root || !u->apex || !u->bridge || !u->rank || !u->mark || !u->hop || !u->ecc ||
+	    !u->total || !u->load || !u->dist || !u->down_only || !u->queue || !u->cand)
 		return -ENOMEM;
 	return 0;
 }
 
 static void updn_free(struct updn *u)
 {
-	void *all[] = { u->adj_split, u->root, u->apex,  u->bridge,    u->rank,
-			u->mark,      u->hop,  u->ecc,   u->total,     u->load,
-			u->dist,      u->down_only, u->queue, u->cand };
+	void *all[] = {u->adj_split, u->root,  u->apex, u->bridge,   u->rank,	  u->mark,  u->hop,
+		       u->ecc,	     u->total, u->load, u->dist_all, u->down_all, u->queue, u->cand,
+		       u->nbr,	     u->nport, u->seen, u->front,    u->next};
 
 	swgraph_fini(&u->g);
 	swgraph_dests_fini(&u->dests);
@@ -216,26 +230,57 @@ static int updn_is_layered(const struct updn *u, const int *m, size_t n, int *to
 	return 1;
 }
 
+/* One level of up to 64 searches at once over a group: next[s] = the
+ * searches (bits) first reaching s at this level, from the front of the
+ * last.  Adds them to seen, ecc and total; returns 1 while any advanced. */
+static int updn_level64(struct updn *u, const int *m, size_t n, int level)
+{
+	int any = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int s = m[i];
+		uint64_t reach = 0;
+
+		for (size_t e = u->g.adj_start[s]; e < u->g.adj_start[s + 1]; e++)
+			reach |= u->front[u->g.adj[e].sw];
+		u->next[s] = reach & ~u->seen[s];
+	}
+	for (size_t i = 0; i < n; i++) {
+		int s = m[i];
+		uint64_t b = u->next[s];
+
+		u->front[s] = b;
+		if (!b)
+			continue;
+		any = 1;
+		u->seen[s] |= b;
+		u->ecc[s] = level > u->ecc[s] ? level : u->ecc[s];
+		u->total[s] += (uint64_t)level * (uint64_t)__builtin_popcountll(b);
+	}
+	return any;
+}
+
 /* ecc[] and total[] over a group: the largest and the summed distance from
- * each switch to the marked ones, by one BFS from each of them. */
+ * each switch to the marked ones, by breadth-first searches from them, 64
+ * at a time as bits of a word (a group is connected: all reach all). */
 static void updn_distances_to_marked(struct updn *u, const int *m, size_t n)
 {
+	size_t next_mark = 0;
+
 	for (size_t i = 0; i < n; i++)
 		u->ecc[m[i]] = 0, u->total[m[i]] = 0;
-	for (size_t t = 0; t < n; t++) {
-		if (!u->mark[m[t]])
-			continue;
-		for (size_t i = 0; i < n; i++)
-			u->dist[m[i]] = -1;
-		u->dist[m[t]] = 0;
-		u->queue[0] = m[t];
-		swgraph_bfs(&u->g, u->queue, 1, u->dist, NULL);
-		for (size_t i = 0; i < n; i++) {
-			int s = m[i];
+	while (next_mark < n) {
+		int bits = 0;
 
-			u->ecc[s] = u->dist[s] > u->ecc[s] ? u->dist[s] : u->ecc[s];
-			u->total[s] += (uint64_t)u->dist[s];
-		}
+		for (size_t i = 0; i < n; i++)
+			u->seen[m[i]] = 0;
+		for (; next_mark < n && bits < 64; next_mark++)
+			if (u->mark[m[next_mark]])
+				u->seen[m[next_mark]] |= 1ull << bits++;
+		for (size_t i = 0; i < n; i++)
+			u->front[m[i]] = u->seen[m[i]];
+		for (int level = 1; bits && updn_level64(u, m, n, level); level++)
+			;
 	}
 }
 
@@ -384,6 +429,10 @@ static void updn_orient(struct updn *u)
 	}
 	for (size_t s = 0; s < u->g.n_sw; s++)
 		updn_order_cables(u, (int)s);
+	for (size_t e = 0; e < u->g.adj_start[u->g.n_sw]; e++) {
+		u->nbr[e] = u->g.adj[e].sw;
+		u->nport[e] = u->g.adj[e].port;
+	}
 }
 
 /* ---- Legal routes to one destination switch ----------------------------- */
@@ -401,7 +450,7 @@ static size_t updn_expand(struct updn *u, size_t head, size_t end, size_t tail, 
 		if (down && !u->down_only[x])
 			continue;
 		for (; e < e_end; e++) {
-			int p = u->g.adj[e].sw;
+			int p = u->nbr[e];
 
 			if (u->dist[p] >= 0)
 				continue;
@@ -434,17 +483,21 @@ static void updn_legal_bfs(struct updn *u, int t)
 }
 
 /* Ports of s one step nearer to t that its state allows: down into a
- * down-only switch when s is down-only, else up. */
-static size_t updn_candidates(struct updn *u, int s)
+ * down-only switch when s is down-only, else up.  At most max of them
+ * (the forced pass needs only to know whether there is more than one). */
+static size_t updn_candidates(struct updn *u, int s, size_t max)
 {
 	int down = u->down_only[s], nearer = u->dist[s] - 1;
-	const struct swgraph_link *l = &u->g.adj[down ? u->adj_split[s] : u->g.adj_start[s]];
-	const struct swgraph_link *end = &u->g.adj[down ? u->g.adj_start[s + 1] : u->adj_split[s]];
+	size_t e = down ? u->adj_split[s] : u->g.adj_start[s];
+	size_t end = down ? u->g.adj_start[s + 1] : u->adj_split[s];
 	size_t k = 0;
 
-	for (; l < end; l++)
-		if (u->dist[l->sw] == nearer && (!down || u->down_only[l->sw]))
-			u->cand[k++] = l->port;
+	for (; e < end && k < max; e++) {
+		int r = u->nbr[e];
+
+		if (u->dist[r] == nearer && (!down || u->down_only[r]))
+			u->cand[k++] = u->nport[e];
+	}
 	return k;
 }
 
@@ -453,36 +506,89 @@ static uint32_t *updn_load(const struct updn *u, int s)
 	return &u->load[u->g.port_base[s]];
 }
 
-/* Route t's LIDs from every switch: the forced pass (choices = 0) sets t's
- * exits and the routes with one allowed port, the choice pass the rest,
- * each LID to the allowed port with the fewest LIDs so far (lowest port on
- * a tie). */
-static void updn_route_to(struct updn *u, int t, int choices)
+enum { UPDN_FORCED = 1, UPDN_CHOICES = 2 };
+
+/* Point dist and down_only at batch slot b. */
+static void updn_slot(struct updn *u, size_t b)
 {
-	const struct swgraph_dest *d = &u->dests.v[u->dests.start[t]];
-	size_t n = u->dests.start[t + 1] - u->dests.start[t];
+	u->dist = u->dist_all + b * u->g.n_sw;
+	u->down_only = u->down_all + b * u->g.n_sw;
+}
 
-	updn_legal_bfs(u, t);
-	if (!choices)
-		swgraph_route_exits(u->out->tables[t].port, updn_load(u, t), d, n);
+/* Route the LIDs of destination switches t[0..nb) (ascending) from every
+ * switch: the forced pass (UPDN_FORCED in passes[b]) sets t's exits and
+ * the routes with one allowed port, the choice pass (UPDN_CHOICES) the
+ * rest, each LID to the allowed port with the fewest LIDs so far (lowest
+ * port on a tie).  Switch by switch, each taking the batch's destinations
+ * in order: a switch's loads and table are touched by its own routes
+ * alone, so this is the order of destination by destination for every
+ * switch, while its load row, cables and table lines stay in the cache
+ * for the whole batch. */
+static void updn_route_batch(struct updn *u, const int *t, const uint8_t *passes, size_t nb)
+{
+	for (size_t b = 0; b < nb; b++) {
+		updn_slot(u, b);
+		updn_legal_bfs(u, t[b]);
+	}
 	for (size_t s = 0; s < u->g.n_sw; s++) {
-		size_t k;
+		uint8_t *lft = u->out->tables[s].port;
+		uint32_t *load = updn_load(u, (int)s);
 
-		if ((int)s == t || u->dist[s] < 0)
-			continue;
-		k = updn_candidates(u, (int)s);
-		if ((k > 1) == choices)
-			swgraph_spread(u->out->tables[s].port, updn_load(u, (int)s), u->cand, k, d,
-				       n);
+		for (size_t b = 0; b < nb; b++) {
+			const struct swgraph_dest *d = &u->dests.v[u->dests.start[t[b]]];
+			size_t n = u->dests.start[t[b] + 1] - u->dests.start[t[b]], k;
+
+			updn_slot(u, b);
+			if ((int)s == t[b]) {
+				if (passes[b] & UPDN_FORCED)
+					swgraph_route_exits(lft, load, d, n);
+				continue;
+			}
+			if (u->dist[s] < 0)
+				continue;
+			k = updn_candidates(u, (int)s,
+					    passes[b] & UPDN_CHOICES ? FABRIC_MAX_PORTS : 2);
+			if (passes[b] & (k > 1 ? UPDN_CHOICES : UPDN_FORCED))
+				swgraph_spread(lft, load, u->cand, k, d, n);
+		}
 	}
 }
 
+/* 1 when t delivers only its own LIDs (exit port 0).  Those are spread
+ * without being counted in the load (swgraph_spread) and a forced route
+ * takes its one port whatever the load, so t's forced routes can wait for
+ * its choice pass: one breadth-first search instead of two. */
+static int updn_own_lids_only(const struct updn *u, int t)
+{
+	for (size_t i = u->dests.start[t]; i < u->dests.start[t + 1]; i++)
+		if (u->dests.v[i].exit_port)
+			return 0;
+	return 1;
+}
+
+/* Each pass in batches of destination switches, ascending. */
 static void updn_route_all(struct updn *u)
 {
-	for (int choices = 0; choices <= 1; choices++)
-		for (size_t t = 0; t < u->g.n_sw; t++)
-			if (u->dests.start[t] < u->dests.start[t + 1])
-				updn_route_to(u, (int)t, choices);
+	for (int pass = 0; pass < 2; pass++) {
+		int t[UPDN_BATCH];
+		uint8_t passes[UPDN_BATCH];
+		size_t nb = 0;
+
+		for (size_t s = 0; s < u->g.n_sw; s++) {
+			int own = updn_own_lids_only(u, (int)s);
+
+			if (u->dests.start[s] == u->dests.start[s + 1] || (!pass && own))
+				continue;
+			t[nb] = (int)s;
+			passes[nb++] = !pass ? UPDN_FORCED : UPDN_CHOICES | (own ? UPDN_FORCED : 0);
+			if (nb == UPDN_BATCH) {
+				updn_route_batch(u, t, passes, nb);
+				nb = 0;
+			}
+		}
+		if (nb)
+			updn_route_batch(u, t, passes, nb);
+	}
 }
 
 /* ---- What the operator should know -------------------------------------- */

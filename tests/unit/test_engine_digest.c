@@ -1,0 +1,113 @@
+/*
+ * test_engine_digest.c - the tables updn and minhop compute on small
+ * fabrics, pinned by a digest of every byte.  The engines' fast paths
+ * (issue 18 item 3: one breadth-first search per switch that delivers only
+ * its own LIDs, the forced pass's short candidate scan, swgraph_spread's
+ * early return) must leave every table as the plain algorithm wrote it;
+ * the digests were taken from 1530bc1, before those changes.
+ */
+#include <CUnit/CUnit.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "routing/route.h"
+#include "routing/topo_file.h"
+#include "tests/unit/route_test.h"
+#include "tests/unit/unit.h"
+
+/* FNV-1a over each table's node, top and entries 0..top, in table order. */
+static uint64_t engine_digest(const struct lft_set *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < s->n; i++) {
+		const struct lft *t = &s->tables[i];
+
+		h = (h ^ (uint64_t)t->node) * 1099511628211ull;
+		h = (h ^ t->top) * 1099511628211ull;
+		for (unsigned l = 0; l <= t->top; l++)
+			h = (h ^ t->port[l]) * 1099511628211ull;
+	}
+	return h;
+}
+
+/* Route f with eng and compare the digest; says the one seen when not. */
+static void engine_expect(const char *what, const struct route_engine *eng, const struct fabric *f,
+			  uint16_t max, uint64_t want)
+{
+	struct lft_set s;
+	uint64_t got;
+
+	CU_ASSERT_EQUAL_FATAL(route_test_run(eng, f, max, NULL, 0, &s, NULL), 0);
+	got = engine_digest(&s);
+	if (got != want)
+		fprintf(stderr, "\n%s %s: digest 0x%016" PRIx64 ", want 0x%016" PRIx64 "\n", what,
+			eng->name, got, want);
+	CU_ASSERT_EQUAL(got, want);
+	lft_set_fini(&s);
+}
+
+struct engine_case {
+	const char *what;
+	uint64_t updn, minhop;
+};
+
+static void test_engine_digest_files(void)
+{
+	static const struct engine_case c[] = {
+	    {"tests/fabrics/fattree64.topo", 0x4fdcd15a020194d7, 0x4fdcd15a020194d7},
+	    {"tests/fabrics/ft3k4-degraded.topo", 0xeed914255847ca99, 0x46151e65abfbd016},
+	    {"tests/fabrics/torus3x3x2.topo", 0x701440cd63e7afae, 0x281f37544c428c9a},
+	    {"tests/fabrics/lab.topo", 0x7cb5612aed0342d5, 0x7cb5612aed0342d5},
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct fabric f;
+		char err[256];
+		uint16_t max;
+
+		fabric_init(&f);
+		CU_ASSERT_EQUAL_FATAL(topo_load(c[i].what, &f, err, sizeof(err)), 0);
+		max = route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID);
+		engine_expect(c[i].what, &route_engine_updn, &f, max, c[i].updn);
+		engine_expect(c[i].what, &route_engine_minhop, &f, max, c[i].minhop);
+		fabric_fini(&f);
+	}
+}
+
+/* Random meshes (switches without hosts deliver only their own LIDs) and
+ * a torus. */
+static void test_engine_digest_meshes(void)
+{
+	static const struct engine_case c[] = {
+	    {"mesh 40+20 seed 1", 0xfc9d2018ba4277e9, 0x969101b8b6a9130c},
+	    {"mesh 90+60 seed 2", 0x4a4c0e7c87ad94ea, 0xcd3121c897f6a797},
+	    {"mesh 150+150 seed 3", 0xcdfc742c9ac23244, 0xea8399436cd3a0c0},
+	    {"torus 7x5", 0xc56ea760d97c1536, 0x9f1d54b2aa44bd64},
+	};
+	static const int n[] = {40, 90, 150}, extra[] = {20, 60, 150};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct fabric f;
+		uint16_t max;
+
+		if (i < 3)
+			route_test_mesh(&f, n[i], extra[i], (uint32_t)i + 1);
+		else
+			route_test_torus(&f, 7, 5);
+		max = route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID);
+		engine_expect(c[i].what, &route_engine_updn, &f, max, c[i].updn);
+		engine_expect(c[i].what, &route_engine_minhop, &f, max, c[i].minhop);
+		fabric_fini(&f);
+	}
+}
+
+void test_engine_digest_register(void)
+{
+	CU_pSuite s = CU_add_suite("engine digest", NULL, NULL);
+
+	CU_add_test(s, "updn and minhop tables on the bundled fabrics: as before",
+		    test_engine_digest_files);
+	CU_add_test(s, "updn and minhop tables on random meshes and a torus: as before",
+		    test_engine_digest_meshes);
+}
