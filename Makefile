@@ -24,12 +24,12 @@ ROUTING_SRC := $(sort $(wildcard routing/*.c))
 CONFIG_SRC  := $(sort $(wildcard config/*.c))
 SMCORE_SRC   := $(sort $(wildcard sm/core/*.c))
 SA_SRC      := $(sort $(wildcard sm/sa/*.c))
-DAEMON_SRC  := $(filter-out sm/daemon/main.c sm/daemon/loop.c sm/daemon/http_listen.c,$(sort $(wildcard sm/daemon/*.c)))
+DAEMON_SRC  := $(filter-out sm/daemon/main.c sm/daemon/loop.c sm/daemon/loop_ctl.c sm/daemon/http_listen.c,$(sort $(wildcard sm/daemon/*.c)))
 CTL_SRC     := $(sort $(wildcard sm/daemon/control_proto*.c))
 TOOLLIB_SRC := $(sort $(wildcard tools/lib/*.c))
 DRAW_SRC    := $(sort $(wildcard tools/draw/*.c))
 PING_SRC    := $(filter-out tools/ping/nanosm-ping.c,$(sort $(wildcard tools/ping/*.c)))
-SHELL_SRC   := sm/daemon/main.c sm/daemon/loop.c sm/daemon/http_listen.c $(UMAD_SRC)
+SHELL_SRC   := sm/daemon/main.c sm/daemon/loop.c sm/daemon/loop_ctl.c sm/daemon/http_listen.c $(UMAD_SRC)
 # everything without a foreign I/O API: the unit tests and fuzzers link it
 PURE_SRC  := $(MAD_SRC) $(ROUTING_SRC) $(CONFIG_SRC) $(SMCORE_SRC) $(SA_SRC) \
 	     $(filter-out $(CTL_SRC),$(DAEMON_SRC)) $(CTL_SRC) $(TOOLLIB_SRC) $(DRAW_SRC) $(PING_SRC)
@@ -115,7 +115,8 @@ $(OBJ)/tools/draw/view_assets.c: tools/draw/view_head.html tools/draw/view.js to
 $(OBJ)/tools/draw/view_assets.o: $(OBJ)/tools/draw/view_assets.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BIN)/nanosm: $(OBJ)/sm/daemon/main.o $(OBJ)/sm/daemon/loop.o $(OBJ)/sm/daemon/http_listen.o \
+$(BIN)/nanosm: $(OBJ)/sm/daemon/main.o $(OBJ)/sm/daemon/loop.o $(OBJ)/sm/daemon/loop_ctl.o \
+	       $(OBJ)/sm/daemon/http_listen.o \
 	       $(LINK_nanosm)
 	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS_SM)

@@ -277,13 +277,12 @@ static int mad_port_send(void *ctx, const struct mad_addr *to, const uint8_t *ma
 	if (len < 24 || len > (1u << 20) || mad_port_agent(p, mad[1]) < 0 ||
 	    (mad[1] != SA_CLASS && len > SMP_MAD_SIZE))
 		return -EINVAL;
-	if (p->tx.started && !mad_port_direct_ok(p, mad))
+	if (!p->tx.started) /* a client port: the caller's thread sends */
+		return mad_port_send_now(p, to, mad, len);
+	if (!mad_port_direct_ok(p, mad))
 		return mad_sender_queue(&p->tx, to, mad, len);
-	if (p->tx.started) {
-		p->sent_direct++;
-		return mad_port_send_buf(p, p->direct_send_buf, to, mad, len);
-	}
-	return mad_port_send_now(p, to, mad, len);
+	p->sent_direct++;
+	return mad_port_send_buf(p, p->direct_send_buf, to, mad, len);
 }
 
 uint64_t mad_port_tx_dropped(struct mad_port *p)
