@@ -426,3 +426,30 @@ uint16_t fabric_max_lft_top(const struct fabric *f)
 			top = f->nodes[i].lft_top;
 	return top > LID_UNICAST_MAX ? LID_UNICAST_MAX : top;
 }
+
+int lft_set_copy(struct lft_set *dst, const struct lft_set *src)
+{
+	lft_set_fini(dst);
+	dst->tables = calloc(src->n ? src->n : 1, sizeof(*dst->tables));
+	if (!dst->tables)
+		return -ENOMEM;
+	for (size_t i = 0; i < src->n; i++) {
+		const struct lft *t = &src->tables[i];
+
+		if (lft_table_alloc(&dst->tables[i], t->node, t->top)) {
+			lft_set_fini(dst);
+			return -ENOMEM;
+		}
+		dst->n = i + 1;
+		memcpy(dst->tables[i].port, t->port, (size_t)t->top + 1);
+	}
+	if (src->sl) {
+		if (lft_set_alloc_sl(dst, src->sl_top)) {
+			lft_set_fini(dst);
+			return -ENOMEM;
+		}
+		memcpy(dst->sl, src->sl, (size_t)src->sl_top + 1);
+	}
+	dst->n_vls = src->n_vls;
+	return 0;
+}

@@ -26,7 +26,8 @@ struct fabric_port {
 	uint64_t guid;      /* port GUID (switch ports share the port 0 GUID) */
 	uint16_t lid;       /* LID in use (switch: port 0 only) */
 	uint8_t lmc;
-	uint8_t state;      /* enum port_state */
+	uint8_t state;	    /* enum port_state; routing reads only whether it
+			     * is PORT_STATE_DOWN (fabric_key keys just that) */
 	uint8_t phys_state; /* enum port_phys_state */
 	uint8_t width_active, speed_active; /* PortInfo encodings */
 	uint8_t mtu_cap, vl_cap;            /* PortInfo encodings */
@@ -146,6 +147,16 @@ static inline unsigned fabric_port_data_vls(const struct fabric_port *p)
  * none is cabled). */
 unsigned fabric_min_data_vls(const struct fabric *f, int *node, unsigned *port);
 
+/* What routing reads of a fabric, as bytes (routing/fabric_key.c): every
+ * field of every node and port in index order except the SM's bookkeeping
+ * (raw PortInfo and SwitchInfo, directed routes, LinearFDBTop), and of
+ * a port's state only whether it is down (INIT, ARMED and ACTIVE route
+ * alike, so the sweep after the ports came up keys as the one before).  The
+ * engines and the gate are pure functions of these bytes and their
+ * options, so two fabrics with equal keys route alike.  *key is
+ * malloc'ed; 0 or -ENOMEM. */
+int fabric_key(const struct fabric *f, uint8_t **key, size_t *len);
+
 /* ---- Linear forwarding tables, the routing engines' output ---------- */
 
 #define LFT_DROP 0xFF /* no route: the switch drops the packet */
@@ -182,6 +193,8 @@ static inline uint8_t lft_set_sl(const struct lft_set *s, uint16_t dlid)
 {
 	return s->sl && dlid <= s->sl_top ? s->sl[dlid] : 0;
 }
+/* Deep copy of src into dst (emptied first); 0 or -ENOMEM (dst empty). */
+int lft_set_copy(struct lft_set *dst, const struct lft_set *src);
 /* The table for switch node index sw, or NULL. */
 struct lft *lft_set_find(const struct lft_set *s, int sw);
 const struct lft *lft_set_find_const(const struct lft_set *s, int sw);

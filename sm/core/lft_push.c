@@ -416,7 +416,11 @@ int lft_push_compute(struct sm *sm)
 	    .out = &sm->lfts,
 	};
 	char why[768];
-	const char *used = lft_push_route(sm, &job, sm->opts.engine, why, sizeof(why));
+	size_t len;
+	uint8_t *key = lft_routed_key(sm, &len);
+	const char *reused = lft_routed_reuse(sm, key, len); /* the same fabric as lfts_cur's */
+	const char *used =
+	    reused ? reused : lft_push_route(sm, &job, sm->opts.engine, why, sizeof(why));
 
 	/* against the SLs the SA answers now (lfts_cur stays as it is until
 	 * the sweep commits) */
@@ -425,16 +429,23 @@ int lft_push_compute(struct sm *sm)
 	if (used) {
 		sm->st.engine = used;
 		sm->engine_used = used;
-		lft_push_why(&job, sm->opts.engine, used, sm->st.engine_why,
-			     sizeof(sm->st.engine_why));
-		lft_push_fallback_log(sm, &job, used);
+		if (reused) {
+			snprintf(sm->st.engine_why, sizeof(sm->st.engine_why), "%s",
+				 sm->routed.why);
+		} else {
+			lft_push_why(&job, sm->opts.engine, used, sm->st.engine_why,
+				     sizeof(sm->st.engine_why));
+			lft_push_fallback_log(sm, &job, used);
+		}
 		sm->st.vls = lft_push_vls(&sm->lfts);
 		if (sm->st.vls > 1)
 			log_info("routing engine %s: paths on %u VLs (SL s rides VL s)", used,
 				 sm->st.vls);
+		lft_routed_keep(sm, key, len, used, reused != NULL);
 		sm->lfts_ahead = 1;
 		return 0;
 	}
+	free(key);
 	log_errx("NSM-E403 no routing engine of '%s' produced tables that pass the gate; "
 		 "nothing pushed, the switches keep their last good tables",
 		 sm->opts.engine);

@@ -97,6 +97,8 @@ void sm_free(struct sm *sm)
 	quar_fini(&sm->quar);
 	lft_set_fini(&sm->lfts);
 	lft_set_fini(&sm->lfts_cur);
+	lft_routed_fini(&sm->routed);
+	lft_routed_fini(&sm->routed_next);
 	lft_cache_fini(&sm->cache);
 	lft_steps_free(sm); /* freed in the middle of a push */
 	free(sm->sweep.prog);

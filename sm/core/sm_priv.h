@@ -37,6 +37,17 @@ struct lft_cache_entry {
 
 struct sl2vl_cache;
 
+/* What a set of tables was routed from (lft_push.c): the fabric's key
+ * (fabric_key) and the routing options after it, and what the routing
+ * said.  A sweep whose key is the same uses the tables again. */
+struct lft_routed {
+	uint8_t *key; /* NULL: none */
+	size_t len;
+	const char *engine; /* the engine whose tables won (static) */
+	char why[512];	    /* sm_sweep_stats.engine_why of that sweep */
+	unsigned sweep;	    /* the sweep that ran the engine */
+};
+
 struct lft_cache {
 	struct lft_cache_entry *e;
 	size_t n, cap;
@@ -181,6 +192,8 @@ struct sm {
 	struct lft_set lfts_cur; /* the tables of cur, committed with it: what the SA and
 				  * the daemon read, and what a plan compares with */
 	int lfts_ahead; /* lfts were routed for next, not committed to cur yet */
+	struct lft_routed routed;      /* what lfts_cur was routed from */
+	struct lft_routed routed_next; /* what lfts was routed from */
 	struct lft_cache cache;
 	struct lft_steps *lft_steps; /* the running push's batches and steps (lft_push.c) */
 	struct sm_states_walk states_walk;
@@ -435,6 +448,17 @@ void lid_static_fini(struct sm *sm);
 int lft_push_compute(struct sm *sm);
 void lft_push_start(struct sm *sm, sm_phase_fn then);
 void lft_cache_fini(struct lft_cache *c);
+/* The sweep commits lfts as lfts_cur: what they were routed from goes
+ * with them.  lft_routed_fini frees one record. */
+void lft_routed_commit(struct sm *sm);
+void lft_routed_fini(struct lft_routed *r);
+/* lft_reuse.c, for lft_push_compute: the running sweep's routing key
+ * (malloc'ed, NULL: no memory), the engine whose tables lfts_cur holds
+ * when that key is theirs (lfts then a copy of them; else NULL), and the
+ * record of what lfts were routed from (takes key). */
+uint8_t *lft_routed_key(const struct sm *sm, size_t *len);
+const char *lft_routed_reuse(struct sm *sm, const uint8_t *key, size_t len);
+void lft_routed_keep(struct sm *sm, uint8_t *key, size_t len, const char *engine, int reused);
 /* Drop a push's stepped writes that never finished (sm_free). */
 void lft_steps_free(struct sm *sm);
 /* Route the last good fabric with engines/roots and run the gate, pushing

@@ -336,6 +336,7 @@ static void sweep_commit(struct sm *sm)
 	lft_set_fini(&sm->lfts_cur);
 	sm->lfts_cur = sm->lfts;
 	lft_set_init(&sm->lfts);
+	lft_routed_commit(sm);
 	sm->lfts_ahead = 0;
 	if (sm_routes_changed(sm, &sm->next))
 		sm->route_gen++;

@@ -1,7 +1,8 @@
 #!/bin/bash
 # resweep: on an unchanged fabric a re-sweep must be quiet - heavy sweeps 2
 # and 3 (asked for through nanosmctl) must report lft_blocks_sent=0 and
-# port_sets=0 (sweep 1 must have sent both, so the counters are live); and
+# port_sets=0 (sweep 1 must have sent both, so the counters are live) and
+# use sweep 1's tables without running the engine and the gate again; and
 # the light sweeps --sweep-interval 1 runs in between cost one SwitchInfo
 # Get per switch and find no change.  At exit, at least 90 % of the SMPs
 # left from the loop's own thread (issue 18), the window fitted to ibsim.
@@ -41,6 +42,14 @@ for n in 1 2 3; do
 	done
 done
 it_log "sweeps 2 and 3: lft_blocks_sent=0 port_sets=0"
+# the fabric is the one sweep 1 routed (its ports came up since, which
+# routes alike): sweeps 2 and 3 use sweep 1's tables again, engine and
+# gate not run
+for n in 2 3; do
+	grep -qE "routing: sweep $n found the fabric sweep 1 routed: its tables \(engine [a-z]+\) are used again" "$SM_LOG" ||
+		it_fail "sweep $n ran the routing engine again on an unchanged fabric"
+done
+it_log "sweeps 2 and 3: sweep 1's tables used again (engine and gate not run)"
 
 # light sweeps: one MAD per switch, no change found, no heavy sweep caused
 sm_wait 'light sweep: [0-9]+ switches, [0-9]+ MADs' 10 || it_fail "no light sweep line"

@@ -4,6 +4,7 @@
  */
 #include <CUnit/CUnit.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "routing/fabric.h"
@@ -332,6 +333,129 @@ static void test_lft_set_sl(void)
 	CU_ASSERT_EQUAL(s.n_vls, 1);
 }
 
+/* A switch and a CA cabled to it, LIDs set: the fabric fabric_key tests
+ * change one field of at a time. */
+static void key_fabric(struct fabric *f)
+{
+	int a, b;
+
+	fabric_init(f);
+	a = fabric_add_node(f, 0xa, 2, 4);
+	b = fabric_add_node(f, 0xb, 1, 1);
+	fabric_link(f, a, 2, b, 1);
+	f->nodes[a].ports[0].lid = 1;
+	f->nodes[b].ports[1].lid = 2;
+	for (int n = 0; n < 2; n++)
+		for (unsigned p = 0; p <= f->nodes[n].num_ports; p++)
+			f->nodes[n].ports[p].state = 2; /* INIT */
+	f->sm_node = b;
+	f->sm_port = 1;
+}
+
+/* 1 when f keys as key_fabric's fabric does. */
+static int key_same(const struct fabric *f)
+{
+	struct fabric g;
+	uint8_t *a = NULL, *b = NULL;
+	size_t la = 0, lb = 0;
+	int same;
+
+	key_fabric(&g);
+	CU_ASSERT_EQUAL_FATAL(fabric_key(f, &a, &la), 0);
+	CU_ASSERT_EQUAL_FATAL(fabric_key(&g, &b, &lb), 0);
+	same = la == lb && memcmp(a, b, la) == 0;
+	free(a);
+	free(b);
+	fabric_fini(&g);
+	return same;
+}
+
+static void test_fabric_key(void)
+{
+	struct fabric f;
+
+	/* what routing reads: any change keys differently */
+	key_fabric(&f);
+	CU_ASSERT_TRUE(key_same(&f));
+	f.nodes[1].ports[1].lid = 3;
+	CU_ASSERT_FALSE(key_same(&f));
+	fabric_fini(&f);
+	key_fabric(&f);
+	fabric_link(&f, 0, 3, 1, 1); /* the CA moved to another switch port */
+	CU_ASSERT_FALSE(key_same(&f));
+	fabric_fini(&f);
+	key_fabric(&f);
+	f.nodes[0].ports[2].state = 1; /* DOWN */
+	CU_ASSERT_FALSE(key_same(&f));
+	fabric_fini(&f);
+	key_fabric(&f);
+	f.nodes[0].ports[2].vl_cap = 3;
+	CU_ASSERT_FALSE(key_same(&f));
+	fabric_fini(&f);
+	key_fabric(&f);
+	f.nodes[1].ports[1].lmc = 1;
+	CU_ASSERT_FALSE(key_same(&f));
+	fabric_fini(&f);
+	key_fabric(&f);
+	strcpy(f.nodes[0].desc, "sw1");
+	CU_ASSERT_FALSE(key_same(&f));
+	fabric_fini(&f);
+	key_fabric(&f);
+	CU_ASSERT_TRUE(fabric_add_node(&f, 0xc, 1, 1) >= 0);
+	CU_ASSERT_FALSE(key_same(&f));
+	fabric_fini(&f);
+	/* the SM's bookkeeping and a port coming up do not */
+	key_fabric(&f);
+	f.nodes[0].ports[2].state = 4; /* ACTIVE */
+	f.nodes[1].ports[1].state = 3; /* ARMED */
+	f.nodes[1].ports[1].pi_raw[5] = 0x55;
+	f.nodes[0].si_raw[1] = 0x66;
+	f.nodes[0].lft_top = 63;
+	f.nodes[0].dr_hops = 1;
+	f.nodes[0].dr_path[1] = 1;
+	CU_ASSERT_TRUE(key_same(&f));
+	/* nor bytes after a description's NUL */
+	memset(f.nodes[0].desc, 'x', sizeof(f.nodes[0].desc));
+	f.nodes[0].desc[0] = '\0';
+	CU_ASSERT_TRUE(key_same(&f));
+	fabric_fini(&f);
+}
+
+static void test_lft_set_copy(void)
+{
+	struct fabric f;
+	struct lft_set a, b;
+
+	key_fabric(&f);
+	lft_set_init(&a);
+	lft_set_init(&b);
+	CU_ASSERT_EQUAL_FATAL(lft_set_alloc(&a, &f, 70), 0);
+	a.tables[0].port[2] = 2;
+	a.tables[0].port[70] = 3;
+	CU_ASSERT_EQUAL(lft_set_copy(&b, &a), 0);
+	CU_ASSERT_EQUAL(b.n, 1);
+	CU_ASSERT_EQUAL(b.tables[0].node, 0);
+	CU_ASSERT_EQUAL(b.tables[0].top, 70);
+	CU_ASSERT_EQUAL(memcmp(b.tables[0].port, a.tables[0].port, 71), 0);
+	CU_ASSERT_PTR_NULL(b.sl);
+	CU_ASSERT_EQUAL(b.n_vls, 1);
+	/* with SLs, into a set that held tables already */
+	CU_ASSERT_EQUAL_FATAL(lft_set_alloc_sl(&a, 70), 0);
+	a.sl[2] = 1;
+	a.n_vls = 2;
+	CU_ASSERT_EQUAL(lft_set_copy(&b, &a), 0);
+	CU_ASSERT_EQUAL(b.n, 1);
+	CU_ASSERT_EQUAL(b.sl_top, 70);
+	CU_ASSERT_EQUAL(lft_set_sl(&b, 2), 1);
+	CU_ASSERT_EQUAL(b.n_vls, 2);
+	/* independent of the original */
+	b.tables[0].port[2] = 4;
+	CU_ASSERT_EQUAL(a.tables[0].port[2], 2);
+	lft_set_fini(&a);
+	lft_set_fini(&b);
+	fabric_fini(&f);
+}
+
 void test_fabric_register(void)
 {
 	CU_pSuite s = CU_add_suite("fabric", NULL, NULL);
@@ -351,4 +475,6 @@ void test_fabric_register(void)
 	CU_add_test(s, "lft_set_alloc with no switches", test_lft_set_no_switches);
 	CU_add_test(s, "lft_set SLs: none, then one per DLID", test_lft_set_sl);
 	CU_add_test(s, "LFT blocks read back, sized by the highest top", test_lft_put_block);
+	CU_add_test(s, "fabric_key: what routing reads, not the SM's bookkeeping", test_fabric_key);
+	CU_add_test(s, "lft_set_copy is deep, SLs included", test_lft_set_copy);
 }
