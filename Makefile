@@ -28,7 +28,10 @@ DAEMON_SRC  := $(filter-out sm/daemon/main.c sm/daemon/loop.c sm/daemon/loop_ctl
 CTL_SRC     := $(sort $(wildcard sm/daemon/control_proto*.c))
 TOOLLIB_SRC := $(sort $(wildcard tools/lib/*.c))
 DRAW_SRC    := $(sort $(wildcard tools/draw/*.c))
-PING_SRC    := $(filter-out tools/ping/nanosm-ping.c,$(sort $(wildcard tools/ping/*.c)))
+# nanosm-ping's verbs side (the only files that include <infiniband/verbs.h>),
+# linked into nanosm-ping alone; the pure rest is libnanosm-ping
+NPING_SRC   := tools/ping/nanosm-ping.c $(sort $(wildcard tools/ping/nping*.c))
+PING_SRC    := $(filter-out $(NPING_SRC),$(sort $(wildcard tools/ping/*.c)))
 GEN_SRC     := $(sort $(wildcard tools/gen/*.c))
 SHELL_SRC   := sm/daemon/main.c sm/daemon/loop.c sm/daemon/loop_ctl.c sm/daemon/http_listen.c $(UMAD_SRC)
 # everything without a foreign I/O API: the unit tests and fuzzers link it
@@ -140,7 +143,7 @@ $(BIN)/nanosmctl: $(OBJ)/tools/nanosmctl.o $(LINK_nanosmctl)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
 # the verbs test client is the only program linked with libibverbs
-$(BIN)/nanosm-ping: $(OBJ)/tools/ping/nanosm-ping.o $(LINK_nanosm-ping)
+$(BIN)/nanosm-ping: $(NPING_SRC:%.c=$(OBJ)/%.o) $(LINK_nanosm-ping)
 	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -libverbs $(LIBS_TOOL)
 
@@ -395,6 +398,6 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(PURE_SRC:%.c=$(OBJ)/%.d) $(SHELL_SRC:%.c=$(OBJ)/%.d) $(UNIT_OBJ:.o=.d) $(TOOLS_SRC:%.c=$(OBJ)/%.d) \
-	   $(GEN_SRC:%.c=$(OBJ)/%.d)
+	   $(GEN_SRC:%.c=$(OBJ)/%.d) $(NPING_SRC:%.c=$(OBJ)/%.d)
 -include $(wildcard $(OBJ)/pic/*/*.d $(OBJ)/pic/*/*/*.d $(OBJ)/pic/*/*/*/*.d)
 -include $(wildcard $(FUZZ_BUILD)/obj/*/*.d $(FUZZ_BUILD)/obj/*/*/*.d $(FUZZ_BUILD)/obj/*/*/*/*.d)
