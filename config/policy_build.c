@@ -25,22 +25,6 @@
 
 /* ---- errors ---- */
 
-int policy_doc_vfail(const char *name, const struct policy_doc *at, char *err, size_t errlen,
-		     const char *fmt, va_list ap)
-{
-	int n;
-
-	if (!err || !errlen)
-		return -EINVAL;
-	n = snprintf(err, errlen, "%s:%u:%u: ", name, at->line, at->col);
-	if (n >= 0 && (size_t)n < errlen)
-		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-	for (char *c = err; *c; c++) /* one line, whatever text it quotes */
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = '?';
-	return -EINVAL;
-}
-
 /* "name:line:col: <fmt>" into err; returns -EINVAL. */
 int policy_build_fail(struct policy_build *b, const struct policy_doc *at, const char *fmt, ...)
 {
