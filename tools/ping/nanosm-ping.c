@@ -2,7 +2,7 @@
  * tools/ping/nanosm-ping.c - the verbs test client and server: main(), the
  * usage, the hosts file, and the choice of the local port; then the client
  * (nping_client.c) or the server (nping_server.c) runs.  The libibverbs
- * calls are nping_dev.c's and nping_qp.c's (nping_priv.h between them);
+ * calls are nping_dev.c's and nping_qp.c's (each with its header);
  * protocol, statistics, verdicts and option rules live in
  * tools/ping/ping_*.c.
  */
@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/ping/nping_priv.h"
+#include "tools/ping/nping.h"
+#include "tools/ping/nping_client.h"
+#include "tools/ping/nping_dev.h"
+#include "tools/ping/nping_server.h"
 #include "tools/ping/ping_opts.h"
 #include "tools/ping/ping_proto.h"
 #include "tools/ping/ping_report.h"

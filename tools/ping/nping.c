@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "tools/ping/nping_priv.h"
+#include "tools/ping/nping.h"
 
 volatile sig_atomic_t nping_stop;
 

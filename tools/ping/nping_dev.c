@@ -11,7 +11,8 @@
 #include <string.h>
 
 #include "mad/text.h"
-#include "tools/ping/nping_priv.h"
+#include "tools/ping/nping.h"
+#include "tools/ping/nping_dev.h"
 #include "tools/ping/ping_report.h"
 
 static uint16_t nping_mtu_bytes(enum ibv_mtu m)

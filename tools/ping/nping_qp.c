@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include "mad/text.h"
-#include "tools/ping/nping_priv.h"
+#include "tools/ping/nping.h"
+#include "tools/ping/nping_dev.h"
+#include "tools/ping/nping_qp.h"
 #include "tools/ping/ping_proto.h"
 
 #define NPING_INLINE 64 /* inline data asked of each QP */

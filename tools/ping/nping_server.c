@@ -11,7 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tools/ping/nping_priv.h"
+#include "tools/ping/nping.h"
+#include "tools/ping/nping_dev.h"
+#include "tools/ping/nping_qp.h"
+#include "tools/ping/nping_server.h"
 #include "tools/ping/ping_chan.h"
 #include "tools/ping/ping_opts.h"
 #include "tools/ping/ping_peer.h"
