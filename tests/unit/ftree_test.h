@@ -38,6 +38,7 @@ struct ftree_test_spec {
 	const char *gone[4]; /* switches left out */
 };
 
+/* One node of the generator's fabric. */
 struct ftree_test_gen_node {
 	char name[16];
 	int is_switch;
@@ -53,6 +54,7 @@ struct ftree_test_gen {
 	int n;
 };
 
+/* A fabric under test, routed by ftree, with what the judges need. */
 struct ftree_test {
 	struct fabric f;
 	struct lft_set lft;

@@ -13,8 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "routing/check.h"
-#include "routing/ftree_turns.h"
 #include "routing/route.h"
 #include "routing/topo_file.h"
 #include "tests/unit/ftree_test.h"

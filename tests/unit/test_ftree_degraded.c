@@ -8,19 +8,14 @@
  */
 #include <CUnit/CUnit.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "routing/check.h"
 #include "routing/ftree_turns.h"
 #include "routing/route.h"
-#include "routing/topo_file.h"
 #include "tests/unit/ftree_test.h"
-#include "tests/unit/route_test.h"
-#include "tests/unit/unit.h"
 
 /* ---- Degraded trees: routed around, and said so ------------------------ */
 
