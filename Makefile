@@ -28,7 +28,11 @@ DAEMON_SRC  := $(filter-out sm/daemon/main.c sm/daemon/loop.c sm/daemon/loop_ctl
 CTL_SRC     := $(sort $(wildcard sm/daemon/control_proto*.c))
 TOOLLIB_SRC := $(sort $(wildcard tools/lib/*.c))
 DRAW_SRC    := $(sort $(wildcard tools/draw/*.c))
-PING_SRC    := $(filter-out tools/ping/nanosm-ping.c,$(sort $(wildcard tools/ping/*.c)))
+# nanosm-ping's verbs side (the only files that include <infiniband/verbs.h>),
+# linked into nanosm-ping alone; the pure rest is libnanosm-ping
+NPING_SRC   := tools/ping/nanosm-ping.c $(sort $(wildcard tools/ping/nping*.c))
+PING_SRC    := $(filter-out $(NPING_SRC),$(sort $(wildcard tools/ping/*.c)))
+GEN_SRC     := $(sort $(wildcard tools/gen/*.c))
 SHELL_SRC   := sm/daemon/main.c sm/daemon/loop.c sm/daemon/loop_ctl.c sm/daemon/http_listen.c $(UMAD_SRC)
 # everything without a foreign I/O API: the unit tests and fuzzers link it
 PURE_SRC  := $(MAD_SRC) $(ROUTING_SRC) $(CONFIG_SRC) $(SMCORE_SRC) $(SA_SRC) \
@@ -53,8 +57,9 @@ A_CTL     := $(if $(CTL_SRC),$(LIB)/libnanosm-ctl.a)
 A_TOOLS   := $(LIB)/libnanosm-tools.a
 A_PING    := $(LIB)/libnanosm-ping.a
 A_DRAW    := $(LIB)/libnanosm-draw.a
+A_GEN     := $(LIB)/libnanosm-gen.a
 ARCHIVES  := $(A_MAD) $(A_UMAD) $(A_ROUTING) $(A_CONFIG) $(A_CORE) $(A_SA) $(A_DAEMON) \
-	     $(A_CTL) $(A_TOOLS) $(A_PING) $(A_DRAW)
+	     $(A_CTL) $(A_TOOLS) $(A_PING) $(A_DRAW) $(A_GEN)
 
 $(A_MAD):     $(MAD_SRC:%.c=$(OBJ)/%.o)
 $(A_UMAD):    $(UMAD_SRC:%.c=$(OBJ)/%.o)
@@ -67,6 +72,7 @@ $(A_CTL):     $(CTL_SRC:%.c=$(OBJ)/%.o)
 $(A_TOOLS):   $(TOOLLIB_SRC:%.c=$(OBJ)/%.o)
 $(A_PING):    $(PING_SRC:%.c=$(OBJ)/%.o)
 $(A_DRAW):    $(DRAW_SRC:%.c=$(OBJ)/%.o) $(OBJ)/tools/draw/view_assets.o
+$(A_GEN):     $(GEN_SRC:%.c=$(OBJ)/%.o)
 $(ARCHIVES):
 	@mkdir -p $(dir $@)
 	@rm -f $@
@@ -80,7 +86,7 @@ LINK_nanosm-unit   := $(A_PING) $(A_TOOLS) $(A_DRAW) $(A_DAEMON) $(A_CTL) $(A_CO
 LINK_nanosmctl     := $(A_TOOLS) $(A_DRAW) $(A_CTL) $(A_ROUTING) $(A_MAD)
 LINK_nanosm-verify := $(A_TOOLS) $(A_CORE) $(A_CONFIG) $(A_ROUTING) $(A_UMAD) $(A_MAD)
 LINK_nanosm-route  := $(A_TOOLS) $(A_DRAW) $(A_CONFIG) $(A_ROUTING) $(A_MAD)
-LINK_nanosm-gen    := $(A_TOOLS) $(A_ROUTING) $(A_MAD)
+LINK_nanosm-gen    := $(A_GEN)
 LINK_nanosm-sa     := $(A_TOOLS) $(A_UMAD) $(A_MAD)
 LINK_nanosm-smpset := $(A_TOOLS) $(A_ROUTING) $(A_UMAD) $(A_MAD)
 LINK_nanosm-ping   := $(A_PING) $(A_TOOLS) $(A_UMAD) $(A_MAD)
@@ -137,7 +143,7 @@ $(BIN)/nanosmctl: $(OBJ)/tools/nanosmctl.o $(LINK_nanosmctl)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
 # the verbs test client is the only program linked with libibverbs
-$(BIN)/nanosm-ping: $(OBJ)/tools/ping/nanosm-ping.o $(LINK_nanosm-ping)
+$(BIN)/nanosm-ping: $(NPING_SRC:%.c=$(OBJ)/%.o) $(LINK_nanosm-ping)
 	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -libverbs $(LIBS_TOOL)
 
@@ -391,6 +397,7 @@ install-check: all man
 clean:
 	rm -rf $(BUILD)
 
--include $(PURE_SRC:%.c=$(OBJ)/%.d) $(SHELL_SRC:%.c=$(OBJ)/%.d) $(UNIT_OBJ:.o=.d) $(TOOLS_SRC:%.c=$(OBJ)/%.d)
+-include $(PURE_SRC:%.c=$(OBJ)/%.d) $(SHELL_SRC:%.c=$(OBJ)/%.d) $(UNIT_OBJ:.o=.d) $(TOOLS_SRC:%.c=$(OBJ)/%.d) \
+	   $(GEN_SRC:%.c=$(OBJ)/%.d) $(NPING_SRC:%.c=$(OBJ)/%.d)
 -include $(wildcard $(OBJ)/pic/*/*.d $(OBJ)/pic/*/*/*.d $(OBJ)/pic/*/*/*/*.d)
 -include $(wildcard $(FUZZ_BUILD)/obj/*/*.d $(FUZZ_BUILD)/obj/*/*/*.d $(FUZZ_BUILD)/obj/*/*/*/*.d)

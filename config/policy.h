@@ -13,7 +13,9 @@
  *
  * Files: policy.c (defaults, helpers, equality, the parse entry point),
  * policy_yaml.c (the only file that includes <yaml.h>: text -> a plain
- * document tree), policy_build.c (tree -> struct policy, every check),
+ * document tree), policy_build.c (tree -> struct policy, every check; a
+ * file per section: policy_sm.c, policy_routing.c, policy_lids.c,
+ * policy_node_names.c, policy_partitions.c, policy_sa.c, policy_monitor.c),
  * policy_print.c (canonical YAML, diff), policy_load.c (reads the file).
  * All but policy_load.c are pure: no I/O, no globals, no logging.
  */
@@ -98,7 +100,7 @@ struct policy_routing {
 	uint64_t *roots; /* root switch NodeGUIDs (owned) */
 	size_t n_roots;
 	/* routing.options: per-engine maps.  No engine takes an option yet,
-	 * so each must be empty and nothing is stored; see policy_build.c. */
+	 * so each must be empty and nothing is stored; see policy_routing.c. */
 };
 
 struct policy_static_lid {

@@ -44,8 +44,8 @@ void policy_yaml_free(struct policy_doc *d);
 int policy_build(const struct policy_doc *root, const char *name, struct policy *out, char *err,
 		 size_t errlen);
 
-/* "name:line:col: <fmt>" into err (one line: control bytes become '?');
- * returns -EINVAL.  Every section's checks report through it. */
+/* policy_doc.c: "name:line:col: <fmt>" into err (one line: control bytes
+ * become '?'); returns -EINVAL.  Every section's checks report through it. */
 int policy_doc_vfail(const char *name, const struct policy_doc *at, char *err, size_t errlen,
 		     const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 

@@ -26,7 +26,7 @@ static const struct policy_key policy_sa_keys[] = {
     {NULL, NULL, 0, 0, 0},
 };
 
-int policy_build_sa(struct policy_build *b, const struct policy_key *k,
+int policy_sa_build(struct policy_build *b, const struct policy_key *k,
 		    const struct policy_doc *val, void *obj)
 {
 	const struct policy_doc *at[sizeof(policy_sa_keys) / sizeof(policy_sa_keys[0])] = {NULL};
