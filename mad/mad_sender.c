@@ -193,19 +193,31 @@ struct mad_sender_job {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int done;
+	int abandoned; /* the waiter returned -EBUSY: the thread frees the job */
 	void (*fn)(void *);
 	void *arg;
 };
 
+static void mad_sender_job_free(struct mad_sender_job *j)
+{
+	pthread_cond_destroy(&j->cond);
+	pthread_mutex_destroy(&j->lock);
+	free(j);
+}
+
 static void *mad_sender_job_thread(void *a)
 {
 	struct mad_sender_job *j = a;
+	int abandoned;
 
 	j->fn(j->arg);
 	pthread_mutex_lock(&j->lock);
 	j->done = 1;
+	abandoned = j->abandoned;
 	pthread_cond_signal(&j->cond);
 	pthread_mutex_unlock(&j->lock);
+	if (abandoned) /* the waiter gave up on it: the job is this thread's */
+		mad_sender_job_free(j);
 	return NULL;
 }
 
@@ -233,13 +245,14 @@ int mad_sender_run_bounded(void (*fn)(void *), void *arg, unsigned ms)
 	while (!j->done && pthread_cond_timedwait(&j->cond, &j->lock, &until) == 0)
 		;
 	done = j->done;
+	j->abandoned = !done;
 	pthread_mutex_unlock(&j->lock);
-	if (!done)
-		return -EBUSY; /* j stays with the stuck thread */
+	if (!done) {
+		pthread_detach(t); /* j goes with the stuck thread, which frees it */
+		return -EBUSY;
+	}
 	if (!pthread_equal(t, pthread_self()))
 		pthread_join(t, NULL);
-	pthread_cond_destroy(&j->cond);
-	pthread_mutex_destroy(&j->lock);
-	free(j);
+	mad_sender_job_free(j);
 	return 0;
 }
