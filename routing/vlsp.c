@@ -124,6 +124,7 @@ enum vlsp_legal { VLSP_FREE, VLSP_DOWN, VLSP_UP, VLSP_NEW_DOWN, VLSP_NEW_UP };
 struct vlsp {
 	const struct fabric *f;
 	struct vlsp_way way;
+	const struct lft_set *prior; /* NULL, or tables to route again against */
 	uint16_t max_lid;
 	struct lft_set *out;
 	char *err; /* the caller's error buffer */
@@ -152,6 +153,7 @@ struct vlsp {
 	uint64_t *weight;   /* channel -> paths routed over it so far */
 	uint32_t *lid_load; /* [g.port_base[s] + port]: LIDs sent out of it */
 	uint32_t *srcs;	    /* switch -> endpoints cabled to it */
+	uint32_t *chan_of;  /* [g.port_base[s] + port]: its channel, VLSP_NONE */
 	/* the current destination switch: BFS distances, switches nearest first */
 	int *dist, *queue;
 	size_t n_reach;
@@ -178,6 +180,7 @@ static int vlsp_alloc(struct vlsp *v)
 	v->weight = calloc(c ? c : 1, sizeof(*v->weight));
 	v->lid_load = calloc(slots ? slots : 1, sizeof(*v->lid_load));
 	v->srcs = calloc(s, sizeof(*v->srcs));
+	v->chan_of = malloc((slots ? slots : 1) * sizeof(*v->chan_of));
 	v->dist = malloc(s * sizeof(*v->dist));
 	v->queue = malloc(s * sizeof(*v->queue));
 	v->up = malloc(s * sizeof(*v->up));
@@ -187,8 +190,8 @@ static int vlsp_alloc(struct vlsp *v)
 	v->state = malloc(s);
 	v->legal = malloc(s * sizeof(*v->legal));
 	return v->hpos && v->down && v->via && v->tree_up && v->weight && v->lid_load && v->srcs &&
-		       v->dist && v->queue && v->up && v->cost && v->flow && v->carry && v->state &&
-		       v->legal
+		       v->chan_of && v->dist && v->queue && v->up && v->cost && v->flow &&
+		       v->carry && v->state && v->legal
 		   ? 0
 		   : -ENOMEM;
 }
@@ -197,7 +200,8 @@ static void vlsp_free(struct vlsp *v)
 {
 	/* clang-format off */
 	void *all[] = {
-		v->hpos, v->down, v->via, v->tree_up, v->weight, v->lid_load, v->srcs, v->dist, v->queue,
+		v->hpos, v->down, v->via, v->tree_up, v->weight, v->lid_load, v->srcs, v->chan_of,
+		v->dist, v->queue,
 		v->up, v->cost, v->flow, v->carry, v->state, v->legal,
 	};
 	/* clang-format on */
@@ -341,6 +345,53 @@ static void vlsp_count_sources(struct vlsp *v)
 	for (size_t i = 0; i < v->dests.n; i++)
 		if (v->dests.v[i].exit_port && !v->dests.v[i].offset)
 			v->srcs[v->dests.v[i].sw]++;
+	for (size_t i = 0; i < v->g.port_base[v->g.n_sw]; i++)
+		v->chan_of[i] = VLSP_NONE;
+	for (size_t s = 0; s < v->g.n_sw; s++)
+		for (size_t e = v->g.adj_start[s]; e < v->g.adj_start[s + 1]; e++)
+			v->chan_of[v->g.port_base[s] + v->g.adj[e].port] = (uint32_t)e;
+}
+
+/* ---- Routing again ------------------------------------------------------ */
+
+/* Count the prior tables' paths to CA LID lid into the channel weights
+ * and the ports' LID counts (sign 1), or out of them (sign -1): from
+ * every switch, the way its prior entry sends it, as far as the tables
+ * lead over switch cables (at most one hop per switch: a loop ends). */
+static void vlsp_prior_count(struct vlsp *v, uint16_t lid, int sign)
+{
+	const struct lft *tabs = v->prior->tables;
+
+	for (size_t s0 = 0; s0 < v->g.n_sw; s0++) {
+		uint8_t p = lid <= tabs[s0].top ? tabs[s0].port[lid] : LFT_DROP;
+		size_t s = s0;
+
+		if (p == LFT_DROP || p > v->f->nodes[v->g.sw_node[s0]].num_ports)
+			continue;
+		v->lid_load[v->g.port_base[s0] + p] += (uint32_t)sign;
+		for (size_t hop = 0; v->srcs[s0] && hop < v->g.n_sw; hop++) {
+			uint32_t e;
+
+			p = lid <= tabs[s].top ? tabs[s].port[lid] : LFT_DROP;
+			if (p == LFT_DROP || p > v->f->nodes[v->g.sw_node[s]].num_ports)
+				break;
+			e = v->chan_of[v->g.port_base[s] + p];
+			if (e == VLSP_NONE)
+				break;
+			v->weight[e] += (uint64_t)((int64_t)sign * v->srcs[s0]);
+			s = (size_t)v->g.adj[e].sw;
+		}
+	}
+}
+
+/* Routing again against prior tables: every CA LID's prior paths start
+ * in the weights, so each destination is routed knowing the load all
+ * the others put on the channels (its own taken out first). */
+static void vlsp_prior_start(struct vlsp *v)
+{
+	for (size_t i = 0; v->prior && i < v->dests.n; i++)
+		if (v->dests.v[i].exit_port)
+			vlsp_prior_count(v, v->dests.v[i].lid, 1);
 }
 
 static int vlsp_setup(struct vlsp *v)
@@ -372,6 +423,7 @@ static int vlsp_setup(struct vlsp *v)
 	if (rc)
 		return rc;
 	vlsp_count_sources(v);
+	vlsp_prior_start(v);
 	v->max_layers = vlsp_offered_vls(v);
 	v->layers = v->cap && v->cap < v->max_layers ? v->cap : v->max_layers;
 	v->seeded = v->max_layers == 1 && !v->plain ? 0 : -1; /* one VL: the seed escapes */
@@ -737,6 +789,8 @@ static int vlsp_route_to(struct vlsp *v, int t)
 				vlsp_set_sl(v, &d[i], last_layer);
 				continue;
 			}
+			if (v->prior && !own)
+				vlsp_prior_count(v, d[i].lid, -1);
 			layer = vlsp_place(v, &d[i], own);
 			if (layer < 0)
 				return layer;
@@ -844,7 +898,8 @@ static uint64_t vlsp_spread(const struct vlsp *v)
 }
 
 int vlsp_run_way(const struct fabric *f, const struct route_opts *opts, struct vlsp_way way,
-		 unsigned cap, struct vlsp_run *r, char *err, size_t errlen)
+		 unsigned cap, const struct lft_set *prior, struct vlsp_run *r, char *err,
+		 size_t errlen)
 {
 	struct vlsp v;
 	int rc;
@@ -853,6 +908,7 @@ int vlsp_run_way(const struct fabric *f, const struct route_opts *opts, struct v
 	for (int plain = 0; plain <= 1; plain++) {
 		v = (struct vlsp){.f = f,
 				  .way = way,
+				  .prior = prior,
 				  .cap = cap,
 				  .max_lid = opts->max_lid,
 				  .out = &r->out,

@@ -1,24 +1,37 @@
 /*
  * vlsp_pick.c - the vlsp engine: routes a small fabric several ways
- * (routing/vlsp.c, one run each) and keeps the best balanced tables, or
- * nearly as well balanced ones on fewer VLs (see vlsp.h).  No I/O, no
- * globals.
+ * (routing/vlsp.c, one run each), routes each again against its own
+ * tables, measures every result (routing/score.c) and keeps the best, or
+ * one as good on fewer VLs (see vlsp.h).  No I/O, no globals.
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "routing/route.h"
+#include "routing/score.h"
 #include "routing/vlsp.h"
 
-/* On a fabric of at most this many switches every way is routed (the
- * 128-switch meshes: 8 runs of about 50 ms of CPU each); a bigger one
- * (the 2500-switch, 10K-CA mesh) is routed once, the usual way. */
+/* On a fabric of at most this many switches every way is routed and
+ * measured (the 128-switch meshes); a bigger one (the 2500-switch, 10K-CA
+ * mesh) is routed once, the usual way. */
 #define VLSP_PICK_MAX_SW 128
 
-/* Fewer VLs are taken while the spread is at most 1/VLSP_FEWER_SLACK
- * (0.5%) above the least (measured on twelve meshes and tori of 32-128
- * switches: 65 VLs in all down to 60, EBB summed over them the same,
- * 4.978; a slack of 1% gave 58 VLs and -0.1% of EBB). */
-#define VLSP_FEWER_SLACK 200
+/* Rounds of routing again per way: VLSP_ROUNDS up to VLSP_ROUNDS_SW
+ * switches, one above (each round costs a run). */
+#define VLSP_ROUNDS 3
+#define VLSP_ROUNDS_SW 64
+
+/* How a result is measured: every shift of the shift all-to-all, and
+ * this many random bisections, drawn from a seed of the engine's own (not
+ * the scorer's default: the engine does not tune itself to the
+ * bisections nanosm-route reports). */
+#define VLSP_PICK_BISECTIONS 200
+#define VLSP_PICK_SEED 0x766c7370u
+
+/* A result counts as good as the best when its EBB is at least the best's
+ * less 1/VLSP_PICK_SLACK (0.3%); among those, the lowest shift worst,
+ * then the fewest VLs, then the most EBB. */
+#define VLSP_PICK_SLACK 333
 
 /* The ways, the usual one first (the only one on a big fabric, and the
  * one kept on a tie). */
@@ -27,63 +40,206 @@ static const struct vlsp_way vlsp_pick_ways[VLSP_WAYS] = {
     {VLSP_BY_USUAL, 1}, {VLSP_BY_OTHER, 1}, {VLSP_BY_RANK_BACK, 1}, {VLSP_BY_STRIDE, 1},
 };
 
-/* Is run r better than best: less spread, then fewer VLs? */
-static int vlsp_pick_better(const struct vlsp_run *r, const struct vlsp_run *best)
-{
-	if (r->spread != best->spread)
-		return r->spread < best->spread;
-	return r->out.n_vls < best->out.n_vls;
-}
+/* A measured result, and how to make it again: way, routed, then
+ * `rounds` times again (deterministic: the same steps give the same
+ * tables). */
+struct vlsp_cand {
+	uint8_t way, rounds;
+	double ebb;
+	uint64_t shift;
+	unsigned vls;
+};
 
-/* Route way w again on one VL less than best uses, all layers free,
- * while that works and spreads at most the slack above limit. */
-static void vlsp_pick_fewer(const struct fabric *f, const struct route_opts *opts,
-			    struct vlsp_way w, uint64_t limit, struct vlsp_run *best, char *err,
-			    size_t errlen)
-{
-	for (unsigned cap = best->out.n_vls - 1u; cap >= 2; cap--) {
-		struct vlsp_run r;
+struct vlsp_pick {
+	const struct fabric *f;
+	const struct route_opts *opts;
+	char *err;
+	size_t errlen;
+	double top; /* the best EBB of the ways and their rounds */
+};
 
-		if (vlsp_run_way(f, opts, w, cap, &r, err, errlen))
-			return; /* some destination fit none of the cap layers */
-		if (r.out.n_vls > cap || r.spread > limit) {
+/* ---- The old choice: the least spread ----------------------------------- */
+
+/* The least spread of the first n_ways ways, unmeasured (vlsp_route with
+ * measured 0: the usual way alone on a big fabric). */
+static int vlsp_pick_spread(const struct vlsp_pick *p, unsigned n_ways, struct vlsp_run *best)
+{
+	struct vlsp_run r;
+	int rc = vlsp_run_way(p->f, p->opts, vlsp_pick_ways[0], 0, NULL, best, p->err, p->errlen);
+
+	for (size_t i = 1; !rc && i < n_ways; i++) {
+		rc = vlsp_run_way(p->f, p->opts, vlsp_pick_ways[i], 0, NULL, &r, p->err, p->errlen);
+		if (rc) {
+			lft_set_fini(&best->out);
+		} else if (r.spread < best->spread ||
+			   (r.spread == best->spread && r.out.n_vls < best->out.n_vls)) {
+			lft_set_fini(&best->out);
+			*best = r;
+		} else {
 			lft_set_fini(&r.out);
-			return;
 		}
-		lft_set_fini(&best->out);
-		*best = r;
 	}
+	return rc;
 }
 
-/* The limit on the spread of fewer VLs: the least one plus the slack. */
-static uint64_t vlsp_pick_limit(uint64_t spread)
+/* ---- Measured ----------------------------------------------------------- */
+
+/* Measure r's tables into c: EBB over the engine's bisections, shift
+ * worst over every shift, VLs used.  Returns 0 or -ENOMEM. */
+static int vlsp_pick_measure(const struct vlsp_pick *p, const struct vlsp_run *r,
+			     struct vlsp_cand *c)
 {
-	uint64_t limit = spread + spread / VLSP_FEWER_SLACK;
+	struct route_score sc;
+	struct score_opts o;
+	int rc;
 
-	return limit < spread ? UINT64_MAX : limit;
+	score_opts_default(&o);
+	o.shifts = (size_t)-1;
+	o.bisections = VLSP_PICK_BISECTIONS;
+	o.seed = VLSP_PICK_SEED;
+	o.gate_given = 1; /* acyclic by construction; the caller gates the tables */
+	memset(&sc, 0, sizeof(sc));
+	rc = score_run(p->f, &r->out, &o, &sc);
+	c->ebb = sc.ebb_mean;
+	c->shift = sc.shift_load_worst;
+	c->vls = r->out.n_vls;
+	return rc;
 }
 
-/* Among the ways whose spread is within the limit, the one with the
- * fewest VLs, then the least spread, then the first. */
-static size_t vlsp_pick_fewest(const uint64_t *spread, const uint8_t *vls, size_t n, uint64_t limit,
-			       size_t way)
+/* Is a better than b, with top the best EBB: as good (within the slack),
+ * then the lower shift worst, the fewer VLs, the more EBB; two not as
+ * good, the more EBB.  On a full tie the earlier (b) stays. */
+static int vlsp_pick_better(const struct vlsp_cand *a, const struct vlsp_cand *b, double top)
 {
-	for (size_t i = 0; i < n; i++)
-		if (spread[i] <= limit &&
-		    (vls[i] < vls[way] || (vls[i] == vls[way] && spread[i] < spread[way])))
-			way = i;
-	return way;
+	double floor = top - top / VLSP_PICK_SLACK;
+	int ga = a->ebb >= floor, gb = b->ebb >= floor;
+
+	if (ga != gb)
+		return ga;
+	if (!ga || a->shift == b->shift) {
+		if (ga && a->vls != b->vls)
+			return a->vls < b->vls;
+		return a->ebb > b->ebb;
+	}
+	return a->shift < b->shift;
 }
 
-int vlsp_route(const struct fabric *f, const struct route_opts *opts, unsigned n_ways, int fewer,
+/* Route again against prior's tables on cap layers (0: all). */
+static int vlsp_pick_again(const struct vlsp_pick *p, const struct vlsp_cand *c, unsigned cap,
+			   const struct vlsp_run *prior, struct vlsp_run *r)
+{
+	return vlsp_run_way(p->f, p->opts, vlsp_pick_ways[c->way], cap, &prior->out, r, p->err,
+			    p->errlen);
+}
+
+/* Make candidate c's tables again into r. */
+static int vlsp_pick_replay(const struct vlsp_pick *p, const struct vlsp_cand *c,
+			    struct vlsp_run *r)
+{
+	int rc = vlsp_run_way(p->f, p->opts, vlsp_pick_ways[c->way], 0, NULL, r, p->err, p->errlen);
+
+	for (unsigned k = 0; !rc && k < c->rounds; k++) {
+		struct vlsp_run next;
+
+		rc = vlsp_pick_again(p, c, 0, r, &next);
+		lft_set_fini(&r->out);
+		if (!rc)
+			*r = next;
+	}
+	return rc;
+}
+
+/* Keep c as *best when it is better (or the first). */
+static void vlsp_pick_keep(const struct vlsp_pick *p, const struct vlsp_cand *c,
+			   struct vlsp_cand *best, int *have)
+{
+	if (!*have || vlsp_pick_better(c, best, p->top))
+		*best = *c;
+	*have = 1;
+}
+
+/* Every way, routed, then `rounds` times again against its own tables,
+ * each result measured; the best into *best (by the EBB of all). */
+static int vlsp_pick_ways_again(struct vlsp_pick *p, unsigned n_ways, unsigned rounds,
+				struct vlsp_cand *list, size_t *n)
+{
+	for (unsigned w = 0; w < n_ways; w++) {
+		struct vlsp_cand c = {.way = (uint8_t)w};
+		struct vlsp_run r, next;
+		int rc =
+		    vlsp_run_way(p->f, p->opts, vlsp_pick_ways[w], 0, NULL, &r, p->err, p->errlen);
+
+		for (unsigned k = 0; !rc; k++) {
+			c.rounds = (uint8_t)k;
+			rc = vlsp_pick_measure(p, &r, &c);
+			list[(*n)++] = c;
+			p->top = c.ebb > p->top ? c.ebb : p->top;
+			if (!rc && k < rounds)
+				rc = vlsp_pick_again(p, &c, 0, &r, &next);
+			lft_set_fini(&r.out);
+			if (rc || k == rounds)
+				break;
+			r = next;
+		}
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Fewer VLs: from the best (its tables in *won), route again on one
+ * layer less, `rounds` times, each result measured; when one of them is
+ * better than the best (as good, no worse shift worst: fewer VLs), it
+ * is the best and the next cap starts from it.  A destination that fits
+ * none of the layers (vlsp_run_way fails) only ends the search. */
+static int vlsp_pick_fewer(const struct vlsp_pick *p, unsigned rounds, struct vlsp_cand *best,
+			   struct vlsp_run *won)
+{
+	while (best->vls > 2) {
+		struct vlsp_cand c = *best, gain = *best;
+		struct vlsp_run cur = *won, next, kept;
+		unsigned cap = best->vls - 1u;
+		int rc = 0, have = 0, own = 0; /* own: cur is neither *won nor kept */
+
+		for (unsigned k = 1; k <= rounds && !rc; k++) {
+			if (vlsp_pick_again(p, &c, cap, &cur, &next))
+				break;
+			if (own)
+				lft_set_fini(&cur.out);
+			cur = next;
+			own = 1;
+			rc = vlsp_pick_measure(p, &cur, &c);
+			if (!rc && vlsp_pick_better(&c, &gain, p->top)) {
+				if (have)
+					lft_set_fini(&kept.out);
+				gain = c;
+				kept = cur;
+				have = 1;
+				own = 0;
+			}
+		}
+		if (own)
+			lft_set_fini(&cur.out);
+		if (rc && have)
+			lft_set_fini(&kept.out);
+		if (rc || !have)
+			return rc;
+		lft_set_fini(&won->out);
+		*won = kept;
+		*best = gain;
+	}
+	return 0;
+}
+
+int vlsp_route(const struct fabric *f, const struct route_opts *opts, unsigned n_ways, int measured,
 	       struct lft_set *out, struct route_note *note, char *err, size_t errlen)
 {
-	uint64_t spread[VLSP_WAYS];
-	uint8_t vls[VLSP_WAYS];
-	uint64_t limit;
-	struct vlsp_run best, r;
-	size_t way = 0, pick;
-	int rc;
+	struct vlsp_cand list[VLSP_WAYS * (VLSP_ROUNDS + 1)], best;
+	struct vlsp_pick p = {f, opts, err, errlen, 0};
+	unsigned rounds = fabric_count_switches(f) <= VLSP_ROUNDS_SW ? VLSP_ROUNDS : 1;
+	struct vlsp_run won;
+	size_t n = 0;
+	int rc, have = 0;
 
 	if (note)
 		note->text[0] = '\0';
@@ -91,39 +247,21 @@ int vlsp_route(const struct fabric *f, const struct route_opts *opts, unsigned n
 	if (rc)
 		return rc;
 	n_ways = n_ways < 1 ? 1 : n_ways > VLSP_WAYS ? VLSP_WAYS : n_ways;
-	for (size_t i = 0; i < n_ways; i++) {
-		rc = vlsp_run_way(f, opts, vlsp_pick_ways[i], 0, i ? &r : &best, err, errlen);
-		if (rc) {
-			if (i)
-				lft_set_fini(&best.out);
-			return rc;
-		}
-		spread[i] = i ? r.spread : best.spread;
-		vls[i] = i ? r.out.n_vls : best.out.n_vls;
-		if (!i)
-			continue;
-		if (vlsp_pick_better(&r, &best)) {
-			lft_set_fini(&best.out);
-			best = r;
-			way = i;
-		} else {
-			lft_set_fini(&r.out);
-		}
-	}
-	limit = vlsp_pick_limit(best.spread);
-	pick = fewer ? vlsp_pick_fewest(spread, vls, n_ways, limit, way) : way;
-	if (pick != way) { /* fewer VLs, a little more spread: route that way again */
-		if (!vlsp_run_way(f, opts, vlsp_pick_ways[pick], 0, &r, err, errlen)) {
-			lft_set_fini(&best.out);
-			best = r;
-			way = pick;
-		}
-	}
-	if (fewer)
-		vlsp_pick_fewer(f, opts, vlsp_pick_ways[way], limit, &best, err, errlen);
-	*out = best.out;
+	if (!measured)
+		rc = vlsp_pick_spread(&p, n_ways, &won);
+	else
+		rc = vlsp_pick_ways_again(&p, n_ways, rounds, list, &n);
+	for (size_t i = 0; measured && !rc && i < n; i++)
+		vlsp_pick_keep(&p, &list[i], &best, &have);
+	if (measured && !rc)
+		rc = vlsp_pick_replay(&p, &best, &won);
+	if (measured && !rc)
+		rc = vlsp_pick_fewer(&p, rounds, &best, &won);
+	if (rc)
+		return rc;
+	*out = won.out;
 	if (note)
-		*note = best.note;
+		*note = won.note;
 	return 0;
 }
 
