@@ -133,7 +133,8 @@ struct vlsp {
 	struct swgraph_dests dests;
 	struct vlsp_layers ls;
 	struct vlsp_nue nue;
-	unsigned max_layers;		 /* data VLs the ports offer */
+	unsigned offered;		 /* data VLs the ports offer */
+	unsigned max_layers;		 /* offered, or 1 (cap 1) */
 	unsigned cap;			 /* 0, or fewer layers than that, all free */
 	unsigned layers;		 /* layers allowed: max_layers or cap */
 	size_t lids[VLSP_LAYER_MAX];	 /* destination LIDs per layer */
@@ -424,7 +425,8 @@ static int vlsp_setup(struct vlsp *v)
 		return rc;
 	vlsp_count_sources(v);
 	vlsp_prior_start(v);
-	v->max_layers = vlsp_offered_vls(v);
+	v->offered = vlsp_offered_vls(v);
+	v->max_layers = v->cap == 1 ? 1 : v->offered; /* cap 1: as if the ports offered one */
 	v->layers = v->cap && v->cap < v->max_layers ? v->cap : v->max_layers;
 	v->seeded = v->max_layers == 1 && !v->plain ? 0 : -1; /* one VL: the seed escapes */
 	return 0;
@@ -870,7 +872,7 @@ static void vlsp_note(const struct vlsp *v, struct route_note *note)
 
 	len = (size_t)snprintf(note->text, sizeof(note->text),
 			       "%u VL%s of %u offered (LIDs per VL:", v->out->n_vls,
-			       v->out->n_vls == 1 ? "" : "s", v->max_layers);
+			       v->out->n_vls == 1 ? "" : "s", v->offered);
 	for (unsigned l = 0; l < v->ls.n && len < sizeof(note->text); l++)
 		len += (size_t)snprintf(note->text + len, sizeof(note->text) - len, " %zu",
 					v->lids[l]);

@@ -52,7 +52,9 @@ struct vlsp_run {
 };
 
 /* Route f one way into r.  cap: 0, or at most that many layers, all free
- * (no escape layer: a destination that fits none fails the run).  prior:
+ * (no escape layer: a destination that fits none fails the run); 1: as
+ * if the ports offered one data VL (grown trees on a seeded layer, else
+ * up-star/down-star, see routing/vlsp.c).  prior:
  * NULL, or tables of f (an earlier run's, same LIDs) to route again
  * against.
  * Returns 0, or a negative errno with err set (r->out then holds

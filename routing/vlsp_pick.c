@@ -4,6 +4,7 @@
  * tables, measures every result (routing/score.c) and keeps the best, or
  * one as good on fewer VLs (see vlsp.h).  No I/O, no globals.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -44,11 +45,11 @@ static const struct vlsp_way vlsp_pick_ways[VLSP_WAYS] = {
     {VLSP_BY_USUAL, 1}, {VLSP_BY_OTHER, 1}, {VLSP_BY_RANK_BACK, 1}, {VLSP_BY_STRIDE, 1},
 };
 
-/* A measured result, and how to make it again: way, routed, then
- * `rounds` times again (deterministic: the same steps give the same
- * tables). */
+/* A measured result, and how to make it again: way, routed on cap
+ * layers (0: all; 1: one, grown trees), then `rounds` times again on as
+ * many (deterministic: the same steps give the same tables). */
 struct vlsp_cand {
-	uint8_t way, rounds;
+	uint8_t way, cap, rounds;
 	double ebb;
 	uint64_t shift;
 	unsigned vls;
@@ -110,13 +111,18 @@ static int vlsp_pick_measure(const struct vlsp_pick *p, const struct vlsp_run *r
 	return rc;
 }
 
+/* Is c as good as the best, whose EBB is top: within the slack? */
+static int vlsp_pick_good(const struct vlsp_cand *c, double top)
+{
+	return c->ebb >= top - top / VLSP_PICK_SLACK;
+}
+
 /* Is a better than b, with top the best EBB: as good (within the slack),
  * then the lower shift worst, the fewer VLs, the more EBB; two not as
  * good, the more EBB.  On a full tie the earlier (b) stays. */
 static int vlsp_pick_better(const struct vlsp_cand *a, const struct vlsp_cand *b, double top)
 {
-	double floor = top - top / VLSP_PICK_SLACK;
-	int ga = a->ebb >= floor, gb = b->ebb >= floor;
+	int ga = vlsp_pick_good(a, top), gb = vlsp_pick_good(b, top);
 
 	if (ga != gb)
 		return ga;
@@ -140,12 +146,13 @@ static int vlsp_pick_again(const struct vlsp_pick *p, const struct vlsp_cand *c,
 static int vlsp_pick_replay(const struct vlsp_pick *p, const struct vlsp_cand *c,
 			    struct vlsp_run *r)
 {
-	int rc = vlsp_run_way(p->f, p->opts, vlsp_pick_ways[c->way], 0, NULL, r, p->err, p->errlen);
+	int rc =
+	    vlsp_run_way(p->f, p->opts, vlsp_pick_ways[c->way], c->cap, NULL, r, p->err, p->errlen);
 
 	for (unsigned k = 0; !rc && k < c->rounds; k++) {
 		struct vlsp_run next;
 
-		rc = vlsp_pick_again(p, c, 0, r, &next);
+		rc = vlsp_pick_again(p, c, c->cap, r, &next);
 		lft_set_fini(&r->out);
 		if (!rc)
 			*r = next;
@@ -153,42 +160,41 @@ static int vlsp_pick_replay(const struct vlsp_pick *p, const struct vlsp_cand *c
 	return rc;
 }
 
-/* Keep c as *best when it is better (or the first). */
-static void vlsp_pick_keep(const struct vlsp_pick *p, const struct vlsp_cand *c,
-			   struct vlsp_cand *best, int *have)
+/* The best of list[0..n), n >= 1, into *best (the first on a tie). */
+static void vlsp_pick_best(const struct vlsp_pick *p, const struct vlsp_cand *list, size_t n,
+			   struct vlsp_cand *best)
 {
-	if (!*have || vlsp_pick_better(c, best, p->top))
-		*best = *c;
-	*have = 1;
+	*best = list[0];
+	for (size_t i = 1; i < n; i++)
+		if (vlsp_pick_better(&list[i], best, p->top))
+			*best = list[i];
 }
 
-/* Every way, routed, then `rounds` times again against its own tables,
- * each result measured; the best into *best (by the EBB of all). */
-static int vlsp_pick_ways_again(struct vlsp_pick *p, unsigned n_ways, unsigned rounds,
-				struct vlsp_cand *list, size_t *n)
+/* Way w routed on cap layers (0: all, 1: one), then `rounds` times again
+ * against its own tables on as many; each result measured into
+ * list[*n], the top EBB raised. */
+static int vlsp_pick_chain(struct vlsp_pick *p, unsigned w, unsigned cap, unsigned rounds,
+			   struct vlsp_cand *list, size_t *n)
 {
-	for (unsigned w = 0; w < n_ways; w++) {
-		struct vlsp_cand c = {.way = (uint8_t)w};
-		struct vlsp_run r, next;
-		int rc =
-		    vlsp_run_way(p->f, p->opts, vlsp_pick_ways[w], 0, NULL, &r, p->err, p->errlen);
+	struct vlsp_cand c = {.way = (uint8_t)w, .cap = (uint8_t)cap};
+	struct vlsp_run r, next;
+	int rc = vlsp_run_way(p->f, p->opts, vlsp_pick_ways[w], cap, NULL, &r, p->err, p->errlen);
 
-		for (unsigned k = 0; !rc; k++) {
-			c.rounds = (uint8_t)k;
-			rc = vlsp_pick_measure(p, &r, &c);
+	for (unsigned k = 0; !rc; k++) {
+		c.rounds = (uint8_t)k;
+		rc = vlsp_pick_measure(p, &r, &c);
+		if (!rc) {
 			list[(*n)++] = c;
 			p->top = c.ebb > p->top ? c.ebb : p->top;
-			if (!rc && k < rounds)
-				rc = vlsp_pick_again(p, &c, 0, &r, &next);
-			lft_set_fini(&r.out);
-			if (rc || k == rounds)
-				break;
-			r = next;
 		}
-		if (rc)
-			return rc;
+		if (!rc && k < rounds)
+			rc = vlsp_pick_again(p, &c, cap, &r, &next);
+		lft_set_fini(&r.out);
+		if (rc || k == rounds)
+			break;
+		r = next;
 	}
-	return 0;
+	return rc;
 }
 
 /* Fewer VLs: from the best (its tables in *won), route again on one
@@ -235,15 +241,45 @@ static int vlsp_pick_fewer(const struct vlsp_pick *p, unsigned rounds, struct vl
 	return 0;
 }
 
+/* Measured: every way with its rounds; when the best of those uses more
+ * than one VL, the usual way on one VL too (grown trees, its rounds),
+ * kept only when the best on several VLs is not as good as it (grown
+ * trees take detours: shortest paths on several VLs win a tie); the best
+ * made again into *won, then fewer VLs while as good. */
+static int vlsp_pick_measured(struct vlsp_pick *p, unsigned n_ways, struct vlsp_run *won)
+{
+	struct vlsp_cand list[(VLSP_WAYS + 1) * (VLSP_ROUNDS + 1)], best;
+	size_t n = 0;
+	int rc = 0;
+
+	for (unsigned w = 0; w < n_ways && !rc; w++)
+		rc = vlsp_pick_chain(p, w, 0, VLSP_ROUNDS, list, &n);
+	if (rc)
+		return rc;
+	vlsp_pick_best(p, list, n, &best);
+	if (best.vls > 1) {
+		size_t first = n;
+
+		rc = vlsp_pick_chain(p, 0, 1, VLSP_ROUNDS, list, &n);
+		if (rc == -ENOMEM)
+			return rc;
+		if (n > first && !vlsp_pick_good(&best, p->top))
+			vlsp_pick_best(p, &list[first], n - first, &best);
+	}
+	rc = vlsp_pick_replay(p, &best, won);
+	if (!rc)
+		rc = vlsp_pick_fewer(p, VLSP_ROUNDS, &best, won);
+	if (rc && won->out.tables)
+		lft_set_fini(&won->out);
+	return rc;
+}
+
 int vlsp_route(const struct fabric *f, const struct route_opts *opts, unsigned n_ways, int measured,
 	       struct lft_set *out, struct route_note *note, char *err, size_t errlen)
 {
-	struct vlsp_cand list[VLSP_WAYS * (VLSP_ROUNDS + 1)], best;
 	struct vlsp_pick p = {f, opts, err, errlen, 0};
-	unsigned rounds = VLSP_ROUNDS;
 	struct vlsp_run won;
-	size_t n = 0;
-	int rc, have = 0;
+	int rc;
 
 	if (note)
 		note->text[0] = '\0';
@@ -251,16 +287,8 @@ int vlsp_route(const struct fabric *f, const struct route_opts *opts, unsigned n
 	if (rc)
 		return rc;
 	n_ways = n_ways < 1 ? 1 : n_ways > VLSP_WAYS ? VLSP_WAYS : n_ways;
-	if (!measured)
-		rc = vlsp_pick_spread(&p, n_ways, &won);
-	else
-		rc = vlsp_pick_ways_again(&p, n_ways, rounds, list, &n);
-	for (size_t i = 0; measured && !rc && i < n; i++)
-		vlsp_pick_keep(&p, &list[i], &best, &have);
-	if (measured && !rc)
-		rc = vlsp_pick_replay(&p, &best, &won);
-	if (measured && !rc)
-		rc = vlsp_pick_fewer(&p, rounds, &best, &won);
+	lft_set_init(&won.out);
+	rc = measured ? vlsp_pick_measured(&p, n_ways, &won) : vlsp_pick_spread(&p, n_ways, &won);
 	if (rc)
 		return rc;
 	*out = won.out;

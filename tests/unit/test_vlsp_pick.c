@@ -179,6 +179,65 @@ static void test_vlsp_pick_measured(void)
 	CU_ASSERT_TRUE(vls_measured <= vls_spread + 1);
 }
 
+/* A 4x4x4 torus, 2 hosts on each switch (ports 1 and 8; cables on 2-7),
+ * every port present, offering VLCap 4 (8 data VLs).  Returns the max
+ * LID. */
+static uint16_t vlsp_pick_torus3(struct fabric *f)
+{
+	fabric_init(f);
+	for (int i = 0; i < 64; i++)
+		route_test_add_sw(f, 8);
+	for (int i = 0; i < 64; i++) {
+		int x = i % 4, y = i / 4 % 4, z = i / 16;
+
+		fabric_link(f, i, 2, z * 16 + y * 4 + (x + 1) % 4, 3);
+		fabric_link(f, i, 4, z * 16 + (y + 1) % 4 * 4 + x, 5);
+		fabric_link(f, i, 6, (z + 1) % 4 * 16 + y * 4 + x, 7);
+	}
+	for (int i = 0; i < 64; i++) {
+		route_test_add_host(f, i, 1);
+		route_test_add_host(f, i, 8);
+	}
+	for (size_t i = 0; i < f->n_nodes; i++)
+		for (unsigned p = 0; p <= f->nodes[i].num_ports; p++) {
+			f->nodes[i].ports[p].present = 1;
+			f->nodes[i].ports[p].vl_cap = 4;
+		}
+	return route_test_assign_lids(f, 0);
+}
+
+/* One VL where it does better: a run on cap 1 routes as if the ports
+ * offered one data VL (grown trees, SL 0 everywhere) though they offer 8,
+ * and on a 4x4x4 torus the engine keeps such a run: more EBB than the
+ * best on several VLs. */
+static void test_vlsp_pick_one_vl(void)
+{
+	struct fabric f;
+	uint16_t max = vlsp_pick_torus3(&f);
+	struct route_opts opts = {.max_lid = max};
+	struct vlsp_way way = {VLSP_BY_USUAL, 0};
+	struct vlsp_run r;
+	char err[256] = "";
+	unsigned vls, vls_spread;
+	double one, engine, spread;
+
+	CU_ASSERT_EQUAL_FATAL(vlsp_run_way(&f, &opts, way, 1, NULL, &r, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(r.out.n_vls, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.note.text, "1 VL of 8 offered"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.note.text, "grown trees"));
+	one = vlsp_pick_score(&f, &r.out, NULL);
+	lft_set_fini(&r.out);
+	engine = vlsp_pick_ebb(&f, max, VLSP_WAYS, 1, &vls, NULL);
+	spread = vlsp_pick_ebb(&f, max, VLSP_WAYS, 0, &vls_spread, NULL);
+	fprintf(stderr,
+		" [one VL, usual way: %.4f; engine: %u VLs %.4f; least spread: %u VLs %.4f]", one,
+		vls, engine, vls_spread, spread);
+	CU_ASSERT_EQUAL(vls, 1);
+	CU_ASSERT_TRUE(vls_spread > 1);
+	CU_ASSERT_TRUE(engine > spread);
+	fabric_fini(&f);
+}
+
 /* The engine is vlsp_route(all ways, fewer) on a small fabric: the same
  * tables and SLs. */
 static void test_vlsp_pick_engine(void)
@@ -211,5 +270,6 @@ void test_vlsp_pick_register(void)
 	CU_add_test(s, "routing again against its own tables: less spread, more EBB",
 		    test_vlsp_pick_again);
 	CU_add_test(s, "measured: more EBB, lower shift worst", test_vlsp_pick_measured);
+	CU_add_test(s, "one VL where it does better (4x4x4 torus)", test_vlsp_pick_one_vl);
 	CU_add_test(s, "the engine on a small fabric", test_vlsp_pick_engine);
 }
