@@ -16,7 +16,9 @@
  * with routing/score.c (EBB over its own bisections, shift all-to-all
  * worst over every shift, VLs) and keeps, among those whose EBB is
  * within a slack (0.3%) of the best, the lowest shift worst, then the
- * fewest VLs; then it routes that again on one VL less, all layers free
+ * fewest VLs; if that uses several VLs, the usual way routed as if the
+ * ports offered one (grown trees) replaces it when it is not as good as
+ * that; then it routes the kept one again on one VL less, all layers free
  * (detours where a shortest-path tree fits no layer whole, no escape VL),
  * and keeps that while it is as good.  Pure: no I/O, no globals.
  */
@@ -68,9 +70,9 @@ int vlsp_run_way(const struct fabric *f, const struct route_opts *opts, struct v
 /* The engine, told how hard to try: the first n_ways (1..VLSP_WAYS) ways;
  * measured 0: each routed once, the least spread kept (the fewer VLs on
  * a tie); measured 1: each also routed again, every result measured, the
- * best kept, then fewer VLs while as good (see DOC).  route_engine_vlsp
- * runs (VLSP_WAYS, 1) on a fabric of at most VLSP_PICK_MAX_SW switches,
- * else (1, 0). */
+ * best kept (or one VL, see DOC), then fewer VLs while as good.
+ * route_engine_vlsp runs (VLSP_WAYS, 1) on a fabric of at most 64
+ * switches, (2, 1) on at most 128, else (1, 0). */
 int vlsp_route(const struct fabric *f, const struct route_opts *opts, unsigned n_ways, int measured,
 	       struct lft_set *out, struct route_note *note, char *err, size_t errlen);
 

@@ -2,7 +2,8 @@
  * vlsp_pick.c - the vlsp engine: routes a small fabric several ways
  * (routing/vlsp.c, one run each), routes each again against its own
  * tables, measures every result (routing/score.c) and keeps the best, or
- * one as good on fewer VLs (see vlsp.h).  No I/O, no globals.
+ * one as good on fewer VLs, or one VL when that is better (see vlsp.h).
+ * No I/O, no globals.
  */
 #include <errno.h>
 #include <stddef.h>
