@@ -10,7 +10,8 @@
  * 0. Ways (routing/vlsp.h, vlsp_pick.c).  One run routes one way: the
  *    destination switches in one order (below: the usual one), a path
  *    weighing the sum of its channels' weights or of their squares; the
- *    engine routes a small fabric every way and keeps the best balanced.
+ *    engine routes a small fabric every way, each again against its own
+ *    tables (prior: routing/vlsp_again.c), and keeps the best measured.
  * 1. Paths.  For each destination switch t (in switch order), a BFS gives
  *    every switch's hop distance to t; then each LID t delivers, one after
  *    the other, gets an in-tree of its own: going out from t, each switch
@@ -84,6 +85,7 @@
 #include "routing/route.h"
 #include "routing/swgraph.h"
 #include "routing/vlsp.h"
+#include "routing/vlsp_again.h"
 #include "routing/vlsp_layer.h"
 #include "routing/vlsp_nue.h"
 
@@ -154,7 +156,7 @@ struct vlsp {
 	uint64_t *weight;   /* channel -> paths routed over it so far */
 	uint32_t *lid_load; /* [g.port_base[s] + port]: LIDs sent out of it */
 	uint32_t *srcs;	    /* switch -> endpoints cabled to it */
-	uint32_t *chan_of;  /* [g.port_base[s] + port]: its channel, VLSP_NONE */
+	struct vlsp_again again; /* with prior: its paths read back */
 	/* the current destination switch: BFS distances, switches nearest first */
 	int *dist, *queue;
 	size_t n_reach;
@@ -181,7 +183,6 @@ static int vlsp_alloc(struct vlsp *v)
 	v->weight = calloc(c ? c : 1, sizeof(*v->weight));
 	v->lid_load = calloc(slots ? slots : 1, sizeof(*v->lid_load));
 	v->srcs = calloc(s, sizeof(*v->srcs));
-	v->chan_of = malloc((slots ? slots : 1) * sizeof(*v->chan_of));
 	v->dist = malloc(s * sizeof(*v->dist));
 	v->queue = malloc(s * sizeof(*v->queue));
 	v->up = malloc(s * sizeof(*v->up));
@@ -191,8 +192,8 @@ static int vlsp_alloc(struct vlsp *v)
 	v->state = malloc(s);
 	v->legal = malloc(s * sizeof(*v->legal));
 	return v->hpos && v->down && v->via && v->tree_up && v->weight && v->lid_load && v->srcs &&
-		       v->chan_of && v->dist && v->queue && v->up && v->cost && v->flow &&
-		       v->carry && v->state && v->legal
+		       v->dist && v->queue && v->up && v->cost && v->flow && v->carry && v->state &&
+		       v->legal
 		   ? 0
 		   : -ENOMEM;
 }
@@ -201,7 +202,7 @@ static void vlsp_free(struct vlsp *v)
 {
 	/* clang-format off */
 	void *all[] = {
-		v->hpos, v->down, v->via, v->tree_up, v->weight, v->lid_load, v->srcs, v->chan_of,
+		v->hpos, v->down, v->via, v->tree_up, v->weight, v->lid_load, v->srcs,
 		v->dist, v->queue,
 		v->up, v->cost, v->flow, v->carry, v->state, v->legal,
 	};
@@ -211,6 +212,7 @@ static void vlsp_free(struct vlsp *v)
 		free(all[i]);
 	vlsp_layers_fini(&v->ls);
 	vlsp_nue_fini(&v->nue);
+	vlsp_again_fini(&v->again);
 	swgraph_fini(&v->g);
 	swgraph_dests_fini(&v->dests);
 }
@@ -346,53 +348,18 @@ static void vlsp_count_sources(struct vlsp *v)
 	for (size_t i = 0; i < v->dests.n; i++)
 		if (v->dests.v[i].exit_port && !v->dests.v[i].offset)
 			v->srcs[v->dests.v[i].sw]++;
-	for (size_t i = 0; i < v->g.port_base[v->g.n_sw]; i++)
-		v->chan_of[i] = VLSP_NONE;
-	for (size_t s = 0; s < v->g.n_sw; s++)
-		for (size_t e = v->g.adj_start[s]; e < v->g.adj_start[s + 1]; e++)
-			v->chan_of[v->g.port_base[s] + v->g.adj[e].port] = (uint32_t)e;
 }
 
-/* ---- Routing again ------------------------------------------------------ */
-
-/* Count the prior tables' paths to CA LID lid into the channel weights
- * and the ports' LID counts (sign 1), or out of them (sign -1): from
- * every switch, the way its prior entry sends it, as far as the tables
- * lead over switch cables (at most one hop per switch: a loop ends). */
-static void vlsp_prior_count(struct vlsp *v, uint16_t lid, int sign)
+/* Routing again (vlsp_again.h): every CA LID's prior paths start in the
+ * weights. */
+static int vlsp_prior_start(struct vlsp *v)
 {
-	const struct lft *tabs = v->prior->tables;
+	int rc = vlsp_again_init(&v->again, &v->g, v->prior, v->srcs);
 
-	for (size_t s0 = 0; s0 < v->g.n_sw; s0++) {
-		uint8_t p = lid <= tabs[s0].top ? tabs[s0].port[lid] : LFT_DROP;
-		size_t s = s0;
-
-		if (p == LFT_DROP || p > v->f->nodes[v->g.sw_node[s0]].num_ports)
-			continue;
-		v->lid_load[v->g.port_base[s0] + p] += (uint32_t)sign;
-		for (size_t hop = 0; v->srcs[s0] && hop < v->g.n_sw; hop++) {
-			uint32_t e;
-
-			p = lid <= tabs[s].top ? tabs[s].port[lid] : LFT_DROP;
-			if (p == LFT_DROP || p > v->f->nodes[v->g.sw_node[s]].num_ports)
-				break;
-			e = v->chan_of[v->g.port_base[s] + p];
-			if (e == VLSP_NONE)
-				break;
-			v->weight[e] += (uint64_t)((int64_t)sign * v->srcs[s0]);
-			s = (size_t)v->g.adj[e].sw;
-		}
-	}
-}
-
-/* Routing again against prior tables: every CA LID's prior paths start
- * in the weights, so each destination is routed knowing the load all
- * the others put on the channels (its own taken out first). */
-static void vlsp_prior_start(struct vlsp *v)
-{
-	for (size_t i = 0; v->prior && i < v->dests.n; i++)
+	for (size_t i = 0; !rc && i < v->dests.n; i++)
 		if (v->dests.v[i].exit_port)
-			vlsp_prior_count(v, v->dests.v[i].lid, 1);
+			vlsp_again_count(&v->again, v->dests.v[i].lid, 1, v->weight, v->lid_load);
+	return rc ? text_err(v->err, v->errlen, rc, "out of memory routing again") : 0;
 }
 
 static int vlsp_setup(struct vlsp *v)
@@ -424,7 +391,8 @@ static int vlsp_setup(struct vlsp *v)
 	if (rc)
 		return rc;
 	vlsp_count_sources(v);
-	vlsp_prior_start(v);
+	if (v->prior && vlsp_prior_start(v))
+		return -ENOMEM;
 	v->offered = vlsp_offered_vls(v);
 	v->max_layers = v->cap == 1 ? 1 : v->offered; /* cap 1: as if the ports offered one */
 	v->layers = v->cap && v->cap < v->max_layers ? v->cap : v->max_layers;
@@ -792,7 +760,7 @@ static int vlsp_route_to(struct vlsp *v, int t)
 				continue;
 			}
 			if (v->prior && !own)
-				vlsp_prior_count(v, d[i].lid, -1);
+				vlsp_again_count(&v->again, d[i].lid, -1, v->weight, v->lid_load);
 			layer = vlsp_place(v, &d[i], own);
 			if (layer < 0)
 				return layer;
