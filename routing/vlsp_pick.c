@@ -61,7 +61,7 @@ struct vlsp_pick {
 	const struct route_opts *opts;
 	char *err;
 	size_t errlen;
-	double top; /* the best EBB of the ways and their rounds */
+	double top; /* the best EBB measured (ways, rounds, one VL), fewer VLs aside */
 };
 
 /* ---- The old choice: the least spread ----------------------------------- */

@@ -146,9 +146,9 @@ static void test_vlsp_pick_again(void)
 
 /* Measured: every way routed again, each result measured, the best kept
  * (then fewer VLs while as good), against the least spread of the ways
- * routed once: on 48-switch meshes and the 6x6 torus, more EBB and a
- * lower shift worst in all, at most one VL more in all, every table
- * passing with every pair routed. */
+ * routed once: on 48-switch meshes and the 6x6 torus, more EBB, a lower
+ * shift worst and fewer VLs in all, every table passing with every pair
+ * routed. */
 static void test_vlsp_pick_measured(void)
 {
 	unsigned vls_spread = 0, vls_measured = 0;
@@ -176,7 +176,9 @@ static void test_vlsp_pick_measured(void)
 	}
 	CU_ASSERT_TRUE(e_measured > e_spread + 0.01);
 	CU_ASSERT_TRUE(sh_measured < sh_spread);
-	CU_ASSERT_TRUE(vls_measured <= vls_spread + 1);
+	/* fewer VLs in all: 20 against 24 (21 without the step that routes
+	 * the best again on one VL less: the 48-switch seed 3 keeps 5) */
+	CU_ASSERT_TRUE(vls_measured + 4 <= vls_spread);
 }
 
 /* A 4x4x4 torus, 2 hosts on each switch (ports 1 and 8; cables on 2-7),
@@ -269,7 +271,7 @@ void test_vlsp_pick_register(void)
 	CU_add_test(s, "every way, least spread kept: more EBB", test_vlsp_pick_ways);
 	CU_add_test(s, "routing again against its own tables: less spread, more EBB",
 		    test_vlsp_pick_again);
-	CU_add_test(s, "measured: more EBB, lower shift worst", test_vlsp_pick_measured);
+	CU_add_test(s, "measured: more EBB, lower shift worst, fewer VLs", test_vlsp_pick_measured);
 	CU_add_test(s, "one VL where it does better (4x4x4 torus)", test_vlsp_pick_one_vl);
 	CU_add_test(s, "the engine on a small fabric", test_vlsp_pick_engine);
 }
