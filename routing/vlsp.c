@@ -10,7 +10,8 @@
  * 0. Ways (routing/vlsp.h, vlsp_pick.c).  One run routes one way: the
  *    destination switches in one order (below: the usual one), a path
  *    weighing the sum of its channels' weights or of their squares; the
- *    engine routes a small fabric every way and keeps the best balanced.
+ *    engine routes a small fabric every way, each again against its own
+ *    tables (prior: routing/vlsp_again.c), and keeps the best measured.
  * 1. Paths.  For each destination switch t (in switch order), a BFS gives
  *    every switch's hop distance to t; then each LID t delivers, one after
  *    the other, gets an in-tree of its own: going out from t, each switch
@@ -84,6 +85,7 @@
 #include "routing/route.h"
 #include "routing/swgraph.h"
 #include "routing/vlsp.h"
+#include "routing/vlsp_again.h"
 #include "routing/vlsp_layer.h"
 #include "routing/vlsp_nue.h"
 
@@ -124,6 +126,7 @@ enum vlsp_legal { VLSP_FREE, VLSP_DOWN, VLSP_UP, VLSP_NEW_DOWN, VLSP_NEW_UP };
 struct vlsp {
 	const struct fabric *f;
 	struct vlsp_way way;
+	const struct lft_set *prior; /* NULL, or tables to route again against */
 	uint16_t max_lid;
 	struct lft_set *out;
 	char *err; /* the caller's error buffer */
@@ -132,7 +135,8 @@ struct vlsp {
 	struct swgraph_dests dests;
 	struct vlsp_layers ls;
 	struct vlsp_nue nue;
-	unsigned max_layers;		 /* data VLs the ports offer */
+	unsigned offered;		 /* data VLs the ports offer */
+	unsigned max_layers;		 /* offered, or 1 (cap 1) */
 	unsigned cap;			 /* 0, or fewer layers than that, all free */
 	unsigned layers;		 /* layers allowed: max_layers or cap */
 	size_t lids[VLSP_LAYER_MAX];	 /* destination LIDs per layer */
@@ -152,6 +156,7 @@ struct vlsp {
 	uint64_t *weight;   /* channel -> paths routed over it so far */
 	uint32_t *lid_load; /* [g.port_base[s] + port]: LIDs sent out of it */
 	uint32_t *srcs;	    /* switch -> endpoints cabled to it */
+	struct vlsp_again again; /* with prior: its paths read back */
 	/* the current destination switch: BFS distances, switches nearest first */
 	int *dist, *queue;
 	size_t n_reach;
@@ -197,7 +202,8 @@ static void vlsp_free(struct vlsp *v)
 {
 	/* clang-format off */
 	void *all[] = {
-		v->hpos, v->down, v->via, v->tree_up, v->weight, v->lid_load, v->srcs, v->dist, v->queue,
+		v->hpos, v->down, v->via, v->tree_up, v->weight, v->lid_load, v->srcs,
+		v->dist, v->queue,
 		v->up, v->cost, v->flow, v->carry, v->state, v->legal,
 	};
 	/* clang-format on */
@@ -206,6 +212,7 @@ static void vlsp_free(struct vlsp *v)
 		free(all[i]);
 	vlsp_layers_fini(&v->ls);
 	vlsp_nue_fini(&v->nue);
+	vlsp_again_fini(&v->again);
 	swgraph_fini(&v->g);
 	swgraph_dests_fini(&v->dests);
 }
@@ -343,6 +350,18 @@ static void vlsp_count_sources(struct vlsp *v)
 			v->srcs[v->dests.v[i].sw]++;
 }
 
+/* Routing again (vlsp_again.h): every CA LID's prior paths start in the
+ * weights. */
+static int vlsp_prior_start(struct vlsp *v)
+{
+	int rc = vlsp_again_init(&v->again, &v->g, v->prior, v->srcs);
+
+	for (size_t i = 0; !rc && i < v->dests.n; i++)
+		if (v->dests.v[i].exit_port)
+			vlsp_again_count(&v->again, v->dests.v[i].lid, 1, v->weight, v->lid_load);
+	return rc ? text_err(v->err, v->errlen, rc, "out of memory routing again") : 0;
+}
+
 static int vlsp_setup(struct vlsp *v)
 {
 	uint32_t *ord = NULL;
@@ -372,7 +391,10 @@ static int vlsp_setup(struct vlsp *v)
 	if (rc)
 		return rc;
 	vlsp_count_sources(v);
-	v->max_layers = vlsp_offered_vls(v);
+	if (v->prior && vlsp_prior_start(v))
+		return -ENOMEM;
+	v->offered = vlsp_offered_vls(v);
+	v->max_layers = v->cap == 1 ? 1 : v->offered; /* cap 1: as if the ports offered one */
 	v->layers = v->cap && v->cap < v->max_layers ? v->cap : v->max_layers;
 	v->seeded = v->max_layers == 1 && !v->plain ? 0 : -1; /* one VL: the seed escapes */
 	return 0;
@@ -737,6 +759,8 @@ static int vlsp_route_to(struct vlsp *v, int t)
 				vlsp_set_sl(v, &d[i], last_layer);
 				continue;
 			}
+			if (v->prior && !own)
+				vlsp_again_count(&v->again, d[i].lid, -1, v->weight, v->lid_load);
 			layer = vlsp_place(v, &d[i], own);
 			if (layer < 0)
 				return layer;
@@ -816,7 +840,7 @@ static void vlsp_note(const struct vlsp *v, struct route_note *note)
 
 	len = (size_t)snprintf(note->text, sizeof(note->text),
 			       "%u VL%s of %u offered (LIDs per VL:", v->out->n_vls,
-			       v->out->n_vls == 1 ? "" : "s", v->max_layers);
+			       v->out->n_vls == 1 ? "" : "s", v->offered);
 	for (unsigned l = 0; l < v->ls.n && len < sizeof(note->text); l++)
 		len += (size_t)snprintf(note->text + len, sizeof(note->text) - len, " %zu",
 					v->lids[l]);
@@ -844,7 +868,8 @@ static uint64_t vlsp_spread(const struct vlsp *v)
 }
 
 int vlsp_run_way(const struct fabric *f, const struct route_opts *opts, struct vlsp_way way,
-		 unsigned cap, struct vlsp_run *r, char *err, size_t errlen)
+		 unsigned cap, const struct lft_set *prior, struct vlsp_run *r, char *err,
+		 size_t errlen)
 {
 	struct vlsp v;
 	int rc;
@@ -853,6 +878,7 @@ int vlsp_run_way(const struct fabric *f, const struct route_opts *opts, struct v
 	for (int plain = 0; plain <= 1; plain++) {
 		v = (struct vlsp){.f = f,
 				  .way = way,
+				  .prior = prior,
 				  .cap = cap,
 				  .max_lid = opts->max_lid,
 				  .out = &r->out,

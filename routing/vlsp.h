@@ -4,15 +4,23 @@
  *
  * DOC: A run routes every destination one way: its destination switches
  * in one order, a path weighing the sum of its channels' weights or of
- * their squares.  The result says how evenly the paths spread: the sum
- * over the channels of their weights squared (the weight of a channel =
- * the (source, destination) paths routed over it), lower = better
- * balanced and fewer hops.  On a small fabric the engine routes every way
- * and keeps, among those whose spread is within a slack (0.5%) of the
- * least, the one with the fewest VLs; then it routes that way again with
- * one VL less, all layers free (detours where a shortest-path tree fits
- * no layer whole, no escape VL), and keeps that while its spread stays
- * within the slack.  Pure: no I/O, no globals.
+ * their squares.  It may route again against prior tables (an earlier
+ * run's): every destination's prior paths start in the channel weights
+ * and its own are taken out just before it is routed, so each
+ * destination sees the load all the others put on the fabric, not only
+ * the earlier ones' (rip-up and reroute, one round per run).  The result
+ * says how evenly the paths spread: the sum over the channels of their
+ * weights squared (the weight of a channel = the (source, destination)
+ * paths routed over it).  On a small fabric the engine routes every way,
+ * each again a few rounds against its own tables, measures every result
+ * with routing/score.c (EBB over its own bisections, shift all-to-all
+ * worst over every shift, VLs) and keeps, among those whose EBB is
+ * within a slack (0.3%) of the best, the lowest shift worst, then the
+ * fewest VLs; if that uses several VLs, the usual way routed as if the
+ * ports offered one (grown trees) replaces it when it is not as good as
+ * that; then it routes the kept one again on one VL less, all layers free
+ * (detours where a shortest-path tree fits no layer whole, no escape VL),
+ * and keeps that while it is as good.  Pure: no I/O, no globals.
  */
 #ifndef NANOSM_ROUTING_VLSP_H
 #define NANOSM_ROUTING_VLSP_H
@@ -46,19 +54,26 @@ struct vlsp_run {
 };
 
 /* Route f one way into r.  cap: 0, or at most that many layers, all free
- * (no escape layer: a destination that fits none fails the run).
+ * (no escape layer: a destination that fits none fails the run); 1: as
+ * if the ports offered one data VL (grown trees on a seeded layer, else
+ * up-star/down-star, see routing/vlsp.c).  prior:
+ * NULL, or tables of f (an earlier run's, same LIDs) to route again
+ * against.
  * Returns 0, or a negative errno with err set (r->out then holds
  * nothing). */
 int vlsp_run_way(const struct fabric *f, const struct route_opts *opts, struct vlsp_way way,
-		 unsigned cap, struct vlsp_run *r, char *err, size_t errlen);
+		 unsigned cap, const struct lft_set *prior, struct vlsp_run *r, char *err,
+		 size_t errlen);
 
 #define VLSP_WAYS 8 /* the ways vlsp_pick.c knows */
 
-/* The engine, told how hard to try: the first n_ways (1..VLSP_WAYS) ways,
- * the least spread kept; fewer: the fewest VLs among the ways within the
- * slack, then fewer VLs still while the spread stays within it.  route_engine_vlsp runs (VLSP_WAYS,
- * 1) on a fabric of at most VLSP_PICK_MAX_SW switches, else (1, 0). */
-int vlsp_route(const struct fabric *f, const struct route_opts *opts, unsigned n_ways, int fewer,
+/* The engine, told how hard to try: the first n_ways (1..VLSP_WAYS) ways;
+ * measured 0: each routed once, the least spread kept (the fewer VLs on
+ * a tie); measured 1: each also routed again, every result measured, the
+ * best kept (or one VL, see DOC), then fewer VLs while as good.
+ * route_engine_vlsp runs (VLSP_WAYS, 1) on a fabric of at most 64
+ * switches, (2, 1) on at most 128, else (1, 0). */
+int vlsp_route(const struct fabric *f, const struct route_opts *opts, unsigned n_ways, int measured,
 	       struct lft_set *out, struct route_note *note, char *err, size_t errlen);
 
 #endif

@@ -1,24 +1,43 @@
 /*
  * vlsp_pick.c - the vlsp engine: routes a small fabric several ways
- * (routing/vlsp.c, one run each) and keeps the best balanced tables, or
- * nearly as well balanced ones on fewer VLs (see vlsp.h).  No I/O, no
- * globals.
+ * (routing/vlsp.c, one run each), routes each again against its own
+ * tables, measures every result (routing/score.c) and keeps the best, or
+ * one as good on fewer VLs, or one VL when that is better (see vlsp.h).
+ * No I/O, no globals.
  */
+#include <errno.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "routing/route.h"
+#include "routing/score.h"
 #include "routing/vlsp.h"
 
-/* On a fabric of at most this many switches every way is routed (the
- * 128-switch meshes: 8 runs of about 50 ms of CPU each); a bigger one
- * (the 2500-switch, 10K-CA mesh) is routed once, the usual way. */
+/* On a fabric of at most VLSP_PICK_MAX_SW switches the engine measures
+ * its results: every way up to VLSP_PICK_ALL_SW switches, the first 2
+ * above (three 128-switch meshes on 8 VLs and on one: 2 ways with 3
+ * rounds had more EBB on 5 of the 6, the same on the sixth, and a lower
+ * or equal shift worst on all, than 8 ways with one round, in 60% of the
+ * CPU); a bigger fabric (the 2500-switch, 10K-CA mesh) is
+ * routed once, the usual way, unmeasured. */
 #define VLSP_PICK_MAX_SW 128
+#define VLSP_PICK_ALL_SW 64
+#define VLSP_PICK_FEW_WAYS 2
 
-/* Fewer VLs are taken while the spread is at most 1/VLSP_FEWER_SLACK
- * (0.5%) above the least (measured on twelve meshes and tori of 32-128
- * switches: 65 VLs in all down to 60, EBB summed over them the same,
- * 4.978; a slack of 1% gave 58 VLs and -0.1% of EBB). */
-#define VLSP_FEWER_SLACK 200
+/* Rounds of routing again per way (each round costs a run). */
+#define VLSP_ROUNDS 3
+
+/* How a result is measured: every shift of the shift all-to-all, and
+ * this many random bisections, drawn from a seed of the engine's own (not
+ * the scorer's default: the engine does not tune itself to the
+ * bisections nanosm-route reports). */
+#define VLSP_PICK_BISECTIONS 200
+#define VLSP_PICK_SEED 0x766c7370u
+
+/* A result counts as good as the best when its EBB is at least the best's
+ * less 1/VLSP_PICK_SLACK (0.3%); among those, the lowest shift worst,
+ * then the fewest VLs, then the most EBB. */
+#define VLSP_PICK_SLACK 333
 
 /* The ways, the usual one first (the only one on a big fabric, and the
  * one kept on a tie). */
@@ -27,62 +46,240 @@ static const struct vlsp_way vlsp_pick_ways[VLSP_WAYS] = {
     {VLSP_BY_USUAL, 1}, {VLSP_BY_OTHER, 1}, {VLSP_BY_RANK_BACK, 1}, {VLSP_BY_STRIDE, 1},
 };
 
-/* Is run r better than best: less spread, then fewer VLs? */
-static int vlsp_pick_better(const struct vlsp_run *r, const struct vlsp_run *best)
-{
-	if (r->spread != best->spread)
-		return r->spread < best->spread;
-	return r->out.n_vls < best->out.n_vls;
-}
+/* A measured result, and how to make it again: way, routed on cap
+ * layers (0: all; 1: one, grown trees), then `rounds` times again on as
+ * many (deterministic: the same steps give the same tables). */
+struct vlsp_cand {
+	uint8_t way, cap, rounds;
+	double ebb;
+	uint64_t shift;
+	unsigned vls;
+};
 
-/* Route way w again on one VL less than best uses, all layers free,
- * while that works and spreads at most the slack above limit. */
-static void vlsp_pick_fewer(const struct fabric *f, const struct route_opts *opts,
-			    struct vlsp_way w, uint64_t limit, struct vlsp_run *best, char *err,
-			    size_t errlen)
-{
-	for (unsigned cap = best->out.n_vls - 1u; cap >= 2; cap--) {
-		struct vlsp_run r;
+struct vlsp_pick {
+	const struct fabric *f;
+	const struct route_opts *opts;
+	char *err;
+	size_t errlen;
+	double top; /* the best EBB measured (ways, rounds, one VL), fewer VLs aside */
+};
 
-		if (vlsp_run_way(f, opts, w, cap, &r, err, errlen))
-			return; /* some destination fit none of the cap layers */
-		if (r.out.n_vls > cap || r.spread > limit) {
+/* ---- The old choice: the least spread ----------------------------------- */
+
+/* The least spread of the first n_ways ways, unmeasured (vlsp_route with
+ * measured 0: the usual way alone on a big fabric). */
+static int vlsp_pick_spread(const struct vlsp_pick *p, unsigned n_ways, struct vlsp_run *best)
+{
+	struct vlsp_run r;
+	int rc = vlsp_run_way(p->f, p->opts, vlsp_pick_ways[0], 0, NULL, best, p->err, p->errlen);
+
+	for (size_t i = 1; !rc && i < n_ways; i++) {
+		rc = vlsp_run_way(p->f, p->opts, vlsp_pick_ways[i], 0, NULL, &r, p->err, p->errlen);
+		if (rc) {
+			lft_set_fini(&best->out);
+		} else if (r.spread < best->spread ||
+			   (r.spread == best->spread && r.out.n_vls < best->out.n_vls)) {
+			lft_set_fini(&best->out);
+			*best = r;
+		} else {
 			lft_set_fini(&r.out);
-			return;
 		}
-		lft_set_fini(&best->out);
-		*best = r;
 	}
+	return rc;
 }
 
-/* The limit on the spread of fewer VLs: the least one plus the slack. */
-static uint64_t vlsp_pick_limit(uint64_t spread)
+/* ---- Measured ----------------------------------------------------------- */
+
+/* Measure r's tables into c: EBB over the engine's bisections, shift
+ * worst over every shift, VLs used.  Returns 0 or -ENOMEM. */
+static int vlsp_pick_measure(const struct vlsp_pick *p, const struct vlsp_run *r,
+			     struct vlsp_cand *c)
 {
-	uint64_t limit = spread + spread / VLSP_FEWER_SLACK;
+	struct route_score sc;
+	struct score_opts o;
+	int rc;
 
-	return limit < spread ? UINT64_MAX : limit;
+	score_opts_default(&o);
+	o.shifts = (size_t)-1;
+	o.bisections = VLSP_PICK_BISECTIONS;
+	o.seed = VLSP_PICK_SEED;
+	o.gate_given = 1; /* acyclic by construction; the caller gates the tables */
+	memset(&sc, 0, sizeof(sc));
+	rc = score_run(p->f, &r->out, &o, &sc);
+	c->ebb = sc.ebb_mean;
+	c->shift = sc.shift_load_worst;
+	c->vls = r->out.n_vls;
+	return rc;
 }
 
-/* Among the ways whose spread is within the limit, the one with the
- * fewest VLs, then the least spread, then the first. */
-static size_t vlsp_pick_fewest(const uint64_t *spread, const uint8_t *vls, size_t n, uint64_t limit,
-			       size_t way)
+/* Is c as good as the best, whose EBB is top: within the slack? */
+static int vlsp_pick_good(const struct vlsp_cand *c, double top)
 {
-	for (size_t i = 0; i < n; i++)
-		if (spread[i] <= limit &&
-		    (vls[i] < vls[way] || (vls[i] == vls[way] && spread[i] < spread[way])))
-			way = i;
-	return way;
+	return c->ebb >= top - top / VLSP_PICK_SLACK;
 }
 
-int vlsp_route(const struct fabric *f, const struct route_opts *opts, unsigned n_ways, int fewer,
+/* Is a better than b, with top the best EBB: as good (within the slack),
+ * then the lower shift worst, the fewer VLs, the more EBB; two not as
+ * good, the more EBB.  On a full tie the earlier (b) stays. */
+static int vlsp_pick_better(const struct vlsp_cand *a, const struct vlsp_cand *b, double top)
+{
+	int ga = vlsp_pick_good(a, top), gb = vlsp_pick_good(b, top);
+
+	if (ga != gb)
+		return ga;
+	if (!ga || a->shift == b->shift) {
+		if (ga && a->vls != b->vls)
+			return a->vls < b->vls;
+		return a->ebb > b->ebb;
+	}
+	return a->shift < b->shift;
+}
+
+/* Route again against prior's tables on cap layers (0: all). */
+static int vlsp_pick_again(const struct vlsp_pick *p, const struct vlsp_cand *c, unsigned cap,
+			   const struct vlsp_run *prior, struct vlsp_run *r)
+{
+	return vlsp_run_way(p->f, p->opts, vlsp_pick_ways[c->way], cap, &prior->out, r, p->err,
+			    p->errlen);
+}
+
+/* Make candidate c's tables again into r. */
+static int vlsp_pick_replay(const struct vlsp_pick *p, const struct vlsp_cand *c,
+			    struct vlsp_run *r)
+{
+	int rc =
+	    vlsp_run_way(p->f, p->opts, vlsp_pick_ways[c->way], c->cap, NULL, r, p->err, p->errlen);
+
+	for (unsigned k = 0; !rc && k < c->rounds; k++) {
+		struct vlsp_run next;
+
+		rc = vlsp_pick_again(p, c, c->cap, r, &next);
+		lft_set_fini(&r->out);
+		if (!rc)
+			*r = next;
+	}
+	return rc;
+}
+
+/* The best of list[0..n), n >= 1, into *best (the first on a tie). */
+static void vlsp_pick_best(const struct vlsp_pick *p, const struct vlsp_cand *list, size_t n,
+			   struct vlsp_cand *best)
+{
+	*best = list[0];
+	for (size_t i = 1; i < n; i++)
+		if (vlsp_pick_better(&list[i], best, p->top))
+			*best = list[i];
+}
+
+/* Way w routed on cap layers (0: all, 1: one), then `rounds` times again
+ * against its own tables on as many; each result measured into
+ * list[*n], the top EBB raised. */
+static int vlsp_pick_chain(struct vlsp_pick *p, unsigned w, unsigned cap, unsigned rounds,
+			   struct vlsp_cand *list, size_t *n)
+{
+	struct vlsp_cand c = {.way = (uint8_t)w, .cap = (uint8_t)cap};
+	struct vlsp_run r, next;
+	int rc = vlsp_run_way(p->f, p->opts, vlsp_pick_ways[w], cap, NULL, &r, p->err, p->errlen);
+
+	for (unsigned k = 0; !rc; k++) {
+		c.rounds = (uint8_t)k;
+		rc = vlsp_pick_measure(p, &r, &c);
+		if (!rc) {
+			list[(*n)++] = c;
+			p->top = c.ebb > p->top ? c.ebb : p->top;
+		}
+		if (!rc && k < rounds)
+			rc = vlsp_pick_again(p, &c, cap, &r, &next);
+		lft_set_fini(&r.out);
+		if (rc || k == rounds)
+			break;
+		r = next;
+	}
+	return rc;
+}
+
+/* Fewer VLs: from the best (its tables in *won), route again on one
+ * layer less, `rounds` times, each result measured; when one of them is
+ * better than the best (as good, no worse shift worst: fewer VLs), it
+ * is the best and the next cap starts from it.  A destination that fits
+ * none of the layers (vlsp_run_way fails) only ends the search. */
+static int vlsp_pick_fewer(const struct vlsp_pick *p, unsigned rounds, struct vlsp_cand *best,
+			   struct vlsp_run *won)
+{
+	while (best->vls > 2) {
+		struct vlsp_cand c = *best, gain = *best;
+		struct vlsp_run cur = *won, next, kept;
+		unsigned cap = best->vls - 1u;
+		int rc = 0, have = 0, own = 0; /* own: cur is neither *won nor kept */
+
+		for (unsigned k = 1; k <= rounds && !rc; k++) {
+			if (vlsp_pick_again(p, &c, cap, &cur, &next))
+				break;
+			if (own)
+				lft_set_fini(&cur.out);
+			cur = next;
+			own = 1;
+			rc = vlsp_pick_measure(p, &cur, &c);
+			if (!rc && vlsp_pick_better(&c, &gain, p->top)) {
+				if (have)
+					lft_set_fini(&kept.out);
+				gain = c;
+				kept = cur;
+				have = 1;
+				own = 0;
+			}
+		}
+		if (own)
+			lft_set_fini(&cur.out);
+		if (rc && have)
+			lft_set_fini(&kept.out);
+		if (rc || !have)
+			return rc;
+		lft_set_fini(&won->out);
+		*won = kept;
+		*best = gain;
+	}
+	return 0;
+}
+
+/* Measured: every way with its rounds; when the best of those uses more
+ * than one VL, the usual way on one VL too (grown trees, its rounds),
+ * kept only when the best on several VLs is not as good as it (grown
+ * trees take detours: shortest paths on several VLs win a tie); the best
+ * made again into *won, then fewer VLs while as good. */
+static int vlsp_pick_measured(struct vlsp_pick *p, unsigned n_ways, struct vlsp_run *won)
+{
+	struct vlsp_cand list[(VLSP_WAYS + 1) * (VLSP_ROUNDS + 1)], best;
+	size_t n = 0;
+	int rc = 0;
+
+	for (unsigned w = 0; w < n_ways && !rc; w++)
+		rc = vlsp_pick_chain(p, w, 0, VLSP_ROUNDS, list, &n);
+	if (rc)
+		return rc;
+	vlsp_pick_best(p, list, n, &best);
+	if (best.vls > 1) {
+		size_t first = n;
+
+		rc = vlsp_pick_chain(p, 0, 1, VLSP_ROUNDS, list, &n);
+		if (rc == -ENOMEM)
+			return rc;
+		if (n > first && !vlsp_pick_good(&best, p->top))
+			vlsp_pick_best(p, &list[first], n - first, &best);
+	}
+	rc = vlsp_pick_replay(p, &best, won);
+	if (!rc)
+		rc = vlsp_pick_fewer(p, VLSP_ROUNDS, &best, won);
+	if (rc && won->out.tables)
+		lft_set_fini(&won->out);
+	return rc;
+}
+
+int vlsp_route(const struct fabric *f, const struct route_opts *opts, unsigned n_ways, int measured,
 	       struct lft_set *out, struct route_note *note, char *err, size_t errlen)
 {
-	uint64_t spread[VLSP_WAYS];
-	uint8_t vls[VLSP_WAYS];
-	uint64_t limit;
-	struct vlsp_run best, r;
-	size_t way = 0, pick;
+	struct vlsp_pick p = {f, opts, err, errlen, 0};
+	struct vlsp_run won;
 	int rc;
 
 	if (note)
@@ -91,48 +288,25 @@ int vlsp_route(const struct fabric *f, const struct route_opts *opts, unsigned n
 	if (rc)
 		return rc;
 	n_ways = n_ways < 1 ? 1 : n_ways > VLSP_WAYS ? VLSP_WAYS : n_ways;
-	for (size_t i = 0; i < n_ways; i++) {
-		rc = vlsp_run_way(f, opts, vlsp_pick_ways[i], 0, i ? &r : &best, err, errlen);
-		if (rc) {
-			if (i)
-				lft_set_fini(&best.out);
-			return rc;
-		}
-		spread[i] = i ? r.spread : best.spread;
-		vls[i] = i ? r.out.n_vls : best.out.n_vls;
-		if (!i)
-			continue;
-		if (vlsp_pick_better(&r, &best)) {
-			lft_set_fini(&best.out);
-			best = r;
-			way = i;
-		} else {
-			lft_set_fini(&r.out);
-		}
-	}
-	limit = vlsp_pick_limit(best.spread);
-	pick = fewer ? vlsp_pick_fewest(spread, vls, n_ways, limit, way) : way;
-	if (pick != way) { /* fewer VLs, a little more spread: route that way again */
-		if (!vlsp_run_way(f, opts, vlsp_pick_ways[pick], 0, &r, err, errlen)) {
-			lft_set_fini(&best.out);
-			best = r;
-			way = pick;
-		}
-	}
-	if (fewer)
-		vlsp_pick_fewer(f, opts, vlsp_pick_ways[way], limit, &best, err, errlen);
-	*out = best.out;
+	lft_set_init(&won.out);
+	rc = measured ? vlsp_pick_measured(&p, n_ways, &won) : vlsp_pick_spread(&p, n_ways, &won);
+	if (rc)
+		return rc;
+	*out = won.out;
 	if (note)
-		*note = best.note;
+		*note = won.note;
 	return 0;
 }
 
 static int vlsp_pick_compute(const struct fabric *f, const struct route_opts *opts,
 			     struct lft_set *out, struct route_note *note, char *err, size_t errlen)
 {
-	int small = fabric_count_switches(f) <= VLSP_PICK_MAX_SW;
+	size_t n = fabric_count_switches(f);
+	unsigned ways = n <= VLSP_PICK_ALL_SW ? VLSP_WAYS : VLSP_PICK_FEW_WAYS;
 
-	return vlsp_route(f, opts, small ? VLSP_WAYS : 1, small, out, note, err, errlen);
+	if (n > VLSP_PICK_MAX_SW)
+		return vlsp_route(f, opts, 1, 0, out, note, err, errlen);
+	return vlsp_route(f, opts, ways, 1, out, note, err, errlen);
 }
 
 const struct route_engine route_engine_vlsp = {
