@@ -199,24 +199,6 @@ static void ftree_free(struct ftree *m)
 
 /* ---- CA LIDs in leaf order --------------------------------------------- */
 
-/* Number the leaves breadth first down from the roots. */
-static void ftree_number_leaves(struct ftree *m)
-{
-	size_t tail = 0, n;
-	int pos = 0;
-
-	ftree_reset(m->dist, m->g.n_sw);
-	for (size_t s = 0; s < m->g.n_sw; s++)
-		if (ftree_is_root(m, s)) {
-			m->dist[s] = 0;
-			m->queue[tail++] = (int)s;
-		}
-	n = ftree_bfs(m, m->dist, tail);
-	for (size_t q = 0; q < n; q++)
-		if (m->g.has_ca[m->queue[q]])
-			m->leaf_pos[m->queue[q]] = pos++;
-}
-
 static int ftree_dest_cmp(const void *a, const void *b)
 {
 	const struct ftree_dest *x = a, *y = b;
@@ -233,7 +215,7 @@ static int ftree_dest_cmp(const void *a, const void *b)
 /* Base LIDs of every CA in leaf, then port order; then each LMC offset. */
 static void ftree_order_dests(struct ftree *m)
 {
-	ftree_number_leaves(m);
+	m->nomem |= ftree_number_leaves(m) != 0;
 	for (size_t i = 0; i < m->lids.n; i++) {
 		const struct swgraph_dest *d = &m->lids.v[i];
 

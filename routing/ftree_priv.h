@@ -183,6 +183,11 @@ size_t ftree_climb(struct ftree *m, int leaf);
 int ftree_is_root(const struct ftree *m, size_t s);
 int ftree_shape(struct ftree *m);
 
+/* ftree_order.c: the leaves numbered (leaf_pos) by their least way down
+ * from a root (the ports, read from the top), then breadth first from the
+ * roots.  0 or -ENOMEM. */
+int ftree_number_leaves(struct ftree *m);
+
 /* ftree_exit.c: the ways of the switches without an up-then-down route to
  * the exits planned (xport); plan exits (how many switches no exit serves,
  * or -ENOMEM); which roots lie above each switch and whether the tree is
