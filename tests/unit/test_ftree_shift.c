@@ -160,6 +160,21 @@ static void test_ftree_shift_pod_order(void)
 	CU_ASSERT_EQUAL(shift_worst(&t), 2);
 }
 
+/* nanosm-gen --radix 8 --missing-links 4 --seed 2: pod 1's agg 3 lost
+ * its cable to core 10, pod 6's leaf 2 its cable to agg 4, and pods 7
+ * and 8 their agg 1's to core 3.  Aggs that take a LID of another column
+ * (sent up by a leaf that lost one) kept its column above, and a shift
+ * all-to-all put 3 flows on core 9's link down into pod 1's agg 3, which
+ * carries main paths of LIDs in a row already.  Such an agg now weighs
+ * the link down from each core into the LID's pod too: 2. */
+static void test_ftree_shift_link_down(void)
+{
+	struct shift_tree t = {
+	    .pods = 8, .m = 4, .cut = {"core03/7", "core03/8", "core10/1", "pod6-agg4/2"}};
+
+	CU_ASSERT_EQUAL(shift_worst(&t), 2);
+}
+
 void test_ftree_shift_register(void)
 {
 	CU_pSuite s = CU_add_suite("ftree_shift", NULL, NULL);
@@ -167,4 +182,6 @@ void test_ftree_shift_register(void)
 	CU_add_test(s, "intact 3-level tree: shift load 1", test_ftree_shift_intact);
 	CU_add_test(s, "a pod cut off its first core keeps its place (shift 3 -> 2)",
 		    test_ftree_shift_pod_order);
+	CU_add_test(s, "an agg weighs the link down into the LID's pod (shift 3 -> 2)",
+		    test_ftree_shift_link_down);
 }
