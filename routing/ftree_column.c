@@ -108,10 +108,12 @@ static uint8_t ftree_port_for(const struct ftree *m, int s, size_t j)
 	return ftree_is_choice(m, s, m->dest_col[j]) ? m->dest_col[j] : LFT_DROP;
 }
 
-/* Leaf s's port for the LIDs around the current one, in CA order (round,
- * as a shift all-to-all takes them) and of its LMC offset: window - 1 on
- * each side, the current one in the middle (LFT_DROP: not known). */
-static void ftree_ports_around(const struct ftree *m, int s, size_t window, uint8_t *around)
+/* Switch s's port (by port_of) for the LIDs around the current one, in
+ * CA order (round, as a shift all-to-all takes them) and of its LMC
+ * offset: window - 1 on each side, the current one in the middle
+ * (LFT_DROP: not known). */
+static void ftree_ports_around(const struct ftree *m, int s, size_t window, uint8_t *around,
+			       uint8_t (*port_of)(const struct ftree *, int, size_t))
 {
 	size_t n = m->n_dests, cur = m->cur_dest;
 
@@ -120,9 +122,9 @@ static void ftree_ports_around(const struct ftree *m, int s, size_t window, uint
 		size_t before = (cur + n - k) % n, after = (cur + k) % n;
 
 		if (m->dests[before].offset == m->dests[cur].offset)
-			around[window - 1 - k] = ftree_port_for(m, s, before);
+			around[window - 1 - k] = port_of(m, s, before);
 		if (m->dests[after].offset == m->dests[cur].offset)
-			around[window - 1 + k] = ftree_port_for(m, s, after);
+			around[window - 1 + k] = port_of(m, s, after);
 	}
 }
 
@@ -157,7 +159,7 @@ static void ftree_crowding(const struct ftree *m, int s, size_t window, uint8_t 
 
 	if (window > FABRIC_MAX_PORTS)
 		window = FABRIC_MAX_PORTS;
-	ftree_ports_around(m, s, window, around);
+	ftree_ports_around(m, s, window, around, ftree_port_for);
 	ftree_slide(around, window, most);
 	memset(crowd, 0, FABRIC_MAX_PORTS + 1);
 	for (size_t i = 0; i < (size_t)m->cand_n[s] + m->cand_nx[s]; i++) {
@@ -271,19 +273,11 @@ static uint8_t ftree_main_port_at(const struct ftree *m, int a, size_t j)
  * a (a shift all-to-all sends from that many CAs in a row to them). */
 static void ftree_down_crowding(const struct ftree *m, int a, uint8_t *most)
 {
-	size_t cur = m->cur_dest, n = m->n_dests, window = m->reach[a] * m->cas_per_leaf;
+	size_t window = m->reach[a] * m->cas_per_leaf;
 	uint8_t around[2 * FTREE_MID_WINDOW];
 
-	window = window < FTREE_MID_WINDOW ? window : FTREE_MID_WINDOW;
-	memset(around, LFT_DROP, 2 * window);
-	for (size_t k = 1; k < window && 2 * k < n; k++) {
-		size_t before = (cur + n - k) % n, after = (cur + k) % n;
-
-		if (m->dests[before].offset == m->dests[cur].offset)
-			around[window - 1 - k] = ftree_main_port_at(m, a, before);
-		if (m->dests[after].offset == m->dests[cur].offset)
-			around[window - 1 + k] = ftree_main_port_at(m, a, after);
-	}
+	window = window < FTREE_MID_WINDOW ? window ? window : 1 : FTREE_MID_WINDOW;
+	ftree_ports_around(m, a, window, around, ftree_main_port_at);
 	ftree_slide(around, window, most);
 }
 
