@@ -242,17 +242,37 @@ static void ftree_mid_around(const struct ftree *m, int s, size_t window, uint8_
 				around[pend[i].at] = ftree_dest_entry(m, s, pend[i].j);
 }
 
+/* The LIDs in a row of the CAs below rank-1 switch s: from its first
+ * leaf to its last in leaf order, leaves it lost a cable to included (a
+ * shift all-to-all sends from all their CAs in a row), at least 1, at
+ * most FTREE_MID_WINDOW. */
+static size_t ftree_mid_window(const struct ftree *m, int s)
+{
+	int lo = -1, hi = -1;
+	size_t window;
+
+	for (size_t e = m->down_start[s]; e < m->down_start[s + 1]; e++) {
+		int c = m->down[e].sw;
+
+		if (!m->g.has_ca[c])
+			continue;
+		lo = lo < 0 || m->leaf_pos[c] < lo ? m->leaf_pos[c] : lo;
+		hi = m->leaf_pos[c] > hi ? m->leaf_pos[c] : hi;
+	}
+	window = lo < 0 ? 1 : (size_t)(hi - lo + 1) * m->cas_per_leaf;
+	return window < 1 ? 1 : window < FTREE_MID_WINDOW ? window : FTREE_MID_WINDOW;
+}
+
 /* For each port, the most flows rank-1 switch s would send out of it
  * were the current LID to take it, of a shift all-to-all from the CAs
  * below it: they send to as many LIDs in a row (windows that hold the
  * current one, slid one by one over around). */
 static void ftree_mid_crowding(const struct ftree *m, int s, uint8_t *crowd)
 {
-	size_t window = m->reach[s] * m->cas_per_leaf;
+	size_t window = ftree_mid_window(m, s);
 	uint8_t around[2 * FTREE_MID_WINDOW];
 	struct ftree_pending pend[2 * FTREE_MID_WINDOW];
 
-	window = window < FTREE_MID_WINDOW ? window : FTREE_MID_WINDOW;
 	ftree_mid_around(m, s, window, around, pend);
 	ftree_slide(around, window, crowd);
 }
@@ -269,14 +289,13 @@ static uint8_t ftree_main_port_at(const struct ftree *m, int a, size_t j)
 
 /* For each up-port of rank-1 switch a (above the current LID's leaf),
  * 1 + the most main paths of the LIDs around the current one that come
- * down into a by it, among as many LIDs in a row as there are CAs below
- * a (a shift all-to-all sends from that many CAs in a row to them). */
+ * down into a by it, among the LIDs in a row below a (a shift all-to-all
+ * sends from as many CAs in a row to them). */
 static void ftree_down_crowding(const struct ftree *m, int a, uint8_t *most)
 {
-	size_t window = m->reach[a] * m->cas_per_leaf;
+	size_t window = ftree_mid_window(m, a);
 	uint8_t around[2 * FTREE_MID_WINDOW];
 
-	window = window < FTREE_MID_WINDOW ? window ? window : 1 : FTREE_MID_WINDOW;
 	ftree_ports_around(m, a, window, around, ftree_main_port_at);
 	ftree_slide(around, window, most);
 }
