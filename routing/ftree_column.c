@@ -329,24 +329,6 @@ static void ftree_above_crowding(const struct ftree *m, int s, uint8_t *down)
 	}
 }
 
-/* Rank-1 switch s's crowding for a LID of its column, for each choice:
- * the busier of its link up (ftree_mid_crowding) and the link down from
- * that parent into the LID's pod (ftree_above_crowding), then the other
- * (16 x busier + other, each at most 15). */
-static void ftree_mid_crowding_both(const struct ftree *m, int s, uint8_t *crowd)
-{
-	uint8_t down[FABRIC_MAX_PORTS + 1];
-
-	ftree_mid_crowding(m, s, crowd);
-	ftree_above_crowding(m, s, down);
-	for (size_t pn = 0; pn <= FABRIC_MAX_PORTS; pn++) {
-		unsigned hi = crowd[pn] > down[pn] ? crowd[pn] : down[pn];
-		unsigned lo = crowd[pn] > down[pn] ? down[pn] : crowd[pn];
-
-		crowd[pn] = (uint8_t)((hi < 15 ? hi : 15) << 4 | (lo < 15 ? lo : 15));
-	}
-}
-
 /* Is port x a better choice than y: fewer flows on the busier of its
  * links up and down (crowd, down), then fewer on both. */
 static int ftree_less_crowded(const uint8_t *crowd, const uint8_t *down, uint8_t x, uint8_t y)
@@ -426,7 +408,7 @@ static uint8_t ftree_column_pick(struct ftree *m, int s)
 	if (m->g.has_ca[s])
 		ftree_crowding(m, s, n + lost, crowd);
 	else if (pod)
-		ftree_mid_crowding_both(m, s, crowd);
+		ftree_mid_crowding(m, s, crowd);
 	return ftree_least_diverted(m, s, lost ? (base + before * n / lost) % n : want % n,
 				    m->g.has_ca[s] || pod ? crowd : NULL);
 }

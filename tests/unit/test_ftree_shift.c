@@ -15,7 +15,7 @@
 #include "tests/unit/route_test.h"
 #include "tests/unit/unit.h"
 
-#define SHIFT_MAX_CUTS 64
+#define SHIFT_MAX_CUTS 8
 
 /* A 3-level tree of `pods` pods of m leaves (m hosts each) and m
  * aggregation switches, and m * m cores: leaf l's port m + a goes to its
@@ -175,33 +175,6 @@ static void test_ftree_shift_link_down(void)
 	CU_ASSERT_EQUAL(shift_worst(&t), 2);
 }
 
-/* nanosm-gen --radix 16 --missing-links 60 --seed 4 (3% of the cables):
- * an agg that lost the core of a LID of its own column picks among the
- * others by the busier of its link up and that core's link down into the
- * LID's pod, and, where those tie, by the other of the two (before: by
- * the link up only, then by the LIDs it moved): 4 -> 3. */
-static void test_ftree_shift_both_links(void)
-{
-	struct shift_tree t = {
-	    .pods = 16,
-	    .m = 8,
-	    .cut = {
-		"core05/10",	"core07/8",	"core09/14",	"core10/14",	"core12/15",
-		"core15/12",	"core16/8",	"core16/11",	"core17/7",	"core20/2",
-		"core20/8",	"core21/7",	"core21/14",	"core22/5",	"core26/1",
-		"core27/13",	"core29/5",	"core29/8",	"core30/7",	"core33/15",
-		"core34/3",	"core36/13",	"core42/11",	"core46/7",	"core48/1",
-		"core49/7",	"core51/5",	"core53/13",	"core58/13",	"core59/16",
-		"core61/13",	"pod1-agg8/1",	"pod2-agg2/1",	"pod2-agg4/8",	"pod2-agg5/4",
-		"pod2-agg7/7",	"pod3-agg1/6",	"pod4-agg1/5",	"pod4-agg3/8",	"pod5-agg3/8",
-		"pod5-agg8/2",	"pod6-agg4/3",	"pod6-agg6/5",	"pod6-agg8/7",	"pod7-agg2/7",
-		"pod7-agg3/5",	"pod8-agg5/5",	"pod8-agg7/3",	"pod9-agg3/7",	"pod11-agg4/2",
-		"pod12-agg7/7", "pod13-agg6/4", "pod13-agg6/8", "pod14-agg4/4", "pod14-agg6/3",
-		"pod14-agg6/5", "pod14-agg8/4", "pod15-agg5/3", "pod15-agg7/3", "pod16-agg7/2"}};
-
-	CU_ASSERT_EQUAL(shift_worst(&t), 3);
-}
-
 void test_ftree_shift_register(void)
 {
 	CU_pSuite s = CU_add_suite("ftree_shift", NULL, NULL);
@@ -211,6 +184,4 @@ void test_ftree_shift_register(void)
 		    test_ftree_shift_pod_order);
 	CU_add_test(s, "an agg weighs the link down into the LID's pod (shift 3 -> 2)",
 		    test_ftree_shift_link_down);
-	CU_add_test(s, "an agg that lost a column's core weighs both links (shift 4 -> 3)",
-		    test_ftree_shift_both_links);
 }
