@@ -23,9 +23,12 @@
  * the spines - the same graph as a 3-level tree of one pod - and stays so;
  * routes are right either way.)
 
- * Order.  Leaves are numbered as a breadth-first walk down from the roots
- * (in fabric order, ports in number order) meets them, so the leaves of one
- * pod are numbered together; CA LIDs in leaf order, then leaf-port order.
+ * Order.  Leaves are numbered by their least way down from a root (the
+ * ports of the switches on the way, read from the top), then as a
+ * breadth-first walk down from the roots (in fabric order, ports in number
+ * order) meets them, so the leaves of one pod are numbered together and a
+ * missing cable moves none to the end (ftree_order.c); CA LIDs in leaf
+ * order, then leaf-port order.
  *
  * CA LIDs (d-mod-k).  Each CA LID t on leaf L gets a main path: from L up to
  * a root, each switch on the way takes the up-link (every parallel cable is
@@ -59,7 +62,9 @@
  * link it would send the fewest of the LIDs around t out of (a shift
  * all-to-all sends its CAs' flows to LIDs in a row; ftree_column.c), and
  * a rank-1 switch the link it would send the fewest of its pod's flows
- * to the LIDs around t out of.  A leaf whose choice would carry
+ * to the LIDs around t out of (for a LID of another column, the busier of
+ * that and the main paths in a row on the core's link down into t's pod).  A leaf whose choice
+ would carry
  * FTREE_DETOUR_CROWD such flows may instead detour t up to a parent with
  * no up-then-down route (below) whose way to its exit avoids the leaf
  * (an exit beyond the parent's own only for more than that many): t

@@ -2,8 +2,8 @@
  * routing/ftree_priv.h - what the ftree engine's files share: the state of
  * one run (struct ftree) and the steps each calls in another.  ftree.c
  * routes (and has the DOC), ftree_rank.c ranks the tree and splits its
- * links, ftree_exit.c plans the down-up turns of a degraded tree,
- * ftree_note.c writes the note.  Not for use outside routing/ftree*.c.
+ * links, ftree_order.c numbers the leaves, ftree_exit.c plans the down-up
+ * turns of a degraded tree, ftree_note.c writes the note.  Not for use outside routing/ftree*.c.
  */
 #ifndef NANOSM_ROUTING_FTREE_PRIV_H
 #define NANOSM_ROUTING_FTREE_PRIV_H
