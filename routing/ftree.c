@@ -64,8 +64,9 @@
  * a rank-1 switch the link it would send the fewest of its pod's flows
  * to the LIDs around t out of (for a LID of another column, the busier of
  * that and the main paths in a row on the core's link down into t's pod).
- * A leaf whose choice would carry FTREE_DETOUR_CROWD such flows may instead detour t up to a parent with
- * no up-then-down route (below) whose way to its exit avoids the leaf
+ * A leaf whose choice would carry FTREE_DETOUR_CROWD such flows may
+ * instead detour t up to a parent with no up-then-down route (below)
+ * whose way to its exit avoids the leaf
  * (an exit beyond the parent's own only for more than that many): t
  * then takes that exit's turn, taken for t anyway.  A leaf with fewer
  * live up-links than CAs starts the main paths of the CAs left over at
