@@ -23,9 +23,12 @@
  * the spines - the same graph as a 3-level tree of one pod - and stays so;
  * routes are right either way.)
 
- * Order.  Leaves are numbered as a breadth-first walk down from the roots
- * (in fabric order, ports in number order) meets them, so the leaves of one
- * pod are numbered together; CA LIDs in leaf order, then leaf-port order.
+ * Order.  Leaves are numbered by their least way down from a root (the
+ * ports of the switches on the way, read from the top), then as a
+ * breadth-first walk down from the roots (in fabric order, ports in number
+ * order) meets them, so the leaves of one pod are numbered together and a
+ * missing cable moves none to the end (ftree_order.c); CA LIDs in leaf
+ * order, then leaf-port order.
  *
  * CA LIDs (d-mod-k).  Each CA LID t on leaf L gets a main path: from L up to
  * a root, each switch on the way takes the up-link (every parallel cable is
@@ -59,9 +62,11 @@
  * link it would send the fewest of the LIDs around t out of (a shift
  * all-to-all sends its CAs' flows to LIDs in a row; ftree_column.c), and
  * a rank-1 switch the link it would send the fewest of its pod's flows
- * to the LIDs around t out of.  A leaf whose choice would carry
- * FTREE_DETOUR_CROWD such flows may instead detour t up to a parent with
- * no up-then-down route (below) whose way to its exit avoids the leaf
+ * to the LIDs around t out of (for a LID of another column, the busier of
+ * that and the main paths in a row on the core's link down into t's pod).
+ * A leaf whose choice would carry FTREE_DETOUR_CROWD such flows may
+ * instead detour t up to a parent with no up-then-down route (below)
+ * whose way to its exit avoids the leaf
  * (an exit beyond the parent's own only for more than that many): t
  * then takes that exit's turn, taken for t anyway.  A leaf with fewer
  * live up-links than CAs starts the main paths of the CAs left over at
@@ -199,24 +204,6 @@ static void ftree_free(struct ftree *m)
 
 /* ---- CA LIDs in leaf order --------------------------------------------- */
 
-/* Number the leaves breadth first down from the roots. */
-static void ftree_number_leaves(struct ftree *m)
-{
-	size_t tail = 0, n;
-	int pos = 0;
-
-	ftree_reset(m->dist, m->g.n_sw);
-	for (size_t s = 0; s < m->g.n_sw; s++)
-		if (ftree_is_root(m, s)) {
-			m->dist[s] = 0;
-			m->queue[tail++] = (int)s;
-		}
-	n = ftree_bfs(m, m->dist, tail);
-	for (size_t q = 0; q < n; q++)
-		if (m->g.has_ca[m->queue[q]])
-			m->leaf_pos[m->queue[q]] = pos++;
-}
-
 static int ftree_dest_cmp(const void *a, const void *b)
 {
 	const struct ftree_dest *x = a, *y = b;
@@ -233,7 +220,7 @@ static int ftree_dest_cmp(const void *a, const void *b)
 /* Base LIDs of every CA in leaf, then port order; then each LMC offset. */
 static void ftree_order_dests(struct ftree *m)
 {
-	ftree_number_leaves(m);
+	m->nomem |= ftree_number_leaves(m) != 0;
 	for (size_t i = 0; i < m->lids.n; i++) {
 		const struct swgraph_dest *d = &m->lids.v[i];
 

@@ -108,10 +108,12 @@ static uint8_t ftree_port_for(const struct ftree *m, int s, size_t j)
 	return ftree_is_choice(m, s, m->dest_col[j]) ? m->dest_col[j] : LFT_DROP;
 }
 
-/* Leaf s's port for the LIDs around the current one, in CA order (round,
- * as a shift all-to-all takes them) and of its LMC offset: window - 1 on
- * each side, the current one in the middle (LFT_DROP: not known). */
-static void ftree_ports_around(const struct ftree *m, int s, size_t window, uint8_t *around)
+/* Switch s's port (by port_of) for the LIDs around the current one, in
+ * CA order (round, as a shift all-to-all takes them) and of its LMC
+ * offset: window - 1 on each side, the current one in the middle
+ * (LFT_DROP: not known). */
+static void ftree_ports_around(const struct ftree *m, int s, size_t window, uint8_t *around,
+			       uint8_t (*port_of)(const struct ftree *, int, size_t))
 {
 	size_t n = m->n_dests, cur = m->cur_dest;
 
@@ -120,9 +122,9 @@ static void ftree_ports_around(const struct ftree *m, int s, size_t window, uint
 		size_t before = (cur + n - k) % n, after = (cur + k) % n;
 
 		if (m->dests[before].offset == m->dests[cur].offset)
-			around[window - 1 - k] = ftree_port_for(m, s, before);
+			around[window - 1 - k] = port_of(m, s, before);
 		if (m->dests[after].offset == m->dests[cur].offset)
-			around[window - 1 + k] = ftree_port_for(m, s, after);
+			around[window - 1 + k] = port_of(m, s, after);
 	}
 }
 
@@ -157,7 +159,7 @@ static void ftree_crowding(const struct ftree *m, int s, size_t window, uint8_t 
 
 	if (window > FABRIC_MAX_PORTS)
 		window = FABRIC_MAX_PORTS;
-	ftree_ports_around(m, s, window, around);
+	ftree_ports_around(m, s, window, around, ftree_port_for);
 	ftree_slide(around, window, most);
 	memset(crowd, 0, FABRIC_MAX_PORTS + 1);
 	for (size_t i = 0; i < (size_t)m->cand_n[s] + m->cand_nx[s]; i++) {
@@ -240,31 +242,115 @@ static void ftree_mid_around(const struct ftree *m, int s, size_t window, uint8_
 				around[pend[i].at] = ftree_dest_entry(m, s, pend[i].j);
 }
 
+/* The LIDs in a row of the CAs below rank-1 switch s: from its first
+ * leaf to its last in leaf order, leaves it lost a cable to included (a
+ * shift all-to-all sends from all their CAs in a row), at least 1, at
+ * most FTREE_MID_WINDOW. */
+static size_t ftree_mid_window(const struct ftree *m, int s)
+{
+	int lo = -1, hi = -1;
+	size_t window;
+
+	for (size_t e = m->down_start[s]; e < m->down_start[s + 1]; e++) {
+		int c = m->down[e].sw;
+
+		if (!m->g.has_ca[c])
+			continue;
+		lo = lo < 0 || m->leaf_pos[c] < lo ? m->leaf_pos[c] : lo;
+		hi = m->leaf_pos[c] > hi ? m->leaf_pos[c] : hi;
+	}
+	window = lo < 0 ? 1 : (size_t)(hi - lo + 1) * m->cas_per_leaf;
+	return window < 1 ? 1 : window < FTREE_MID_WINDOW ? window : FTREE_MID_WINDOW;
+}
+
 /* For each port, the most flows rank-1 switch s would send out of it
  * were the current LID to take it, of a shift all-to-all from the CAs
  * below it: they send to as many LIDs in a row (windows that hold the
  * current one, slid one by one over around). */
 static void ftree_mid_crowding(const struct ftree *m, int s, uint8_t *crowd)
 {
-	size_t window = m->reach[s] * m->cas_per_leaf;
+	size_t window = ftree_mid_window(m, s);
 	uint8_t around[2 * FTREE_MID_WINDOW];
 	struct ftree_pending pend[2 * FTREE_MID_WINDOW];
 
-	window = window < FTREE_MID_WINDOW ? window : FTREE_MID_WINDOW;
 	ftree_mid_around(m, s, window, around, pend);
 	ftree_slide(around, window, crowd);
 }
 
+/* Rank-1 switch a's up-port that dest j's main path (planned) climbs
+ * by, when it climbs through a; else LFT_DROP. */
+static uint8_t ftree_main_port_at(const struct ftree *m, int a, size_t j)
+{
+	if (m->dest_col[j] == LFT_DROP || m->dest_col1[j] == LFT_DROP ||
+	    ftree_neighbour(m, m->dests[j].leaf, m->dest_col[j]) != a)
+		return LFT_DROP;
+	return m->dest_col1[j];
+}
+
+/* For each up-port of rank-1 switch a (above the current LID's leaf),
+ * 1 + the most main paths of the LIDs around the current one that come
+ * down into a by it, among the LIDs in a row below a (a shift all-to-all
+ * sends from as many CAs in a row to them). */
+static void ftree_down_crowding(const struct ftree *m, int a, uint8_t *most)
+{
+	size_t window = ftree_mid_window(m, a);
+	uint8_t around[2 * FTREE_MID_WINDOW];
+
+	ftree_ports_around(m, a, window, around, ftree_main_port_at);
+	ftree_slide(around, window, most);
+}
+
+/* For each choice of switch s going up, the flows of a shift all-to-all
+ * the link down from that parent into the current LID's pod would carry
+ * with the current one (ftree_down_crowding, the LIDs' main paths only;
+ * 0: not known).  The parent has its entry for the LID already (the fill
+ * goes top rank first). */
+static void ftree_above_crowding(const struct ftree *m, int s, uint8_t *down)
+{
+	uint8_t most[FABRIC_MAX_PORTS + 1];
+	int last = -1;
+
+	memset(down, 0, FABRIC_MAX_PORTS + 1);
+	for (size_t i = 0; i < m->cand_n[s]; i++) {
+		uint8_t pn = m->cand_port[m->cand_start[s] + i];
+		int c = ftree_neighbour(m, s, pn),
+		    a = c < 0 ? -1 : ftree_neighbour(m, c, m->row[c]);
+
+		if (a < 0 || m->rank[a] != 1 || m->rank[c] != 2)
+			continue;
+		if (a != last)
+			ftree_down_crowding(m, a, most);
+		last = a;
+		for (size_t e = m->up_start[a]; e < m->up_start[a + 1]; e++)
+			if (m->up[e].sw == c) {
+				down[pn] = most[m->up[e].port];
+				break;
+			}
+	}
+}
+
+/* Is port x a better choice than y: fewer flows on the busier of its
+ * links up and down (crowd, down), then fewer on both. */
+static int ftree_less_crowded(const uint8_t *crowd, const uint8_t *down, uint8_t x, uint8_t y)
+{
+	unsigned kx = crowd[x] > down[x] ? crowd[x] : down[x];
+	unsigned ky = crowd[y] > down[y] ? crowd[y] : down[y];
+
+	return kx != ky ? kx < ky : crowd[x] + down[x] < crowd[y] + down[y];
+}
+
 /* After the fill: a LID of another column that a leaf sent up to a
  * rank-1 switch s not handed it keeps its port there unless another
- * choice of s carries fewer of the pod's flows (the least crowded, the
- * first on a tie).  Only then are such LIDs known to climb through s. */
+ * choice of s carries fewer flows: of the pod's up that link, or, on a
+ * 3-level tree, of the LIDs' main paths down from that core into the
+ * LID's pod (the busier of the two; the least crowded, the first on a
+ * tie).  Only then are such LIDs known to climb through s. */
 void ftree_mid_respread(struct ftree *m)
 {
 	m->cgen++;
 	for (size_t q = 0; q < m->n_fill; q++) {
 		int s = m->fill[q], a;
-		uint8_t crowd[FABRIC_MAX_PORTS + 1], best;
+		uint8_t crowd[FABRIC_MAX_PORTS + 1], down[FABRIC_MAX_PORTS + 1], best;
 
 		if (!m->g.has_ca[s] || m->kind[s] != FTREE_UP || m->done[s] == m->dest_gen)
 			continue;
@@ -274,11 +360,12 @@ void ftree_mid_respread(struct ftree *m)
 			continue;
 		m->cmark[a] = m->cgen;
 		ftree_mid_crowding(m, a, crowd);
+		ftree_above_crowding(m, a, down);
 		best = m->row[a];
 		for (size_t i = 0; i < m->cand_n[a]; i++) {
 			uint8_t pn = m->cand_port[m->cand_start[a] + i];
 
-			if (crowd[pn] < crowd[best])
+			if (ftree_less_crowded(crowd, down, pn, best))
 				best = pn;
 		}
 		m->row[a] = best;

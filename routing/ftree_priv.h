@@ -2,8 +2,8 @@
  * routing/ftree_priv.h - what the ftree engine's files share: the state of
  * one run (struct ftree) and the steps each calls in another.  ftree.c
  * routes (and has the DOC), ftree_rank.c ranks the tree and splits its
- * links, ftree_exit.c plans the down-up turns of a degraded tree,
- * ftree_note.c writes the note.  Not for use outside routing/ftree*.c.
+ * links, ftree_order.c numbers the leaves, ftree_exit.c plans the down-up
+ * turns of a degraded tree, ftree_note.c writes the note.  Not for use outside routing/ftree*.c.
  */
 #ifndef NANOSM_ROUTING_FTREE_PRIV_H
 #define NANOSM_ROUTING_FTREE_PRIV_H
@@ -182,6 +182,11 @@ int ftree_rank(struct ftree *m, const struct route_opts *opts);
 size_t ftree_climb(struct ftree *m, int leaf);
 int ftree_is_root(const struct ftree *m, size_t s);
 int ftree_shape(struct ftree *m);
+
+/* ftree_order.c: the leaves numbered (leaf_pos) by their least way down
+ * from a root (the ports, read from the top), then breadth first from the
+ * roots.  0 or -ENOMEM. */
+int ftree_number_leaves(struct ftree *m);
 
 /* ftree_exit.c: the ways of the switches without an up-then-down route to
  * the exits planned (xport); plan exits (how many switches no exit serves,

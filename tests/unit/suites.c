@@ -56,6 +56,7 @@ const unit_register_fn unit_suites[] = {
     test_pma_register,
     test_perf_register,
     test_perfmgr_register,
+    test_ftree_shift_register,
     NULL,
     NULL,
 };

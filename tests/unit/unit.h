@@ -58,5 +58,6 @@ void test_vsim_path_register(void);
 void test_pma_register(void);
 void test_perf_register(void);
 void test_perfmgr_register(void);
+void test_ftree_shift_register(void);
 
 #endif
