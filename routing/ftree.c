@@ -155,6 +155,9 @@ static int ftree_alloc_routing(struct ftree *m)
 	m->cand_port = malloc(links);
 	m->rr = calloc(s, 1);
 	m->cand_nx = calloc(s, 1);
+	m->n_ways = calloc(s, 1);
+	m->way_port = calloc(s, 1);
+	m->via = malloc(s * sizeof(*m->via));
 	m->det_sw = malloc(s * sizeof(*m->det_sw));
 	m->det_alt = malloc(s);
 	m->done = calloc(s, sizeof(*m->done));
@@ -171,7 +174,7 @@ static int ftree_alloc_routing(struct ftree *m)
 	    !m->fill || !m->cand_start || !m->cand_n || !m->cand_port || !m->rr || !m->done ||
 	    !m->stack || !m->batch || !m->exits || !m->xport || !m->xmark || !m->cmark || !m->cq ||
 	    !m->sw_exit_start || !m->row_save || !m->cand_nx || !m->det_sw || !m->det_alt ||
-	    ftree_exit_alloc_vls(m, s))
+	    !m->n_ways || !m->way_port || !m->via || ftree_exit_alloc_vls(m, s))
 		return -ENOMEM;
 	return 0;
 }
@@ -188,7 +191,8 @@ static void ftree_free(struct ftree *m)
 			m->batch,    m->exits,	       m->xport,    m->xmark,	  m->cmark,
 			m->cq,	     m->sw_exit_start, m->sw_exits, m->hub,	  m->cand,
 			m->slots,    m->diverted,      m->row_save, m->dest_col,  m->dest_col1,
-			m->cand_nx,  m->det_sw,	       m->det_alt};
+			m->cand_nx,  m->det_sw,	       m->det_alt,  m->n_ways,	  m->way_port,
+			m->up_port,  m->down_port,     m->via};
 
 	swgraph_fini(&m->g);
 	ftree_turns_fini(&m->turns);
@@ -249,26 +253,40 @@ static void ftree_order_dests(struct ftree *m)
 
 /* u for every switch of the leaf's component: the down-hops from R,
  * breadth first down from R (left in queue[0..n_reach) by ftree_climb),
- * FTREE_INF where R is not above. */
+ * FTREE_INF where R is not above; for each switch outside R with u
+ * finite, its up-links to a parent one up-hop nearer R are counted on the
+ * way (n_ways, way_port). */
 void ftree_hop_counts(struct ftree *m, int leaf, size_t n_reach)
 {
+	/* in locals: a store through n_ways may alias anything, which would
+	 * reload the struct's fields for every cable */
+	uint8_t *u = m->u, *n_ways = m->n_ways, *way_port = m->way_port;
+	const struct swgraph_link *down = m->down;
+	const size_t *down_start = m->down_start;
+	const int *comp = m->g.comp;
+	int *queue = m->queue;
 	size_t head = 0, tail = n_reach;
 
 	for (size_t q = 0; q < m->n_ranked; q++)
-		if (m->g.comp[m->order[q]] == m->g.comp[leaf])
-			m->u[m->order[q]] = FTREE_INF;
+		if (comp[m->order[q]] == comp[leaf])
+			u[m->order[q]] = FTREE_INF;
 	for (size_t q = 0; q < n_reach; q++)
-		m->u[m->queue[q]] = 0;
+		u[queue[q]] = 0;
 	while (head < tail) {
-		int s = m->queue[head++];
+		int s = queue[head++];
+		unsigned next = u[s] + 1u;
 
-		for (size_t e = m->down_start[s]; e < m->down_start[s + 1]; e++) {
-			int c = m->down[e].sw;
+		for (size_t e = down_start[s]; e < down_start[s + 1]; e++) {
+			int c = down[e].sw;
 
-			if (m->u[c] != FTREE_INF)
+			if (u[c] != FTREE_INF) {
+				n_ways[c] += u[c] == next;
 				continue;
-			m->u[c] = (uint8_t)(m->u[s] + 1);
-			m->queue[tail++] = c;
+			}
+			u[c] = (uint8_t)next;
+			n_ways[c] = 1;
+			way_port[c] = down[e].rport;
+			queue[tail++] = c;
 		}
 	}
 }
@@ -310,6 +328,30 @@ static size_t ftree_leaf_detours(struct ftree *m, int s, uint8_t *port)
 	return k;
 }
 
+/* The choices of s (kind DOWN or UP) in link order, written to port;
+ * returns how many.  Where its links all qualify, or one only (n_ways,
+ * counted by ftree_climb and ftree_hop_counts), no link is looked at. */
+static size_t ftree_choices_of(const struct ftree *m, int s, uint8_t *port)
+{
+	int down = m->kind[s] == FTREE_DOWN;
+	size_t first = down ? m->down_start[s] : m->up_start[s];
+	size_t end = down ? m->down_start[s + 1] : m->up_start[s + 1], k = 0;
+
+	if (m->n_ways[s] == 1) {
+		port[0] = m->way_port[s];
+		return 1;
+	}
+	if (m->n_ways[s] == end - first) {
+		memcpy(port, &(down ? m->down_port : m->up_port)[first], end - first);
+		return end - first;
+	}
+	for (size_t e = first; e < end; e++)
+		if (down ? m->in_reach[m->down[e].sw] == m->leaf_gen
+			 : m->u[m->up[e].sw] + 1u == m->u[s])
+			port[k++] = down ? m->down[e].port : m->up[e].port;
+	return k;
+}
+
 /* The ports each switch may take when not handed a LID: into R going down,
  * or up to a parent one up-hop nearer R (a leaf's detours after them). */
 static void ftree_leaf_choices(struct ftree *m)
@@ -320,15 +362,8 @@ static void ftree_leaf_choices(struct ftree *m)
 		int s = m->fill[q];
 
 		m->cand_start[s] = k;
-		if (m->kind[s] == FTREE_DOWN) {
-			for (size_t e = m->down_start[s]; e < m->down_start[s + 1]; e++)
-				if (m->in_reach[m->down[e].sw] == m->leaf_gen)
-					m->cand_port[k++] = m->down[e].port;
-		} else if (m->kind[s] == FTREE_UP) {
-			for (size_t e = m->up_start[s]; e < m->up_start[s + 1]; e++)
-				if (m->u[m->up[e].sw] + 1u == m->u[s])
-					m->cand_port[k++] = m->up[e].port;
-		}
+		if (m->kind[s] != FTREE_ANY)
+			k += ftree_choices_of(m, s, &m->cand_port[k]);
 		m->cand_n[s] = (uint8_t)(k - m->cand_start[s]);
 		k += ftree_leaf_detours(m, s, &m->cand_port[k]);
 	}
@@ -352,19 +387,35 @@ static int ftree_better_hop(const struct ftree *m, int r, int b, int up_first)
  * sending). */
 static void ftree_bounce_routes(struct ftree *m, int leaf, int up_first)
 {
-	swgraph_bfs_from(&m->g, leaf, m->queue, m->dist, m->bfs_port);
-	for (size_t q = 0; q < m->n_fill; q++) {
-		int s = m->fill[q];
-		size_t best = SIZE_MAX;
+	int *dist = m->dist, *queue = m->queue, *via = m->via;
+	size_t tail = 1;
 
-		if (m->kind[s] != FTREE_ANY)
-			continue;
-		for (size_t e = m->g.adj_start[s]; e < m->g.adj_start[s + 1]; e++)
-			if (m->dist[m->g.adj[e].sw] == m->dist[s] - 1 &&
-			    ftree_better_hop(m, m->g.adj[e].sw,
-					     best == SIZE_MAX ? -1 : m->g.adj[best].sw, up_first))
-				best = e;
-		m->bfs_port[s] = m->g.adj[best].port;
+	/* each neighbour one hop nearer is searched before the switch itself:
+	 * the best of them is kept as they come (via), with the switch's
+	 * lowest port to it (its first cable to it in adjacency order) */
+	ftree_reset(dist, m->g.n_sw);
+	dist[leaf] = 0;
+	queue[0] = leaf;
+	for (size_t head = 0; head < tail; head++) {
+		int x = queue[head], d = dist[x] + 1;
+		const struct swgraph_link *l = &m->g.adj[m->g.adj_start[x]];
+		const struct swgraph_link *end = &m->g.adj[m->g.adj_start[x + 1]];
+
+		for (; l < end; l++) {
+			int y = l->sw;
+
+			if (dist[y] < 0) {
+				dist[y] = d;
+				queue[tail++] = y;
+				via[y] = x;
+				m->bfs_port[y] = l->rport;
+			} else if (dist[y] == d && m->kind[y] == FTREE_ANY &&
+				   (x == via[y] ? l->rport < m->bfs_port[y]
+						: ftree_better_hop(m, x, via[y], up_first))) {
+				via[y] = x;
+				m->bfs_port[y] = l->rport;
+			}
+		}
 	}
 }
 

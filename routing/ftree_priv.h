@@ -95,6 +95,12 @@ struct ftree {
 	size_t n_fill;
 	size_t *cand_start;
 	uint8_t *cand_n, *cand_port, *rr;
+	/* counted by ftree_climb (s in R: its down-links into R) and
+	 * ftree_hop_counts (u finite: its up-links one up-hop nearer R), with
+	 * the port of one of them, so that a switch whose links all qualify,
+	 * or one only, needs no scan for its choices; up[e].port, down[e].port */
+	uint8_t *n_ways, *way_port, *up_port, *down_port;
+	int *via;	  /* ftree_bounce_routes: the best neighbour found so far */
 	uint8_t *cand_nx; /* leaves: detours (parents of kind ANY) after the choices */
 	/* the LID being routed */
 	uint32_t dest_gen, *done; /* done[s] == dest_gen: s has its entry */

@@ -227,7 +227,8 @@ static int ftree_split_links(struct ftree *m)
 }
 
 /* Mark R for leaf (it and everything above it) with a new leaf_gen; R is
- * left in queue[0..n).  Returns n. */
+ * left in queue[0..n), and each switch of R above the leaf has its
+ * down-links into R counted (n_ways, way_port).  Returns n. */
 size_t ftree_climb(struct ftree *m, int leaf)
 {
 	size_t head = 0, tail = 0;
@@ -240,9 +241,13 @@ size_t ftree_climb(struct ftree *m, int leaf)
 		for (size_t e = m->up_start[s]; e < m->up_start[s + 1]; e++) {
 			int p = m->up[e].sw;
 
-			if (m->in_reach[p] == m->leaf_gen)
+			if (m->in_reach[p] == m->leaf_gen) {
+				m->n_ways[p]++;
 				continue;
+			}
 			m->in_reach[p] = m->leaf_gen;
+			m->n_ways[p] = 1;
+			m->way_port[p] = m->up[e].rport;
 			m->queue[tail++] = p;
 		}
 	}
@@ -338,6 +343,23 @@ static int ftree_mark_slots(struct ftree *m)
 	return 0;
 }
 
+/* The port of every up- and down-link, in list order (a switch's choices
+ * when all its links qualify). */
+static int ftree_list_ports(struct ftree *m)
+{
+	size_t nu = m->up_start[m->g.n_sw], nd = m->down_start[m->g.n_sw];
+
+	m->up_port = malloc(nu ? nu : 1);
+	m->down_port = malloc(nd ? nd : 1);
+	if (!m->up_port || !m->down_port)
+		return -ENOMEM;
+	for (size_t e = 0; e < nu; e++)
+		m->up_port[e] = m->up[e].port;
+	for (size_t e = 0; e < nd; e++)
+		m->down_port[e] = m->down[e].port;
+	return 0;
+}
+
 /* Up and down links and what each switch sees below it; when a root turns
  * out to be a leaf without CAs, once more with it at rank 0. */
 int ftree_shape(struct ftree *m)
@@ -351,5 +373,8 @@ int ftree_shape(struct ftree *m)
 			break;
 		ftree_sort_by_rank(m);
 	}
+	if (ftree_list_ports(m))
+		return text_err(m->err, m->errlen, -ENOMEM, "out of memory routing %zu switches",
+				m->g.n_sw);
 	return ftree_mark_slots(m);
 }
