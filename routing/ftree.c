@@ -182,6 +182,7 @@ static int ftree_alloc_routing(struct ftree *m)
 static void ftree_free(struct ftree *m)
 {
 	ftree_exit_free_vls(m); /* back to VL 0: m->exits, m->xport */
+	ftree_bounce_free(m);
 
 	void *bufs[] = {m->is_root,  m->rank,	       m->order,    m->up_start,  m->down_start,
 			m->up,	     m->down,	       m->up_load,  m->reach,	  m->top_reach,
@@ -192,7 +193,7 @@ static void ftree_free(struct ftree *m)
 			m->cq,	     m->sw_exit_start, m->sw_exits, m->hub,	  m->cand,
 			m->slots,    m->diverted,      m->row_save, m->dest_col,  m->dest_col1,
 			m->cand_nx,  m->det_sw,	       m->det_alt,  m->n_ways,	  m->way_port,
-			m->up_port,  m->down_port,     m->via};
+			m->up_port,  m->down_port,     m->via,	    m->up_at};
 
 	swgraph_fini(&m->g);
 	ftree_turns_fini(&m->turns);
@@ -431,7 +432,10 @@ static void ftree_enter_leaf(struct ftree *m, int leaf, int cas)
 	m->leaf_stranded = 0;
 	m->leaf_off_hub = 0;
 	if (ftree_kinds(m, leaf)) {
-		ftree_bounce_routes(m, leaf, cas);
+		if (cas)
+			ftree_bounce_routes(m, leaf, 1);
+		else
+			m->nomem |= ftree_bounce_switch(m, leaf) != 0;
 		if (cas && m->degraded) {
 			int rc = ftree_plan_exits(m, 1);
 
@@ -459,9 +463,21 @@ static void ftree_enter_leaf(struct ftree *m, int leaf, int cas)
 /* Write the batch out: table by table, its LIDs. */
 static void ftree_flush(struct ftree *m)
 {
+	uint16_t lo = UINT16_MAX, hi = 0;
+
+	for (size_t i = 0; i < m->n_batch; i++) {
+		lo = m->batch_lid[i] < lo ? m->batch_lid[i] : lo;
+		hi = m->batch_lid[i] > hi ? m->batch_lid[i] : hi;
+	}
 	for (size_t s = 0; s < m->g.n_sw; s++) {
 		uint8_t *port = m->out->tables[s].port;
 
+		/* the tables are far beyond the caches: fetch the lines a few
+		 * tables ahead (both ends, when the LIDs lie close together) */
+		if (s + 8 < m->g.n_sw && m->n_batch && hi - lo < 256) {
+			__builtin_prefetch(m->out->tables[s + 8].port + lo, 1);
+			__builtin_prefetch(m->out->tables[s + 8].port + hi, 1);
+		}
 		for (size_t i = 0; i < m->n_batch; i++)
 			port[m->batch_lid[i]] = m->batch[i * m->g.n_sw + s];
 	}
@@ -595,6 +611,21 @@ static uint8_t ftree_any_port(const struct ftree *m, int s)
 	return m->xport[s] != LFT_DROP ? m->xport[s] : m->bfs_port[s];
 }
 
+/* A switch going up, not handed the LID: the main path's column at its
+ * rank when all its up-links are choices and that is one of them and it
+ * has no detours (what ftree_column_choice answers then, found without
+ * a scan), else ftree_column_choice's answer. */
+static uint8_t ftree_up_choice(struct ftree *m, int s)
+{
+	uint8_t want = m->column[m->rank[s]];
+	size_t slot = m->g.port_base[s] + want;
+
+	if (!m->cand_nx[s] && m->n_ways[s] == m->up_start[s + 1] - m->up_start[s] &&
+	    slot < m->g.port_base[s + 1] && m->up_at[slot])
+		return want;
+	return ftree_column_choice(m, s);
+}
+
 /* Every switch not handed the LID takes one of its choices.  Returns 1
  * when a leaf had to: its LID is routed around a missing link. */
 static int ftree_fill(struct ftree *m)
@@ -611,7 +642,7 @@ static int ftree_fill(struct ftree *m)
 			port = ftree_any_port(m, s);
 		} else {
 			port = m->kind[s] == FTREE_UP && m->rank[s] < m->n_columns
-				   ? ftree_column_choice(m, s)
+				   ? ftree_up_choice(m, s)
 				   : ftree_next_choice(m, s);
 			strayed |= m->kind[s] == FTREE_UP && m->g.has_ca[s];
 		}

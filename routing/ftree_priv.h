@@ -100,7 +100,9 @@ struct ftree {
 	 * the port of one of them, so that a switch whose links all qualify,
 	 * or one only, needs no scan for its choices; up[e].port, down[e].port */
 	uint8_t *n_ways, *way_port, *up_port, *down_port;
+	uint8_t *up_at;	  /* [g.port_base[s] + port]: 1 where an up-link leaves */
 	int *via;	  /* ftree_bounce_routes: the best neighbour found so far */
+	struct ftree_bounce *bounce; /* ftree_bounce.c's, made the first time */
 	uint8_t *cand_nx; /* leaves: detours (parents of kind ANY) after the choices */
 	/* the LID being routed */
 	uint32_t dest_gen, *done; /* done[s] == dest_gen: s has its entry */
@@ -213,6 +215,12 @@ void ftree_exit_free_vls(struct ftree *m);
  * whose channel dependency graph stays acyclic with them, while a VL
  * empties (SLs only).  0 or -ENOMEM. */
 int ftree_merge_vls(struct ftree *m);
+
+/* ftree_bounce.c: bfs_port of the switches of kind ANY toward switch t's
+ * own LIDs, as ftree_bounce_routes(m, t, 0) leaves it, found for 64
+ * switches at a time (0 or -ENOMEM); its memory released. */
+int ftree_bounce_switch(struct ftree *m, int t);
+void ftree_bounce_free(struct ftree *m);
 
 /* ftree_note.c: the note of a routed tree. */
 void ftree_write_note(struct ftree *m);
