@@ -63,7 +63,8 @@ static void check_free(struct check *c)
 	/* clang-format off */
 	void *all[] = {
 		c->tab, c->links,
-		c->chan_base, c->chan_sw, c->chan_port, c->turn_base, c->turns,
+		c->chan_base, c->chan_sw, c->chan_port, c->chan_far, c->chan_far_port, c->pcode,
+		c->turn_base, c->turns,
 		c->comp_pairs, c->comp_bad,
 		c->srcs, c->w_ok, c->w_bad, c->rank_ok, c->rank_bad, c->w_ca, c->rank_ca, c->dests,
 		c->state, c->verdict, c->out, c->carry, c->hops, c->nxt, c->stack,
@@ -151,7 +152,9 @@ static int check_build_channels(struct check *c)
 
 	c->chan_sw = malloc(n * sizeof(*c->chan_sw));
 	c->chan_port = malloc(n);
-	if (!c->chan_sw || !c->chan_port)
+	c->chan_far = malloc(n * sizeof(*c->chan_far));
+	c->chan_far_port = malloc(n);
+	if (!c->chan_sw || !c->chan_port || !c->chan_far || !c->chan_far_port)
 		return -ENOMEM;
 	for (size_t s = 0; s < c->g.n_sw; s++) {
 		for (size_t i = c->g.port_base[s] + 1; i < c->g.port_base[s + 1]; i++) {
@@ -162,6 +165,8 @@ static int check_build_channels(struct check *c)
 				continue;
 			c->chan_sw[ch] = (int)s;
 			c->chan_port[ch] = (uint8_t)(i - c->g.port_base[s]);
+			c->chan_far[ch] = l->far;
+			c->chan_far_port[ch] = l->far_port;
 			l->far_chan = c->links[c->g.port_base[l->far] + l->far_port].self_chan;
 		}
 	}
@@ -304,6 +309,27 @@ static inline int check_port_code(const struct check *c, int s, uint8_t p)
 	}
 }
 
+/* Every switch port's code, for check_gather's lookups. */
+static int check_port_codes(struct check *c)
+{
+	size_t n = c->g.port_base[c->g.n_sw];
+
+	c->pcode = malloc((n ? n : 1) * sizeof(*c->pcode));
+	if (!c->pcode)
+		return -ENOMEM;
+	for (size_t s = 0; s < c->g.n_sw; s++)
+		for (size_t i = c->g.port_base[s]; i < c->g.port_base[s + 1]; i++)
+			c->pcode[i] =
+			    (uint16_t)check_port_code(c, (int)s, (uint8_t)(i - c->g.port_base[s]));
+	return 0;
+}
+
+/* A port code as kept in the block, back to check_port_code's int. */
+static inline int check_code(uint16_t v)
+{
+	return v < CHECK_CODE_HOP ? (int)v : (int)v - 0x10000;
+}
+
 /* The hop of switch s for d, from its port code and LFT entry p. */
 static enum check_hop check_hop_code(const struct check *c, const struct check_dest *d, int s,
 				     int code, uint8_t p)
@@ -360,13 +386,21 @@ static void check_gather(struct check *c, uint32_t lid0)
 		else
 			for (size_t b = 0; b < CHECK_BLOCK; b++)
 				col[b] = t && lid0 + b <= t->top ? t->port[lid0 + b] : LFT_DROP;
-		c->fwd[s] = 0;
-		for (size_t b = 0; b < CHECK_BLOCK; b++) {
-			int code = check_port_code(c, (int)s, col[b]);
+		const uint16_t *pcode = &c->pcode[c->g.port_base[s]];
+		size_t slots = c->g.port_base[s + 1] - c->g.port_base[s];
+		uint16_t *nxt = &c->nxt[s];
+		uint64_t fwd = 0;
 
-			c->nxt[b * c->g.n_sw + s] = code;
-			c->fwd[s] |= (uint64_t)(code >= 0) << b;
+		for (size_t b = 0; b < CHECK_BLOCK; b++) {
+			uint8_t p = col[b];
+			uint16_t code = p == LFT_DROP ? (uint16_t)(-1 - CHECK_HOP_DROP)
+					: p < slots   ? pcode[p]
+						      : (uint16_t)(-1 - CHECK_HOP_BEYOND);
+
+			nxt[b * c->g.n_sw] = code;
+			fwd |= (uint64_t)(code < CHECK_CODE_HOP) << b;
 		}
+		c->fwd[s] = fwd;
 	}
 }
 
@@ -405,7 +439,7 @@ static void check_resolve(struct check *c, const struct check_dest *d, const uin
 	uint32_t h = 0;
 
 	while (c->seen[s] != c->walk) {
-		int code = c->next[s];
+		int code = check_code(c->next[s]);
 
 		c->seen[s] = c->walk;
 		if (code < 0) {
@@ -505,7 +539,7 @@ static void check_mark_ca_paths(struct check *c, const int *sw, size_t n)
 			continue;
 		while (s >= 0 && !c->carry[s]) {
 			c->carry[s] = 1;
-			s = c->next[s];
+			s = check_code(c->next[s]);
 		}
 	}
 }
@@ -566,12 +600,11 @@ static void check_turns_at(struct check *c, size_t t, uint64_t vl_lids)
 	if (!on)
 		return;
 	for (size_t i = 0; i < k; i++) {
-		const struct check_link *in =
-		    &c->links[c->g.port_base[t] + c->chan_port[c->chan_base[t] + i]];
-		uint64_t m = on & c->send[in->far];
+		size_t ch = c->chan_base[t] + i;
+		uint64_t m = on & c->send[c->chan_far[ch]];
 
 		if (m)
-			m &= check_lids_on_port(c, (size_t)in->far, in->far_port);
+			m &= check_lids_on_port(c, (size_t)c->chan_far[ch], c->chan_far_port[ch]);
 		while (m) {
 			unsigned b = (unsigned)__builtin_ctzll(m);
 			const struct check_link *out = &c->links[c->g.port_base[t] + col[b]];
@@ -815,6 +848,8 @@ static int check_prepare(struct check *c)
 {
 	int rc = swgraph_init(&c->g, c->f, 0);
 
+	if (!rc && c->g.n_sw > CHECK_MAX_SW)
+		return -E2BIG;
 	if (!rc)
 		rc = check_alloc(c);
 	if (!rc)
@@ -824,6 +859,8 @@ static int check_prepare(struct check *c)
 	check_map_tables(c);
 	check_classify_ports(c);
 	rc = check_build_channels(c);
+	if (!rc)
+		rc = check_port_codes(c);
 	if (!rc)
 		rc = check_collect_sources(c);
 	if (!rc)
@@ -876,6 +913,10 @@ int route_check_run(const struct fabric *f, const struct lft_set *lfts,
 		check_flush_turns(&c);
 	if (!rc)
 		rc = check_judge(&c);
+	else if (rc == -E2BIG)
+		snprintf(res->first, sizeof(res->first),
+			 "too many switches to check: %zu (at most %d)", fabric_count_switches(f),
+			 CHECK_MAX_SW);
 	else
 		snprintf(res->first, sizeof(res->first), "out of memory checking %zu switches",
 			 fabric_count_switches(f));

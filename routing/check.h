@@ -58,7 +58,8 @@ struct route_check {
 };
 
 /* Fill res.  Returns 0 when everything passes, -EINVAL when something
- * failed (res says what), -ENOMEM. */
+ * failed (res says what), -ENOMEM, -E2BIG for a fabric of more than
+ * 65520 switches (res.first says so). */
 int route_check_run(const struct fabric *f, const struct lft_set *lfts,
 		    const struct route_check_opts *opts, struct route_check *res);
 

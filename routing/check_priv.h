@@ -73,6 +73,12 @@
 #define CHECK_NO_VLS 0xFF   /* inject_vls: no CA/router cabled */
 #define CHECK_BLOCK 64	    /* LIDs whose LFT entries are read together */
 #define CHECK_NO_LID UINT32_MAX
+/* The block holds port codes in 16 bits (half a megabyte at 3839
+ * switches, where 32 bits overflowed the 512 KB L2): a switch ordinal,
+ * else 0x10000 - 1 - the hop.  So the gate checks fabrics of at most
+ * CHECK_MAX_SW switches (the unicast LIDs give 49151 at most). */
+#define CHECK_CODE_HOP 0xFFF0 /* codes from here on are hops */
+#define CHECK_MAX_SW CHECK_CODE_HOP
 
 /* What one switch does with a destination LID. */
 enum check_hop {
@@ -135,6 +141,9 @@ struct check {
 	size_t *chan_base, n_chan;
 	int *chan_sw;
 	uint8_t *chan_port;
+	int *chan_far;		/* the switch at the far end of each channel */
+	uint8_t *chan_far_port; /* and its port */
+	uint16_t *pcode;	/* [g.port_base[s] + port]: check_port_code, as in nxt */
 	/* turns: bit turn_base[t] + in * k + out, k = chan_base[t + 1] - chan_base[t] */
 	size_t *turn_base;
 	uint64_t *turns;
@@ -153,11 +162,11 @@ struct check {
 	/* per switch, bit lid - blk_lid0: sends that destination on to another
 	 * switch (fwd); its route counts in the CDG (send) */
 	uint64_t *fwd, *send;
-	int *nxt; /* [(lid - blk_lid0) * n_sw + s]: the next switch, else -1 - the hop */
+	uint16_t *nxt; /* [(lid - blk_lid0) * n_sw + s]: port codes (check_code) */
 	uint32_t *seen, walk;		 /* seen[s] == walk: s judged for the current destination */
 	uint64_t blk_vl[CHECK_DATA_VLS]; /* per VL, the block's destinations on it */
 	uint32_t *hops;
-	const int *next; /* the current destination's row of nxt */
+	const uint16_t *next; /* the current destination's row of nxt */
 	int *stack;
 	uint32_t dest_hops; /* longest good route to the current destination */
 	int dest_failed;    /* some switch has no good route to it */
