@@ -415,11 +415,14 @@ static uint8_t check_verdict_of(enum check_hop hop)
  * at its end; hops count up from h at the top of the stack. */
 static void check_settle(struct check *c, size_t top, uint8_t v, uint32_t h)
 {
+	uint64_t bit = v != CHECK_LOOP ? c->note_bit : 0;
+
 	while (top--) {
 		int s = c->stack[top];
 
 		c->verdict[s] = v;
 		c->hops[s] = h++;
+		c->send[s] |= bit;
 	}
 	if (v != CHECK_OK)
 		c->dest_failed = 1;
@@ -448,6 +451,7 @@ static void check_resolve(struct check *c, const struct check_dest *d, const uin
 
 			c->verdict[s] = check_verdict_of(hop);
 			c->hops[s] = 0;
+			c->send[s] |= c->note_bit;
 			if (hop != CHECK_HOP_ARRIVED)
 				c->dest_failed = 1;
 			break;
@@ -463,19 +467,47 @@ static void check_resolve(struct check *c, const struct check_dest *d, const uin
 	check_settle(c, top, v, h);
 }
 
-/* Judge every switch of the component for d. */
+/* Judge every switch of the component for d.  A switch whose next hop is
+ * judged already takes its verdict at once (the common case, without
+ * check_resolve's walk). */
 static void check_walk(struct check *c, const struct check_dest *d, const int *sw, size_t n)
 {
 	const uint8_t *row = c->blk + (d->lid - c->blk_lid0);
+	uint32_t *seen = c->seen, walk;
+	uint8_t *verdict = c->verdict;
+	uint32_t *hops = c->hops;
+	const uint16_t *next;
 
-	c->next = c->nxt + (size_t)(d->lid - c->blk_lid0) * c->g.n_sw;
+	c->next = next = c->nxt + (size_t)(d->lid - c->blk_lid0) * c->g.n_sw;
 	if (++c->walk == 0) { /* wrapped: no stamp may look current */
 		memset(c->seen, 0, c->g.n_sw * sizeof(*c->seen));
 		c->walk = 1;
 	}
-	for (size_t i = 0; i < n; i++)
-		if (c->seen[sw[i]] != c->walk)
-			check_resolve(c, d, row, sw[i]);
+	walk = c->walk;
+	for (size_t i = 0; i < n; i++) {
+		int s = sw[i];
+		uint16_t code = next[s];
+
+		if (seen[s] == walk)
+			continue;
+		if (code < CHECK_CODE_HOP && seen[code] == walk) {
+			/* judged, so not on a walk: its verdict is final */
+			uint8_t v = verdict[code];
+			uint32_t h = hops[code] + 1;
+
+			seen[s] = walk;
+			verdict[s] = v;
+			hops[s] = h;
+			if (v != CHECK_LOOP)
+				c->send[s] |= c->note_bit;
+			if (v != CHECK_OK)
+				c->dest_failed = 1;
+			else if (h > c->dest_hops)
+				c->dest_hops = h;
+			continue;
+		}
+		check_resolve(c, d, row, s);
+	}
 }
 
 /* The failing pairs of d: sources behind a bad cable, and every source
@@ -549,13 +581,15 @@ static void check_mark_ca_paths(struct check *c, const int *sw, size_t n)
  * link, makes the turn (in, out) at t.  Here s is marked as a sender of
  * d unless its route loops (looping routes are reported as loops, not
  * turns) or, for a switch's own LID, it carries no CA traffic there (see
- * the gate). */
+ * the gate); a CA/router LID's senders were marked by the walk. */
 static void check_note_turns(struct check *c, const struct check_dest *d, const int *sw, size_t n,
 			     int ca_only)
 {
 	uint64_t bit = 1ULL << (d->lid - c->blk_lid0);
 
 	c->blk_vl[c->dest_vl] |= bit;
+	if (!ca_only)
+		return; /* the walk marked them (note_bit) */
 	for (size_t i = 0; i < n; i++) {
 		int s = sw[i];
 
@@ -723,6 +757,9 @@ static void check_destination(struct check *c, size_t di)
 	c->dest_failed = 0;
 	c->dest_vl = lft_set_sl(c->lfts, (uint16_t)d->lid);
 	check_block(c, d->lid);
+	c->note_bit = !to_switch && !c->skip_cdg && c->dest_vl < CHECK_DATA_VLS
+			  ? 1ULL << (d->lid - c->blk_lid0)
+			  : 0;
 	check_walk(c, d, sw, n);
 	check_count(c, di, sw, n, to_switch);
 	if (c->skip_cdg && !c->with_sl)

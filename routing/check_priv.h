@@ -168,6 +168,9 @@ struct check {
 	uint32_t *hops;
 	const uint16_t *next; /* the current destination's row of nxt */
 	int *stack;
+	uint64_t note_bit;  /* the current destination's bit, set in send[] of each
+			     * switch the walk judges (but loops) when its senders
+			     * are all noted (a CA/router LID), else 0 */
 	uint32_t dest_hops; /* longest good route to the current destination */
 	int dest_failed;    /* some switch has no good route to it */
 	/* the first offending pair (source rank, destination index) */
