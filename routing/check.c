@@ -630,23 +630,38 @@ static void check_turns_at(struct check *c, size_t t, uint64_t vl_lids)
 	size_t base = c->turn_off + c->turn_base[t];
 	uint64_t on = c->fwd[t] & vl_lids;
 	const uint8_t *col = c->blk + t * CHECK_BLOCK;
+	uint8_t oc[CHECK_BLOCK]; /* t's out channel for each LID of on */
 
 	if (!on)
 		return;
+	for (uint64_t m = on; m; m &= m - 1) {
+		unsigned b = (unsigned)__builtin_ctzll(m);
+
+		oc[b] = c->links[c->g.port_base[t] + col[b]].self_chan;
+	}
 	for (size_t i = 0; i < k; i++) {
-		size_t ch = c->chan_base[t] + i;
-		uint64_t m = on & c->send[c->chan_far[ch]];
+		size_t ch = c->chan_base[t] + i, at = base + i * k;
+		uint64_t m = on & c->send[c->chan_far[ch]], row = 0;
 
 		if (m)
 			m &= check_lids_on_port(c, (size_t)c->chan_far[ch], c->chan_far_port[ch]);
-		while (m) {
-			unsigned b = (unsigned)__builtin_ctzll(m);
-			const struct check_link *out = &c->links[c->g.port_base[t] + col[b]];
-			size_t bit = base + i * k + out->self_chan;
+		if (k > 64) { /* a row wider than a word: bit by bit */
+			for (; m; m &= m - 1) {
+				size_t bit = at + oc[__builtin_ctzll(m)];
 
-			c->turns[bit / 64] |= 1ULL << (bit % 64);
-			m &= m - 1;
+				c->turns[bit / 64] |= 1ULL << (bit % 64);
+			}
+			continue;
 		}
+		/* the row's out channels gathered in a word, then written
+		 * where the row starts (it may straddle two words) */
+		for (; m; m &= m - 1)
+			row |= 1ULL << oc[__builtin_ctzll(m)];
+		if (!row)
+			continue;
+		c->turns[at / 64] |= row << (at % 64);
+		if (at % 64 && at % 64 + k > 64)
+			c->turns[at / 64 + 1] |= row >> (64 - at % 64);
 	}
 }
 
@@ -913,8 +928,11 @@ static int check_judge(struct check *c)
 {
 	struct route_check *r = c->res;
 
-	if (!c->skip_cdg)
+	if (!c->skip_cdg) {
+		for (size_t w = 0; w < c->turn_bits * c->n_vls / 64 + 1; w++)
+			r->turns += (size_t)__builtin_popcountll(c->turns[w]);
 		r->credit_loop = check_find_cycle(c);
+	}
 	if (c->first_rank != CHECK_NO_RANK)
 		check_explain_pair(c);
 	else if (c->vl_dest != CHECK_NO_RANK)
