@@ -193,7 +193,7 @@ static void ftree_free(struct ftree *m)
 			m->cq,	     m->sw_exit_start, m->sw_exits, m->hub,	  m->cand,
 			m->slots,    m->diverted,      m->row_save, m->dest_col,  m->dest_col1,
 			m->cand_nx,  m->det_sw,	       m->det_alt,  m->n_ways,	  m->way_port,
-			m->up_port,  m->down_port,     m->via,	    m->up_at};
+			m->up_port,  m->down_port,     m->via,	    m->up_lo,	  m->up_n};
 
 	swgraph_fini(&m->g);
 	ftree_turns_fini(&m->turns);
@@ -420,18 +420,62 @@ static void ftree_bounce_routes(struct ftree *m, int leaf, int up_first)
 	}
 }
 
+/* Has leaf the same up-links (parents, in port order) as leaf p, both at
+ * rank 0?  Then R is the same but for the leaves themselves. */
+static int ftree_sibling(const struct ftree *m, int p, int leaf)
+{
+	size_t a = m->up_start[leaf], b, n = m->up_start[leaf + 1] - a;
+
+	if (p < 0 || p == leaf || m->rank[p] || m->rank[leaf] || !n ||
+	    m->up_start[p + 1] - m->up_start[p] != n)
+		return 0;
+	b = m->up_start[p];
+	for (size_t i = 0; i < n; i++)
+		if (m->up[a + i].sw != m->up[b + i].sw)
+			return 0;
+	return 1;
+}
+
+/* From sibling p's R and up-hop counts to leaf's, where every switch had
+ * an up-then-down route to p (so it has one to leaf): only the two leaves
+ * change (in and out of R, u 0 and 1) and their parents' one way into R. */
+static void ftree_swap_leaf(struct ftree *m, int p, int leaf)
+{
+	size_t first = m->up_start[p], n = m->up_start[p + 1] - first;
+
+	m->in_reach[p] = m->leaf_gen - 1;
+	m->in_reach[leaf] = m->leaf_gen;
+	m->u[leaf] = 0;
+	m->u[p] = 1;
+	m->n_ways[p] = (uint8_t)n; /* every parent is in R */
+	m->way_port[p] = m->up[first].port;
+	for (size_t e = m->up_start[leaf]; e < m->up_start[leaf + 1]; e++)
+		m->way_port[m->up[e].sw] = m->up[e].rport;
+}
+
 /* Get ready to route the LIDs behind leaf (CA LIDs when cas, else the
  * switch's own LIDs, "leaf" being any switch then, whose exits were
- * planned before the CA LIDs). */
+ * planned before the CA LIDs).  A leaf next to the one entered before
+ * (same parents) takes its R and counts over with two leaves swapped. */
 static void ftree_enter_leaf(struct ftree *m, int leaf, int cas)
 {
-	ftree_hop_counts(m, leaf, ftree_climb(m, leaf));
+	size_t n_any = SIZE_MAX;
+
+	if (ftree_sibling(m, m->entered, leaf)) {
+		ftree_swap_leaf(m, m->entered, leaf);
+		n_any = ftree_kinds(m, leaf);
+	}
+	if (n_any) {
+		ftree_hop_counts(m, leaf, ftree_climb(m, leaf));
+		n_any = ftree_kinds(m, leaf);
+	}
+	m->entered = !n_any && !m->rank[leaf] ? leaf : -1;
 	ftree_exit_use_vl(m, 0);
 	m->n_exits = 0;
 	m->planned = 1;
 	m->leaf_stranded = 0;
 	m->leaf_off_hub = 0;
-	if (ftree_kinds(m, leaf)) {
+	if (n_any) {
 		if (cas)
 			ftree_bounce_routes(m, leaf, 1);
 		else
@@ -612,16 +656,16 @@ static uint8_t ftree_any_port(const struct ftree *m, int s)
 }
 
 /* A switch going up, not handed the LID: the main path's column at its
- * rank when all its up-links are choices and that is one of them and it
- * has no detours (what ftree_column_choice answers then, found without
- * a scan), else ftree_column_choice's answer. */
+ * rank when all its up-links are choices (they leave by consecutive
+ * ports) and that is one of them and it has no detours (what
+ * ftree_column_choice answers then, found without a scan), else
+ * ftree_column_choice's answer. */
 static uint8_t ftree_up_choice(struct ftree *m, int s)
 {
 	uint8_t want = m->column[m->rank[s]];
-	size_t slot = m->g.port_base[s] + want;
 
-	if (!m->cand_nx[s] && m->n_ways[s] == m->up_start[s + 1] - m->up_start[s] &&
-	    slot < m->g.port_base[s + 1] && m->up_at[slot])
+	if (m->up_n[s] && m->n_ways[s] == m->up_n[s] &&
+	    (uint8_t)(want - m->up_lo[s]) < m->up_n[s] && !m->cand_nx[s])
 		return want;
 	return ftree_column_choice(m, s);
 }
@@ -848,6 +892,7 @@ static int ftree_compute(const struct fabric *f, const struct route_opts *opts, 
 			  .errlen = errlen,
 			  .out = out,
 			  .max_lid = opts->max_lid,
+			  .entered = -1,
 			  .data_vls = fabric_min_data_vls(f, NULL, NULL)};
 	int rc;
 

@@ -90,6 +90,8 @@ struct ftree {
 	size_t cas_per_leaf;	  /* CA LIDs per leaf, rounded up */
 	/* the leaf being routed */
 	uint32_t leaf_gen, *in_reach; /* in_reach[s] == leaf_gen: s is in R */
+	int entered;		      /* a leaf whose R, u and kinds are current, all switches
+				       * with an up-then-down route to it (-1: none) */
 	uint8_t *u, *kind;
 	int *fill; /* switches of the leaf's component but the leaf */
 	size_t n_fill;
@@ -100,7 +102,8 @@ struct ftree {
 	 * the port of one of them, so that a switch whose links all qualify,
 	 * or one only, needs no scan for its choices; up[e].port, down[e].port */
 	uint8_t *n_ways, *way_port, *up_port, *down_port;
-	uint8_t *up_at;	  /* [g.port_base[s] + port]: 1 where an up-link leaves */
+	uint8_t *up_lo, *up_n; /* s's up-links leave by ports up_lo .. up_lo + up_n - 1
+				* (up_n 0: not so, or none) */
 	int *via;	  /* ftree_bounce_routes: the best neighbour found so far */
 	struct ftree_bounce *bounce; /* ftree_bounce.c's, made the first time */
 	uint8_t *cand_nx; /* leaves: detours (parents of kind ANY) after the choices */

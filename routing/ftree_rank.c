@@ -344,19 +344,29 @@ static int ftree_mark_slots(struct ftree *m)
 }
 
 /* The port of every up- and down-link, in list order (a switch's choices
- * when all its links qualify), and which ports are up-links. */
+ * when all its links qualify), and the up-ports of a switch whose up-links
+ * leave by consecutive ports. */
 static int ftree_list_ports(struct ftree *m)
 {
 	size_t nu = m->up_start[m->g.n_sw], nd = m->down_start[m->g.n_sw];
 
 	m->up_port = malloc(nu ? nu : 1);
 	m->down_port = malloc(nd ? nd : 1);
-	m->up_at = calloc(m->g.port_base[m->g.n_sw] + 1, 1);
-	if (!m->up_port || !m->down_port || !m->up_at)
+	m->up_lo = calloc(m->g.n_sw + 1, 1);
+	m->up_n = calloc(m->g.n_sw + 1, 1);
+	if (!m->up_port || !m->down_port || !m->up_lo || !m->up_n)
 		return -ENOMEM;
-	for (size_t s = 0; s < m->g.n_sw; s++)
-		for (size_t e = m->up_start[s]; e < m->up_start[s + 1]; e++)
-			m->up_at[m->g.port_base[s] + m->up[e].port] = 1;
+	for (size_t s = 0; s < m->g.n_sw; s++) {
+		size_t first = m->up_start[s], n = m->up_start[s + 1] - first, run = 0;
+
+		/* the up list is in port order: a run of consecutive ports? */
+		while (run < n && m->up[first + run].port == m->up[first].port + run)
+			run++;
+		if (n && run == n && n <= UINT8_MAX) {
+			m->up_lo[s] = m->up[first].port;
+			m->up_n[s] = (uint8_t)n;
+		}
+	}
 	for (size_t e = 0; e < nu; e++)
 		m->up_port[e] = m->up[e].port;
 	for (size_t e = 0; e < nd; e++)
