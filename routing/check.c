@@ -63,7 +63,7 @@ static void check_free(struct check *c)
 	/* clang-format off */
 	void *all[] = {
 		c->tab, c->links,
-		c->chan_base, c->chan_sw, c->chan_port, c->chan_far, c->chan_far_port, c->pcode,
+		c->chan_base, c->chan_sw, c->chan_port, c->chan_far, c->chan_far_port, c->pcode, c->pchan,
 		c->turn_base, c->turns,
 		c->comp_pairs, c->comp_bad,
 		c->srcs, c->w_ok, c->w_bad, c->rank_ok, c->rank_bad, c->w_ca, c->rank_ca, c->dests,
@@ -309,18 +309,23 @@ static inline int check_port_code(const struct check *c, int s, uint8_t p)
 	}
 }
 
-/* Every switch port's code, for check_gather's lookups. */
+/* Every switch port's code and channel, for check_gather's and
+ * check_turns_at's lookups (compact: a switch's fit in a cache line or
+ * two, where its links take nine). */
 static int check_port_codes(struct check *c)
 {
 	size_t n = c->g.port_base[c->g.n_sw];
 
 	c->pcode = malloc((n ? n : 1) * sizeof(*c->pcode));
-	if (!c->pcode)
+	c->pchan = malloc(n ? n : 1);
+	if (!c->pcode || !c->pchan)
 		return -ENOMEM;
 	for (size_t s = 0; s < c->g.n_sw; s++)
-		for (size_t i = c->g.port_base[s]; i < c->g.port_base[s + 1]; i++)
+		for (size_t i = c->g.port_base[s]; i < c->g.port_base[s + 1]; i++) {
 			c->pcode[i] =
 			    (uint16_t)check_port_code(c, (int)s, (uint8_t)(i - c->g.port_base[s]));
+			c->pchan[i] = c->links[i].self_chan;
+		}
 	return 0;
 }
 
@@ -608,11 +613,13 @@ static uint64_t check_lids_on_port(const struct check *c, size_t s, uint8_t p)
 #ifdef __SSE2__
 	__m128i want = _mm_set1_epi8((char)p);
 
-	for (unsigned q = 0; q < CHECK_BLOCK / 16; q++) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(col + 16 * q));
-
-		m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, want)) << (16 * q);
-	}
+	_Static_assert(CHECK_BLOCK == 64, "a block is four 16-byte compares");
+#define CHECK_EQ16(q)                                                                              \
+	((uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(                                     \
+	     _mm_loadu_si128((const __m128i *)(const void *)(col + 16 * (q))), want))              \
+	 << (16 * (q)))
+	m = CHECK_EQ16(0) | CHECK_EQ16(1) | CHECK_EQ16(2) | CHECK_EQ16(3);
+#undef CHECK_EQ16
 #else
 	for (unsigned b = 0; b < CHECK_BLOCK; b++)
 		m |= (uint64_t)(col[b] == p) << b;
@@ -637,7 +644,7 @@ static void check_turns_at(struct check *c, size_t t, uint64_t vl_lids)
 	for (uint64_t m = on; m; m &= m - 1) {
 		unsigned b = (unsigned)__builtin_ctzll(m);
 
-		oc[b] = c->links[c->g.port_base[t] + col[b]].self_chan;
+		oc[b] = c->pchan[c->g.port_base[t] + col[b]];
 	}
 	for (size_t i = 0; i < k; i++) {
 		size_t ch = c->chan_base[t] + i, at = base + i * k;

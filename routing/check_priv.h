@@ -144,6 +144,7 @@ struct check {
 	int *chan_far;		/* the switch at the far end of each channel */
 	uint8_t *chan_far_port; /* and its port */
 	uint16_t *pcode;	/* [g.port_base[s] + port]: check_port_code, as in nxt */
+	uint8_t *pchan;		/* [g.port_base[s] + port]: links[].self_chan, 1 byte a port */
 	/* turns: bit turn_base[t] + in * k + out, k = chan_base[t + 1] - chan_base[t] */
 	size_t *turn_base;
 	uint64_t *turns;
