@@ -478,10 +478,13 @@ static void check_resolve(struct check *c, const struct check_dest *d, const uin
 static void check_walk(struct check *c, const struct check_dest *d, const int *sw, size_t n)
 {
 	const uint8_t *row = c->blk + (d->lid - c->blk_lid0);
-	uint32_t *seen = c->seen, walk;
+	/* in locals: the stores below may alias the struct's fields, which
+	 * would reload them for every switch */
+	uint32_t *seen = c->seen, walk, *hops = c->hops, dest_hops;
 	uint8_t *verdict = c->verdict;
-	uint32_t *hops = c->hops;
+	uint64_t *send = c->send, note_bit = c->note_bit;
 	const uint16_t *next;
+	int failed;
 
 	c->next = next = c->nxt + (size_t)(d->lid - c->blk_lid0) * c->g.n_sw;
 	if (++c->walk == 0) { /* wrapped: no stamp may look current */
@@ -489,6 +492,8 @@ static void check_walk(struct check *c, const struct check_dest *d, const int *s
 		c->walk = 1;
 	}
 	walk = c->walk;
+	dest_hops = c->dest_hops;
+	failed = c->dest_failed;
 	for (size_t i = 0; i < n; i++) {
 		int s = sw[i];
 		uint16_t code = next[s];
@@ -504,15 +509,21 @@ static void check_walk(struct check *c, const struct check_dest *d, const int *s
 			verdict[s] = v;
 			hops[s] = h;
 			if (v != CHECK_LOOP)
-				c->send[s] |= c->note_bit;
+				send[s] |= note_bit;
 			if (v != CHECK_OK)
-				c->dest_failed = 1;
-			else if (h > c->dest_hops)
-				c->dest_hops = h;
+				failed = 1;
+			else if (h > dest_hops)
+				dest_hops = h;
 			continue;
 		}
+		c->dest_hops = dest_hops;
+		c->dest_failed = failed;
 		check_resolve(c, d, row, s);
+		dest_hops = c->dest_hops;
+		failed = c->dest_failed;
 	}
+	c->dest_hops = dest_hops;
+	c->dest_failed = failed;
 }
 
 /* The failing pairs of d: sources behind a bad cable, and every source
