@@ -297,19 +297,24 @@ void ftree_hop_counts(struct ftree *m, int leaf, size_t n_reach)
  * route. */
 size_t ftree_kinds(struct ftree *m, int leaf)
 {
-	size_t n_any = 0;
+	/* in locals: the byte stores below may alias the struct's fields */
+	const int *order = m->order, *comp = m->g.comp, here = m->g.comp[leaf];
+	const uint8_t *u = m->u;
+	uint8_t *kind = m->kind;
+	int *fill = m->fill;
+	size_t n_any = 0, n_fill = 0, n_ranked = m->n_ranked;
 
-	m->kind[leaf] = FTREE_DOWN;
-	m->n_fill = 0;
-	for (size_t q = 0; q < m->n_ranked; q++) {
-		int s = m->order[q];
+	kind[leaf] = FTREE_DOWN;
+	for (size_t q = 0; q < n_ranked; q++) {
+		int s = order[q];
 
-		if (m->g.comp[s] != m->g.comp[leaf] || s == leaf)
+		if (comp[s] != here || s == leaf)
 			continue;
-		m->kind[s] = !m->u[s] ? FTREE_DOWN : m->u[s] == FTREE_INF ? FTREE_ANY : FTREE_UP;
-		n_any += m->u[s] == FTREE_INF;
-		m->fill[m->n_fill++] = s;
+		kind[s] = !u[s] ? FTREE_DOWN : u[s] == FTREE_INF ? FTREE_ANY : FTREE_UP;
+		n_any += u[s] == FTREE_INF;
+		fill[n_fill++] = s;
 	}
+	m->n_fill = n_fill;
 	return n_any;
 }
 
@@ -513,17 +518,23 @@ static void ftree_flush(struct ftree *m)
 		lo = m->batch_lid[i] < lo ? m->batch_lid[i] : lo;
 		hi = m->batch_lid[i] > hi ? m->batch_lid[i] : hi;
 	}
-	for (size_t s = 0; s < m->g.n_sw; s++) {
-		uint8_t *port = m->out->tables[s].port;
+	/* in locals: the byte stores below may alias the struct's fields */
+	const struct lft *tables = m->out->tables;
+	const uint8_t *batch = m->batch;
+	const uint16_t *lid = m->batch_lid;
+	size_t n_sw = m->g.n_sw, n = m->n_batch;
+
+	for (size_t s = 0; s < n_sw; s++) {
+		uint8_t *port = tables[s].port;
 
 		/* the tables are far beyond the caches: fetch the lines a few
 		 * tables ahead (both ends, when the LIDs lie close together) */
-		if (s + 8 < m->g.n_sw && m->n_batch && hi - lo < 256) {
-			__builtin_prefetch(m->out->tables[s + 8].port + lo, 1);
-			__builtin_prefetch(m->out->tables[s + 8].port + hi, 1);
+		if (s + 8 < n_sw && n && hi - lo < 256) {
+			__builtin_prefetch(tables[s + 8].port + lo, 1);
+			__builtin_prefetch(tables[s + 8].port + hi, 1);
 		}
-		for (size_t i = 0; i < m->n_batch; i++)
-			port[m->batch_lid[i]] = m->batch[i * m->g.n_sw + s];
+		for (size_t i = 0; i < n; i++)
+			port[lid[i]] = batch[i * n_sw + s];
 	}
 	m->n_batch = 0;
 }
@@ -617,24 +628,35 @@ static int ftree_main_path(struct ftree *m, const struct ftree_dest *d)
  * and hands it on down. */
 static void ftree_hand_down(struct ftree *m, int top)
 {
+	/* in locals: the byte stores below may alias the struct's fields,
+	 * which would reload them for every cable */
+	const struct swgraph_link *down = m->down;
+	const size_t *down_start = m->down_start;
+	const uint32_t *in_reach = m->in_reach, leaf_gen = m->leaf_gen, gen = m->dest_gen;
+	const uint8_t *u = m->u, *bundle_at = m->bundle_at;
+	const int *rank = m->rank;
+	uint32_t *done = m->done;
+	uint8_t *row = m->row;
+	int *stack = m->stack;
 	size_t sp = 0;
 
-	m->stack[sp++] = top;
+	stack[sp++] = top;
 	while (sp) {
-		int x = m->stack[--sp];
-		size_t e = m->down_start[x], end = m->down_start[x + 1];
+		int x = stack[--sp];
+		size_t e = down_start[x], end = down_start[x + 1];
+		unsigned next_u = u[x] + 1u;
 
 		while (e < end) {
-			int c = m->down[e].sw;
+			int c = down[e].sw;
 			size_t b = e;
 
-			while (e < end && m->down[e].sw == c)
+			while (e < end && down[e].sw == c)
 				e++;
-			if (m->done[c] == m->dest_gen || m->in_reach[c] == m->leaf_gen ||
-			    m->u[c] != m->u[x] + 1u)
+			if (done[c] == gen || in_reach[c] == leaf_gen || u[c] != next_u)
 				continue;
-			ftree_set(m, c, m->down[b + m->bundle_at[m->rank[c]] % (e - b)].rport);
-			m->stack[sp++] = c;
+			row[c] = down[b + bundle_at[rank[c]] % (e - b)].rport;
+			done[c] = gen;
+			stack[sp++] = c;
 		}
 	}
 }
@@ -674,23 +696,28 @@ static uint8_t ftree_up_choice(struct ftree *m, int s)
  * when a leaf had to: its LID is routed around a missing link. */
 static int ftree_fill(struct ftree *m)
 {
-	int strayed = 0;
+	/* in locals: the byte stores below may alias the struct's fields */
+	const int *fill = m->fill, *rank = m->rank;
+	const uint32_t *done = m->done, gen = m->dest_gen;
+	const uint8_t *kind = m->kind, *has_ca = m->g.has_ca;
+	uint8_t *row = m->row;
+	size_t n_fill = m->n_fill;
+	int n_columns = m->n_columns, strayed = 0;
 
-	for (size_t q = 0; q < m->n_fill; q++) {
-		int s = m->fill[q];
-		uint8_t port;
+	for (size_t q = 0; q < n_fill; q++) {
+		int s = fill[q];
 
-		if (m->done[s] == m->dest_gen)
+		if (done[s] == gen)
 			continue;
-		if (m->kind[s] == FTREE_ANY) {
-			port = ftree_any_port(m, s);
+		if (kind[s] == FTREE_ANY) {
+			row[s] = ftree_any_port(m, s);
+		} else if (kind[s] == FTREE_UP) {
+			row[s] =
+			    rank[s] < n_columns ? ftree_up_choice(m, s) : ftree_next_choice(m, s);
+			strayed |= has_ca[s];
 		} else {
-			port = m->kind[s] == FTREE_UP && m->rank[s] < m->n_columns
-				   ? ftree_up_choice(m, s)
-				   : ftree_next_choice(m, s);
-			strayed |= m->kind[s] == FTREE_UP && m->g.has_ca[s];
+			row[s] = ftree_next_choice(m, s);
 		}
-		m->row[s] = port;
 	}
 	return strayed;
 }
