@@ -1,8 +1,10 @@
 /*
- * routing/check_priv.h - what the gate's two files share: the state of one
- * run (struct check) and the helpers each calls in the other.  check.c
- * walks the tables and finds the loops; check_say.c turns what it found
- * into the messages.  Not for use outside routing/check*.c.
+ * routing/check_priv.h - what the gate's three files share: the state of
+ * one run (struct check) and the helpers each calls in another.  check.c
+ * walks the tables and finds the forwarding loops; check_cdg.c records
+ * the channel dependencies and finds a credit loop; check_say.c turns
+ * what they found into the messages.  Not for use outside
+ * routing/check*.c.
  */
 #ifndef NANOSM_ROUTING_CHECK_PRIV_H
 #define NANOSM_ROUTING_CHECK_PRIV_H
@@ -199,6 +201,13 @@ const struct fabric_port *check_far_port(const struct check *c, const struct fab
 unsigned check_cable_vls(const struct check *c, const struct fabric_port *p);
 enum check_hop check_hop(const struct check *c, const struct check_dest *d, int s, uint8_t *out,
 			 int *next);
+
+/* check_cdg.c: the turns noted for the block recorded, VL by VL, and the
+ * notes cleared; the graph's memory (0 or -ENOMEM); is there a cycle
+ * (1: cycle_at and cycle_len say where, for check_explain_cycle)? */
+void check_flush_turns(struct check *c);
+int check_alloc_cdg(struct check *c);
+int check_find_cycle(struct check *c);
 
 /* check_say.c: the message of the first failure found, in c->res->first */
 void check_explain_pair(struct check *c);

@@ -6,8 +6,8 @@
  * A switch x with no up-then-down route to switch t's LID sends it on a
  * shortest path: to the neighbour one hop nearer t that comes first
  * lower rank first, then lower switch ordinal, by x's lowest port to it
- * (ftree_bounce_routes in ftree.c searches one t at a time, the way CA
- * LIDs still do).  On ft3-45k that search ran for 2432 switches, each
+ * (ftree_bounce_routes below searches one t at a time, the way CA LIDs
+ * still do, with up-links first).  On ft3-45k that search ran for 2432 switches, each
  * over all 180 000 cable ends.  Here one breadth-first search serves 64
  * switches t at once: bit i of a 64-bit word per switch says "reached
  * from the i-th t", each level ORs the words of the level before over
@@ -22,6 +22,60 @@
 #include "routing/ftree_priv.h"
 
 #define FTREE_BOUNCE_BATCH 64
+
+/* ---- One leaf at a time (CA LIDs) -------------------------------------- */
+
+/* Is r a better next hop than b (or b < 0)?  Up-links first when up_first,
+ * else down-links first; then the switch first in switch order. */
+static int ftree_better_hop(const struct ftree *m, int r, int b, int up_first)
+{
+	if (b < 0)
+		return 1;
+	if (m->rank[r] != m->rank[b])
+		return (m->rank[r] > m->rank[b]) == up_first;
+	return r < b;
+}
+
+/* The shortest way to the leaf for switches with no up-then-down route
+ * (bfs_port): breadth first from the leaf, and among equal ways up-links
+ * first toward a CA LID (so the turn comes late, next to the CA end) and
+ * down-links first toward a switch LID (so it comes early, next to the CA
+ * sending). */
+void ftree_bounce_routes(struct ftree *m, int leaf, int up_first)
+{
+	int *dist = m->dist, *queue = m->queue, *via = m->via;
+	size_t tail = 1;
+
+	/* each neighbour one hop nearer is searched before the switch itself:
+	 * the best of them is kept as they come (via), with the switch's
+	 * lowest port to it (its first cable to it in adjacency order) */
+	ftree_reset(dist, m->g.n_sw);
+	dist[leaf] = 0;
+	queue[0] = leaf;
+	for (size_t head = 0; head < tail; head++) {
+		int x = queue[head], d = dist[x] + 1;
+		const struct swgraph_link *l = &m->g.adj[m->g.adj_start[x]];
+		const struct swgraph_link *end = &m->g.adj[m->g.adj_start[x + 1]];
+
+		for (; l < end; l++) {
+			int y = l->sw;
+
+			if (dist[y] < 0) {
+				dist[y] = d;
+				queue[tail++] = y;
+				via[y] = x;
+				m->bfs_port[y] = l->rport;
+			} else if (dist[y] == d && m->kind[y] == FTREE_ANY &&
+				   (x == via[y] ? l->rport < m->bfs_port[y]
+						: ftree_better_hop(m, x, via[y], up_first))) {
+				via[y] = x;
+				m->bfs_port[y] = l->rport;
+			}
+		}
+	}
+}
+
+/* ---- 64 switches at a time (switch LIDs) ------------------------------- */
 
 struct ftree_bounce {
 	size_t n_sw;

@@ -2,8 +2,10 @@
  * routing/ftree_priv.h - what the ftree engine's files share: the state of
  * one run (struct ftree) and the steps each calls in another.  ftree.c
  * routes (and has the DOC), ftree_rank.c ranks the tree and splits its
- * links, ftree_exit.c plans the down-up turns of a degraded tree,
- * ftree_note.c writes the note.  Not for use outside routing/ftree*.c.
+ * links, ftree_bounce.c finds the shortest ways around for switches with
+ * no up-then-down route, ftree_exit.c plans the down-up turns of a
+ * degraded tree, ftree_note.c writes the note.  Not for use outside
+ * routing/ftree*.c.
  */
 #ifndef NANOSM_ROUTING_FTREE_PRIV_H
 #define NANOSM_ROUTING_FTREE_PRIV_H
@@ -185,12 +187,16 @@ void ftree_detour_check(struct ftree *m);
 
 /* ftree_rank.c: breadth first over the switch graph (see there); every
  * dist[] set to -1; ranks (0 or -errno, err filled); R of a leaf marked
- * with a new leaf_gen (returns its size); roots; up- and down-links and
- * what each switch sees (0 or -ENOMEM, err filled). */
+ * with a new leaf_gen (returns its size); has leaf the parents of leaf p
+ * (same R but for the two), and R and the counts moved from p to leaf;
+ * roots; up- and down-links and what each switch sees (0 or -ENOMEM, err
+ * filled). */
 size_t ftree_bfs(struct ftree *m, int *dist, size_t tail);
 void ftree_reset(int *dist, size_t n);
 int ftree_rank(struct ftree *m, const struct route_opts *opts);
 size_t ftree_climb(struct ftree *m, int leaf);
+int ftree_sibling(const struct ftree *m, int p, int leaf);
+void ftree_swap_leaf(struct ftree *m, int p, int leaf);
 int ftree_is_root(const struct ftree *m, size_t s);
 int ftree_shape(struct ftree *m);
 
@@ -219,9 +225,11 @@ void ftree_exit_free_vls(struct ftree *m);
  * empties (SLs only).  0 or -ENOMEM. */
 int ftree_merge_vls(struct ftree *m);
 
-/* ftree_bounce.c: bfs_port of the switches of kind ANY toward switch t's
- * own LIDs, as ftree_bounce_routes(m, t, 0) leaves it, found for 64
- * switches at a time (0 or -ENOMEM); its memory released. */
+/* ftree_bounce.c: bfs_port of the switches of kind ANY, a shortest way to
+ * the leaf (up-links first when up_first); the same toward switch t's own
+ * LIDs, as ftree_bounce_routes(m, t, 0) leaves it, found for 64 switches
+ * at a time (0 or -ENOMEM); its memory released. */
+void ftree_bounce_routes(struct ftree *m, int leaf, int up_first);
 int ftree_bounce_switch(struct ftree *m, int t);
 void ftree_bounce_free(struct ftree *m);
 

@@ -254,6 +254,39 @@ size_t ftree_climb(struct ftree *m, int leaf)
 	return tail;
 }
 
+/* Has leaf the same up-links (parents, in port order) as leaf p, both at
+ * rank 0?  Then R is the same but for the leaves themselves. */
+int ftree_sibling(const struct ftree *m, int p, int leaf)
+{
+	size_t a = m->up_start[leaf], b, n = m->up_start[leaf + 1] - a;
+
+	if (p < 0 || p == leaf || m->rank[p] || m->rank[leaf] || !n ||
+	    m->up_start[p + 1] - m->up_start[p] != n)
+		return 0;
+	b = m->up_start[p];
+	for (size_t i = 0; i < n; i++)
+		if (m->up[a + i].sw != m->up[b + i].sw)
+			return 0;
+	return 1;
+}
+
+/* From sibling p's R and up-hop counts to leaf's, where every switch had
+ * an up-then-down route to p (so it has one to leaf): only the two leaves
+ * change (in and out of R, u 0 and 1) and their parents' one way into R. */
+void ftree_swap_leaf(struct ftree *m, int p, int leaf)
+{
+	size_t first = m->up_start[p], n = m->up_start[p + 1] - first;
+
+	m->in_reach[p] = m->leaf_gen - 1;
+	m->in_reach[leaf] = m->leaf_gen;
+	m->u[leaf] = 0;
+	m->u[p] = 1;
+	m->n_ways[p] = (uint8_t)n; /* every parent is in R */
+	m->way_port[p] = m->up[first].port;
+	for (size_t e = m->up_start[leaf]; e < m->up_start[leaf + 1]; e++)
+		m->way_port[m->up[e].sw] = m->up[e].rport;
+}
+
 /* How many leaves each switch reaches going down, and the most that any
  * switch at or above it reaches: main paths climb toward coverage. */
 static void ftree_count_reach(struct ftree *m)
