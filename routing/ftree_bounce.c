@@ -4,16 +4,17 @@
  * time.  Part of the ftree engine (routing/ftree.c has the DOC).
  *
  * A switch x with no up-then-down route to switch t's LID sends it on a
- * shortest path: to the neighbour one hop nearer t that comes first
+ * shortest path: to the neighbour one hop nearer t that comes first,
  * lower rank first, then lower switch ordinal, by x's lowest port to it
  * (ftree_bounce_routes below searches one t at a time, the way CA LIDs
- * still do, with up-links first).  On ft3-45k that search ran for 2432 switches, each
- * over all 180 000 cable ends.  Here one breadth-first search serves 64
- * switches t at once: bit i of a 64-bit word per switch says "reached
- * from the i-th t", each level ORs the words of the level before over
- * the cables, and a switch reached at level d for some t takes, for each,
- * the first neighbour in the order above whose word holds that t at
- * level d - 1: the same neighbour and port as the search one t at a time.
+ * still do, with up-links first).  On ft3-45k that search ran for 2432
+ * switches, each over all 180 000 cable ends.  Here one breadth-first
+ * search serves 64 switches t at once: bit i of a 64-bit word per switch
+ * says "reached from the i-th t", each level ORs the words of the level
+ * before over the cables, and a switch reached at level d for some t
+ * takes, for each, the first neighbour in the order above whose word
+ * holds that t at level d - 1: the same neighbour and port as the search
+ * one t at a time.
  */
 #include <errno.h>
 #include <stdlib.h>
