@@ -1,8 +1,9 @@
 /*
  * routing/check.c - the routing gate: are a fabric's LFTs safe to push?
- * Owns the walk of every (source, destination LID) pair and the channel
- * dependency graph (one per VL); check_say.c words what it finds.  Reads
- * the fabric and LFTs as const; no I/O, globals or logging.
+ * Owns the walk of every (source, destination LID) pair; check_cdg.c
+ * records its channel dependencies (one graph per VL) and finds a cycle,
+ * check_say.c words what it finds.  Reads the fabric and LFTs as const;
+ * no I/O, globals or logging.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -10,10 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include "mad/smp.h"
 #include "mad/text.h"
@@ -63,7 +60,8 @@ static void check_free(struct check *c)
 	/* clang-format off */
 	void *all[] = {
 		c->tab, c->links,
-		c->chan_base, c->chan_sw, c->chan_port, c->turn_base, c->turns,
+		c->chan_base, c->chan_sw, c->chan_port, c->chan_far, c->chan_far_port, c->pcode, c->pchan,
+		c->turn_base, c->turns,
 		c->comp_pairs, c->comp_bad,
 		c->srcs, c->w_ok, c->w_bad, c->rank_ok, c->rank_bad, c->w_ca, c->rank_ca, c->dests,
 		c->state, c->verdict, c->out, c->carry, c->hops, c->nxt, c->stack,
@@ -151,7 +149,9 @@ static int check_build_channels(struct check *c)
 
 	c->chan_sw = malloc(n * sizeof(*c->chan_sw));
 	c->chan_port = malloc(n);
-	if (!c->chan_sw || !c->chan_port)
+	c->chan_far = malloc(n * sizeof(*c->chan_far));
+	c->chan_far_port = malloc(n);
+	if (!c->chan_sw || !c->chan_port || !c->chan_far || !c->chan_far_port)
 		return -ENOMEM;
 	for (size_t s = 0; s < c->g.n_sw; s++) {
 		for (size_t i = c->g.port_base[s] + 1; i < c->g.port_base[s + 1]; i++) {
@@ -162,6 +162,8 @@ static int check_build_channels(struct check *c)
 				continue;
 			c->chan_sw[ch] = (int)s;
 			c->chan_port[ch] = (uint8_t)(i - c->g.port_base[s]);
+			c->chan_far[ch] = l->far;
+			c->chan_far_port[ch] = l->far_port;
 			l->far_chan = c->links[c->g.port_base[l->far] + l->far_port].self_chan;
 		}
 	}
@@ -304,6 +306,32 @@ static inline int check_port_code(const struct check *c, int s, uint8_t p)
 	}
 }
 
+/* Every switch port's code and channel, for check_gather's and
+ * check_turns_at's lookups (compact: a switch's fit in a cache line or
+ * two, where its links take nine). */
+static int check_port_codes(struct check *c)
+{
+	size_t n = c->g.port_base[c->g.n_sw];
+
+	c->pcode = malloc((n ? n : 1) * sizeof(*c->pcode));
+	c->pchan = malloc(n ? n : 1);
+	if (!c->pcode || !c->pchan)
+		return -ENOMEM;
+	for (size_t s = 0; s < c->g.n_sw; s++)
+		for (size_t i = c->g.port_base[s]; i < c->g.port_base[s + 1]; i++) {
+			c->pcode[i] =
+			    (uint16_t)check_port_code(c, (int)s, (uint8_t)(i - c->g.port_base[s]));
+			c->pchan[i] = c->links[i].self_chan;
+		}
+	return 0;
+}
+
+/* A port code as kept in the block, back to check_port_code's int. */
+static inline int check_code(uint16_t v)
+{
+	return v < CHECK_CODE_HOP ? (int)v : (int)v - 0x10000;
+}
+
 /* The hop of switch s for d, from its port code and LFT entry p. */
 static enum check_hop check_hop_code(const struct check *c, const struct check_dest *d, int s,
 				     int code, uint8_t p)
@@ -360,13 +388,21 @@ static void check_gather(struct check *c, uint32_t lid0)
 		else
 			for (size_t b = 0; b < CHECK_BLOCK; b++)
 				col[b] = t && lid0 + b <= t->top ? t->port[lid0 + b] : LFT_DROP;
-		c->fwd[s] = 0;
-		for (size_t b = 0; b < CHECK_BLOCK; b++) {
-			int code = check_port_code(c, (int)s, col[b]);
+		const uint16_t *pcode = &c->pcode[c->g.port_base[s]];
+		size_t slots = c->g.port_base[s + 1] - c->g.port_base[s];
+		uint16_t *nxt = &c->nxt[s];
+		uint64_t fwd = 0;
 
-			c->nxt[b * c->g.n_sw + s] = code;
-			c->fwd[s] |= (uint64_t)(code >= 0) << b;
+		for (size_t b = 0; b < CHECK_BLOCK; b++) {
+			uint8_t p = col[b];
+			uint16_t code = p == LFT_DROP ? (uint16_t)(-1 - CHECK_HOP_DROP)
+					: p < slots   ? pcode[p]
+						      : (uint16_t)(-1 - CHECK_HOP_BEYOND);
+
+			nxt[b * c->g.n_sw] = code;
+			fwd |= (uint64_t)(code < CHECK_CODE_HOP) << b;
 		}
+		c->fwd[s] = fwd;
 	}
 }
 
@@ -381,11 +417,14 @@ static uint8_t check_verdict_of(enum check_hop hop)
  * at its end; hops count up from h at the top of the stack. */
 static void check_settle(struct check *c, size_t top, uint8_t v, uint32_t h)
 {
+	uint64_t bit = v != CHECK_LOOP ? c->note_bit : 0;
+
 	while (top--) {
 		int s = c->stack[top];
 
 		c->verdict[s] = v;
 		c->hops[s] = h++;
+		c->send[s] |= bit;
 	}
 	if (v != CHECK_OK)
 		c->dest_failed = 1;
@@ -405,7 +444,7 @@ static void check_resolve(struct check *c, const struct check_dest *d, const uin
 	uint32_t h = 0;
 
 	while (c->seen[s] != c->walk) {
-		int code = c->next[s];
+		int code = check_code(c->next[s]);
 
 		c->seen[s] = c->walk;
 		if (code < 0) {
@@ -414,6 +453,7 @@ static void check_resolve(struct check *c, const struct check_dest *d, const uin
 
 			c->verdict[s] = check_verdict_of(hop);
 			c->hops[s] = 0;
+			c->send[s] |= c->note_bit;
 			if (hop != CHECK_HOP_ARRIVED)
 				c->dest_failed = 1;
 			break;
@@ -429,19 +469,58 @@ static void check_resolve(struct check *c, const struct check_dest *d, const uin
 	check_settle(c, top, v, h);
 }
 
-/* Judge every switch of the component for d. */
+/* Judge every switch of the component for d.  A switch whose next hop is
+ * judged already takes its verdict at once (the common case, without
+ * check_resolve's walk). */
 static void check_walk(struct check *c, const struct check_dest *d, const int *sw, size_t n)
 {
 	const uint8_t *row = c->blk + (d->lid - c->blk_lid0);
+	/* in locals: the stores below may alias the struct's fields, which
+	 * would reload them for every switch */
+	uint32_t *seen = c->seen, walk, *hops = c->hops, dest_hops;
+	uint8_t *verdict = c->verdict;
+	uint64_t *send = c->send, note_bit = c->note_bit;
+	const uint16_t *next;
+	int failed;
 
-	c->next = c->nxt + (size_t)(d->lid - c->blk_lid0) * c->g.n_sw;
+	c->next = next = c->nxt + (size_t)(d->lid - c->blk_lid0) * c->g.n_sw;
 	if (++c->walk == 0) { /* wrapped: no stamp may look current */
 		memset(c->seen, 0, c->g.n_sw * sizeof(*c->seen));
 		c->walk = 1;
 	}
-	for (size_t i = 0; i < n; i++)
-		if (c->seen[sw[i]] != c->walk)
-			check_resolve(c, d, row, sw[i]);
+	walk = c->walk;
+	dest_hops = c->dest_hops;
+	failed = c->dest_failed;
+	for (size_t i = 0; i < n; i++) {
+		int s = sw[i];
+		uint16_t code = next[s];
+
+		if (seen[s] == walk)
+			continue;
+		if (code < CHECK_CODE_HOP && seen[code] == walk) {
+			/* judged, so not on a walk: its verdict is final */
+			uint8_t v = verdict[code];
+			uint32_t h = hops[code] + 1;
+
+			seen[s] = walk;
+			verdict[s] = v;
+			hops[s] = h;
+			if (v != CHECK_LOOP)
+				send[s] |= note_bit;
+			if (v != CHECK_OK)
+				failed = 1;
+			else if (h > dest_hops)
+				dest_hops = h;
+			continue;
+		}
+		c->dest_hops = dest_hops;
+		c->dest_failed = failed;
+		check_resolve(c, d, row, s);
+		dest_hops = c->dest_hops;
+		failed = c->dest_failed;
+	}
+	c->dest_hops = dest_hops;
+	c->dest_failed = failed;
 }
 
 /* The failing pairs of d: sources behind a bad cable, and every source
@@ -505,7 +584,7 @@ static void check_mark_ca_paths(struct check *c, const int *sw, size_t n)
 			continue;
 		while (s >= 0 && !c->carry[s]) {
 			c->carry[s] = 1;
-			s = c->next[s];
+			s = check_code(c->next[s]);
 		}
 	}
 }
@@ -515,114 +594,21 @@ static void check_mark_ca_paths(struct check *c, const int *sw, size_t n)
  * link, makes the turn (in, out) at t.  Here s is marked as a sender of
  * d unless its route loops (looping routes are reported as loops, not
  * turns) or, for a switch's own LID, it carries no CA traffic there (see
- * the gate). */
+ * the gate); a CA/router LID's senders were marked by the walk. */
 static void check_note_turns(struct check *c, const struct check_dest *d, const int *sw, size_t n,
 			     int ca_only)
 {
 	uint64_t bit = 1ULL << (d->lid - c->blk_lid0);
 
 	c->blk_vl[c->dest_vl] |= bit;
+	if (!ca_only)
+		return; /* the walk marked them (note_bit) */
 	for (size_t i = 0; i < n; i++) {
 		int s = sw[i];
 
 		if (c->verdict[s] != CHECK_LOOP && (!ca_only || c->carry[s]))
 			c->send[s] |= bit;
 	}
-}
-
-/* The LIDs of the block switch s sends out of port p: bit b for LID
- * blk_lid0 + b. */
-static uint64_t check_lids_on_port(const struct check *c, size_t s, uint8_t p)
-{
-	const uint8_t *col = c->blk + s * CHECK_BLOCK;
-	uint64_t m = 0;
-
-#ifdef __SSE2__
-	__m128i want = _mm_set1_epi8((char)p);
-
-	for (unsigned q = 0; q < CHECK_BLOCK / 16; q++) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(col + 16 * q));
-
-		m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, want)) << (16 * q);
-	}
-#else
-	for (unsigned b = 0; b < CHECK_BLOCK; b++)
-		m |= (uint64_t)(col[b] == p) << b;
-#endif
-	return m;
-}
-
-/* The turns at switch t of the block's destinations on VL v (vl_lids:
- * their bits): for each switch link into t, the LIDs its far switch
- * sends over it that t sends on over a switch link.  All writes go to t's
- * own bitmap. */
-static void check_turns_at(struct check *c, size_t t, uint64_t vl_lids)
-{
-	size_t k = c->chan_base[t + 1] - c->chan_base[t];
-	size_t base = c->turn_off + c->turn_base[t];
-	uint64_t on = c->fwd[t] & vl_lids;
-	const uint8_t *col = c->blk + t * CHECK_BLOCK;
-
-	if (!on)
-		return;
-	for (size_t i = 0; i < k; i++) {
-		const struct check_link *in =
-		    &c->links[c->g.port_base[t] + c->chan_port[c->chan_base[t] + i]];
-		uint64_t m = on & c->send[in->far];
-
-		if (m)
-			m &= check_lids_on_port(c, (size_t)in->far, in->far_port);
-		while (m) {
-			unsigned b = (unsigned)__builtin_ctzll(m);
-			const struct check_link *out = &c->links[c->g.port_base[t] + col[b]];
-			size_t bit = base + i * k + out->self_chan;
-
-			c->turns[bit / 64] |= 1ULL << (bit % 64);
-			m &= m - 1;
-		}
-	}
-}
-
-/* The same, pair by pair from each sending switch s: cheaper than
- * check_turns_at when the switches have many more switch links than the
- * block has LIDs (a spine with 250 of them). */
-static void check_turns_from(struct check *c, size_t s, uint64_t vl_lids)
-{
-	const uint8_t *col = c->blk + s * CHECK_BLOCK;
-	uint64_t m = c->send[s] & c->fwd[s] & vl_lids;
-
-	while (m) {
-		unsigned b = (unsigned)__builtin_ctzll(m);
-		const struct check_link *in = &c->links[c->g.port_base[s] + col[b]];
-		size_t t = (size_t)in->far, k = c->chan_base[t + 1] - c->chan_base[t], bit;
-		const struct check_link *out;
-
-		m &= m - 1;
-		if (!(c->fwd[t] >> b & 1))
-			continue;
-		out = &c->links[c->g.port_base[t] + c->blk[t * CHECK_BLOCK + b]];
-		bit = c->turn_off + c->turn_base[t] + (size_t)in->far_chan * k + out->self_chan;
-		c->turns[bit / 64] |= 1ULL << (bit % 64);
-	}
-}
-
-/* Record the turns noted for the block, VL by VL, and clear the notes. */
-static void check_flush_turns(struct check *c)
-{
-	int by_pair = c->n_chan > c->g.n_sw * CHECK_BLOCK;
-
-	for (unsigned v = 0; v < CHECK_DATA_VLS && !c->skip_cdg; v++) {
-		if (!c->blk_vl[v])
-			continue;
-		c->turn_off = v * c->turn_bits;
-		for (size_t t = 0; t < c->g.n_sw; t++)
-			if (by_pair)
-				check_turns_from(c, t, c->blk_vl[v]);
-			else
-				check_turns_at(c, t, c->blk_vl[v]);
-	}
-	memset(c->blk_vl, 0, sizeof(c->blk_vl));
-	memset(c->send, 0, c->g.n_sw * sizeof(*c->send));
 }
 
 /* Make the block of d's LID current: flush the turns of the one before
@@ -690,6 +676,9 @@ static void check_destination(struct check *c, size_t di)
 	c->dest_failed = 0;
 	c->dest_vl = lft_set_sl(c->lfts, (uint16_t)d->lid);
 	check_block(c, d->lid);
+	c->note_bit = !to_switch && !c->skip_cdg && c->dest_vl < CHECK_DATA_VLS
+			  ? 1ULL << (d->lid - c->blk_lid0)
+			  : 0;
 	check_walk(c, d, sw, n);
 	check_count(c, di, sw, n, to_switch);
 	if (c->skip_cdg && !c->with_sl)
@@ -701,83 +690,6 @@ static void check_destination(struct check *c, size_t di)
 	if (c->skip_cdg || c->dest_vl >= CHECK_DATA_VLS)
 		return;
 	check_note_turns(c, d, sw, n, to_switch);
-}
-
-/* ---- Credit loops: a cycle among the channels -------------------------- */
-
-static int check_alloc_cdg(struct check *c)
-{
-	size_t n = c->n_chan ? c->n_chan : 1;
-
-	c->turn_bits = c->turn_base[c->g.n_sw];
-	c->turns = calloc(c->turn_bits * c->n_vls / 64 + 1, sizeof(*c->turns));
-	c->color = calloc(n, 1);
-	c->cursor = calloc(n, sizeof(*c->cursor));
-	c->dstack = malloc(n * sizeof(*c->dstack));
-	return c->turns && c->color && c->cursor && c->dstack ? 0 : -ENOMEM;
-}
-
-/* The next channel ch leads into that the DFS has not tried yet. */
-static size_t check_next_succ(struct check *c, size_t ch)
-{
-	int s = c->chan_sw[ch];
-	const struct check_link *l = &c->links[c->g.port_base[s] + c->chan_port[ch]];
-	size_t t = (size_t)l->far, k = c->chan_base[t + 1] - c->chan_base[t];
-	size_t row = c->turn_off + c->turn_base[t] + (size_t)l->far_chan * k;
-
-	while (c->cursor[ch] < k) {
-		size_t lb = c->cursor[ch]++, bit = row + lb;
-
-		if (c->turns[bit / 64] >> (bit % 64) & 1)
-			return c->chan_base[t] + lb;
-	}
-	return CHECK_NO_CHAN;
-}
-
-/* Iterative DFS from root; on a back edge the cycle is the part of the
- * stack from the channel found again up to the top. */
-static int check_dfs(struct check *c, size_t root)
-{
-	size_t top = 0;
-
-	c->color[root] = CHECK_GRAY;
-	c->dstack[top++] = root;
-	while (top) {
-		size_t ch = c->dstack[top - 1], nx = check_next_succ(c, ch);
-
-		if (nx == CHECK_NO_CHAN) {
-			c->color[ch] = CHECK_BLACK;
-			top--;
-		} else if (c->color[nx] == CHECK_GRAY) {
-			c->cycle_at = top;
-			while (c->dstack[c->cycle_at - 1] != nx)
-				c->cycle_at--;
-			c->cycle_at--;
-			c->cycle_len = top - c->cycle_at;
-			return 1;
-		} else if (c->color[nx] == CHECK_WHITE) {
-			c->color[nx] = CHECK_GRAY;
-			c->dstack[top++] = nx;
-		}
-	}
-	return 0;
-}
-
-/* Each VL's dependency graph on its own: a cycle needs every turn on
- * one VL.  The VL of the cycle found goes to res->credit_loop_vl. */
-static int check_find_cycle(struct check *c)
-{
-	for (unsigned v = 0; v < c->n_vls; v++) {
-		c->turn_off = v * c->turn_bits;
-		memset(c->color, CHECK_WHITE, c->n_chan ? c->n_chan : 1);
-		memset(c->cursor, 0, (c->n_chan ? c->n_chan : 1) * sizeof(*c->cursor));
-		for (size_t ch = 0; ch < c->n_chan; ch++)
-			if (c->color[ch] == CHECK_WHITE && check_dfs(c, ch)) {
-				c->res->credit_loop_vl = v;
-				return 1;
-			}
-	}
-	return 0;
 }
 
 /* ---- The gate ---------------------------------------------------------- */
@@ -815,6 +727,8 @@ static int check_prepare(struct check *c)
 {
 	int rc = swgraph_init(&c->g, c->f, 0);
 
+	if (!rc && c->g.n_sw > CHECK_MAX_SW)
+		return -E2BIG;
 	if (!rc)
 		rc = check_alloc(c);
 	if (!rc)
@@ -824,6 +738,8 @@ static int check_prepare(struct check *c)
 	check_map_tables(c);
 	check_classify_ports(c);
 	rc = check_build_channels(c);
+	if (!rc)
+		rc = check_port_codes(c);
 	if (!rc)
 		rc = check_collect_sources(c);
 	if (!rc)
@@ -839,8 +755,11 @@ static int check_judge(struct check *c)
 {
 	struct route_check *r = c->res;
 
-	if (!c->skip_cdg)
+	if (!c->skip_cdg) {
+		for (size_t w = 0; w < c->turn_bits * c->n_vls / 64 + 1; w++)
+			r->turns += (size_t)__builtin_popcountll(c->turns[w]);
 		r->credit_loop = check_find_cycle(c);
+	}
 	if (c->first_rank != CHECK_NO_RANK)
 		check_explain_pair(c);
 	else if (c->vl_dest != CHECK_NO_RANK)
@@ -876,6 +795,10 @@ int route_check_run(const struct fabric *f, const struct lft_set *lfts,
 		check_flush_turns(&c);
 	if (!rc)
 		rc = check_judge(&c);
+	else if (rc == -E2BIG)
+		snprintf(res->first, sizeof(res->first),
+			 "too many switches to check: %zu (at most %d)", fabric_count_switches(f),
+			 CHECK_MAX_SW);
 	else
 		snprintf(res->first, sizeof(res->first), "out of memory checking %zu switches",
 			 fabric_count_switches(f));

@@ -49,6 +49,9 @@ struct route_check {
 	size_t vl_missing;	 /* destination LIDs whose SL is no data VL or whose
 				  * routes cross a cable without their VL */
 	size_t max_hops;     /* longest route in switch hops */
+	size_t turns;	     /* channel dependencies recorded (distinct turns
+			      * (in link, out link) at a switch, per VL; 0 when
+			      * credit loops are skipped) */
 	char first[512];     /* first offending pair, else the first LID on a
 			      * missing VL, else the cycle, for the log:
 			      * "0x.../1 (host1) -> LID 7: loop at 0x... (sw2) port 3",
@@ -58,7 +61,8 @@ struct route_check {
 };
 
 /* Fill res.  Returns 0 when everything passes, -EINVAL when something
- * failed (res says what), -ENOMEM. */
+ * failed (res says what), -ENOMEM, -E2BIG for a fabric of more than
+ * 65520 switches (res.first says so). */
 int route_check_run(const struct fabric *f, const struct lft_set *lfts,
 		    const struct route_check_opts *opts, struct route_check *res);
 

@@ -1,8 +1,10 @@
 /*
- * routing/check_priv.h - what the gate's two files share: the state of one
- * run (struct check) and the helpers each calls in the other.  check.c
- * walks the tables and finds the loops; check_say.c turns what it found
- * into the messages.  Not for use outside routing/check*.c.
+ * routing/check_priv.h - what the gate's three files share: the state of
+ * one run (struct check) and the helpers each calls in another.  check.c
+ * walks the tables and finds the forwarding loops; check_cdg.c records
+ * the channel dependencies and finds a credit loop; check_say.c turns
+ * what they found into the messages.  Not for use outside
+ * routing/check*.c.
  */
 #ifndef NANOSM_ROUTING_CHECK_PRIV_H
 #define NANOSM_ROUTING_CHECK_PRIV_H
@@ -73,6 +75,12 @@
 #define CHECK_NO_VLS 0xFF   /* inject_vls: no CA/router cabled */
 #define CHECK_BLOCK 64	    /* LIDs whose LFT entries are read together */
 #define CHECK_NO_LID UINT32_MAX
+/* The block holds port codes in 16 bits (half a megabyte at 3839
+ * switches, where 32 bits overflowed the 512 KB L2): a switch ordinal,
+ * else 0x10000 - 1 - the hop.  So the gate checks fabrics of at most
+ * CHECK_MAX_SW switches (the unicast LIDs give 49151 at most). */
+#define CHECK_CODE_HOP 0xFFF0 /* codes from here on are hops */
+#define CHECK_MAX_SW CHECK_CODE_HOP
 
 /* What one switch does with a destination LID. */
 enum check_hop {
@@ -135,6 +143,10 @@ struct check {
 	size_t *chan_base, n_chan;
 	int *chan_sw;
 	uint8_t *chan_port;
+	int *chan_far;		/* the switch at the far end of each channel */
+	uint8_t *chan_far_port; /* and its port */
+	uint16_t *pcode;	/* [g.port_base[s] + port]: check_port_code, as in nxt */
+	uint8_t *pchan;		/* [g.port_base[s] + port]: links[].self_chan, 1 byte a port */
 	/* turns: bit turn_base[t] + in * k + out, k = chan_base[t + 1] - chan_base[t] */
 	size_t *turn_base;
 	uint64_t *turns;
@@ -153,12 +165,15 @@ struct check {
 	/* per switch, bit lid - blk_lid0: sends that destination on to another
 	 * switch (fwd); its route counts in the CDG (send) */
 	uint64_t *fwd, *send;
-	int *nxt; /* [(lid - blk_lid0) * n_sw + s]: the next switch, else -1 - the hop */
+	uint16_t *nxt; /* [(lid - blk_lid0) * n_sw + s]: port codes (check_code) */
 	uint32_t *seen, walk;		 /* seen[s] == walk: s judged for the current destination */
 	uint64_t blk_vl[CHECK_DATA_VLS]; /* per VL, the block's destinations on it */
 	uint32_t *hops;
-	const int *next; /* the current destination's row of nxt */
+	const uint16_t *next; /* the current destination's row of nxt */
 	int *stack;
+	uint64_t note_bit;  /* the current destination's bit, set in send[] of each
+			     * switch the walk judges (but loops) when its senders
+			     * are all noted (a CA/router LID), else 0 */
 	uint32_t dest_hops; /* longest good route to the current destination */
 	int dest_failed;    /* some switch has no good route to it */
 	/* the first offending pair (source rank, destination index) */
@@ -186,6 +201,13 @@ const struct fabric_port *check_far_port(const struct check *c, const struct fab
 unsigned check_cable_vls(const struct check *c, const struct fabric_port *p);
 enum check_hop check_hop(const struct check *c, const struct check_dest *d, int s, uint8_t *out,
 			 int *next);
+
+/* check_cdg.c: the turns noted for the block recorded, VL by VL, and the
+ * notes cleared; the graph's memory (0 or -ENOMEM); is there a cycle
+ * (1: cycle_at and cycle_len say where, for check_explain_cycle)? */
+void check_flush_turns(struct check *c);
+int check_alloc_cdg(struct check *c);
+int check_find_cycle(struct check *c);
 
 /* check_say.c: the message of the first failure found, in c->res->first */
 void check_explain_pair(struct check *c);

@@ -160,6 +160,9 @@ static int ftree_alloc_routing(struct ftree *m)
 	m->cand_port = malloc(links);
 	m->rr = calloc(s, 1);
 	m->cand_nx = calloc(s, 1);
+	m->n_ways = calloc(s, 1);
+	m->way_port = calloc(s, 1);
+	m->via = malloc(s * sizeof(*m->via));
 	m->det_sw = malloc(s * sizeof(*m->det_sw));
 	m->det_alt = malloc(s);
 	m->done = calloc(s, sizeof(*m->done));
@@ -176,7 +179,7 @@ static int ftree_alloc_routing(struct ftree *m)
 	    !m->fill || !m->cand_start || !m->cand_n || !m->cand_port || !m->rr || !m->done ||
 	    !m->stack || !m->batch || !m->exits || !m->xport || !m->xmark || !m->cmark || !m->cq ||
 	    !m->sw_exit_start || !m->row_save || !m->cand_nx || !m->det_sw || !m->det_alt ||
-	    ftree_exit_alloc_vls(m, s))
+	    !m->n_ways || !m->way_port || !m->via || ftree_exit_alloc_vls(m, s))
 		return -ENOMEM;
 	return 0;
 }
@@ -184,6 +187,7 @@ static int ftree_alloc_routing(struct ftree *m)
 static void ftree_free(struct ftree *m)
 {
 	ftree_exit_free_vls(m); /* back to VL 0: m->exits, m->xport */
+	ftree_bounce_free(m);
 
 	void *bufs[] = {m->is_root,  m->rank,	       m->order,    m->up_start,  m->down_start,
 			m->up,	     m->down,	       m->up_load,  m->reach,	  m->top_reach,
@@ -193,7 +197,8 @@ static void ftree_free(struct ftree *m)
 			m->batch,    m->exits,	       m->xport,    m->xmark,	  m->cmark,
 			m->cq,	     m->sw_exit_start, m->sw_exits, m->hub,	  m->cand,
 			m->slots,    m->diverted,      m->row_save, m->dest_col,  m->dest_col1,
-			m->cand_nx,  m->det_sw,	       m->det_alt};
+			m->cand_nx,  m->det_sw,	       m->det_alt,  m->n_ways,	  m->way_port,
+			m->up_port,  m->down_port,     m->via,	    m->up_lo,	  m->up_n};
 
 	swgraph_fini(&m->g);
 	ftree_turns_fini(&m->turns);
@@ -236,26 +241,40 @@ static void ftree_order_dests(struct ftree *m)
 
 /* u for every switch of the leaf's component: the down-hops from R,
  * breadth first down from R (left in queue[0..n_reach) by ftree_climb),
- * FTREE_INF where R is not above. */
+ * FTREE_INF where R is not above; for each switch outside R with u
+ * finite, its up-links to a parent one up-hop nearer R are counted on the
+ * way (n_ways, way_port). */
 void ftree_hop_counts(struct ftree *m, int leaf, size_t n_reach)
 {
+	/* in locals: a store through n_ways may alias anything, which would
+	 * reload the struct's fields for every cable */
+	uint8_t *u = m->u, *n_ways = m->n_ways, *way_port = m->way_port;
+	const struct swgraph_link *down = m->down;
+	const size_t *down_start = m->down_start;
+	const int *comp = m->g.comp;
+	int *queue = m->queue;
 	size_t head = 0, tail = n_reach;
 
 	for (size_t q = 0; q < m->n_ranked; q++)
-		if (m->g.comp[m->order[q]] == m->g.comp[leaf])
-			m->u[m->order[q]] = FTREE_INF;
+		if (comp[m->order[q]] == comp[leaf])
+			u[m->order[q]] = FTREE_INF;
 	for (size_t q = 0; q < n_reach; q++)
-		m->u[m->queue[q]] = 0;
+		u[queue[q]] = 0;
 	while (head < tail) {
-		int s = m->queue[head++];
+		int s = queue[head++];
+		unsigned next = u[s] + 1u;
 
-		for (size_t e = m->down_start[s]; e < m->down_start[s + 1]; e++) {
-			int c = m->down[e].sw;
+		for (size_t e = down_start[s]; e < down_start[s + 1]; e++) {
+			int c = down[e].sw;
 
-			if (m->u[c] != FTREE_INF)
+			if (u[c] != FTREE_INF) {
+				n_ways[c] += u[c] == next;
 				continue;
-			m->u[c] = (uint8_t)(m->u[s] + 1);
-			m->queue[tail++] = c;
+			}
+			u[c] = (uint8_t)next;
+			n_ways[c] = 1;
+			way_port[c] = down[e].rport;
+			queue[tail++] = c;
 		}
 	}
 }
@@ -265,19 +284,24 @@ void ftree_hop_counts(struct ftree *m, int leaf, size_t n_reach)
  * route. */
 size_t ftree_kinds(struct ftree *m, int leaf)
 {
-	size_t n_any = 0;
+	/* in locals: the byte stores below may alias the struct's fields */
+	const int *order = m->order, *comp = m->g.comp, here = m->g.comp[leaf];
+	const uint8_t *u = m->u;
+	uint8_t *kind = m->kind;
+	int *fill = m->fill;
+	size_t n_any = 0, n_fill = 0, n_ranked = m->n_ranked;
 
-	m->kind[leaf] = FTREE_DOWN;
-	m->n_fill = 0;
-	for (size_t q = 0; q < m->n_ranked; q++) {
-		int s = m->order[q];
+	kind[leaf] = FTREE_DOWN;
+	for (size_t q = 0; q < n_ranked; q++) {
+		int s = order[q];
 
-		if (m->g.comp[s] != m->g.comp[leaf] || s == leaf)
+		if (comp[s] != here || s == leaf)
 			continue;
-		m->kind[s] = !m->u[s] ? FTREE_DOWN : m->u[s] == FTREE_INF ? FTREE_ANY : FTREE_UP;
-		n_any += m->u[s] == FTREE_INF;
-		m->fill[m->n_fill++] = s;
+		kind[s] = !u[s] ? FTREE_DOWN : u[s] == FTREE_INF ? FTREE_ANY : FTREE_UP;
+		n_any += u[s] == FTREE_INF;
+		fill[n_fill++] = s;
 	}
+	m->n_fill = n_fill;
 	return n_any;
 }
 
@@ -297,6 +321,30 @@ static size_t ftree_leaf_detours(struct ftree *m, int s, uint8_t *port)
 	return k;
 }
 
+/* The choices of s (kind DOWN or UP) in link order, written to port;
+ * returns how many.  Where its links all qualify, or one only (n_ways,
+ * counted by ftree_climb and ftree_hop_counts), no link is looked at. */
+static size_t ftree_choices_of(const struct ftree *m, int s, uint8_t *port)
+{
+	int down = m->kind[s] == FTREE_DOWN;
+	size_t first = down ? m->down_start[s] : m->up_start[s];
+	size_t end = down ? m->down_start[s + 1] : m->up_start[s + 1], k = 0;
+
+	if (m->n_ways[s] == 1) {
+		port[0] = m->way_port[s];
+		return 1;
+	}
+	if (m->n_ways[s] == end - first) {
+		memcpy(port, &(down ? m->down_port : m->up_port)[first], end - first);
+		return end - first;
+	}
+	for (size_t e = first; e < end; e++)
+		if (down ? m->in_reach[m->down[e].sw] == m->leaf_gen
+			 : m->u[m->up[e].sw] + 1u == m->u[s])
+			port[k++] = down ? m->down[e].port : m->up[e].port;
+	return k;
+}
+
 /* The ports each switch may take when not handed a LID: into R going down,
  * or up to a parent one up-hop nearer R (a leaf's detours after them). */
 static void ftree_leaf_choices(struct ftree *m)
@@ -307,67 +355,40 @@ static void ftree_leaf_choices(struct ftree *m)
 		int s = m->fill[q];
 
 		m->cand_start[s] = k;
-		if (m->kind[s] == FTREE_DOWN) {
-			for (size_t e = m->down_start[s]; e < m->down_start[s + 1]; e++)
-				if (m->in_reach[m->down[e].sw] == m->leaf_gen)
-					m->cand_port[k++] = m->down[e].port;
-		} else if (m->kind[s] == FTREE_UP) {
-			for (size_t e = m->up_start[s]; e < m->up_start[s + 1]; e++)
-				if (m->u[m->up[e].sw] + 1u == m->u[s])
-					m->cand_port[k++] = m->up[e].port;
-		}
+		if (m->kind[s] != FTREE_ANY)
+			k += ftree_choices_of(m, s, &m->cand_port[k]);
 		m->cand_n[s] = (uint8_t)(k - m->cand_start[s]);
 		k += ftree_leaf_detours(m, s, &m->cand_port[k]);
 	}
 }
 
-/* Is r a better next hop than b (or b < 0)?  Up-links first when up_first,
- * else down-links first; then the switch first in switch order. */
-static int ftree_better_hop(const struct ftree *m, int r, int b, int up_first)
-{
-	if (b < 0)
-		return 1;
-	if (m->rank[r] != m->rank[b])
-		return (m->rank[r] > m->rank[b]) == up_first;
-	return r < b;
-}
-
-/* The shortest way to the leaf for switches with no up-then-down route
- * (bfs_port): breadth first from the leaf, and among equal ways up-links
- * first toward a CA LID (so the turn comes late, next to the CA end) and
- * down-links first toward a switch LID (so it comes early, next to the CA
- * sending). */
-static void ftree_bounce_routes(struct ftree *m, int leaf, int up_first)
-{
-	swgraph_bfs_from(&m->g, leaf, m->queue, m->dist, m->bfs_port);
-	for (size_t q = 0; q < m->n_fill; q++) {
-		int s = m->fill[q];
-		size_t best = SIZE_MAX;
-
-		if (m->kind[s] != FTREE_ANY)
-			continue;
-		for (size_t e = m->g.adj_start[s]; e < m->g.adj_start[s + 1]; e++)
-			if (m->dist[m->g.adj[e].sw] == m->dist[s] - 1 &&
-			    ftree_better_hop(m, m->g.adj[e].sw,
-					     best == SIZE_MAX ? -1 : m->g.adj[best].sw, up_first))
-				best = e;
-		m->bfs_port[s] = m->g.adj[best].port;
-	}
-}
-
 /* Get ready to route the LIDs behind leaf (CA LIDs when cas, else the
  * switch's own LIDs, "leaf" being any switch then, whose exits were
- * planned before the CA LIDs). */
+ * planned before the CA LIDs).  A leaf next to the one entered before
+ * (same parents) takes its R and counts over with two leaves swapped. */
 static void ftree_enter_leaf(struct ftree *m, int leaf, int cas)
 {
-	ftree_hop_counts(m, leaf, ftree_climb(m, leaf));
+	size_t n_any = SIZE_MAX;
+
+	if (ftree_sibling(m, m->entered, leaf)) {
+		ftree_swap_leaf(m, m->entered, leaf);
+		n_any = ftree_kinds(m, leaf);
+	}
+	if (n_any) {
+		ftree_hop_counts(m, leaf, ftree_climb(m, leaf));
+		n_any = ftree_kinds(m, leaf);
+	}
+	m->entered = !n_any && !m->rank[leaf] ? leaf : -1;
 	ftree_exit_use_vl(m, 0);
 	m->n_exits = 0;
 	m->planned = 1;
 	m->leaf_stranded = 0;
 	m->leaf_off_hub = 0;
-	if (ftree_kinds(m, leaf)) {
-		ftree_bounce_routes(m, leaf, cas);
+	if (n_any) {
+		if (cas)
+			ftree_bounce_routes(m, leaf, 1);
+		else
+			m->nomem |= ftree_bounce_switch(m, leaf) != 0;
 		if (cas && m->degraded) {
 			int rc = ftree_plan_exits(m, 1);
 
@@ -395,11 +416,29 @@ static void ftree_enter_leaf(struct ftree *m, int leaf, int cas)
 /* Write the batch out: table by table, its LIDs. */
 static void ftree_flush(struct ftree *m)
 {
-	for (size_t s = 0; s < m->g.n_sw; s++) {
-		uint8_t *port = m->out->tables[s].port;
+	uint16_t lo = UINT16_MAX, hi = 0;
 
-		for (size_t i = 0; i < m->n_batch; i++)
-			port[m->batch_lid[i]] = m->batch[i * m->g.n_sw + s];
+	for (size_t i = 0; i < m->n_batch; i++) {
+		lo = m->batch_lid[i] < lo ? m->batch_lid[i] : lo;
+		hi = m->batch_lid[i] > hi ? m->batch_lid[i] : hi;
+	}
+	/* in locals: the byte stores below may alias the struct's fields */
+	const struct lft *tables = m->out->tables;
+	const uint8_t *batch = m->batch;
+	const uint16_t *lid = m->batch_lid;
+	size_t n_sw = m->g.n_sw, n = m->n_batch;
+
+	for (size_t s = 0; s < n_sw; s++) {
+		uint8_t *port = tables[s].port;
+
+		/* the tables are far beyond the caches: fetch the lines a few
+		 * tables ahead (both ends, when the LIDs lie close together) */
+		if (s + 8 < n_sw && n && hi - lo < 256) {
+			__builtin_prefetch(tables[s + 8].port + lo, 1);
+			__builtin_prefetch(tables[s + 8].port + hi, 1);
+		}
+		for (size_t i = 0; i < n; i++)
+			port[lid[i]] = batch[i * n_sw + s];
 	}
 	m->n_batch = 0;
 }
@@ -493,24 +532,35 @@ static int ftree_main_path(struct ftree *m, const struct ftree_dest *d)
  * and hands it on down. */
 static void ftree_hand_down(struct ftree *m, int top)
 {
+	/* in locals: the byte stores below may alias the struct's fields,
+	 * which would reload them for every cable */
+	const struct swgraph_link *down = m->down;
+	const size_t *down_start = m->down_start;
+	const uint32_t *in_reach = m->in_reach, leaf_gen = m->leaf_gen, gen = m->dest_gen;
+	const uint8_t *u = m->u, *bundle_at = m->bundle_at;
+	const int *rank = m->rank;
+	uint32_t *done = m->done;
+	uint8_t *row = m->row;
+	int *stack = m->stack;
 	size_t sp = 0;
 
-	m->stack[sp++] = top;
+	stack[sp++] = top;
 	while (sp) {
-		int x = m->stack[--sp];
-		size_t e = m->down_start[x], end = m->down_start[x + 1];
+		int x = stack[--sp];
+		size_t e = down_start[x], end = down_start[x + 1];
+		unsigned next_u = u[x] + 1u;
 
 		while (e < end) {
-			int c = m->down[e].sw;
+			int c = down[e].sw;
 			size_t b = e;
 
-			while (e < end && m->down[e].sw == c)
+			while (e < end && down[e].sw == c)
 				e++;
-			if (m->done[c] == m->dest_gen || m->in_reach[c] == m->leaf_gen ||
-			    m->u[c] != m->u[x] + 1u)
+			if (done[c] == gen || in_reach[c] == leaf_gen || u[c] != next_u)
 				continue;
-			ftree_set(m, c, m->down[b + m->bundle_at[m->rank[c]] % (e - b)].rport);
-			m->stack[sp++] = c;
+			row[c] = down[b + bundle_at[rank[c]] % (e - b)].rport;
+			done[c] = gen;
+			stack[sp++] = c;
 		}
 	}
 }
@@ -531,27 +581,47 @@ static uint8_t ftree_any_port(const struct ftree *m, int s)
 	return m->xport[s] != LFT_DROP ? m->xport[s] : m->bfs_port[s];
 }
 
+/* A switch going up, not handed the LID: the main path's column at its
+ * rank when all its up-links are choices (they leave by consecutive
+ * ports) and that is one of them and it has no detours (what
+ * ftree_column_choice answers then, found without a scan), else
+ * ftree_column_choice's answer. */
+static uint8_t ftree_up_choice(struct ftree *m, int s)
+{
+	uint8_t want = m->column[m->rank[s]];
+
+	if (m->up_n[s] && m->n_ways[s] == m->up_n[s] &&
+	    (uint8_t)(want - m->up_lo[s]) < m->up_n[s] && !m->cand_nx[s])
+		return want;
+	return ftree_column_choice(m, s);
+}
+
 /* Every switch not handed the LID takes one of its choices.  Returns 1
  * when a leaf had to: its LID is routed around a missing link. */
 static int ftree_fill(struct ftree *m)
 {
-	int strayed = 0;
+	/* in locals: the byte stores below may alias the struct's fields */
+	const int *fill = m->fill, *rank = m->rank;
+	const uint32_t *done = m->done, gen = m->dest_gen;
+	const uint8_t *kind = m->kind, *has_ca = m->g.has_ca;
+	uint8_t *row = m->row;
+	size_t n_fill = m->n_fill;
+	int n_columns = m->n_columns, strayed = 0;
 
-	for (size_t q = 0; q < m->n_fill; q++) {
-		int s = m->fill[q];
-		uint8_t port;
+	for (size_t q = 0; q < n_fill; q++) {
+		int s = fill[q];
 
-		if (m->done[s] == m->dest_gen)
+		if (done[s] == gen)
 			continue;
-		if (m->kind[s] == FTREE_ANY) {
-			port = ftree_any_port(m, s);
+		if (kind[s] == FTREE_ANY) {
+			row[s] = ftree_any_port(m, s);
+		} else if (kind[s] == FTREE_UP) {
+			row[s] =
+			    rank[s] < n_columns ? ftree_up_choice(m, s) : ftree_next_choice(m, s);
+			strayed |= has_ca[s];
 		} else {
-			port = m->kind[s] == FTREE_UP && m->rank[s] < m->n_columns
-				   ? ftree_column_choice(m, s)
-				   : ftree_next_choice(m, s);
-			strayed |= m->kind[s] == FTREE_UP && m->g.has_ca[s];
+			row[s] = ftree_next_choice(m, s);
 		}
-		m->row[s] = port;
 	}
 	return strayed;
 }
@@ -753,6 +823,7 @@ static int ftree_compute(const struct fabric *f, const struct route_opts *opts, 
 			  .errlen = errlen,
 			  .out = out,
 			  .max_lid = opts->max_lid,
+			  .entered = -1,
 			  .data_vls = fabric_min_data_vls(f, NULL, NULL)};
 	int rc;
 

@@ -2,8 +2,10 @@
  * routing/ftree_priv.h - what the ftree engine's files share: the state of
  * one run (struct ftree) and the steps each calls in another.  ftree.c
  * routes (and has the DOC), ftree_rank.c ranks the tree and splits its
- * links, ftree_order.c numbers the leaves, ftree_exit.c plans the down-up
- * turns of a degraded tree, ftree_note.c writes the note.  Not for use outside routing/ftree*.c.
+ * links, ftree_order.c numbers the leaves, ftree_bounce.c finds the
+ * shortest ways around for switches with no up-then-down route,
+ * ftree_exit.c plans the down-up turns of a degraded tree, ftree_note.c
+ * writes the note.  Not for use outside routing/ftree*.c.
  */
 #ifndef NANOSM_ROUTING_FTREE_PRIV_H
 #define NANOSM_ROUTING_FTREE_PRIV_H
@@ -90,11 +92,22 @@ struct ftree {
 	size_t cas_per_leaf;	  /* CA LIDs per leaf, rounded up */
 	/* the leaf being routed */
 	uint32_t leaf_gen, *in_reach; /* in_reach[s] == leaf_gen: s is in R */
+	int entered;		      /* a leaf whose R, u and kinds are current, all switches
+				       * with an up-then-down route to it (-1: none) */
 	uint8_t *u, *kind;
 	int *fill; /* switches of the leaf's component but the leaf */
 	size_t n_fill;
 	size_t *cand_start;
 	uint8_t *cand_n, *cand_port, *rr;
+	/* counted by ftree_climb (s in R: its down-links into R) and
+	 * ftree_hop_counts (u finite: its up-links one up-hop nearer R), with
+	 * the port of one of them, so that a switch whose links all qualify,
+	 * or one only, needs no scan for its choices; up[e].port, down[e].port */
+	uint8_t *n_ways, *way_port, *up_port, *down_port;
+	uint8_t *up_lo, *up_n; /* s's up-links leave by ports up_lo .. up_lo + up_n - 1
+				* (up_n 0: not so, or none) */
+	int *via;	  /* ftree_bounce_routes: the best neighbour found so far */
+	struct ftree_bounce *bounce; /* ftree_bounce.c's, made the first time */
 	uint8_t *cand_nx; /* leaves: detours (parents of kind ANY) after the choices */
 	/* the LID being routed */
 	uint32_t dest_gen, *done; /* done[s] == dest_gen: s has its entry */
@@ -174,12 +187,16 @@ void ftree_detour_check(struct ftree *m);
 
 /* ftree_rank.c: breadth first over the switch graph (see there); every
  * dist[] set to -1; ranks (0 or -errno, err filled); R of a leaf marked
- * with a new leaf_gen (returns its size); roots; up- and down-links and
- * what each switch sees (0 or -ENOMEM, err filled). */
+ * with a new leaf_gen (returns its size); has leaf the parents of leaf p
+ * (same R but for the two), and R and the counts moved from p to leaf;
+ * roots; up- and down-links and what each switch sees (0 or -ENOMEM, err
+ * filled). */
 size_t ftree_bfs(struct ftree *m, int *dist, size_t tail);
 void ftree_reset(int *dist, size_t n);
 int ftree_rank(struct ftree *m, const struct route_opts *opts);
 size_t ftree_climb(struct ftree *m, int leaf);
+int ftree_sibling(const struct ftree *m, int p, int leaf);
+void ftree_swap_leaf(struct ftree *m, int p, int leaf);
 int ftree_is_root(const struct ftree *m, size_t s);
 int ftree_shape(struct ftree *m);
 
@@ -212,6 +229,14 @@ void ftree_exit_free_vls(struct ftree *m);
  * whose channel dependency graph stays acyclic with them, while a VL
  * empties (SLs only).  0 or -ENOMEM. */
 int ftree_merge_vls(struct ftree *m);
+
+/* ftree_bounce.c: bfs_port of the switches of kind ANY, a shortest way to
+ * the leaf (up-links first when up_first); the same toward switch t's own
+ * LIDs, as ftree_bounce_routes(m, t, 0) leaves it, found for 64 switches
+ * at a time (0 or -ENOMEM); its memory released. */
+void ftree_bounce_routes(struct ftree *m, int leaf, int up_first);
+int ftree_bounce_switch(struct ftree *m, int t);
+void ftree_bounce_free(struct ftree *m);
 
 /* ftree_note.c: the note of a routed tree. */
 void ftree_write_note(struct ftree *m);

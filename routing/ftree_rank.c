@@ -227,7 +227,8 @@ static int ftree_split_links(struct ftree *m)
 }
 
 /* Mark R for leaf (it and everything above it) with a new leaf_gen; R is
- * left in queue[0..n).  Returns n. */
+ * left in queue[0..n), and each switch of R above the leaf has its
+ * down-links into R counted (n_ways, way_port).  Returns n. */
 size_t ftree_climb(struct ftree *m, int leaf)
 {
 	size_t head = 0, tail = 0;
@@ -240,13 +241,50 @@ size_t ftree_climb(struct ftree *m, int leaf)
 		for (size_t e = m->up_start[s]; e < m->up_start[s + 1]; e++) {
 			int p = m->up[e].sw;
 
-			if (m->in_reach[p] == m->leaf_gen)
+			if (m->in_reach[p] == m->leaf_gen) {
+				m->n_ways[p]++;
 				continue;
+			}
 			m->in_reach[p] = m->leaf_gen;
+			m->n_ways[p] = 1;
+			m->way_port[p] = m->up[e].rport;
 			m->queue[tail++] = p;
 		}
 	}
 	return tail;
+}
+
+/* Has leaf the same up-links (parents, in port order) as leaf p, both at
+ * rank 0?  Then R is the same but for the leaves themselves. */
+int ftree_sibling(const struct ftree *m, int p, int leaf)
+{
+	size_t a = m->up_start[leaf], b, n = m->up_start[leaf + 1] - a;
+
+	if (p < 0 || p == leaf || m->rank[p] || m->rank[leaf] || !n ||
+	    m->up_start[p + 1] - m->up_start[p] != n)
+		return 0;
+	b = m->up_start[p];
+	for (size_t i = 0; i < n; i++)
+		if (m->up[a + i].sw != m->up[b + i].sw)
+			return 0;
+	return 1;
+}
+
+/* From sibling p's R and up-hop counts to leaf's, where every switch had
+ * an up-then-down route to p (so it has one to leaf): only the two leaves
+ * change (in and out of R, u 0 and 1) and their parents' one way into R. */
+void ftree_swap_leaf(struct ftree *m, int p, int leaf)
+{
+	size_t first = m->up_start[p], n = m->up_start[p + 1] - first;
+
+	m->in_reach[p] = m->leaf_gen - 1;
+	m->in_reach[leaf] = m->leaf_gen;
+	m->u[leaf] = 0;
+	m->u[p] = 1;
+	m->n_ways[p] = (uint8_t)n; /* every parent is in R */
+	m->way_port[p] = m->up[first].port;
+	for (size_t e = m->up_start[leaf]; e < m->up_start[leaf + 1]; e++)
+		m->way_port[m->up[e].sw] = m->up[e].rport;
 }
 
 /* How many leaves each switch reaches going down, and the most that any
@@ -338,6 +376,37 @@ static int ftree_mark_slots(struct ftree *m)
 	return 0;
 }
 
+/* The port of every up- and down-link, in list order (a switch's choices
+ * when all its links qualify), and the up-ports of a switch whose up-links
+ * leave by consecutive ports. */
+static int ftree_list_ports(struct ftree *m)
+{
+	size_t nu = m->up_start[m->g.n_sw], nd = m->down_start[m->g.n_sw];
+
+	m->up_port = malloc(nu ? nu : 1);
+	m->down_port = malloc(nd ? nd : 1);
+	m->up_lo = calloc(m->g.n_sw + 1, 1);
+	m->up_n = calloc(m->g.n_sw + 1, 1);
+	if (!m->up_port || !m->down_port || !m->up_lo || !m->up_n)
+		return -ENOMEM;
+	for (size_t s = 0; s < m->g.n_sw; s++) {
+		size_t first = m->up_start[s], n = m->up_start[s + 1] - first, run = 0;
+
+		/* the up list is in port order: a run of consecutive ports? */
+		while (run < n && m->up[first + run].port == m->up[first].port + run)
+			run++;
+		if (n && run == n && n <= UINT8_MAX) {
+			m->up_lo[s] = m->up[first].port;
+			m->up_n[s] = (uint8_t)n;
+		}
+	}
+	for (size_t e = 0; e < nu; e++)
+		m->up_port[e] = m->up[e].port;
+	for (size_t e = 0; e < nd; e++)
+		m->down_port[e] = m->down[e].port;
+	return 0;
+}
+
 /* Up and down links and what each switch sees below it; when a root turns
  * out to be a leaf without CAs, once more with it at rank 0. */
 int ftree_shape(struct ftree *m)
@@ -351,5 +420,8 @@ int ftree_shape(struct ftree *m)
 			break;
 		ftree_sort_by_rank(m);
 	}
+	if (ftree_list_ports(m))
+		return text_err(m->err, m->errlen, -ENOMEM, "out of memory routing %zu switches",
+				m->g.n_sw);
 	return ftree_mark_slots(m);
 }

@@ -442,21 +442,28 @@ static void updn_orient(struct updn *u)
  * too); down = 0 those that send up into any of them (up-first). */
 static size_t updn_expand(struct updn *u, size_t head, size_t end, size_t tail, int down)
 {
-	for (size_t i = head; i < end; i++) {
-		int x = u->queue[i];
-		size_t e = down ? u->g.adj_start[x] : u->adj_split[x];
-		size_t e_end = down ? u->adj_split[x] : u->g.adj_start[x + 1];
+	/* in locals: the byte store to down_only may alias the struct's
+	 * fields, which would reload them for every cable */
+	int *dist = u->dist, *queue = u->queue;
+	uint8_t *down_only = u->down_only;
+	const int *nbr = u->nbr;
+	const size_t *adj_start = u->g.adj_start, *adj_split = u->adj_split;
 
-		if (down && !u->down_only[x])
+	for (size_t i = head; i < end; i++) {
+		int x = queue[i], next = dist[x] + 1;
+		size_t e = down ? adj_start[x] : adj_split[x];
+		size_t e_end = down ? adj_split[x] : adj_start[x + 1];
+
+		if (down && !down_only[x])
 			continue;
 		for (; e < e_end; e++) {
-			int p = u->nbr[e];
+			int p = nbr[e];
 
-			if (u->dist[p] >= 0)
+			if (dist[p] >= 0)
 				continue;
-			u->dist[p] = u->dist[x] + 1;
-			u->down_only[p] = (uint8_t)down;
-			u->queue[tail++] = p;
+			dist[p] = next;
+			down_only[p] = (uint8_t)down;
+			queue[tail++] = p;
 		}
 	}
 	return tail;
@@ -487,16 +494,20 @@ static void updn_legal_bfs(struct updn *u, int t)
  * (the forced pass needs only to know whether there is more than one). */
 static size_t updn_candidates(struct updn *u, int s, size_t max)
 {
-	int down = u->down_only[s], nearer = u->dist[s] - 1;
+	/* in locals: the byte store to cand may alias the struct's fields */
+	const int *dist = u->dist, *nbr = u->nbr;
+	const uint8_t *down_only = u->down_only, *nport = u->nport;
+	uint8_t *cand = u->cand;
+	int down = down_only[s], nearer = dist[s] - 1;
 	size_t e = down ? u->adj_split[s] : u->g.adj_start[s];
 	size_t end = down ? u->g.adj_start[s + 1] : u->adj_split[s];
 	size_t k = 0;
 
 	for (; e < end && k < max; e++) {
-		int r = u->nbr[e];
+		int r = nbr[e];
 
-		if (u->dist[r] == nearer && (!down || u->down_only[r]))
-			u->cand[k++] = u->nport[e];
+		if (dist[r] == nearer && (!down || down_only[r]))
+			cand[k++] = nport[e];
 	}
 	return k;
 }

@@ -709,6 +709,24 @@ static void test_check_vl_cap(void)
 	check_done(&f, &s);
 }
 
+/* More switches than a 16-bit hop code can name: refused, and said so
+ * (not walked with codes that would wrap). */
+static void test_check_too_many_switches(void)
+{
+	struct fabric f;
+	struct lft_set s;
+	struct route_check res;
+
+	fabric_init(&f);
+	for (int i = 0; i < 65521; i++)
+		route_test_add_sw(&f, 1);
+	lft_set_init(&s);
+	CU_ASSERT_EQUAL(route_check_run(&f, &s, NULL, &res), -E2BIG);
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(res.first, "too many switches to check: 65521 (at most 65520)"));
+	fabric_fini(&f);
+}
+
 void test_check_register(void)
 {
 	CU_pSuite s = CU_add_suite("check", NULL, NULL);
@@ -737,4 +755,5 @@ void test_check_register(void)
 		    test_check_vl_split_cycle);
 	CU_add_test(s, "VLs: a route on a VL a cable lacks, or on VL15, is refused",
 		    test_check_vl_cap);
+	CU_add_test(s, "more than 65520 switches: refused, said so", test_check_too_many_switches);
 }

@@ -7,8 +7,8 @@
  * random meshes of more than one block of LIDs, routed and then broken at
  * random (black holes, loops, credit loops, also with SLs on two VLs),
  * and on a two-level tree with more switch links than 64 per switch,
- * both must count the same pairs, failures, longest route and credit
- * loop.
+ * both must count the same pairs, failures, longest route, channel
+ * dependencies (turns) and credit loop.
  */
 #include <CUnit/CUnit.h>
 #include <stdint.h>
@@ -91,8 +91,12 @@ static enum ref_end ref_walk(struct ref *r, int s, uint16_t lid, int owner, unsi
 	*hops = len;
 	if (end == REF_LOOP || !turns)
 		return end;
-	for (size_t i = 0; i + 1 < len; i++)
-		r->dep[((size_t)vl * r->n_chan + path[i]) * r->n_chan + path[i + 1]] = 1;
+	for (size_t i = 0; i + 1 < len; i++) {
+		uint8_t *d = &r->dep[((size_t)vl * r->n_chan + path[i]) * r->n_chan + path[i + 1]];
+
+		r->res.turns += !*d;
+		*d = 1;
+	}
 	return end;
 }
 
@@ -254,14 +258,17 @@ static struct route_check ref_case(const struct route_engine *eng, int n, int k,
 	CU_ASSERT_EQUAL(got.bad_ports, 0);
 	CU_ASSERT_EQUAL(got.max_hops, r.res.max_hops);
 	CU_ASSERT_EQUAL(got.credit_loop, r.res.credit_loop);
+	CU_ASSERT_EQUAL(got.turns, r.res.turns);
 	if (got.pairs != r.res.pairs || got.unreachable != r.res.unreachable ||
-	    got.loops != r.res.loops || got.credit_loop != r.res.credit_loop)
+	    got.loops != r.res.loops || got.credit_loop != r.res.credit_loop ||
+	    got.turns != r.res.turns)
 		fprintf(stderr,
-			"check_ref %s n=%d k=%d sls=%d seed=%u: gate %zu/%zu/%zu/%d, "
-			"reference %zu/%zu/%zu/%d (pairs/unreachable/loops/credit loop)\n",
+			"check_ref %s n=%d k=%d sls=%d seed=%u: gate %zu/%zu/%zu/%zu/%d, "
+			"reference %zu/%zu/%zu/%zu/%d (pairs/unreachable/loops/turns/credit "
+			"loop)\n",
 			eng->name, n, k, sls, seed0, got.pairs, got.unreachable, got.loops,
-			got.credit_loop, r.res.pairs, r.res.unreachable, r.res.loops,
-			r.res.credit_loop);
+			got.turns, got.credit_loop, r.res.pairs, r.res.unreachable, r.res.loops,
+			r.res.turns, r.res.credit_loop);
 	lft_set_fini(&s);
 	fabric_fini(&f);
 	return got;
