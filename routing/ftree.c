@@ -195,6 +195,7 @@ static void ftree_free(struct ftree *m)
 			m->slots,    m->diverted,      m->row_save, m->dest_col,  m->dest_col1,
 			m->cand_nx,  m->det_sw,	       m->det_alt};
 
+	ftree_moved_fini(m);
 	swgraph_fini(&m->g);
 	ftree_turns_fini(&m->turns);
 	swgraph_dests_fini(&m->lids);
