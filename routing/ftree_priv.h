@@ -3,7 +3,9 @@
  * one run (struct ftree) and the steps each calls in another.  ftree.c
  * routes (and has the DOC), ftree_rank.c ranks the tree and splits its
  * links, ftree_order.c numbers the leaves, ftree_exit.c plans the down-up
- * turns of a degraded tree, ftree_note.c writes the note.  Not for use outside routing/ftree*.c.
+ * turns of a degraded tree, ftree_moved.c records the LIDs rank-1 switches
+ * moved onto a core's link down, ftree_note.c writes the note.  Not for use
+ * outside routing/ftree*.c.
  */
 #ifndef NANOSM_ROUTING_FTREE_PRIV_H
 #define NANOSM_ROUTING_FTREE_PRIV_H
