@@ -200,6 +200,7 @@ static void ftree_free(struct ftree *m)
 			m->cand_nx,  m->det_sw,	       m->det_alt,  m->n_ways,	  m->way_port,
 			m->up_port,  m->down_port,     m->via,	    m->up_lo,	  m->up_n};
 
+	ftree_moved_fini(m);
 	swgraph_fini(&m->g);
 	ftree_turns_fini(&m->turns);
 	swgraph_dests_fini(&m->lids);

@@ -40,6 +40,7 @@ void ftree_plan_columns(struct ftree *m)
 	}
 	memset(m->up_load, 0,
 	       (m->up_start[m->g.n_sw] ? m->up_start[m->g.n_sw] : 1) * sizeof(*m->up_load));
+	m->nomem |= ftree_moved_init(m) != 0;
 }
 
 /* The up-port numbers any switch of s's rank (in its component) uses: a
@@ -63,8 +64,11 @@ static size_t ftree_slot_count(const struct ftree *m, int s)
 
 /* Of s's choices, the one the fewest LIDs were sent to in place of their
  * own column, from choice `from` on; counted.  With crowd (per port), the
- * least crowded first. */
-static uint8_t ftree_least_diverted(struct ftree *m, int s, size_t from, const uint8_t *crowd)
+ * least crowded first; with moved (per port, a rank-1 switch's), then
+ * the one whose core's link down other switches moved the fewest LIDs
+ * to in the same shifts (ftree_moved_depth). */
+static uint8_t ftree_least_diverted(struct ftree *m, int s, size_t from, const uint8_t *crowd,
+				    const uint8_t *moved)
 {
 	size_t first = m->cand_start[s], n = m->cand_n[s], best = first + from;
 	uint32_t *load = &m->diverted[m->g.port_base[s]];
@@ -73,7 +77,9 @@ static uint8_t ftree_least_diverted(struct ftree *m, int s, size_t from, const u
 		size_t c = first + (from + i) % n;
 		uint8_t pc = m->cand_port[c], pb = m->cand_port[best];
 
-		if (crowd && crowd[pc] != crowd[pb] ? crowd[pc] < crowd[pb] : load[pc] < load[pb])
+		if (crowd && crowd[pc] != crowd[pb]   ? crowd[pc] < crowd[pb]
+		    : moved && moved[pc] != moved[pb] ? moved[pc] < moved[pb]
+						      : load[pc] < load[pb])
 			best = c;
 	}
 	load[m->cand_port[best]]++;
@@ -329,14 +335,31 @@ static void ftree_above_crowding(const struct ftree *m, int s, uint8_t *down)
 	}
 }
 
+/* For each choice of rank-1 switch s going up: ftree_moved_depth. */
+static void ftree_moved_crowding(const struct ftree *m, int s, uint8_t *moved)
+{
+	memset(moved, 0, FABRIC_MAX_PORTS + 1);
+	for (size_t i = 0; i < m->cand_n[s]; i++) {
+		uint8_t pn = m->cand_port[m->cand_start[s] + i];
+		unsigned d = ftree_moved_depth(m, s, pn);
+
+		moved[pn] = (uint8_t)(d < UINT8_MAX ? d : UINT8_MAX);
+	}
+}
+
 /* Is port x a better choice than y: fewer flows on the busier of its
  * links up and down (crowd, down), then fewer on both. */
-static int ftree_less_crowded(const uint8_t *crowd, const uint8_t *down, uint8_t x, uint8_t y)
+static int ftree_less_crowded(const uint8_t *crowd, const uint8_t *down, const uint8_t *moved,
+			      uint8_t x, uint8_t y)
 {
 	unsigned kx = crowd[x] > down[x] ? crowd[x] : down[x];
 	unsigned ky = crowd[y] > down[y] ? crowd[y] : down[y];
 
-	return kx != ky ? kx < ky : crowd[x] + down[x] < crowd[y] + down[y];
+	if (kx != ky)
+		return kx < ky;
+	if (crowd[x] + down[x] != crowd[y] + down[y])
+		return crowd[x] + down[x] < crowd[y] + down[y];
+	return moved[x] < moved[y];
 }
 
 /* After the fill: a LID of another column that a leaf sent up to a
@@ -350,7 +373,8 @@ void ftree_mid_respread(struct ftree *m)
 	m->cgen++;
 	for (size_t q = 0; q < m->n_fill; q++) {
 		int s = m->fill[q], a;
-		uint8_t crowd[FABRIC_MAX_PORTS + 1], down[FABRIC_MAX_PORTS + 1], best;
+		uint8_t crowd[FABRIC_MAX_PORTS + 1], down[FABRIC_MAX_PORTS + 1],
+		    moved[FABRIC_MAX_PORTS + 1], best;
 
 		if (!m->g.has_ca[s] || m->kind[s] != FTREE_UP || m->done[s] == m->dest_gen)
 			continue;
@@ -361,15 +385,17 @@ void ftree_mid_respread(struct ftree *m)
 		m->cmark[a] = m->cgen;
 		ftree_mid_crowding(m, a, crowd);
 		ftree_above_crowding(m, a, down);
+		ftree_moved_crowding(m, a, moved);
 		best = m->row[a];
 		for (size_t i = 0; i < m->cand_n[a]; i++) {
 			uint8_t pn = m->cand_port[m->cand_start[a] + i];
 
-			if (ftree_less_crowded(crowd, down, pn, best))
+			if (ftree_less_crowded(crowd, down, moved, pn, best))
 				best = pn;
 		}
 		m->row[a] = best;
 	}
+	ftree_moved_record(m);
 }
 
 /* A switch going up that was not handed the LID (its cable to the main
@@ -388,7 +414,7 @@ static uint8_t ftree_column_pick(struct ftree *m, int s)
 
 	const uint8_t *slot = ftree_slots(m, s);
 	size_t lost = 0, before = 0, base = 0;
-	uint8_t crowd[FABRIC_MAX_PORTS + 1];
+	uint8_t crowd[FABRIC_MAX_PORTS + 1], moved[FABRIC_MAX_PORTS + 1];
 
 	for (size_t i = 0; i < n; i++)
 		if (m->cand_port[first + i] == want)
@@ -409,8 +435,10 @@ static uint8_t ftree_column_pick(struct ftree *m, int s)
 		ftree_crowding(m, s, n + lost, crowd);
 	else if (pod)
 		ftree_mid_crowding(m, s, crowd);
+	if (pod)
+		ftree_moved_crowding(m, s, moved);
 	return ftree_least_diverted(m, s, lost ? (base + before * n / lost) % n : want % n,
-				    m->g.has_ca[s] || pod ? crowd : NULL);
+				    m->g.has_ca[s] || pod ? crowd : NULL, pod ? moved : NULL);
 }
 
 /* Port pn of leaf s as a detour: up to a parent of kind ANY, whose way

@@ -4,8 +4,9 @@
  * routes (and has the DOC), ftree_rank.c ranks the tree and splits its
  * links, ftree_order.c numbers the leaves, ftree_bounce.c finds the
  * shortest ways around for switches with no up-then-down route,
- * ftree_exit.c plans the down-up turns of a degraded tree, ftree_note.c
- * writes the note.  Not for use outside routing/ftree*.c.
+ * ftree_exit.c plans the down-up turns of a degraded tree, ftree_moved.c
+ * records the LIDs rank-1 switches moved onto a core's link down,
+ * ftree_note.c writes the note.  Not for use outside routing/ftree*.c.
  */
 #ifndef NANOSM_ROUTING_FTREE_PRIV_H
 #define NANOSM_ROUTING_FTREE_PRIV_H
@@ -34,6 +35,8 @@ struct ftree_dest {
 	int leaf;	/* switch ordinal */
 	int leaf_pos;	/* the leaf's number in leaf order */
 };
+
+struct ftree_move;
 
 /* A candidate exit: p's down-link e, ranked by key (lower first). */
 struct ftree_cand {
@@ -82,6 +85,11 @@ struct ftree {
 	uint32_t *top_reach;	   /* most leaves below any switch above (or at) it */
 	uint8_t *slots;		   /* per component and rank: up-port numbers in use */
 	uint32_t *diverted;	   /* per switch port: LIDs sent there off their column */
+	/* per switch port (a core's link down): the LIDs rank-1 switches moved
+	 * there off their main path's core (ftree_moved.c) */
+	uint32_t *move_head;
+	struct ftree_move *moves;
+	size_t n_moves, cap_moves;
 	int *leaf_pos;
 	/* CA LIDs: as claimed, then in leaf order */
 	struct swgraph_dests lids;
@@ -184,6 +192,17 @@ void ftree_plan_columns(struct ftree *m);
 uint8_t ftree_column_choice(struct ftree *m, int s);
 void ftree_mid_respread(struct ftree *m);
 void ftree_detour_check(struct ftree *m);
+
+/* ftree_moved.c: the record of the LIDs rank-1 switches moved off their
+ * main path's core, per core's link down (init: 0 or -ENOMEM; fini frees
+ * it); the most of them one shift of the CAs below rank-1 switch s would
+ * send through the link down its up-port pn leads to for the current LID,
+ * were the LID to take it (0: none, or not known); the current LID's moves
+ * recorded (after the fill and the respread). */
+int ftree_moved_init(struct ftree *m);
+void ftree_moved_fini(struct ftree *m);
+unsigned ftree_moved_depth(const struct ftree *m, int s, uint8_t pn);
+void ftree_moved_record(struct ftree *m);
 
 /* ftree_rank.c: breadth first over the switch graph (see there); every
  * dist[] set to -1; ranks (0 or -errno, err filled); R of a leaf marked

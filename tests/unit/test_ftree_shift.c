@@ -175,6 +175,25 @@ static void test_ftree_shift_link_down(void)
 	CU_ASSERT_EQUAL(shift_worst(&t), 2);
 }
 
+/* nanosm-gen --radix 8 --missing-links 3 --seed 3 and seed 4: leaves
+ * that lost an agg send LIDs up to aggs of other columns, and aggs in
+ * different pods each move a LID off its main path's core onto the same
+ * core, whose link down then carries them in the same shifts: every
+ * choice looked alike to each agg (3 flows up, main paths down alike).
+ * The moves are now recorded per core's link down, with the shifts
+ * each agg's CAs send to the LID in, and the next agg breaks such a tie
+ * by the fewest there: 2 (3 without). */
+static void test_ftree_shift_moved(void)
+{
+	struct shift_tree s3 = {
+	    .pods = 8, .m = 4, .cut = {"pod1-leaf3/5", "pod3-leaf3/7", "pod2-agg2/8"}};
+	struct shift_tree s4 = {
+	    .pods = 8, .m = 4, .cut = {"pod2-leaf3/8", "pod2-agg3/6", "pod3-agg2/8"}};
+
+	CU_ASSERT_EQUAL(shift_worst(&s3), 2);
+	CU_ASSERT_EQUAL(shift_worst(&s4), 2);
+}
+
 void test_ftree_shift_register(void)
 {
 	CU_pSuite s = CU_add_suite("ftree_shift", NULL, NULL);
@@ -184,4 +203,6 @@ void test_ftree_shift_register(void)
 		    test_ftree_shift_pod_order);
 	CU_add_test(s, "an agg weighs the link down into the LID's pod (shift 3 -> 2)",
 		    test_ftree_shift_link_down);
+	CU_add_test(s, "aggs see the LIDs others moved onto a core's link down (shift 3 -> 2)",
+		    test_ftree_shift_moved);
 }
