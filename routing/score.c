@@ -1,7 +1,7 @@
 /*
  * score.c - measures a fabric's LFTs: the gate's verdict, path stretch,
- * link loads (EFI, shift all-to-all, random bisections) and LID balance.
- * Reads a const fabric and const tables; no I/O, no globals, no clock.
+ * link loads (EFI, shift all-to-all, random bisections) and LID balance
+ * (score_balance.c).  Reads a const fabric and const tables; no I/O, no globals, no clock.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -9,64 +9,8 @@
 
 #include "mad/text.h"
 #include "routing/score.h"
-#include "routing/swgraph.h"
 
-#define SCORE_UNKNOWN (-1)
-#define SCORE_BUSY (-2)
-#define SCORE_FAIL (-3)
-#define SCORE_DELIVERED (-4)
-#define SCORE_TO_NONE (-1)		    /* link_to: no cable, or a port that is no endpoint */
-#define SCORE_TO_END(e) (-2 - (int32_t)(e)) /* link_to: endpoint e */
-#define SCORE_Z95 1.959963984540054
-#define SCORE_BATCH 16 /* flows walked side by side */
-
-/* An endpoint: a CA/router port with a LID, cabled to a switch. */
-struct score_end {
-	int node;
-	uint8_t port;
-	uint8_t sw_port; /* the switch's port towards it */
-	uint16_t lid;	 /* base LID */
-	int sw;		 /* switch ordinal it hangs off */
-};
-
-/* What one hop needs of a switch, packed (the walk's hot data). */
-struct score_sw {
-	const uint8_t *tab; /* LFT entries, NULL if the switch has no table */
-	uint32_t base;	    /* link id of its port 0 */
-	uint16_t top;	    /* LinearFDBTop */
-	uint8_t num_ports;
-};
-
-struct score {
-	const struct fabric *f;
-	const struct score_opts *opts;
-	struct route_score *res;
-	size_t n_ends, n_ids;
-	struct swgraph g;	/* keeps self-cables: score_up_group counts them */
-	struct score_sw *sw;	/* switch ordinal -> its hop data */
-	size_t *port_base;	/* node -> link id of its port 0; id = base + port */
-	int *link_remote;	/* link id -> node at the far end, FABRIC_NONE */
-	uint8_t *link_rport;	/* link id -> port at the far end */
-	int32_t *link_to;	/* link id -> switch ordinal, SCORE_TO_END(e), SCORE_TO_NONE */
-	struct score_end *ends; /* leaf order */
-	size_t *ends_at;	/* switch ordinal -> first endpoint on it */
-	/* scratch, per switch */
-	int *hops, *dist, *queue, *stack, *next;
-	uint8_t *out; /* port taken towards the current destination */
-	uint64_t *flow, *reach_from;
-	size_t *bucket;
-	/* scratch, per link id */
-	uint64_t *efi;
-	uint32_t *load, *stamp;
-	uint32_t gen;
-	uint8_t *self_ok; /* [end]: reachable from its own switch */
-	uint32_t *path;	  /* SCORE_BATCH routes of path_cap links each */
-	size_t path_cap;  /* n_sw + 2: the longest route without a loop */
-	/* virtual lanes: the VL of each endpoint's LID, the EFI per VL */
-	const struct lft_set *lfts;
-	uint8_t *end_vl;
-	uint64_t *efi_vl; /* [vl * n_ids + link id], only with 2 VLs or more */
-};
+#include "routing/score_priv.h"
 
 /* ---- Setup ------------------------------------------------------------- */
 
@@ -487,98 +431,6 @@ static void score_efi_stats(const struct score *sc, int switch_only, struct scor
 	out->cv = out->mean > 0 ? score_sqrt(var / (double)out->links) / out->mean : 0;
 }
 
-/* ---- LID balance ------------------------------------------------------- */
-
-/* rank = switch hops from the nearest switch with endpoints (-1: none). */
-static void score_rank(struct score *sc)
-{
-	size_t tail = 0;
-
-	for (size_t s = 0; s < sc->g.n_sw; s++) {
-		sc->dist[s] = sc->ends_at[s + 1] > sc->ends_at[s] ? 0 : -1;
-		if (!sc->dist[s])
-			sc->queue[tail++] = (int)s;
-	}
-	swgraph_bfs(&sc->g, sc->queue, tail, sc->dist, NULL);
-}
-
-/* Mark s's up group in group[]; returns the number of ports in it. */
-static size_t score_up_group(const struct score *sc, int s, uint8_t *group)
-{
-	size_t up = 0, down = 0, all = 0;
-
-	memset(group, 0, FABRIC_MAX_PORTS + 1);
-	for (size_t e = sc->g.adj_start[s]; e < sc->g.adj_start[s + 1]; e++) {
-		int r = sc->dist[sc->g.adj[e].sw], me = sc->dist[s];
-
-		up += r > me;
-		down += r < me;
-	}
-	if (!up && down)
-		return 0; /* a top switch */
-	for (size_t e = sc->g.adj_start[s]; e < sc->g.adj_start[s + 1]; e++) {
-		if (up && sc->dist[sc->g.adj[e].sw] <= sc->dist[s])
-			continue;
-		all += !group[sc->g.adj[e].port];
-		group[sc->g.adj[e].port] = 1;
-	}
-	return all;
-}
-
-/* LIDs of every endpoint (its whole LMC range) s sends out of each port. */
-static void score_count_lids(const struct score *sc, int s, uint32_t *count)
-{
-	const struct score_sw *w = &sc->sw[s];
-
-	memset(count, 0, (FABRIC_MAX_PORTS + 2) * sizeof(*count));
-	if (!w->tab)
-		return;
-	for (size_t e = 0; e < sc->n_ends; e++) {
-		const struct score_end *d = &sc->ends[e];
-		unsigned last =
-		    d->lid + fabric_port_lid_count(&sc->f->nodes[d->node].ports[d->port]) - 1;
-
-		for (unsigned lid = d->lid; lid <= last && lid <= w->top; lid++)
-			count[w->tab[lid] <= FABRIC_MAX_PORTS ? w->tab[lid]
-							      : FABRIC_MAX_PORTS + 1]++;
-	}
-}
-
-static void score_group_stats(struct score *sc, int s, const uint8_t *group, const uint32_t *count)
-{
-	struct route_score *res = sc->res;
-	uint32_t lo = UINT32_MAX, hi = 0;
-
-	for (unsigned p = 1; p <= FABRIC_MAX_PORTS; p++) {
-		if (!group[p])
-			continue;
-		lo = count[p] < lo ? count[p] : lo;
-		hi = count[p] > hi ? count[p] : hi;
-	}
-	if (!res->lid_groups++ || lo < res->lids_port_min)
-		res->lids_port_min = lo;
-	res->lids_port_max = hi > res->lids_port_max ? hi : res->lids_port_max;
-	if (res->lids_spread_node == FABRIC_NONE || hi - lo > res->lids_spread_max) {
-		res->lids_spread_max = hi - lo;
-		res->lids_spread_node = sc->g.sw_node[s];
-	}
-}
-
-static void score_lid_balance(struct score *sc)
-{
-	uint8_t group[FABRIC_MAX_PORTS + 1];
-	uint32_t count[FABRIC_MAX_PORTS + 2];
-
-	sc->res->lids_spread_node = FABRIC_NONE;
-	score_rank(sc);
-	for (size_t s = 0; s < sc->g.n_sw; s++) {
-		if (!score_up_group(sc, (int)s, group))
-			continue;
-		score_count_lids(sc, (int)s, count);
-		score_group_stats(sc, (int)s, group, count);
-	}
-}
-
 /* ---- Link loads of a set of flows -------------------------------------- */
 
 /* Start a new set of flows: every link's load counts from 0. */
@@ -928,7 +780,7 @@ int score_run(const struct fabric *f, const struct lft_set *lfts, const struct s
 		score_efi_stats(&sc, 0, &res->efi);
 		score_efi_stats(&sc, 1, &res->efi_switch);
 		score_vl_stats(&sc);
-		score_lid_balance(&sc);
+		score_balance_lids(&sc);
 		score_shifts(&sc);
 		rc = score_bisections(&sc);
 	}

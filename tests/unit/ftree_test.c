@@ -332,36 +332,6 @@ int ftree_test_route(struct ftree_test *t)
 
 /* ---- Following routes -------------------------------------------------- */
 
-/* Follow dlid from switch sw; path[i] is the i-th switch passed and out[i]
- * its port.  Returns the switch hops to the port owning dlid, or -1. */
-static int follow(const struct fabric *f, const struct lft_set *s, int sw, uint16_t dlid, int *path,
-		  uint8_t *out)
-{
-	for (int hops = 0; hops < MAX_HOPS; hops++) {
-		const struct fabric_node *n = &f->nodes[sw];
-		const struct lft *t = lft_set_find_const(s, sw);
-		uint8_t p = t && dlid <= t->top ? t->port[dlid] : LFT_DROP;
-		int r;
-
-		path[hops] = sw;
-		out[hops] = p;
-		if (p == LFT_DROP || p > n->num_ports)
-			return -1;
-		if (p == 0)
-			return n->ports[0].lid == dlid ? hops : -1;
-		r = n->ports[p].remote_node;
-		if (r == FABRIC_NONE)
-			return -1;
-		if (!fabric_is_switch(&f->nodes[r])) {
-			const struct fabric_port *rp = &f->nodes[r].ports[n->ports[p].remote_port];
-
-			return dlid >= rp->lid && dlid < rp->lid + (1u << rp->lmc) ? hops : -1;
-		}
-		sw = r;
-	}
-	return -1;
-}
-
 /* The switches passed climb, then descend: never down then up. */
 static int up_then_down(const struct ftree_test *t, const int *path, int hops)
 {
@@ -388,7 +358,7 @@ static int route_ok(const struct ftree_test *t, const struct lft_set *s, int a, 
 		    lid < t->f.nodes[dn].ports[p].lid + (1u << t->f.nodes[dn].ports[p].lmc))
 			at = remote_switch(&t->f, dn, p);
 	any = at == FABRIC_NONE ? NO_PATH : t->gd[(size_t)a * n + (size_t)at];
-	got = follow(&t->f, s, a, lid, path, out);
+	got = route_test_follow(&t->f, s, a, lid, MAX_HOPS, path, out);
 	if (any == NO_PATH)
 		return got == -1;
 	if (got < 0)
@@ -452,9 +422,9 @@ unsigned ftree_test_shift_load_to(const struct ftree_test *t, const struct lft_s
 		for (size_t i = 0; i < t->n_cas; i++) {
 			int src = t->ca[i], dst = t->ca[(i + sh) % t->n_cas], path[MAX_HOPS];
 			uint8_t out[MAX_HOPS];
-			int hops =
-			    follow(&t->f, s, t->f.nodes[src].ports[1].remote_node,
-				   (uint16_t)(t->f.nodes[dst].ports[1].lid + offset), path, out);
+			int hops = route_test_follow(
+			    &t->f, s, t->f.nodes[src].ports[1].remote_node,
+			    (uint16_t)(t->f.nodes[dst].ports[1].lid + offset), MAX_HOPS, path, out);
 
 			CU_ASSERT_FATAL(hops >= 0);
 			for (int h = 0; h <= hops; h++) {

@@ -106,6 +106,36 @@ uint8_t route_test_out_port(const struct lft_set *s, int sw, uint16_t lid)
 	return lid <= t->top ? t->port[lid] : LFT_DROP;
 }
 
+int route_test_follow(const struct fabric *f, const struct lft_set *s, int sw, uint16_t dlid,
+		      int max_hops, int *path, uint8_t *out)
+{
+	for (int hops = 0; hops < max_hops; hops++) {
+		const struct fabric_node *n = &f->nodes[sw];
+		const struct lft *t = lft_set_find_const(s, sw);
+		uint8_t p = t && dlid <= t->top ? t->port[dlid] : LFT_DROP;
+		int r;
+
+		if (path)
+			path[hops] = sw;
+		if (out)
+			out[hops] = p;
+		if (p == LFT_DROP || p > n->num_ports)
+			return -1;
+		if (p == 0)
+			return n->ports[0].lid == dlid ? hops : -1;
+		r = n->ports[p].remote_node;
+		if (r == FABRIC_NONE)
+			return -1;
+		if (!fabric_is_switch(&f->nodes[r])) {
+			const struct fabric_port *rp = &f->nodes[r].ports[n->ports[p].remote_port];
+
+			return dlid >= rp->lid && dlid < rp->lid + (1u << rp->lmc) ? hops : -1;
+		}
+		sw = r;
+	}
+	return -1;
+}
+
 unsigned route_test_lids_on_port(const struct lft_set *s, int sw, uint8_t p)
 {
 	const struct lft *t = lft_set_find_const(s, sw);

@@ -40,6 +40,12 @@ int route_test_run(const struct route_engine *eng, const struct fabric *f, uint1
 		   struct route_note *note);
 /* The port switch sw sends lid out of (LFT_DROP past the top); asserts sw has a table. */
 uint8_t route_test_out_port(const struct lft_set *s, int sw, uint16_t lid);
+/* Follow dlid from switch sw for at most max_hops switches; when path and
+ * out are given, path[i] is the i-th switch passed and out[i] its port.
+ * Returns the switch hops to the port owning dlid, or -1 when the route
+ * is dropped, lost or longer. */
+int route_test_follow(const struct fabric *f, const struct lft_set *s, int sw, uint16_t dlid,
+		      int max_hops, int *path, uint8_t *out);
 /* How many LIDs switch sw sends out of port p. */
 unsigned route_test_lids_on_port(const struct lft_set *s, int sw, uint8_t p);
 /* max - min of the LID counts on ports first..last of sw. */

@@ -28,32 +28,6 @@ static int route(const struct fabric *f, uint16_t max_lid, struct lft_set *out)
 
 /* ---- Checking routes --------------------------------------------------- */
 
-/* Follow dlid from switch sw; returns the switch hops taken to reach the
- * port owning dlid, or -1 if it is dropped, lost or loops. */
-static int follow(const struct fabric *f, const struct lft_set *s, int sw, uint16_t dlid)
-{
-	for (int hops = 0; hops <= (int)f->n_nodes; hops++) {
-		const struct fabric_node *n = &f->nodes[sw];
-		uint8_t p = route_test_out_port(s, sw, dlid);
-		int r;
-
-		if (p == LFT_DROP || p > n->num_ports)
-			return -1;
-		if (p == 0)
-			return n->ports[0].lid == dlid ? hops : -1;
-		r = n->ports[p].remote_node;
-		if (r == FABRIC_NONE)
-			return -1;
-		if (!fabric_is_switch(&f->nodes[r])) {
-			const struct fabric_port *rp = &f->nodes[r].ports[n->ports[p].remote_port];
-
-			return dlid >= rp->lid && dlid < rp->lid + (1u << rp->lmc) ? hops : -1;
-		}
-		sw = r;
-	}
-	return -1;
-}
-
 /* Every switch reaches every LID it can reach in the fewest switch hops,
  * and drops the ones it cannot.  Returns the number of bad routes. */
 static int check_all_routes(const struct fabric *f, const struct lft_set *s)
@@ -73,7 +47,8 @@ static int check_all_routes(const struct fabric *f, const struct lft_set *s)
 				if (!dn->ports[p].lid || (fabric_is_switch(dn) && p > 0))
 					continue;
 				want = at == FABRIC_NONE ? NO_PATH : d[src * n + (size_t)at];
-				got = follow(f, s, (int)src, dn->ports[p].lid);
+				got = route_test_follow(f, s, (int)src, dn->ports[p].lid,
+							(int)f->n_nodes + 1, NULL, NULL);
 				if (want == NO_PATH ? got != -1 : got != want) {
 					fprintf(stderr, "\n  switch %zu -> LID %u: %d hops, want %d",
 						src, dn->ports[p].lid, got, want);
