@@ -436,7 +436,9 @@ int lft_set_copy(struct lft_set *dst, const struct lft_set *src)
 	for (size_t i = 0; i < src->n; i++) {
 		const struct lft *t = &src->tables[i];
 
-		if (lft_table_alloc(&dst->tables[i], t->node, t->top)) {
+		dst->tables[i] = *t;
+		dst->tables[i].port = malloc((size_t)t->top + 1);
+		if (!dst->tables[i].port) {
 			lft_set_fini(dst);
 			return -ENOMEM;
 		}

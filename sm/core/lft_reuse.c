@@ -27,38 +27,38 @@ void lft_routed_commit(struct sm *sm)
 	memset(&sm->routed_next, 0, sizeof(sm->routed_next));
 }
 
-static int lft_routed_put(uint8_t **key, size_t *len, const void *v, size_t n)
+static uint8_t *lft_routed_put(uint8_t *at, const void *v, size_t n)
 {
-	uint8_t *k = realloc(*key, *len + n);
-
-	if (!k)
-		return -1;
-	memcpy(k + *len, v, n);
-	*key = k;
-	*len += n;
-	return 0;
+	memcpy(at, v, n);
+	return at + n;
 }
 
 /* The key of the running sweep's routing: sm->next and everything
  * lft_push_compute gives the engines.  NULL when there is no memory. */
 uint8_t *lft_routed_key(const struct sm *sm, size_t *len)
 {
-	uint8_t *key = NULL;
+	uint8_t *key = NULL, *k, *at;
 	const char *engines = sm->opts.engine ? sm->opts.engine : "";
 	size_t n_roots = sm->opts.roots ? sm->opts.n_roots : 0;
+	size_t opts = sizeof(sm->max_lid) + sizeof(n_roots) + n_roots * sizeof(uint64_t) +
+		      strlen(engines) + 1 + sizeof(sm->opts.test_vl_switch);
 
 	*len = 0;
 	if (fabric_key(&sm->next, &key, len) < 0)
 		return NULL;
-	if (lft_routed_put(&key, len, &sm->max_lid, sizeof(sm->max_lid)) ||
-	    lft_routed_put(&key, len, &n_roots, sizeof(n_roots)) ||
-	    (n_roots && lft_routed_put(&key, len, sm->opts.roots, n_roots * sizeof(uint64_t))) ||
-	    lft_routed_put(&key, len, engines, strlen(engines) + 1) ||
-	    lft_routed_put(&key, len, &sm->opts.test_vl_switch, sizeof(sm->opts.test_vl_switch))) {
+	k = realloc(key, *len + opts);
+	if (!k) {
 		free(key);
 		return NULL;
 	}
-	return key;
+	at = lft_routed_put(k + *len, &sm->max_lid, sizeof(sm->max_lid));
+	at = lft_routed_put(at, &n_roots, sizeof(n_roots));
+	if (n_roots)
+		at = lft_routed_put(at, sm->opts.roots, n_roots * sizeof(uint64_t));
+	at = lft_routed_put(at, engines, strlen(engines) + 1);
+	lft_routed_put(at, &sm->opts.test_vl_switch, sizeof(sm->opts.test_vl_switch));
+	*len += opts;
+	return k;
 }
 
 /* When key is what lfts_cur was routed from: lfts becomes a copy of
