@@ -19,28 +19,6 @@ bench_sa_topo() {
 	fi
 }
 
-# bench_line_ms: the timestamp of the log line on stdin as ms since
-# midnight (nanosm "HH:MM:SS.mmm", OpenSM "Mon DD HH:MM:SS usec"), or -1.
-bench_line_ms() {
-	awk '{
-		ms = -1
-		if (match($0, /[0-9][0-9]:[0-9][0-9]:[0-9][0-9]\.[0-9][0-9][0-9]/)) {
-			split(substr($0, RSTART, 12), a, /[:.]/)
-			ms = ((a[1] * 60 + a[2]) * 60 + a[3]) * 1000 + a[4]
-		} else if (match($0, /[0-9][0-9]:[0-9][0-9]:[0-9][0-9] [0-9][0-9][0-9][0-9][0-9][0-9]/)) {
-			split(substr($0, RSTART, 15), a, /[: ]/)
-			ms = ((a[1] * 60 + a[2]) * 60 + a[3]) * 1000 + int(a[4] / 1000)
-		}
-		print ms; exit }'
-}
-
-# bench_ms_since T0 T1: T1 - T0, both ms since midnight (wraps once).
-bench_ms_since() {
-	local d=$(($2 - $1))
-	[ "$d" -ge 0 ] || d=$((d + 86400000))
-	echo "$d"
-}
-
 # bench_wait_count FILE ERE COUNT TIMEOUT PID: like bench_wait_file, until
 # FILE has COUNT lines matching.
 bench_wait_count() {

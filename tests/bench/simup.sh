@@ -12,11 +12,10 @@ bench_tod_ms() {
 	date +%H:%M:%S.%N | awk -F'[:.]' '{ printf "%d\n", (($1 * 60 + $2) * 60 + $3) * 1000 + substr($4, 1, 3) }'
 }
 
-# bench_up_ms LOG T0 POLLED: ms from T0 (ms since midnight) to the SUBNET UP
-# line's own timestamp (nanosm "HH:MM:SS.mmm", OpenSM "Mon DD HH:MM:SS usec");
-# POLLED when the line has no readable timestamp.
-bench_up_ms() {
-	grep -m1 'SUBNET UP' "$1" | awk -v t0="$2" -v polled="$3" '{
+# bench_line_ms: the timestamp of the log line on stdin as ms since
+# midnight (nanosm "HH:MM:SS.mmm", OpenSM "Mon DD HH:MM:SS usec"), or -1.
+bench_line_ms() {
+	awk '{
 		ms = -1
 		if (match($0, /[0-9][0-9]:[0-9][0-9]:[0-9][0-9]\.[0-9][0-9][0-9]/)) {
 			split(substr($0, RSTART, 12), a, /[:.]/)
@@ -25,10 +24,24 @@ bench_up_ms() {
 			split(substr($0, RSTART, 15), a, /[: ]/)
 			ms = ((a[1] * 60 + a[2]) * 60 + a[3]) * 1000 + int(a[4] / 1000)
 		}
-		if (ms < 0) { print polled; exit }
-		d = ms - t0
-		if (d < 0) d += 86400000
-		print d }'
+		print ms; exit }'
+}
+
+# bench_ms_since T0 T1: T1 - T0, both ms since midnight (wraps once).
+bench_ms_since() {
+	local d=$(($2 - $1))
+	[ "$d" -ge 0 ] || d=$((d + 86400000))
+	echo "$d"
+}
+
+# bench_up_ms LOG T0 POLLED: ms from T0 (ms since midnight) to the SUBNET UP
+# line's own timestamp (nanosm "HH:MM:SS.mmm", OpenSM "Mon DD HH:MM:SS usec");
+# POLLED when the line has no readable timestamp.
+bench_up_ms() {
+	local ms
+	ms=$(grep -m1 'SUBNET UP' "$1" | bench_line_ms)
+	[ -n "$ms" ] || return 0
+	if [ "$ms" -lt 0 ]; then echo "$3"; else bench_ms_since "$2" "$ms"; fi
 }
 
 # bench_cpu_ms PID: user + system CPU ms the process used so far (0 if gone).
