@@ -103,23 +103,32 @@ void sa_path_test_rig_fini(struct sa_path_test_rig *r)
 	fabric_fini(&r->f);
 }
 
+/* A request's header: method, attr and mask from the rig's asker with its
+ * SM_Key (r->key); r->out emptied for the answer. */
+void sa_path_test_req(struct sa_path_test_rig *r, struct sa_mad *m, uint8_t method, uint16_t attr,
+		      uint64_t mask)
+{
+	memset(m, 0, sizeof(*m));
+	m->base_version = 1;
+	m->mgmt_class = SA_CLASS;
+	m->class_version = SA_CLASS_VERSION;
+	m->method = method;
+	m->sm_key = r->key;
+	m->attr_id = attr;
+	m->comp_mask = mask;
+	free(r->out.recs);
+	memset(&r->out, 0, sizeof(r->out));
+}
+
 /* Ask for PathRecords; the answer's records are in r->out. */
 uint16_t sa_path_test_ask(struct sa_path_test_rig *r, uint8_t method, uint64_t mask,
 			  const struct sa_path_rec *want)
 {
-	struct sa_mad m = { 0 };
+	struct sa_mad m;
 	struct sa_req req = { &m, { 1, 0, 1 }, r->asker, 0 };
 
-	m.base_version = 1;
-	m.mgmt_class = SA_CLASS;
-	m.class_version = SA_CLASS_VERSION;
-	m.method = method;
-	m.sm_key = r->key;
-	m.attr_id = SA_ATTR_PATH_RECORD;
-	m.comp_mask = mask;
+	sa_path_test_req(r, &m, method, SA_ATTR_PATH_RECORD, mask);
 	sa_path_encode(want, m.data);
-	free(r->out.recs);
-	memset(&r->out, 0, sizeof(r->out));
 	return sa_path_handle(r->sa, &req, &r->out);
 }
 
@@ -144,16 +153,31 @@ size_t sa_path_test_get(struct sa_path_test_rig *r, uint16_t slid, uint16_t dlid
 	return r->out.n;
 }
 
-/* Partition 0x0010: h2 and h3 full members, the switches limited ones; no
- * rule for 0x7fff, so h1 (the SM's port) is its only full member and
- * everyone else a limited one.  pp is built and put in r's view. */
-void sa_path_test_plan_p10(struct sa_path_test_rig *r, struct pkey_plan *pp)
+/* Partition 0x0010 of the n members m (no rule for 0x7fff: h1, the SM's
+ * port, is its only full member, everyone else a limited one), built into
+ * pp and put in r's view (route generation 2). */
+static void sa_path_test_plan(struct sa_path_test_rig *r, struct pkey_plan *pp,
+			      struct policy_member *m, size_t n)
 {
-	struct policy_member m[3];
 	struct policy_partition part;
 	char err[256];
 
 	memset(&part, 0, sizeof(part));
+	strcpy(part.name, "p");
+	part.pkey = 0x0010;
+	part.members = m;
+	part.n_members = n;
+	pkey_plan_init(pp);
+	CU_ASSERT_EQUAL_FATAL(
+	    pkey_plan_build(pp, &part, 1, NULL, 0, &r->f, r->h1, 1, err, sizeof(err)), 0);
+	sa_path_test_view_pk(r, 2, pp);
+}
+
+/* Partition 0x0010: h2 and h3 full members, the switches limited ones. */
+void sa_path_test_plan_p10(struct sa_path_test_rig *r, struct pkey_plan *pp)
+{
+	struct policy_member m[3];
+
 	m[0] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
 				      .guid = r->f.nodes[r->h2].ports[1].guid,
 				      .membership = POLICY_FULL};
@@ -162,12 +186,20 @@ void sa_path_test_plan_p10(struct sa_path_test_rig *r, struct pkey_plan *pp)
 				      .membership = POLICY_FULL};
 	m[2] = (struct policy_member){
 	    .kind = POLICY_MEMBER_ALL_SWITCHES, .guid = 0, .membership = POLICY_LIMITED};
-	strcpy(part.name, "p");
-	part.pkey = 0x0010;
-	part.members = m;
-	part.n_members = 3;
-	pkey_plan_init(pp);
-	CU_ASSERT_EQUAL_FATAL(
-	    pkey_plan_build(pp, &part, 1, NULL, 0, &r->f, r->h1, 1, err, sizeof(err)), 0);
-	sa_path_test_view_pk(r, 2, pp);
+	sa_path_test_plan(r, pp, m, 3);
+}
+
+/* Partition 0x0010: h1 and h2 full members, nobody else. */
+void sa_path_test_plan_h1h2(struct sa_path_test_rig *r, struct pkey_plan *pp)
+{
+	struct policy_member m[2];
+
+	memset(m, 0, sizeof(m));
+	m[0] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
+				      .guid = r->f.nodes[r->h1].ports[1].guid,
+				      .membership = POLICY_FULL};
+	m[1] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
+				      .guid = r->f.nodes[r->h2].ports[1].guid,
+				      .membership = POLICY_FULL};
+	sa_path_test_plan(r, pp, m, 2);
 }

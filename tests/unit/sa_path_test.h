@@ -41,15 +41,22 @@ void sa_path_test_rig_fini(struct sa_path_test_rig *r);
  * (NULL: none). */
 void sa_path_test_view_pk(struct sa_path_test_rig *r, uint64_t gen, const struct pkey_plan *pk);
 void sa_path_test_view(struct sa_path_test_rig *r, uint64_t gen);
+/* A request's header: method, attr and mask from the rig's asker with its
+ * SM_Key (r->key); r->out emptied for the answer. */
+void sa_path_test_req(struct sa_path_test_rig *r, struct sa_mad *m, uint8_t method, uint16_t attr,
+		      uint64_t mask);
 /* Ask for PathRecords; the answer's records are in r->out. */
 uint16_t sa_path_test_ask(struct sa_path_test_rig *r, uint8_t method, uint64_t mask,
 			  const struct sa_path_rec *want);
 /* Get the path slid -> dlid; returns the record count (the first decoded into d). */
 size_t sa_path_test_get(struct sa_path_test_rig *r, uint16_t slid, uint16_t dlid, uint64_t extra,
 			const struct sa_path_rec *more, struct sa_path_rec *d);
-/* Partition 0x0010 (h2, h3 full, switches limited) built into pp and put
- * in r's view. */
+/* Partition 0x0010 built into pp and put in r's view (generation 2); no
+ * rule for 0x7fff, so h1 (the SM's port) is its only full member and
+ * everyone else a limited one.  p10: h2 and h3 full members of 0x0010, the
+ * switches limited ones; h1h2: h1 and h2 full members, nobody else. */
 void sa_path_test_plan_p10(struct sa_path_test_rig *r, struct pkey_plan *pp);
+void sa_path_test_plan_h1h2(struct sa_path_test_rig *r, struct pkey_plan *pp);
 
 /* The tests of test_sa_paths.c and test_sa_mpath.c, added to suite sa_path. */
 void test_sa_paths_add(CU_pSuite s);

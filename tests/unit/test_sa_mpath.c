@@ -91,16 +91,11 @@ static uint16_t test_sa_mpath_ask(struct sa_path_test_rig *r, uint8_t method, ui
 				  struct sa_mpath_req *mp, const int *srcs, int n_src,
 				  const int *dsts, int n_dst)
 {
-	struct sa_mad m = { 0 };
+	struct sa_mad m;
 	struct sa_req req = { &m, { 1, 0, 1 }, r->asker, 0 };
 
-	m.base_version = 1;
-	m.mgmt_class = SA_CLASS;
-	m.class_version = SA_CLASS_VERSION;
-	m.method = method;
-	m.sm_key = r->key;
-	m.attr_id = SA_ATTR_MULTIPATH_RECORD;
-	m.comp_mask = mask | SA_MPR_CM(SA_MPR_SGID_COUNT) | SA_MPR_CM(SA_MPR_DGID_COUNT);
+	sa_path_test_req(r, &m, method, SA_ATTR_MULTIPATH_RECORD,
+			 mask | SA_MPR_CM(SA_MPR_SGID_COUNT) | SA_MPR_CM(SA_MPR_DGID_COUNT));
 	mp->sgid_count = (uint8_t)n_src;
 	mp->dgid_count = (uint8_t)n_dst;
 	for (int i = 0; i < n_src + n_dst && i < SA_MPATH_GIDS_MAX; i++) {
@@ -109,8 +104,6 @@ static uint16_t test_sa_mpath_ask(struct sa_path_test_rig *r, uint8_t method, ui
 		sa_port_gid(r->sa, (struct sa_port_ref){ node, 1 }, mp->gid[i]);
 	}
 	sa_mpath_encode(mp, m.data);
-	free(r->out.recs);
-	memset(&r->out, 0, sizeof(r->out));
 	return sa_mpath_handle(r->sa, &req, &r->out);
 }
 
@@ -305,31 +298,13 @@ static void test_sa_path_sl(void)
 static void test_sa_mpath_partitions(void)
 {
 	struct sa_path_test_rig r;
-	struct policy_member m[2];
-	struct policy_partition part;
 	struct pkey_plan pp;
 	struct sa_mpath_req mp;
 	struct sa_path_rec d;
-	char err[256];
 	int h2[1], h13[2];
 
 	sa_path_test_rig_init(&r);
-	memset(m, 0, sizeof(m));
-	memset(&part, 0, sizeof(part));
-	m[0] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
-				      .guid = r.f.nodes[r.h1].ports[1].guid,
-				      .membership = POLICY_FULL};
-	m[1] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
-				      .guid = r.f.nodes[r.h2].ports[1].guid,
-				      .membership = POLICY_FULL};
-	strcpy(part.name, "p");
-	part.pkey = 0x0010;
-	part.members = m;
-	part.n_members = 2;
-	pkey_plan_init(&pp);
-	CU_ASSERT_EQUAL_FATAL(
-	    pkey_plan_build(&pp, &part, 1, NULL, 0, &r.f, r.h1, 1, err, sizeof(err)), 0);
-	sa_path_test_view_pk(&r, 2, &pp);
+	sa_path_test_plan_h1h2(&r, &pp);
 	r.key = SA_PATH_TEST_SM_KEY; /* what the ends share, whoever asks */
 	h2[0] = r.h2;
 	h13[0] = r.h3;

@@ -263,29 +263,11 @@ static void test_sa_path_cache(void)
 static void test_sa_path_partitions(void)
 {
 	struct sa_path_test_rig r;
-	struct policy_member m[2];
-	struct policy_partition part;
 	struct pkey_plan pp;
 	struct sa_path_rec w, d;
-	char err[256];
 
 	sa_path_test_rig_init(&r);
-	memset(m, 0, sizeof(m));
-	memset(&part, 0, sizeof(part));
-	m[0] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
-				      .guid = r.f.nodes[r.h1].ports[1].guid,
-				      .membership = POLICY_FULL};
-	m[1] = (struct policy_member){.kind = POLICY_MEMBER_GUID,
-				      .guid = r.f.nodes[r.h2].ports[1].guid,
-				      .membership = POLICY_FULL};
-	strcpy(part.name, "p");
-	part.pkey = 0x0010;
-	part.members = m;
-	part.n_members = 2;
-	pkey_plan_init(&pp);
-	CU_ASSERT_EQUAL_FATAL(
-	    pkey_plan_build(&pp, &part, 1, NULL, 0, &r.f, r.h1, 1, err, sizeof(err)), 0);
-	sa_path_test_view_pk(&r, 2, &pp);
+	sa_path_test_plan_h1h2(&r, &pp);
 	/* what the ends share, asked by a trusted requester (the requester's
 	 * own partitions: test_sa_path_requester) */
 	r.key = SA_PATH_TEST_SM_KEY;
