@@ -340,36 +340,40 @@ static struct swgraph_least swgraph_least_loaded(const uint32_t *load, const uin
 
 /* Every candidate carries the same load: the passes below would hand one
  * LID to each in cand order, round after round, so the j-th counted LID
- * goes to cand[j % k]. */
-static void swgraph_spread_even(uint8_t *lft, uint32_t *load, const uint8_t *cand, size_t k,
-				uint8_t own, const struct swgraph_dest *d, size_t n)
+ * goes to cand[j % k] and a switch's own LIDs to cand[0]; the loads are
+ * counted up once at the end. */
+int swgraph_spread_even(uint8_t *lft, uint32_t *load, const uint8_t *cand, size_t k,
+			const struct swgraph_dest *d, size_t n)
 {
-	size_t c = 0;
+	size_t c = 0, counted = 0;
 
 	for (size_t j = 0; j < n; j++) {
 		if (d[j].exit_port == 0) {
-			lft[d[j].lid] = own;
+			lft[d[j].lid] = cand[0];
 			continue;
 		}
 		lft[d[j].lid] = cand[c];
-		load[cand[c]]++;
+		counted++;
 		c = c + 1 == k ? 0 : c + 1;
 	}
+	if (!counted)
+		return 1;
+	for (c = 0; c < k; c++)
+		load[cand[c]] += (uint32_t)(counted / k + (c < counted % k));
+	return counted % k == 0;
 }
 
 /* A pass per load level hands one LID to each candidate at that level, in
  * cand order: the same as picking the least loaded for every LID, without
  * a scan of all k per LID.  One candidate (a forced route) takes all. */
-void swgraph_spread(uint8_t *lft, uint32_t *load, const uint8_t *cand, size_t k,
-		    const struct swgraph_dest *d, size_t n)
+int swgraph_spread(uint8_t *lft, uint32_t *load, const uint8_t *cand, size_t k,
+		   const struct swgraph_dest *d, size_t n)
 {
 	struct swgraph_least m = swgraph_least_loaded(load, cand, k);
 	size_t i = 0, counted = n;
 
-	if (m.count == k) {
-		swgraph_spread_even(lft, load, cand, k, m.first, d, n);
-		return;
-	}
+	if (m.count == k)
+		return swgraph_spread_even(lft, load, cand, k, d, n);
 	/* a switch's own LID (exit port 0) carries management traffic only:
 	 * it takes the least-loaded port without being counted, so endpoint
 	 * LIDs keep a spread that is the same at every switch (on a fat tree:
@@ -394,4 +398,5 @@ void swgraph_spread(uint8_t *lft, uint32_t *load, const uint8_t *cand, size_t k,
 			}
 		}
 	}
+	return 0;
 }

@@ -116,6 +116,7 @@ struct updn {
 	size_t cand_key[UPDN_CHUNKS]; /* what u->cand now holds (updn_candidates) */
 	int cand_side;
 	size_t cand_k;
+	int cand_again; /* 1: the last updn_candidates kept the list */
 };
 
 static void updn_note(struct updn *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -594,15 +595,13 @@ static void updn_turn64(uint64_t *a)
 					0x3333333333333333ull, 0x5555555555555555ull};
 
 	for (unsigned w = 32, l = 0; w; w >>= 1, l++)
-		for (unsigned i = 0; i < 64; i++) {
-			uint64_t x;
+		for (unsigned j = 0; j < 64; j += 2 * w)
+			for (unsigned i = j; i < j + w; i++) {
+				uint64_t x = ((a[i] >> w) ^ a[i + w]) & keep[l];
 
-			if (i & w)
-				continue;
-			x = ((a[i] >> w) ^ a[i + w]) & keep[l];
-			a[i] ^= x << w;
-			a[i + w] ^= x;
-		}
+				a[i] ^= x << w;
+				a[i + w] ^= x;
+			}
 }
 
 /* cand_bits for s's cables: for side 0 (up) and 1 (down), chunk c and
@@ -655,6 +654,7 @@ static size_t updn_candidates(struct updn *u, int s, size_t b)
 
 	for (size_t c = 0; c < chunks; c++)
 		same &= u->cand_key[c] == bits[c * UPDN_BATCH];
+	u->cand_again = (int)same;
 	if (same)
 		return u->cand_k;
 	for (size_t c = 0; c < chunks; c++) {
@@ -689,6 +689,7 @@ static void updn_route_batch(struct updn *u, const int *t, const uint8_t *passes
 		uint8_t *lft = u->out->tables[s].port;
 		uint32_t *load = updn_load(u, (int)s);
 		const uint16_t *dist = &u->dist[s * UPDN_BATCH];
+		int even = 0; /* u->cand's loads are equal (swgraph_spread_even) */
 
 		updn_cables_ok(u, (int)s);
 		u->cand_side = -1;
@@ -699,13 +700,16 @@ static void updn_route_batch(struct updn *u, const int *t, const uint8_t *passes
 			if ((int)s == t[b]) {
 				if (passes[b] & UPDN_FORCED)
 					swgraph_route_exits(lft, load, d, n);
+				even = 0;
 				continue;
 			}
 			if (dist[b] == UPDN_FAR)
 				continue;
 			k = updn_candidates(u, (int)s, b);
+			even &= u->cand_again;
 			if (passes[b] & (k > 1 ? UPDN_CHOICES : UPDN_FORCED))
-				swgraph_spread(lft, load, u->cand, k, d, n);
+				even = (even ? swgraph_spread_even
+					     : swgraph_spread)(lft, load, u->cand, k, d, n);
 		}
 	}
 }
