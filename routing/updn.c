@@ -627,6 +627,8 @@ static void updn_cables_ok(struct updn *u, int s)
 			uint64_t *bits = &u->cand_bits[(side * UPDN_CHUNKS + c) * UPDN_BATCH];
 			size_t n = bound[side + 1] - lo < 64 ? bound[side + 1] - lo : 64;
 
+			uint64_t any = 0, every = ~0ULL; /* over the n cables */
+
 			for (size_t i = 0; i < 64; i++) {
 				int r = i < n ? u->nbr[lo + i] : 0;
 				uint64_t ok = i >= n ? 0
@@ -635,8 +637,14 @@ static void updn_cables_ok(struct updn *u, int s)
 
 				bits[i] =
 				    ok ? updn_equal64(&dist[(size_t)r * UPDN_BATCH], near) & ok : 0;
+				any |= bits[i];
+				every &= i < n ? bits[i] : ~0ULL;
 			}
-			updn_turn64(bits);
+			if (any == every) /* every cable alike (or none): no turning */
+				for (size_t b = 0; b < UPDN_BATCH; b++)
+					bits[b] = (any >> b & 1) ? ~0ULL >> (64 - n) : 0;
+			else
+				updn_turn64(bits);
 		}
 }
 
