@@ -203,6 +203,10 @@ static int updn_setup(struct updn *u, const struct route_opts *opts)
 	rc = lft_set_alloc(u->out, u->f, u->max_lid);
 	if (!rc)
 		rc = swgraph_init(&u->g, u->f, 0);
+	if (!rc && u->g.n_sw >= UPDN_FAR) /* hop counts are 16 bits */
+		return text_err(u->err, u->errlen, -E2BIG,
+				"updn routes at most %u switches, not %zu", UPDN_FAR - 1,
+				u->g.n_sw);
 	if (!rc)
 		rc = updn_alloc(u);
 	if (rc)
