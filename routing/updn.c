@@ -53,7 +53,8 @@
  * all 64 as the bits of a word per switch (updn_legal_search), each
  * cable's 64 verdicts in one pass of 16-bit compares (updn_cables_ok),
  * then routed switch by switch, the same order at every switch, with its
- * loads and table lines kept in cache.
+ * loads and table lines kept in cache.  Hop counts are 16 bits: more than
+ * 65534 switches is refused (-E2BIG).
  */
 #include <errno.h>
 #include <inttypes.h>
