@@ -315,36 +315,72 @@ void swgraph_route_exits(uint8_t *lft, uint32_t *load, const struct swgraph_dest
 	}
 }
 
-/* A pass per load level hands one LID to each candidate at that level, in
- * cand order: the same as picking the least loaded for every LID, without
- * a scan of all k per LID.  One candidate (a forced route) takes all. */
-/* The first of cand[0..k) with the fewest LIDs in load[]. */
-static uint8_t swgraph_least_loaded(const uint32_t *load, const uint8_t *cand, size_t k)
+/* The least load among cand[0..k), the first candidate carrying it and
+ * how many carry it. */
+struct swgraph_least {
+	uint32_t load;
+	uint8_t first;
+	size_t count;
+};
+
+static struct swgraph_least swgraph_least_loaded(const uint32_t *load, const uint8_t *cand,
+						 size_t k)
 {
-	uint8_t best = cand[0];
-	uint32_t least = load[best];
+	struct swgraph_least m = {load[cand[0]], cand[0], 1};
 
 	for (size_t c = 1; c < k; c++) {
 		uint32_t v = load[cand[c]];
 
-		best = v < least ? cand[c] : best;
-		least = v < least ? v : least;
+		m.count = v < m.load ? 1 : m.count + (v == m.load);
+		m.first = v < m.load ? cand[c] : m.first;
+		m.load = v < m.load ? v : m.load;
 	}
-	return best;
+	return m;
 }
 
-void swgraph_spread(uint8_t *lft, uint32_t *load, const uint8_t *cand, size_t k,
-		    const struct swgraph_dest *d, size_t n)
+/* Every candidate carries the same load: the passes below would hand one
+ * LID to each in cand order, round after round, so the j-th counted LID
+ * goes to cand[j % k] and a switch's own LIDs to cand[0]; the loads are
+ * counted up once at the end. */
+int swgraph_spread_even(uint8_t *lft, uint32_t *load, const uint8_t *cand, size_t k,
+			const struct swgraph_dest *d, size_t n)
 {
+	size_t c = 0, counted = 0;
+
+	for (size_t j = 0; j < n; j++) {
+		if (d[j].exit_port == 0) {
+			lft[d[j].lid] = cand[0];
+			continue;
+		}
+		lft[d[j].lid] = cand[c];
+		counted++;
+		c = c + 1 == k ? 0 : c + 1;
+	}
+	if (!counted)
+		return 1;
+	for (c = 0; c < k; c++)
+		load[cand[c]] += (uint32_t)(counted / k + (c < counted % k));
+	return counted % k == 0;
+}
+
+/* A pass per load level hands one LID to each candidate at that level, in
+ * cand order: the same as picking the least loaded for every LID, without
+ * a scan of all k per LID.  One candidate (a forced route) takes all. */
+int swgraph_spread(uint8_t *lft, uint32_t *load, const uint8_t *cand, size_t k,
+		   const struct swgraph_dest *d, size_t n)
+{
+	struct swgraph_least m = swgraph_least_loaded(load, cand, k);
 	size_t i = 0, counted = n;
 
+	if (m.count == k)
+		return swgraph_spread_even(lft, load, cand, k, d, n);
 	/* a switch's own LID (exit port 0) carries management traffic only:
 	 * it takes the least-loaded port without being counted, so endpoint
 	 * LIDs keep a spread that is the same at every switch (on a fat tree:
 	 * a destination's up-port follows its place under its leaf) */
 	for (size_t j = 0; j < n; j++)
 		if (d[j].exit_port == 0) {
-			lft[d[j].lid] = swgraph_least_loaded(load, cand, k);
+			lft[d[j].lid] = m.first;
 			counted--;
 		}
 	/* (with none left to count, the passes below would find nothing) */
@@ -362,4 +398,5 @@ void swgraph_spread(uint8_t *lft, uint32_t *load, const uint8_t *cand, size_t k,
 			}
 		}
 	}
+	return 0;
 }

@@ -115,8 +115,14 @@ void swgraph_dests_fini(struct swgraph_dests *d);
 void swgraph_route_exits(uint8_t *lft, uint32_t *load, const struct swgraph_dest *d, size_t n);
 /* Send LIDs d[0..n) over the k >= 1 candidate ports cand[0..k): each LID
  * to the candidate with the fewest LIDs so far in load[], the first in
- * cand on a tie (so lowest port first when cand ascends). */
-void swgraph_spread(uint8_t *lft, uint32_t *load, const uint8_t *cand, size_t k,
-		    const struct swgraph_dest *d, size_t n);
+ * cand on a tie (so lowest port first when cand ascends).  Returns 1 when
+ * the candidates are known to carry equal loads afterwards (0: may not). */
+int swgraph_spread(uint8_t *lft, uint32_t *load, const uint8_t *cand, size_t k,
+		   const struct swgraph_dest *d, size_t n);
+/* The same when the caller knows every candidate carries the same load
+ * (from the last call's 1, nothing else counted on them since): no scan
+ * of the loads.  Returns as swgraph_spread. */
+int swgraph_spread_even(uint8_t *lft, uint32_t *load, const uint8_t *cand, size_t k,
+			const struct swgraph_dest *d, size_t n);
 
 #endif

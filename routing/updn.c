@@ -49,8 +49,12 @@
  * Cost: O(S * (S + E)) time for S switches and E cables (one BFS per
  * destination switch and pass; one pass for a switch that delivers only
  * its own LIDs), O(S + E + LIDs) memory besides the tables.  Destinations
- * are routed 16 at a time switch by switch (updn_route_batch): the same
- * order at every switch, with its loads and table lines kept in cache.
+ * are taken 64 at a time (updn_route_batch): one breadth-first search for
+ * all 64 as the bits of a word per switch (updn_legal_search), each
+ * cable's 64 verdicts in one pass of 16-bit compares (updn_cables_ok),
+ * then routed switch by switch, the same order at every switch, with its
+ * loads and table lines kept in cache.  Hop counts are 16 bits: more than
+ * 65534 switches is refused (-E2BIG).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -59,12 +63,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "mad/text.h"
 #include "routing/route.h"
 #include "routing/swgraph.h"
 
 #define UPDN_NOTE_GUIDS 6 /* switches listed by GUID in the note, per kind */
-#define UPDN_BATCH 16	  /* destination switches routed together (see updn_route_batch) */
+#define UPDN_BATCH 64	  /* destination switches searched and routed together: bits of a word */
+#define UPDN_FAR 0xffff	  /* dist of a switch the search did not reach */
+/* a switch's up (down) cables in words of 64 bits */
+#define UPDN_CHUNKS ((FABRIC_MAX_PORTS + 63) / 64)
 
 enum updn_how { UPDN_NOT_ROOT, UPDN_GIVEN, UPDN_TOP, UPDN_CENTER };
 
@@ -90,12 +101,23 @@ struct updn {
 	uint64_t *seen, *front, *next; /* scratch: 64 breadth-first searches at once */
 	uint32_t *load;      /* LIDs routed through each (switch, port) so far */
 	struct swgraph_dests dests; /* grouped by the switch they hang off */
-	int *dist;           /* hops to the current destination switch, -1 none */
-	uint8_t *down_only;  /* 1: the switch's route to it only goes down */
-	int *dist_all;	     /* dist and down_only for UPDN_BATCH destinations: */
-	uint8_t *down_all;   /* the two above point at one of them */
+	/* the legal search of a batch, bit b (or column b) for its b-th
+	 * destination switch (updn_legal_search): */
+	uint16_t *dist;			  /* dist[s * UPDN_BATCH + b]: hops from s, UPDN_FAR none */
+	uint64_t *down_only;		  /* s's route only goes down */
+	uint64_t *reached;		  /* scratch: the search reached s */
+	uint64_t *front_all, *front_down; /* reached at this level (and down-only) */
+	uint64_t *via_all, *via_down;	  /* next level: from a front neighbour below
+					   * (any state) or above (down-only) */
+	int *touched;			  /* switches with a via bit, then the next front */
+	int *front_sw;			  /* switches of the front */
 	int *queue;
 	uint8_t *cand;
+	uint64_t *cand_bits; /* per side, 64 cables, destination: may take (updn_cables_ok) */
+	size_t cand_key[UPDN_CHUNKS]; /* what u->cand now holds (updn_candidates) */
+	int cand_side;
+	size_t cand_k;
+	int cand_again; /* 1: the last updn_candidates kept the list */
 };
 
 static void updn_note(struct updn *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -129,10 +151,18 @@ static int updn_alloc(struct updn *u)
 	u->ecc = malloc(s * sizeof(*u->ecc));
 	u->total = malloc(s * sizeof(*u->total));
 	u->load = calloc(slots ? slots : 1, sizeof(*u->load));
-	u->dist = u->dist_all = malloc(UPDN_BATCH * s * sizeof(*u->dist));
-	u->down_only = u->down_all = malloc(UPDN_BATCH * s);
+	u->dist = malloc(UPDN_BATCH * s * sizeof(*u->dist));
+	u->down_only = malloc(s * sizeof(*u->down_only));
+	u->reached = malloc(s * sizeof(*u->reached));
+	u->front_all = calloc(s, sizeof(*u->front_all));
+	u->front_down = calloc(s, sizeof(*u->front_down));
+	u->via_all = calloc(s, sizeof(*u->via_all));
+	u->via_down = calloc(s, sizeof(*u->via_down));
+	u->touched = malloc(s * sizeof(*u->touched));
+	u->front_sw = malloc(s * sizeof(*u->front_sw));
 	u->queue = malloc(s * sizeof(*u->queue));
 	u->cand = malloc(FABRIC_MAX_PORTS + 1);
+	u->cand_bits = malloc(2 * UPDN_CHUNKS * UPDN_BATCH * sizeof(*u->cand_bits));
 	u->seen = malloc(s * sizeof(*u->seen));
 	u->front = malloc(s * sizeof(*u->front));
 	u->next = malloc(s * sizeof(*u->next));
@@ -140,16 +170,21 @@ static int updn_alloc(struct updn *u)
 	u->nport = malloc(u->g.adj_start[u->g.n_sw] + 1);
 	if (!u->seen || !u->front || !u->next || !u->nbr || !u->nport || !u->adj_split ||
 	    !u->root || !u->apex || !u->bridge || !u->rank || !u->mark || !u->hop || !u->ecc ||
-	    !u->total || !u->load || !u->dist || !u->down_only || !u->queue || !u->cand)
+	    !u->total || !u->load || !u->dist || !u->down_only || !u->queue || !u->cand ||
+	    !u->reached || !u->front_all || !u->front_down || !u->via_all || !u->via_down ||
+	    !u->touched || !u->front_sw || !u->cand_bits)
 		return -ENOMEM;
 	return 0;
 }
 
 static void updn_free(struct updn *u)
 {
-	void *all[] = {u->adj_split, u->root,  u->apex, u->bridge,   u->rank,	  u->mark,  u->hop,
-		       u->ecc,	     u->total, u->load, u->dist_all, u->down_all, u->queue, u->cand,
-		       u->nbr,	     u->nport, u->seen, u->front,    u->next};
+	void *all[] = {u->adj_split, u->root,	    u->apex,	u->bridge,   u->rank,
+		       u->mark,	     u->hop,	    u->ecc,	u->total,    u->load,
+		       u->dist,	     u->down_only,  u->queue,	u->cand,     u->nbr,
+		       u->nport,     u->seen,	    u->front,	u->next,     u->reached,
+		       u->front_all, u->front_down, u->via_all, u->via_down, u->touched,
+		       u->front_sw,  u->cand_bits};
 
 	swgraph_fini(&u->g);
 	swgraph_dests_fini(&u->dests);
@@ -169,6 +204,10 @@ static int updn_setup(struct updn *u, const struct route_opts *opts)
 	rc = lft_set_alloc(u->out, u->f, u->max_lid);
 	if (!rc)
 		rc = swgraph_init(&u->g, u->f, 0);
+	if (!rc && u->g.n_sw >= UPDN_FAR) /* hop counts are 16 bits */
+		return text_err(u->err, u->errlen, -E2BIG,
+				"updn routes at most %u switches, not %zu", UPDN_FAR - 1,
+				u->g.n_sw);
 	if (!rc)
 		rc = updn_alloc(u);
 	if (rc)
@@ -435,81 +474,209 @@ static void updn_orient(struct updn *u)
 	}
 }
 
-/* ---- Legal routes to one destination switch ----------------------------- */
+/* ---- Legal routes to a batch of destination switches ------------------ */
 
-/* One BFS level, queue[head..end), backwards: down = 1 adds the switches
- * that send down into a down-only switch of the level (they are down-only
- * too); down = 0 those that send up into any of them (up-first). */
-static size_t updn_expand(struct updn *u, size_t head, size_t end, size_t tail, int down)
+/* One level of the search, from the front (the switches reached at the
+ * last level, their bits in front_all, front_down): a switch above a
+ * down-only one may send down into it, a switch below any one may send up
+ * into it.  Records those bits in via_down and via_all and lists each
+ * switch they reach once in touched; returns how many. */
+static size_t updn_search_spread(struct updn *u, size_t n_front)
 {
-	/* in locals: the byte store to down_only may alias the struct's
-	 * fields, which would reload them for every cable */
-	int *dist = u->dist, *queue = u->queue;
-	uint8_t *down_only = u->down_only;
-	const int *nbr = u->nbr;
+	/* in locals: the stores through via_* may alias the struct's fields */
 	const size_t *adj_start = u->g.adj_start, *adj_split = u->adj_split;
+	const int *nbr = u->nbr, *front = u->front_sw;
+	uint64_t *via_all = u->via_all, *via_down = u->via_down;
+	int *touched = u->touched;
+	size_t n = 0;
 
-	for (size_t i = head; i < end; i++) {
-		int x = queue[i], next = dist[x] + 1;
-		size_t e = down ? adj_start[x] : adj_split[x];
-		size_t e_end = down ? adj_split[x] : adj_start[x + 1];
+	for (size_t i = 0; i < n_front; i++) {
+		int x = front[i];
+		uint64_t all = u->front_all[x], down = u->front_down[x];
 
-		if (down && !down_only[x])
-			continue;
-		for (; e < e_end; e++) {
+		for (size_t e = adj_start[x]; down && e < adj_split[x]; e++) {
 			int p = nbr[e];
 
-			if (dist[p] >= 0)
-				continue;
-			dist[p] = next;
-			down_only[p] = (uint8_t)down;
-			queue[tail++] = p;
+			if (!(via_all[p] | via_down[p]))
+				touched[n++] = p;
+			via_down[p] |= down;
+		}
+		for (size_t e = adj_split[x]; e < adj_start[x + 1]; e++) {
+			int p = nbr[e];
+
+			if (!(via_all[p] | via_down[p]))
+				touched[n++] = p;
+			via_all[p] |= all;
 		}
 	}
-	return tail;
+	return n;
 }
 
-/* dist[] and down_only[] for destination switch t: shortest routes that
- * never go down then up, consistent with one LFT entry per switch. */
-static void updn_legal_bfs(struct updn *u, int t)
+/* The switches of touched[0..n) first reached at this level (hops to the
+ * destination: level) become the next front: down-only for the bits a
+ * down-only switch of the last level below them sent, up-first for the
+ * others (down wins, as when a level's down-only switches are expanded
+ * before all of its switches).  Returns the size of the next front. */
+static size_t updn_search_settle(struct updn *u, size_t n, uint16_t level)
 {
-	size_t head = 0, tail = 1;
-
-	for (size_t s = 0; s < u->g.n_sw; s++)
-		u->dist[s] = -1;
-	u->dist[t] = 0;
-	u->down_only[t] = 1;
-	u->queue[0] = t;
-	while (head < tail) {
-		size_t end = tail;
-
-		tail = updn_expand(u, head, end, tail, 1);
-		tail = updn_expand(u, head, end, tail, 0);
-		head = end;
-	}
-}
-
-/* Ports of s one step nearer to t that its state allows: down into a
- * down-only switch when s is down-only, else up.  At most max of them
- * (the forced pass needs only to know whether there is more than one). */
-static size_t updn_candidates(struct updn *u, int s, size_t max)
-{
-	/* in locals: the byte store to cand may alias the struct's fields */
-	const int *dist = u->dist, *nbr = u->nbr;
-	const uint8_t *down_only = u->down_only, *nport = u->nport;
-	uint8_t *cand = u->cand;
-	int down = down_only[s], nearer = dist[s] - 1;
-	size_t e = down ? u->adj_split[s] : u->g.adj_start[s];
-	size_t end = down ? u->g.adj_start[s + 1] : u->adj_split[s];
 	size_t k = 0;
 
-	for (; e < end && k < max; e++) {
-		int r = nbr[e];
+	for (size_t i = 0; i < n; i++) {
+		int p = u->touched[i];
+		uint64_t down = u->via_down[p] & ~u->reached[p];
+		uint64_t all = (u->via_all[p] | down) & ~u->reached[p];
+		uint16_t *dist = &u->dist[(size_t)p * UPDN_BATCH];
 
-		if (dist[r] == nearer && (!down || down_only[r]))
-			cand[k++] = nport[e];
+		u->via_all[p] = u->via_down[p] = 0;
+		if (!all)
+			continue;
+		u->reached[p] |= all;
+		u->down_only[p] |= down;
+		u->front_all[p] = all;
+		u->front_down[p] = down;
+		u->front_sw[k++] = p;
+		for (uint64_t b = all; b; b &= b - 1)
+			dist[__builtin_ctzll(b)] = level;
 	}
 	return k;
+}
+
+/* dist and down_only for destination switches t[0..nb): each switch's
+ * shortest route to t[b] that never goes down then up, consistent with
+ * one LFT entry per switch.  A backwards breadth-first search from each,
+ * all nb at once as bits of a word; level by level, a switch sending down
+ * into a down-only switch of the level becomes down-only, else one sending
+ * up into any switch of it up-first (see the DOC above). */
+static void updn_legal_search(struct updn *u, const int *t, size_t nb)
+{
+	size_t n_front = 0;
+
+	memset(u->dist, 0xff, u->g.n_sw * UPDN_BATCH * sizeof(*u->dist));
+	memset(u->reached, 0, u->g.n_sw * sizeof(*u->reached));
+	memset(u->down_only, 0, u->g.n_sw * sizeof(*u->down_only));
+	for (size_t b = 0; b < nb; b++) {
+		u->reached[t[b]] = u->down_only[t[b]] = 1ull << b;
+		u->front_all[t[b]] = u->front_down[t[b]] = 1ull << b;
+		u->dist[(size_t)t[b] * UPDN_BATCH + b] = 0;
+		u->front_sw[n_front++] = t[b];
+	}
+	for (uint16_t level = 1; n_front; level++) {
+		size_t n = updn_search_spread(u, n_front);
+
+		for (size_t i = 0; i < n_front; i++)
+			u->front_all[u->front_sw[i]] = u->front_down[u->front_sw[i]] = 0;
+		n_front = updn_search_settle(u, n, level);
+	}
+}
+
+/* Bit b set where far[b] == near[b], for the batch's 64 columns. */
+static uint64_t updn_equal64(const uint16_t *far, const uint16_t *near)
+{
+	uint64_t m = 0;
+
+#ifdef __SSE2__
+	_Static_assert(UPDN_BATCH == 64, "a batch is eight 8-lane compares");
+	for (int q = 0; q < 4; q++) {
+		__m128i lo = _mm_cmpeq_epi16(_mm_loadu_si128((const void *)(far + 16 * q)),
+					     _mm_loadu_si128((const void *)(near + 16 * q)));
+		__m128i hi = _mm_cmpeq_epi16(_mm_loadu_si128((const void *)(far + 16 * q + 8)),
+					     _mm_loadu_si128((const void *)(near + 16 * q + 8)));
+
+		m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_packs_epi16(lo, hi)) << (16 * q);
+	}
+#else
+	for (unsigned b = 0; b < UPDN_BATCH; b++)
+		m |= (uint64_t)(far[b] == near[b]) << b;
+#endif
+	return m;
+}
+
+/* Turn a 64 x 64 bit matrix: bit j of a[i] becomes bit i of a[j]
+ * (blocks of 32, 16, ... 1 swapped across the diagonal). */
+static void updn_turn64(uint64_t *a)
+{
+	static const uint64_t keep[] = {0x00000000ffffffffull, 0x0000ffff0000ffffull,
+					0x00ff00ff00ff00ffull, 0x0f0f0f0f0f0f0f0full,
+					0x3333333333333333ull, 0x5555555555555555ull};
+
+	for (unsigned w = 32, l = 0; w; w >>= 1, l++)
+		for (unsigned j = 0; j < 64; j += 2 * w)
+			for (unsigned i = j; i < j + w; i++) {
+				uint64_t x = ((a[i] >> w) ^ a[i + w]) & keep[l];
+
+				a[i] ^= x << w;
+				a[i + w] ^= x;
+			}
+}
+
+/* cand_bits for s's cables: for side 0 (up) and 1 (down), chunk c and
+ * destination b, bit i of cand_bits[(side * UPDN_CHUNKS + c) * 64 + b]
+ * says that the side's (64c + i)-th cable leads one step nearer to the
+ * batch's b-th destination and that s's state allows it (an up cable from
+ * an up-first switch, a down cable from a down-only one into a down-only
+ * one).  Each cable's 64 destinations at once (the search's columns
+ * compared eight at a time), then turned 64 cables at a time. */
+static void updn_cables_ok(struct updn *u, int s)
+{
+	const size_t split = u->adj_split[s],
+		     bound[3] = {u->g.adj_start[s], split, u->g.adj_start[s + 1]};
+	const uint64_t *down_only = u->down_only;
+	const uint16_t *dist = u->dist, *mine = &dist[(size_t)s * UPDN_BATCH];
+	const uint64_t up_first = u->reached[s] & ~down_only[s];
+	uint16_t near[UPDN_BATCH];
+
+	for (unsigned b = 0; b < UPDN_BATCH; b++)
+		near[b] = (uint16_t)(mine[b] - 1);
+	for (int side = 0; side < 2; side++)
+		for (size_t lo = bound[side], c = 0; lo < bound[side + 1]; lo += 64, c++) {
+			uint64_t *bits = &u->cand_bits[(side * UPDN_CHUNKS + c) * UPDN_BATCH];
+			size_t n = bound[side + 1] - lo < 64 ? bound[side + 1] - lo : 64;
+
+			uint64_t any = 0, every = ~0ULL; /* over the n cables */
+
+			for (size_t i = 0; i < 64; i++) {
+				int r = i < n ? u->nbr[lo + i] : 0;
+				uint64_t ok = i >= n ? 0
+					      : side ? down_only[s] & down_only[r]
+						     : up_first;
+
+				bits[i] =
+				    ok ? updn_equal64(&dist[(size_t)r * UPDN_BATCH], near) & ok : 0;
+				any |= bits[i];
+				every &= i < n ? bits[i] : ~0ULL;
+			}
+			if (any == every) /* every cable alike (or none): no turning */
+				for (size_t b = 0; b < UPDN_BATCH; b++)
+					bits[b] = (any >> b & 1) ? ~0ULL >> (64 - n) : 0;
+			else
+				updn_turn64(bits);
+		}
+}
+
+/* Ports of s one step nearer to the batch's b-th destination that its
+ * state allows (updn_cables_ok): down into a down-only switch when s is
+ * down-only, else up, in cable order.  Listed in u->cand, kept while the
+ * next destination's are the same (cand_key: reset per switch). */
+static size_t updn_candidates(struct updn *u, int s, size_t b)
+{
+	int side = (u->down_only[s] >> b) & 1;
+	size_t lo = side ? u->adj_split[s] : u->g.adj_start[s];
+	size_t hi = side ? u->g.adj_start[s + 1] : u->adj_split[s];
+	const uint64_t *bits = &u->cand_bits[side * UPDN_CHUNKS * UPDN_BATCH + b];
+	size_t chunks = (hi - lo + 63) / 64, same = side == u->cand_side, k = 0;
+
+	for (size_t c = 0; c < chunks; c++)
+		same &= u->cand_key[c] == bits[c * UPDN_BATCH];
+	u->cand_again = (int)same;
+	if (same)
+		return u->cand_k;
+	for (size_t c = 0; c < chunks; c++) {
+		u->cand_key[c] = bits[c * UPDN_BATCH];
+		for (uint64_t w = u->cand_key[c]; w; w &= w - 1)
+			u->cand[k++] = u->nport[lo + 64 * c + (size_t)__builtin_ctzll(w)];
+	}
+	u->cand_side = side;
+	return u->cand_k = k;
 }
 
 static uint32_t *updn_load(const struct updn *u, int s)
@@ -518,13 +685,6 @@ static uint32_t *updn_load(const struct updn *u, int s)
 }
 
 enum { UPDN_FORCED = 1, UPDN_CHOICES = 2 };
-
-/* Point dist and down_only at batch slot b. */
-static void updn_slot(struct updn *u, size_t b)
-{
-	u->dist = u->dist_all + b * u->g.n_sw;
-	u->down_only = u->down_all + b * u->g.n_sw;
-}
 
 /* Route the LIDs of destination switches t[0..nb) (ascending) from every
  * switch: the forced pass (UPDN_FORCED in passes[b]) sets t's exits and
@@ -537,30 +697,32 @@ static void updn_slot(struct updn *u, size_t b)
  * for the whole batch. */
 static void updn_route_batch(struct updn *u, const int *t, const uint8_t *passes, size_t nb)
 {
-	for (size_t b = 0; b < nb; b++) {
-		updn_slot(u, b);
-		updn_legal_bfs(u, t[b]);
-	}
+	updn_legal_search(u, t, nb);
 	for (size_t s = 0; s < u->g.n_sw; s++) {
 		uint8_t *lft = u->out->tables[s].port;
 		uint32_t *load = updn_load(u, (int)s);
+		const uint16_t *dist = &u->dist[s * UPDN_BATCH];
+		int even = 0; /* u->cand's loads are equal (swgraph_spread_even) */
 
+		updn_cables_ok(u, (int)s);
+		u->cand_side = -1;
 		for (size_t b = 0; b < nb; b++) {
 			const struct swgraph_dest *d = &u->dests.v[u->dests.start[t[b]]];
 			size_t n = u->dests.start[t[b] + 1] - u->dests.start[t[b]], k;
 
-			updn_slot(u, b);
 			if ((int)s == t[b]) {
 				if (passes[b] & UPDN_FORCED)
 					swgraph_route_exits(lft, load, d, n);
+				even = 0;
 				continue;
 			}
-			if (u->dist[s] < 0)
+			if (dist[b] == UPDN_FAR)
 				continue;
-			k = updn_candidates(u, (int)s,
-					    passes[b] & UPDN_CHOICES ? FABRIC_MAX_PORTS : 2);
+			k = updn_candidates(u, (int)s, b);
+			even &= u->cand_again;
 			if (passes[b] & (k > 1 ? UPDN_CHOICES : UPDN_FORCED))
-				swgraph_spread(lft, load, u->cand, k, d, n);
+				even = (even ? swgraph_spread_even
+					     : swgraph_spread)(lft, load, u->cand, k, d, n);
 		}
 	}
 }

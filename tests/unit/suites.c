@@ -17,6 +17,7 @@ const unit_register_fn unit_suites[] = {
     test_sweep_register,
     test_updn_register,
     test_engine_digest_register,
+    test_updn_limits_register,
     test_ftree_register,
     test_check_register,
     test_check_ref_register,

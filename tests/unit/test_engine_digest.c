@@ -4,7 +4,8 @@
  * (issue 18 item 3: one breadth-first search per switch that delivers only
  * its own LIDs, the forced pass's short candidate scan, swgraph_spread's
  * early return) must leave every table as the plain algorithm wrote it;
- * the digests were taken from 1530bc1, before those changes.
+ * the digests were taken from 1530bc1, before those changes (the wide
+ * tree's from 002f086, before updn took destinations 64 at a time).
  */
 #include <CUnit/CUnit.h>
 #include <inttypes.h>
@@ -100,6 +101,39 @@ static void test_engine_digest_meshes(void)
 		engine_expect(c[i].what, &route_engine_minhop, &f, max, c[i].minhop);
 		fabric_fini(&f);
 	}
+}
+
+/* Two levels wider than a word: 72 leaves with 2 hosts and 70 up-links
+ * (one to each spine), 70 spines with 72 down-links, about 2 % of the
+ * cables left out (fixed seed): more than 64 cables on one side of a
+ * switch, and more than 64 destination switches. */
+static void engine_wide_tree(struct fabric *f)
+{
+	enum { LEAVES = 72, SPINES = 70 };
+	uint32_t seed = 18;
+
+	fabric_init(f);
+	for (int i = 0; i < LEAVES + SPINES; i++)
+		route_test_add_sw(f, i < LEAVES ? 2 + SPINES : LEAVES);
+	for (int l = 0; l < LEAVES; l++)
+		for (int sp = 0; sp < SPINES; sp++)
+			if (route_test_lcg(&seed) % 1000 >= 20)
+				fabric_link(f, l, (uint8_t)(3 + sp), LEAVES + sp, (uint8_t)(l + 1));
+	for (int l = 0; l < LEAVES; l++)
+		for (unsigned p = 1; p <= 2; p++)
+			route_test_add_host(f, l, p);
+}
+
+static void test_engine_digest_wide(void)
+{
+	struct fabric f;
+	uint16_t max;
+
+	engine_wide_tree(&f);
+	max = route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID);
+	engine_expect("wide two-level tree", &route_engine_updn, &f, max, 0x929571f95323ffed);
+	engine_expect("wide two-level tree", &route_engine_minhop, &f, max, 0xe1a4d98ebf5d90c7);
+	fabric_fini(&f);
 }
 
 /* A 3-level k-ary fat tree of `pods` pods (k/2 leaves with k/2 hosts and
@@ -209,6 +243,8 @@ void test_engine_digest_register(void)
 		    test_engine_digest_files);
 	CU_add_test(s, "updn and minhop tables on random meshes and a torus: as before",
 		    test_engine_digest_meshes);
+	CU_add_test(s, "updn and minhop tables on a tree wider than 64 cables: as before",
+		    test_engine_digest_wide);
 	CU_add_test(s, "ftree tables on whole and degraded fat trees: as before",
 		    test_engine_digest_ftree);
 }

@@ -303,7 +303,9 @@ static uint8_t spread_best(const uint32_t *load, const uint8_t *cand, size_t k)
  * candidate, the first in cand on a tie, and counts it; a switch's own LID
  * (exit port 0) goes to the least-loaded candidate as the loads stood
  * before the call, uncounted.  Checked against that rule on random loads
- * and random mixes. */
+ * (a third of the rounds with every candidate equally loaded, half of
+ * those through swgraph_spread_even) and random mixes; and what the
+ * return value promises. */
 static void test_swgraph_spread(void)
 {
 	struct swgraph_dest d[40];
@@ -312,7 +314,8 @@ static void test_swgraph_spread(void)
 	unsigned seed = 12345;
 
 	for (int round = 0; round < 200; round++) {
-		size_t k = 1 + (size_t)round % 5, n = (size_t)round % 41;
+		size_t k = 1 + (size_t)round % 5, n = (size_t)round % 41, counted = 0;
+		int even;
 
 		for (size_t i = 0; i < 40; i++) {
 			seed = seed * 1103515245u + 12345u;
@@ -320,7 +323,8 @@ static void test_swgraph_spread(void)
 		}
 		for (size_t p = 0; p < 16; p++) {
 			seed = seed * 1103515245u + 12345u;
-			load[p] = ref[p] = before[p] = (seed >> 16) % 4;
+			/* every third round all equal: the round-robin shortcut */
+			load[p] = ref[p] = before[p] = round % 3 ? (seed >> 16) % 4 : 2;
 		}
 		memset(lft, LFT_DROP, sizeof(lft));
 		memset(want, LFT_DROP, sizeof(want));
@@ -330,9 +334,20 @@ static void test_swgraph_spread(void)
 			want[d[i].lid] = best;
 			ref[best] += d[i].exit_port != 0;
 		}
-		swgraph_spread(lft, load, cand, k, d, n);
+		/* equal loads: every other such round by the shortcut the
+		 * caller may take when it knows (swgraph_spread_even) */
+		even = round % 6 == 0 ? swgraph_spread_even(lft, load, cand, k, d, n)
+				      : swgraph_spread(lft, load, cand, k, d, n);
 		CU_ASSERT_EQUAL(memcmp(lft, want, sizeof(lft)), 0);
 		CU_ASSERT_EQUAL(memcmp(load, ref, sizeof(load)), 0);
+		/* 1 promises equal loads now, and equal loads before come
+		 * with it whenever the LIDs counted fill each candidate alike */
+		for (size_t c = 1; c < k && even; c++)
+			CU_ASSERT_EQUAL(ref[cand[c]], ref[cand[0]]);
+		for (size_t i = 0; i < n; i++)
+			counted += d[i].exit_port != 0;
+		if (round % 3 == 0)
+			CU_ASSERT_EQUAL(even, counted % k == 0);
 	}
 }
 

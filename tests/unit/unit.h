@@ -18,6 +18,7 @@ void test_mad_queue_register(void);
 void test_sweep_register(void);
 void test_updn_register(void);
 void test_engine_digest_register(void);
+void test_updn_limits_register(void);
 void test_ftree_register(void);
 void test_check_register(void);
 void test_check_ref_register(void);
