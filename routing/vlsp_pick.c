@@ -7,11 +7,14 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "routing/route.h"
 #include "routing/score.h"
 #include "routing/vlsp.h"
+#include "routing/vlsp_path.h"
 
 /* On a fabric of at most VLSP_PICK_MAX_SW switches the engine measures
  * its results: every way up to VLSP_PICK_ALL_SW switches, the first 2
@@ -275,6 +278,36 @@ static int vlsp_pick_measured(struct vlsp_pick *p, unsigned n_ways, struct vlsp_
 	return rc;
 }
 
+/* The kept tables' paths on layers one by one (routing/vlsp_path.h):
+ * when that takes fewer VLs, their SLs per path, and the note says so:
+ * "4 VLs of 8 offered, an SL per path (per destination: 7 VLs, LIDs per
+ * VL: ...)".  0 or -ENOMEM (won then freed). */
+static int vlsp_pick_per_path(const struct fabric *f, struct vlsp_run *won)
+{
+	unsigned was = won->out.n_vls;
+	int vls = vlsp_path_layer(f, &won->out);
+	char old[sizeof(won->note.text)];
+	const char *of, *rest;
+
+	if (vls < 0) {
+		lft_set_fini(&won->out);
+		return vls;
+	}
+	memcpy(old, won->note.text, sizeof(old));
+	of = strstr(old, " of ");
+	rest = strstr(old, "(LIDs per VL:");
+	if (!vls || !of || !rest)
+		return 0;
+	/* the return value used: a longer note is cut, on purpose */
+	return snprintf(won->note.text, sizeof(won->note.text),
+			"%d VL%s of %lu offered, an SL per path (per destination: %u VLs, "
+			"LIDs per VL:%s",
+			vls, vls == 1 ? "" : "s", strtoul(of + 4, NULL, 10), was,
+			rest + strlen("(LIDs per VL:")) < 0
+		   ? -EINVAL
+		   : 0;
+}
+
 int vlsp_route(const struct fabric *f, const struct route_opts *opts, unsigned n_ways, int measured,
 	       struct lft_set *out, struct route_note *note, char *err, size_t errlen)
 {
@@ -290,6 +323,8 @@ int vlsp_route(const struct fabric *f, const struct route_opts *opts, unsigned n
 	n_ways = n_ways < 1 ? 1 : n_ways > VLSP_WAYS ? VLSP_WAYS : n_ways;
 	lft_set_init(&won.out);
 	rc = measured ? vlsp_pick_measured(&p, n_ways, &won) : vlsp_pick_spread(&p, n_ways, &won);
+	if (!rc && measured)
+		rc = vlsp_pick_per_path(f, &won);
 	if (rc)
 		return rc;
 	*out = won.out;
