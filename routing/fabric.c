@@ -380,6 +380,24 @@ uint8_t lft_set_sl_from(const struct lft_set *s, int sw, uint16_t dlid)
 	return t ? lft_set_sl_at(s, (size_t)(t - s->tables), dlid) : lft_set_sl(s, dlid);
 }
 
+int fabric_entry_switch(const struct fabric *f, int node, unsigned port)
+{
+	const struct fabric_node *n;
+	const struct fabric_port *p;
+
+	if (node < 0 || (size_t)node >= f->n_nodes)
+		return FABRIC_NONE;
+	n = &f->nodes[node];
+	if (fabric_is_switch(n))
+		return node;
+	if (port < 1 || port > n->num_ports)
+		return FABRIC_NONE;
+	p = &n->ports[port];
+	return p->remote_node != FABRIC_NONE && fabric_is_switch(&f->nodes[p->remote_node])
+		   ? p->remote_node
+		   : FABRIC_NONE;
+}
+
 int lft_set_sls_differ(const struct lft_set *a, const struct lft_set *b)
 {
 	unsigned end = a->sl_top > b->sl_top ? a->sl_top : b->sl_top;

@@ -217,6 +217,11 @@ static inline uint8_t lft_set_sl_at(const struct lft_set *s, size_t i, uint16_t 
 /* The same for the paths entering at switch node index sw (a CA port's
  * paths: the switch it is cabled to). */
 uint8_t lft_set_sl_from(const struct lft_set *s, int sw, uint16_t dlid);
+/* The switch node where packets sent from port (node, port) enter the
+ * fabric: node itself for a switch, the switch a CA or router port is
+ * cabled to; FABRIC_NONE otherwise (what lft_set_sl_from then reads as
+ * the per-destination SL). */
+int fabric_entry_switch(const struct fabric *f, int node, unsigned port);
 /* Do a and b give some path a different SL? */
 int lft_set_sls_differ(const struct lft_set *a, const struct lft_set *b);
 /* Deep copy of src into dst (emptied first); 0 or -ENOMEM (dst empty). */
