@@ -67,7 +67,9 @@
  * 4. SLs.  Layer l is SL l (lft_set.sl[lid]) and rides VL l at every hop
  *    (the SM programs SLtoVL so): no credit loop on any VL.  Layers used:
  *    at most the fewest data VLs any cabled port offers (VLCap; not known
- *    counts as 8), and no more than the fabric needs (first fit).
+ *    counts as 8), and no more than the fabric needs (first fit).  The
+ *    engine may then give the kept tables an SL per path instead, where
+ *    that takes fewer VLs (routing/vlsp_path.c, from vlsp_pick.c).
  * Deterministic: the same fabric and LIDs give the same tables and SLs.
  * Cost, for S switches, E cables, L LIDs, V layers: O(S * (S + E)) for the
  * BFSes, O(L * E * V) for the trees, plus the cycle searches (bounded by

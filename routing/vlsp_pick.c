@@ -346,7 +346,8 @@ static int vlsp_pick_compute(const struct fabric *f, const struct route_opts *op
 
 const struct route_engine route_engine_vlsp = {
     .name = "vlsp",
-    .summary = "balanced shortest paths, deadlock-free over VL layers (SL per destination)",
+    .summary =
+	"balanced shortest paths, deadlock-free over VL layers (SL per destination or per path)",
     .compute = vlsp_pick_compute,
     /* with one data VL it is up-star/down-star routing: a list falls
      * through to updn there */
