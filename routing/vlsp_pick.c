@@ -56,7 +56,8 @@ struct vlsp_cand {
 	uint8_t way, cap, rounds;
 	double ebb;
 	uint64_t shift;
-	unsigned vls;
+	unsigned vls;	   /* VLs used, with an SL per path where that takes fewer */
+	unsigned dest_vls; /* VLs used with one SL per destination */
 };
 
 struct vlsp_pick {
@@ -111,7 +112,18 @@ static int vlsp_pick_measure(const struct vlsp_pick *p, const struct vlsp_run *r
 	rc = score_run(p->f, &r->out, &o, &sc);
 	c->ebb = sc.ebb_mean;
 	c->shift = sc.shift_load_worst;
-	c->vls = r->out.n_vls;
+	c->vls = c->dest_vls = r->out.n_vls;
+	if (!rc && c->vls > 1) { /* what an SL per path would make of it */
+		struct lft_set copy;
+		int vls;
+
+		lft_set_init(&copy);
+		rc = lft_set_copy(&copy, &r->out);
+		vls = rc ? rc : vlsp_path_layer(p->f, &copy);
+		rc = vls < 0 ? vls : 0;
+		c->vls = vls > 0 ? (unsigned)vls : c->vls;
+		lft_set_fini(&copy);
+	}
 	return rc;
 }
 
@@ -209,10 +221,10 @@ static int vlsp_pick_chain(struct vlsp_pick *p, unsigned w, unsigned cap, unsign
 static int vlsp_pick_fewer(const struct vlsp_pick *p, unsigned rounds, struct vlsp_cand *best,
 			   struct vlsp_run *won)
 {
-	while (best->vls > 2) {
+	while (best->dest_vls > 2) {
 		struct vlsp_cand c = *best, gain = *best;
 		struct vlsp_run cur = *won, next, kept;
-		unsigned cap = best->vls - 1u;
+		unsigned cap = best->dest_vls - 1u;
 		int rc = 0, have = 0, own = 0; /* own: cur is neither *won nor kept */
 
 		for (unsigned k = 1; k <= rounds && !rc; k++) {
