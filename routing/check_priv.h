@@ -65,6 +65,10 @@
  * out cable, the last one into the destination) must offer that VL at
  * both ends (PortInfo VLCap, fabric_port_data_vls), and SL 15 (VL15,
  * management only) is no data SL: such a destination fails the gate.
+ * With an SL per path (lft_set.path_sl) a destination's paths may ride
+ * several VLs: its walk marks no senders, and check_path.c follows each
+ * good path from its source switch instead, noting its turns on its own
+ * VL and checking the cables it crosses for that VL.
  * Without SLs everything is VL 0, offered by every port.
  */
 
