@@ -98,6 +98,12 @@ static int vlsp_pick_spread(const struct vlsp_pick *p, unsigned n_ways, struct v
 
 /* ---- Measured ----------------------------------------------------------- */
 
+/* Is c as good as the best, whose EBB is top: within the slack? */
+static int vlsp_pick_good(const struct vlsp_cand *c, double top)
+{
+	return c->ebb >= top - top / VLSP_PICK_SLACK;
+}
+
 /* Measure r's tables into c: EBB over the engine's bisections, shift
  * worst over every shift, VLs used.  Returns 0 or -ENOMEM. */
 static int vlsp_pick_measure(const struct vlsp_pick *p, const struct vlsp_run *r,
@@ -117,7 +123,10 @@ static int vlsp_pick_measure(const struct vlsp_pick *p, const struct vlsp_run *r
 	c->ebb = sc.ebb_mean;
 	c->shift = sc.shift_load_worst;
 	c->vls = c->dest_vls = r->out.n_vls;
-	if (!rc && c->vls > 1) { /* what an SL per path would make of it */
+	/* what an SL per path would make of it, when the VLs can matter: a
+	 * result not as good as the best so far never wins on them (the best
+	 * EBB only grows) */
+	if (!rc && c->vls > 1 && vlsp_pick_good(c, c->ebb > p->top ? c->ebb : p->top)) {
 		struct lft_set copy;
 		int vls;
 
@@ -129,12 +138,6 @@ static int vlsp_pick_measure(const struct vlsp_pick *p, const struct vlsp_run *r
 		lft_set_fini(&copy);
 	}
 	return rc;
-}
-
-/* Is c as good as the best, whose EBB is top: within the slack? */
-static int vlsp_pick_good(const struct vlsp_cand *c, double top)
-{
-	return c->ebb >= top - top / VLSP_PICK_SLACK;
 }
 
 /* Is a better than b, with top the best EBB: as good (within the slack),
