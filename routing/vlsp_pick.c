@@ -22,11 +22,11 @@
  * rounds had more EBB on 5 of the 6, the same on the sixth, and a lower
  * or equal shift worst on all, than 8 ways with one round, in 60% of the
  * CPU); a bigger fabric (the 2500-switch, 10K-CA mesh) is
- * routed once, the usual way, unmeasured.  Each measured result's VLs
- * are counted as an SL per path would make them (vlsp_path.c on a copy:
- * about +50% of the engine's CPU on the 64- and 128-switch meshes; on
- * the 6x6x2 torus, 72 switches, that is what gives shift worst 7 instead
- * of 8). */
+ * routed once, the usual way, unmeasured.  A measured result's VLs are
+ * counted as an SL per path would make them (vlsp_path.c on a copy of
+ * each result as good as the best so far: about +35% of the engine's
+ * CPU on the 64-switch mesh, +40% on the 128-switch one; on the 6x6x2
+ * torus, 72 switches, that is what gives shift worst 7 instead of 8). */
 #define VLSP_PICK_MAX_SW 128
 #define VLSP_PICK_ALL_SW 64
 #define VLSP_PICK_FEW_WAYS 2
