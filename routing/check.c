@@ -327,10 +327,6 @@ static int check_port_codes(struct check *c)
 }
 
 /* A port code as kept in the block, back to check_port_code's int. */
-static inline int check_code(uint16_t v)
-{
-	return v < CHECK_CODE_HOP ? (int)v : (int)v - 0x10000;
-}
 
 /* The hop of switch s for d, from its port code and LFT entry p. */
 static enum check_hop check_hop_code(const struct check *c, const struct check_dest *d, int s,
@@ -624,10 +620,11 @@ static void check_block(struct check *c, uint32_t lid)
 
 /* A destination on a VL that switch s (out port p; 0: a CA cable into
  * s) cannot carry: counted once, the first one kept for the message. */
-static void check_vl_missing(struct check *c, size_t di, int s, uint8_t p)
+void check_vl_missing(struct check *c, size_t di, int s, uint8_t p)
 {
 	c->res->vl_missing++;
 	if (c->vl_dest == CHECK_NO_RANK) {
+		c->vl_sl = c->dest_vl;
 		c->vl_dest = di;
 		c->vl_sw = s;
 		c->vl_port = p;
@@ -676,13 +673,17 @@ static void check_destination(struct check *c, size_t di)
 	c->dest_failed = 0;
 	c->dest_vl = lft_set_sl(c->lfts, (uint16_t)d->lid);
 	check_block(c, d->lid);
-	c->note_bit = !to_switch && !c->skip_cdg && c->dest_vl < CHECK_DATA_VLS
+	c->note_bit = !to_switch && !c->skip_cdg && c->dest_vl < CHECK_DATA_VLS && !c->per_path
 			  ? 1ULL << (d->lid - c->blk_lid0)
 			  : 0;
 	check_walk(c, d, sw, n);
 	check_count(c, di, sw, n, to_switch);
 	if (c->skip_cdg && !c->with_sl)
 		return;
+	if (c->per_path) { /* an SL per path: each path on its own VL */
+		check_path_turns(c, di, sw, n, to_switch);
+		return;
+	}
 	if (to_switch)
 		check_mark_ca_paths(c, sw, n);
 	if (c->with_sl)
@@ -720,6 +721,8 @@ static void check_count_vls(struct check *c)
 		if (v < CHECK_DATA_VLS && v + 1 > c->n_vls)
 			c->n_vls = v + 1;
 	}
+	if (c->per_path)
+		c->n_vls = check_path_vls(c);
 	c->res->n_vls = c->n_vls;
 }
 
@@ -782,6 +785,7 @@ int route_check_run(const struct fabric *f, const struct lft_set *lfts,
 	    .res = res,
 	    .first_rank = CHECK_NO_RANK,
 	    .with_sl = lfts->sl != NULL,
+	    .per_path = lfts->sl && lfts->path_sl,
 	    .vl_dest = CHECK_NO_RANK,
 	    .blk_lid0 = CHECK_NO_LID,
 	};

@@ -65,6 +65,10 @@
  * out cable, the last one into the destination) must offer that VL at
  * both ends (PortInfo VLCap, fabric_port_data_vls), and SL 15 (VL15,
  * management only) is no data SL: such a destination fails the gate.
+ * With an SL per path (lft_set.path_sl) a destination's paths may ride
+ * several VLs: its walk marks no senders, and check_path.c follows each
+ * good path from its source switch instead, noting its turns on its own
+ * VL and checking the cables it crosses for that VL.
  * Without SLs everything is VL 0, offered by every port.
  */
 
@@ -193,7 +197,16 @@ struct check {
 	size_t vl_dest;	     /* the first destination on a VL it cannot have, CHECK_NO_RANK */
 	int vl_sw;	     /* where: the switch whose out cable or CA cable lacks it */
 	uint8_t vl_port;     /* that switch's out port (0: a CA cable into it) */
+	unsigned vl_sl;	     /* and the SL of the path that needs it */
+	/* an SL per path (lft_set.path_sl): each path's turns on its own VL */
+	int per_path;
 };
+
+/* A port code (c->nxt, c->next): a switch ordinal, or -1 - the hop. */
+static inline int check_code(uint16_t v)
+{
+	return v < CHECK_CODE_HOP ? (int)v : (int)v - 0x10000;
+}
 
 /* check.c */
 int check_port_usable(const struct check *c, const struct fabric_port *p);
@@ -201,6 +214,19 @@ const struct fabric_port *check_far_port(const struct check *c, const struct fab
 unsigned check_cable_vls(const struct check *c, const struct fabric_port *p);
 enum check_hop check_hop(const struct check *c, const struct check_dest *d, int s, uint8_t *out,
 			 int *next);
+
+/* A destination on a VL that switch s (out port p; 0: a CA cable into
+ * s) cannot carry, for the path on SL c->dest_vl: counted once, the
+ * first one kept for the message. */
+void check_vl_missing(struct check *c, size_t di, int s, uint8_t p);
+
+/* check_path.c, an SL per path: the VLs the paths use (1 + the highest
+ * data SL); the turns of each good path to dests[di] (the walk done, its
+ * block current) on that path's VL, and the cables it crosses checked
+ * for the VL (from every switch; to a switch's own LID, from those CA
+ * ports are cabled to). */
+unsigned check_path_vls(const struct check *c);
+void check_path_turns(struct check *c, size_t di, const int *sw, size_t n, int to_switch);
 
 /* check_cdg.c: the turns noted for the block recorded, VL by VL, and the
  * notes cleared; the graph's memory (0 or -ENOMEM); is there a cycle

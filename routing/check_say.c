@@ -194,7 +194,7 @@ static const struct fabric_port *check_vl_port(const struct check *c, int s, uin
 void check_explain_vl(struct check *c)
 {
 	const struct check_dest *d = &c->dests[c->vl_dest];
-	unsigned v = lft_set_sl(c->lfts, (uint16_t)d->lid), n;
+	unsigned v = c->vl_sl, n;
 	const struct fabric_port *p;
 	char name[128];
 	uint8_t port;

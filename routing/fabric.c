@@ -328,6 +328,7 @@ void lft_set_init(struct lft_set *s)
 	s->sl = NULL;
 	s->sl_top = 0;
 	s->n_vls = 1;
+	s->path_sl = NULL;
 }
 
 void lft_set_fini(struct lft_set *s)
@@ -336,6 +337,7 @@ void lft_set_fini(struct lft_set *s)
 		free(s->tables[i].port);
 	free(s->tables);
 	free(s->sl);
+	free(s->path_sl);
 	lft_set_init(s);
 }
 
@@ -346,9 +348,74 @@ int lft_set_alloc_sl(struct lft_set *s, uint16_t top)
 	if (!sl)
 		return -ENOMEM;
 	free(s->sl);
+	free(s->path_sl);
+	s->path_sl = NULL;
 	s->sl = sl;
 	s->sl_top = top;
 	s->n_vls = 1;
+	return 0;
+}
+
+int lft_set_alloc_path_sl(struct lft_set *s)
+{
+	size_t row = (size_t)s->sl_top + 1;
+
+	if (!s->sl)
+		return -EINVAL;
+	if (s->n > LFT_PATH_SL_MAX / row)
+		return -E2BIG;
+	free(s->path_sl);
+	s->path_sl = malloc(s->n ? s->n * row : 1);
+	if (!s->path_sl)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n; i++)
+		memcpy(s->path_sl + i * row, s->sl, row);
+	return 0;
+}
+
+uint8_t lft_set_sl_from(const struct lft_set *s, int sw, uint16_t dlid)
+{
+	const struct lft *t = s->path_sl ? lft_set_find_const(s, sw) : NULL;
+
+	return t ? lft_set_sl_at(s, (size_t)(t - s->tables), dlid) : lft_set_sl(s, dlid);
+}
+
+int fabric_entry_switch(const struct fabric *f, int node, unsigned port)
+{
+	const struct fabric_node *n;
+	const struct fabric_port *p;
+
+	if (node < 0 || (size_t)node >= f->n_nodes)
+		return FABRIC_NONE;
+	n = &f->nodes[node];
+	if (fabric_is_switch(n))
+		return node;
+	if (port < 1 || port > n->num_ports)
+		return FABRIC_NONE;
+	p = &n->ports[port];
+	return p->remote_node != FABRIC_NONE && fabric_is_switch(&f->nodes[p->remote_node])
+		   ? p->remote_node
+		   : FABRIC_NONE;
+}
+
+int lft_set_sls_differ(const struct lft_set *a, const struct lft_set *b)
+{
+	unsigned end = a->sl_top > b->sl_top ? a->sl_top : b->sl_top;
+	size_t n = a->n > b->n ? a->n : b->n;
+
+	if (!a->path_sl && !b->path_sl) {
+		for (unsigned d = 0; (a->sl || b->sl) && d <= end; d++)
+			if (lft_set_sl(a, (uint16_t)d) != lft_set_sl(b, (uint16_t)d))
+				return 1;
+		return 0;
+	}
+	if (a->n != b->n)
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		for (unsigned d = 0; d <= end; d++)
+			if (a->tables[i].node != b->tables[i].node ||
+			    lft_set_sl_at(a, i, (uint16_t)d) != lft_set_sl_at(b, i, (uint16_t)d))
+				return 1;
 	return 0;
 }
 
@@ -452,6 +519,12 @@ int lft_set_copy(struct lft_set *dst, const struct lft_set *src)
 		}
 		memcpy(dst->sl, src->sl, (size_t)src->sl_top + 1);
 	}
+	if (src->path_sl && lft_set_alloc_path_sl(dst)) {
+		lft_set_fini(dst);
+		return -ENOMEM;
+	}
+	if (src->path_sl)
+		memcpy(dst->path_sl, src->path_sl, src->n * ((size_t)src->sl_top + 1));
 	dst->n_vls = src->n_vls;
 	return 0;
 }

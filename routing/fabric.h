@@ -179,8 +179,17 @@ struct lft_set {
 	size_t n;
 	uint8_t *sl;	 /* sl[0..sl_top], or NULL: all SL 0 */
 	uint16_t sl_top; /* highest DLID sl covers */
-	uint8_t n_vls;	 /* VLs used: 1 + the highest SL in sl (1 when none) */
+	uint8_t n_vls;	 /* VLs used: 1 + the highest SL in sl or path_sl (1 when none) */
+	/* NULL, or an SL per path: path_sl[i * (sl_top + 1) + d] is the SL of
+	 * the paths to DLID d that enter the fabric at switch tables[i] (from
+	 * the CA ports cabled to it, and its own port 0); it then stands for
+	 * sl[d], and the dependencies of such a path exist only on that VL.
+	 * n x (sl_top + 1) bytes: made only up to LFT_PATH_SL_MAX. */
+	uint8_t *path_sl;
 };
+
+/* The most bytes an SL per path may take (lft_set_alloc_path_sl). */
+#define LFT_PATH_SL_MAX (4u << 20)
 
 void lft_set_init(struct lft_set *s);
 void lft_set_fini(struct lft_set *s);
@@ -193,6 +202,28 @@ static inline uint8_t lft_set_sl(const struct lft_set *s, uint16_t dlid)
 {
 	return s->sl && dlid <= s->sl_top ? s->sl[dlid] : 0;
 }
+/* Make path_sl, each switch's row a copy of sl (which must exist).
+ * Returns 0, -E2BIG (more than LFT_PATH_SL_MAX bytes), -EINVAL (no sl),
+ * -ENOMEM. */
+int lft_set_alloc_path_sl(struct lft_set *s);
+/* The SL of the paths to dlid that enter the fabric at table i of s (an
+ * index into s->tables): path_sl's, else sl's (0 past them). */
+static inline uint8_t lft_set_sl_at(const struct lft_set *s, size_t i, uint16_t dlid)
+{
+	if (s->path_sl && i < s->n && dlid <= s->sl_top)
+		return s->path_sl[i * ((size_t)s->sl_top + 1) + dlid];
+	return lft_set_sl(s, dlid);
+}
+/* The same for the paths entering at switch node index sw (a CA port's
+ * paths: the switch it is cabled to). */
+uint8_t lft_set_sl_from(const struct lft_set *s, int sw, uint16_t dlid);
+/* The switch node where packets sent from port (node, port) enter the
+ * fabric: node itself for a switch, the switch a CA or router port is
+ * cabled to; FABRIC_NONE otherwise (what lft_set_sl_from then reads as
+ * the per-destination SL). */
+int fabric_entry_switch(const struct fabric *f, int node, unsigned port);
+/* Do a and b give some path a different SL? */
+int lft_set_sls_differ(const struct lft_set *a, const struct lft_set *b);
 /* Deep copy of src into dst (emptied first); 0 or -ENOMEM (dst empty). */
 int lft_set_copy(struct lft_set *dst, const struct lft_set *src);
 /* The table for switch node index sw, or NULL. */

@@ -327,12 +327,14 @@ static void score_tally_flows(struct score *sc, const struct score_end *d)
 		if (!sc->flow[s])
 			continue;
 		sc->efi[sc->sw[s].base + sc->out[s]] += sc->flow[s];
-		if (sc->efi_vl)
+		if (sc->efi_vl && !sc->lfts->path_sl)
 			sc->efi_vl[sc->end_vl[d - sc->ends] * sc->n_ids + sc->sw[s].base +
 				   sc->out[s]] += sc->flow[s];
 		if (sc->next[s] >= 0)
 			sc->flow[sc->next[s]] += sc->flow[s];
 	}
+	if (sc->lfts->path_sl)
+		score_path_flows(sc, d, sc->bucket[maxh]);
 }
 
 /* The CA-to-switch link of each endpoint carries one route per
@@ -364,7 +366,10 @@ static void score_trees(struct score *sc)
 		sc->self_ok[e] = sc->hops[d->sw] >= 0;
 		routed = sc->res->pairs_routed;
 		score_tally_pairs(sc, d, &hop_sum, &stretch_sum, &stretched);
-		sc->res->vl[sc->end_vl[e]].pairs_routed += sc->res->pairs_routed - routed;
+		if (sc->lfts->path_sl)
+			score_path_pairs(sc, d);
+		else
+			sc->res->vl[sc->end_vl[e]].pairs_routed += sc->res->pairs_routed - routed;
 		score_tally_flows(sc, d);
 	}
 	score_tally_sources(sc);
@@ -705,7 +710,7 @@ static int score_vls_setup(struct score *sc)
 	if (!sc->end_vl)
 		return -ENOMEM;
 	res->n_vls = 1;
-	for (size_t e = 0; e < sc->n_ends; e++) {
+	for (size_t e = 0; e < sc->n_ends && !sc->lfts->path_sl; e++) {
 		uint8_t v = lft_set_sl(sc->lfts, sc->ends[e].lid);
 
 		sc->end_vl[e] = v < SCORE_VLS ? v : SCORE_VLS - 1;
@@ -713,6 +718,8 @@ static int score_vls_setup(struct score *sc)
 		if (sc->end_vl[e] + 1u > res->n_vls)
 			res->n_vls = sc->end_vl[e] + 1u;
 	}
+	if (sc->lfts->path_sl)
+		score_path_vls_setup(sc);
 	if (res->n_vls > 1 && !(sc->efi_vl = calloc(res->n_vls * sc->n_ids, sizeof(*sc->efi_vl))))
 		return -ENOMEM;
 	return 0;

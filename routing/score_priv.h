@@ -68,6 +68,14 @@ struct score {
 	uint64_t *efi_vl; /* [vl * n_ids + link id], only with 2 VLs or more */
 };
 
+/* score_path.c, with an SL per path (lfts->path_sl): the endpoints of
+ * each VL (those some path to them rides it) and n_vls; the routed pairs
+ * to d per VL; the EFI per VL of the routes to d (queue[0..first): the
+ * switches with a route, nearest first, as score_tally_flows left them). */
+void score_path_vls_setup(struct score *sc);
+void score_path_pairs(struct score *sc, const struct score_end *d);
+void score_path_flows(struct score *sc, const struct score_end *d, size_t first);
+
 /* score_balance.c: the LIDs per up-port of each switch's groups of
  * parallel links, into sc->res. */
 void score_balance_lids(struct score *sc);

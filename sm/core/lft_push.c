@@ -199,6 +199,8 @@ static unsigned lft_push_sl_port(struct lft_set *t, const struct fabric_port *p,
 	for (unsigned k = 0; p->lid && k < fabric_port_lid_count(p); k++)
 		if ((unsigned)p->lid + k <= t->sl_top) {
 			t->sl[p->lid + k] = sl;
+			for (size_t i = 0; t->path_sl && i < t->n; i++) /* every path to it */
+				t->path_sl[i * ((size_t)t->sl_top + 1) + p->lid + k] = sl;
 			n++;
 		}
 	return n;
@@ -338,18 +340,10 @@ static unsigned lft_push_vls(const struct lft_set *s)
 	for (unsigned d = 0; s->sl && d <= s->sl_top; d++)
 		if (s->sl[d] + 1u > vls)
 			vls = s->sl[d] + 1u;
+	for (size_t i = 0; s->path_sl && i < s->n * ((size_t)s->sl_top + 1); i++)
+		if (s->path_sl[i] + 1u > vls)
+			vls = s->path_sl[i] + 1u;
 	return vls;
-}
-
-/* Do a (sl[0..top], NULL: all 0) and b give some DLID different SLs? */
-static int lft_push_sls_differ(const uint8_t *a, uint16_t top, const struct lft_set *b)
-{
-	unsigned end = top > b->sl_top ? top : b->sl_top;
-
-	for (unsigned d = 0; (a || b->sl) && d <= end; d++)
-		if ((a && d <= top ? a[d] : 0) != lft_set_sl(b, (uint16_t)d))
-			return 1;
-	return 0;
 }
 
 /* The first engine of a comma list, into buf. */
@@ -424,8 +418,7 @@ int lft_push_compute(struct sm *sm)
 
 	/* against the SLs the SA answers now (lfts_cur stays as it is until
 	 * the sweep commits) */
-	sm->sls_changed =
-	    used && lft_push_sls_differ(sm->lfts_cur.sl, sm->lfts_cur.sl_top, &sm->lfts);
+	sm->sls_changed = used && lft_set_sls_differ(&sm->lfts_cur, &sm->lfts);
 	if (used) {
 		sm->st.engine = used;
 		sm->engine_used = used;

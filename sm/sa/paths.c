@@ -366,6 +366,21 @@ static void path_echo(const struct path_query *q, struct sa_path_rec *r)
 		r->qos_class = q->want.qos_class;
 }
 
+/* The SL of the path from s to d: the routing engine's for that DLID,
+ * from s's switch (lft_set_sl_from), 0 without tables. */
+static uint8_t path_sl(const struct path_query *q, const struct path_end *s,
+		       const struct path_end *d)
+{
+	const struct sa_view *v = &q->sa->v;
+
+	if (!v->lfts)
+		return 0;
+	if (!v->f)
+		return lft_set_sl(v->lfts, d->lid);
+	return lft_set_sl_from(v->lfts, fabric_entry_switch(v->f, s->ref.node, s->ref.port),
+			       d->lid);
+}
+
 /* The record of one path, or -ENOENT when a selector cannot be met. */
 static int path_build(const struct path_query *q, const struct path_end *s,
 		      const struct path_end *d, const struct sa_path_fact *pf, int reversible,
@@ -378,10 +393,11 @@ static int path_build(const struct path_query *q, const struct path_end *s,
 	r->slid = s->lid;
 	r->reversible = (uint8_t)reversible;
 	r->pkey = pkey;
-	/* the SL the routing engine gave the paths to this DLID: its VL at
-	 * every hop (routing/fabric.h), what keeps the path free of credit
-	 * loops; a request naming another SL finds no record */
-	r->sl = q->sa->v.lfts ? lft_set_sl(q->sa->v.lfts, d->lid) : 0;
+	/* the SL the routing engine gave the paths to this DLID (with an SL
+	 * per path, those entering at the source's switch): its VL at every
+	 * hop (routing/fabric.h), what keeps the path free of credit loops; a
+	 * request naming another SL finds no record */
+	r->sl = path_sl(q, s, d);
 	r->mtu = pf->mtu;
 	r->rate = pf->rate;
 	r->life = pf->life;

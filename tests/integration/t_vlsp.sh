@@ -1,8 +1,10 @@
 #!/bin/bash
-# vlsp: the VL engine live (issue 15), nanosm -R vlsp on four fabrics:
-# ring.topo, torus3x3x2.topo, and two nanosm-gen fabrics whose routes need
-# two VLs: a ring of 5 switches (shortest paths are unique there and close
-# a cycle: no single VL holds them) and a 3x3x3 torus.  On each:
+# vlsp: the VL engine live (issue 15), nanosm -R vlsp on five fabrics:
+# ring.topo, torus3x3x2.topo, and three nanosm-gen fabrics whose routes
+# need two VLs: a ring of 5 switches (shortest paths are unique there and
+# close a cycle: no single VL holds them), a 3x3x3 torus and a 6x6 torus
+# whose paths to one DLID ride different SLs (an SL per path: 3 VLs where
+# one SL per destination took 4).  On each:
 #   1. SUBNET UP and the sweep line say engine=vlsp vls=N; checks a, b, c.
 #   2. nanosmctl sls: N = 1 + the highest SL it lists.
 #   3. N >= 2 (it must be on the ring of 5): smpquery sl2vl reads, on every
@@ -156,6 +158,19 @@ sm_stop
 sim_stop
 
 fabric_run torus3x3x3 "$IT_SCRATCH/fabrics/torus3x3x3.topo"
+sm_stop
+sim_stop
+
+# a 6x6 torus whose paths fit fewer VLs one by one than destination by
+# destination: an SL per path (routing/vlsp_path.c), so the paths to one
+# DLID ride different SLs from different sources
+"$GEN" torus --x 6 --y 6 --hosts 1 -o "$IT_SCRATCH/fabrics/torus6x6.topo" ||
+	it_fail "nanosm-gen mesh failed"
+fabric_run torus6x6 "$IT_SCRATCH/fabrics/torus6x6.topo"
+grep -q 'an SL per path' "$SM_LOG" || it_fail "torus6x6: the engine's note names no SL per path"
+mixed=$(awk '{ k = $2; if (k in sl && sl[k] != $3) m[k] = 1; sl[k] = $3 } END { print length(m) }' "$d/sls.txt")
+[ "$mixed" -gt 0 ] || it_fail "torus6x6: every DLID has one SL in nanosmctl sls (no SL per path)"
+it_log "torus6x6: $mixed DLIDs with paths on different SLs"
 sm_stop
 sim_stop
 
