@@ -12,6 +12,7 @@
 
 #include "routing/route.h"
 #include "routing/score.h"
+#include "routing/topo_file.h"
 #include "routing/vlsp.h"
 #include "tests/unit/route_test.h"
 #include "tests/unit/unit.h"
@@ -244,6 +245,34 @@ static void test_vlsp_pick_shuffled(void)
 	CU_ASSERT_TRUE(sh_all < sh_plain || e_all > e_plain + 0.001);
 }
 
+/* The shuffled ways leave the slack where the plain ways put it: on the
+ * 4x4x3 torus with OpenSM's LIDs (the ibnetdiscover the comparison
+ * harness took, tests/fabrics/torus4x4x3-osm.ibnd) a shuffled result with
+ * a little more EBB would push the kept one, shift worst 5, out of the
+ * slack, and the engine would keep shift worst 6. */
+static void test_vlsp_pick_slack_kept(void)
+{
+	struct fabric f;
+	char err[256] = "";
+	uint16_t max = 0;
+	unsigned vls;
+	uint64_t shift;
+
+	fabric_init(&f);
+	CU_ASSERT_EQUAL_FATAL(topo_load("tests/fabrics/torus4x4x3-osm.ibnd", &f, err, sizeof(err)),
+			      0);
+	for (size_t i = 0; i < f.n_nodes; i++)
+		for (unsigned p = 0; p <= f.nodes[i].num_ports; p++) {
+			const struct fabric_port *port = &f.nodes[i].ports[p];
+
+			max = port->lid > max ? port->lid : max;
+		}
+	vlsp_pick_ebb(&f, max, VLSP_WAYS, 1, &vls, &shift);
+	fprintf(stderr, " [%u VLs, shift worst %llu]", vls, (unsigned long long)shift);
+	CU_ASSERT_EQUAL(shift, 5);
+	fabric_fini(&f);
+}
+
 /* A 4x4x4 torus, 2 hosts on each switch (ports 1 and 8; cables on 2-7),
  * every port present, offering VLCap 4 (8 data VLs).  Returns the max
  * LID. */
@@ -340,5 +369,7 @@ void test_vlsp_pick_register(void)
 		    test_vlsp_pick_shuffle);
 	CU_add_test(s, "the shuffled ways: shift worst no higher, better in all",
 		    test_vlsp_pick_shuffled);
+	CU_add_test(s, "the shuffled ways leave the slack where it was (4x4x3 torus)",
+		    test_vlsp_pick_slack_kept);
 	CU_add_test(s, "the engine on a small fabric", test_vlsp_pick_engine);
 }
