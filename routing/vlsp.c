@@ -281,6 +281,28 @@ static size_t vlsp_stride(size_t n)
 	}
 }
 
+/* by[0..n): switch order shuffled (Fisher-Yates), the same for the
+ * same seed and n: an xorshift generator started from the seed. */
+static void vlsp_shuffle(int *by, size_t n, unsigned seed)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ULL * (seed + 1u);
+
+	for (size_t t = 0; t < n; t++)
+		by[t] = (int)t;
+	for (size_t t = n; t > 1; t--) {
+		size_t k;
+		int swap;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		k = (size_t)(x % t);
+		swap = by[t - 1];
+		by[t - 1] = by[k];
+		by[k] = swap;
+	}
+}
+
 /* by[i]: the i-th destination switch in the way's order.  The usual
  * order is switch order; on a seeded layer (one VL) the ranking's, the
  * center first (measured: 2.8% more EBB on average over ten meshes and
@@ -290,6 +312,10 @@ static void vlsp_order(const struct vlsp *v, int *by)
 	size_t n = v->g.n_sw, st = n > 1 ? vlsp_stride(n) : 1;
 	int rank = (v->way.order == VLSP_BY_USUAL) == (v->seeded >= 0);
 
+	if (v->way.order == VLSP_BY_SHUFFLE) {
+		vlsp_shuffle(by, n, v->way.seed);
+		return;
+	}
 	for (size_t t = 0; t < n; t++) {
 		if (v->way.order == VLSP_BY_STRIDE)
 			by[t] = (int)(t * st % n);

@@ -11,8 +11,11 @@
  * the earlier ones' (rip-up and reroute, one round per run).  The result
  * says how evenly the paths spread: the sum over the channels of their
  * weights squared (the weight of a channel = the (source, destination)
- * paths routed over it).  On a small fabric the engine routes every way,
- * each again a few rounds against its own tables, measures every result
+ * paths routed over it).  On a small fabric the engine routes every way
+ * (up to 64 switches also 4 seeded shuffles of the switch order, which
+ * replace the kept result only when better by the rule below, the slack
+ * set by the other ways' best EBB), each again a few rounds against its
+ * own tables, measures every result
  * with routing/score.c (EBB over its own bisections, shift all-to-all
  * worst over every shift, VLs) and keeps, among those whose EBB is
  * within a slack (0.3%) of the best, the lowest shift worst, then the
@@ -36,6 +39,7 @@ enum vlsp_order {
 	VLSP_BY_OTHER,	   /* the other of those two */
 	VLSP_BY_RANK_BACK, /* the ranking's from the last (the periphery first) */
 	VLSP_BY_STRIDE,	   /* switch order in strides of about half the switches */
+	VLSP_BY_SHUFFLE,   /* switch order shuffled, from the way's seed */
 };
 
 /* A way to route: the order of the destinations, and how a path weighs
@@ -44,6 +48,7 @@ enum vlsp_order {
 struct vlsp_way {
 	uint8_t order; /* enum vlsp_order */
 	uint8_t squares;
+	uint8_t seed; /* VLSP_BY_SHUFFLE: which shuffle (a fixed one per seed) */
 };
 
 /* What one run gives. */
@@ -65,7 +70,7 @@ int vlsp_run_way(const struct fabric *f, const struct route_opts *opts, struct v
 		 unsigned cap, const struct lft_set *prior, struct vlsp_run *r, char *err,
 		 size_t errlen);
 
-#define VLSP_WAYS 8 /* the ways vlsp_pick.c knows */
+#define VLSP_WAYS 12 /* the ways vlsp_pick.c knows */
 
 /* The engine, told how hard to try: the first n_ways (1..VLSP_WAYS) ways;
  * measured 0: each routed once, the least spread kept (the fewer VLs on
