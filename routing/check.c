@@ -37,20 +37,18 @@ static int check_alloc(struct check *c)
 	c->w_ca = calloc(s, sizeof(*c->w_ca));
 	c->rank_ca = malloc(s * sizeof(*c->rank_ca));
 	c->state = malloc(s);
-	c->verdict = malloc(s);
+	c->st = calloc(s, sizeof(*c->st));
 	c->out = malloc(s);
-	c->hops = malloc(s * sizeof(*c->hops));
 	c->nxt = malloc(s * CHECK_BLOCK * sizeof(*c->nxt));
 	c->stack = malloc(s * sizeof(*c->stack));
 	c->carry = malloc(s);
 	c->blk = malloc(s * CHECK_BLOCK);
 	c->send = calloc(s, sizeof(*c->send));
-	c->seen = calloc(s, sizeof(*c->seen));
 	c->fwd = calloc(s, sizeof(*c->fwd));
-	if (!c->blk || !c->seen || !c->send || !c->fwd || !c->tab || !c->links || !c->chan_base ||
+	if (!c->blk || !c->st || !c->send || !c->fwd || !c->tab || !c->links || !c->chan_base ||
 	    !c->turn_base || !c->comp_pairs || !c->comp_bad || !c->w_ok || !c->w_bad ||
-	    !c->rank_ok || !c->rank_bad || !c->w_ca || !c->rank_ca || !c->state || !c->verdict ||
-	    !c->out || !c->hops || !c->nxt || !c->stack || !c->carry)
+	    !c->rank_ok || !c->rank_bad || !c->w_ca || !c->rank_ca || !c->state || !c->out ||
+	    !c->nxt || !c->stack || !c->carry)
 		return -ENOMEM;
 	return 0;
 }
@@ -64,8 +62,8 @@ static void check_free(struct check *c)
 		c->turn_base, c->turns,
 		c->comp_pairs, c->comp_bad,
 		c->srcs, c->w_ok, c->w_bad, c->rank_ok, c->rank_bad, c->w_ca, c->rank_ca, c->dests,
-		c->state, c->verdict, c->out, c->carry, c->hops, c->nxt, c->stack,
-		c->color, c->cursor, c->dstack, c->link_vls, c->inject_vls, c->blk, c->seen, c->send, c->fwd,
+		c->state, c->st, c->out, c->carry, c->nxt, c->stack,
+		c->color, c->cursor, c->dstack, c->link_vls, c->inject_vls, c->blk, c->send, c->fwd,
 	};
 	/* clang-format on */
 
@@ -413,15 +411,8 @@ static uint8_t check_verdict_of(enum check_hop hop)
  * at its end; hops count up from h at the top of the stack. */
 static void check_settle(struct check *c, size_t top, uint8_t v, uint32_t h)
 {
-	uint64_t bit = v != CHECK_LOOP ? c->note_bit : 0;
-
-	while (top--) {
-		int s = c->stack[top];
-
-		c->verdict[s] = v;
-		c->hops[s] = h++;
-		c->send[s] |= bit;
-	}
+	while (top--)
+		c->st[c->stack[top]] = check_st(c->walk, v, h++);
 	if (v != CHECK_OK)
 		c->dest_failed = 1;
 	else if (h > 0 && h - 1 > c->dest_hops)
@@ -429,84 +420,73 @@ static void check_settle(struct check *c, size_t top, uint8_t v, uint32_t h)
 }
 
 /* Follow the next hops from switch s to a switch already judged for this
- * destination (seen[] == walk), to one whose own hop ends the route (a
+ * destination (its stamp current), to one whose own hop ends the route (a
  * terminal: judged here), or back to a switch on this walk (its verdict
  * still CHECK_ON_WALK: a forwarding loop).  Every switch is judged once
- * per destination; seen[] stamps save clearing per-switch state. */
+ * per destination; the stamps save clearing per-switch state. */
 static void check_resolve(struct check *c, const struct check_dest *d, const uint8_t *row, int s)
 {
 	size_t top = 0;
 	uint8_t v = CHECK_LOOP;
-	uint32_t h = 0;
+	uint32_t h = 0, now = check_st(c->walk, 0, 0);
 
-	while (c->seen[s] != c->walk) {
+	while (c->st[s] < now) {
 		int code = check_code(c->next[s]);
 
-		c->seen[s] = c->walk;
 		if (code < 0) {
 			enum check_hop hop =
 			    check_hop_code(c, d, s, code, row[(size_t)s * CHECK_BLOCK]);
 
-			c->verdict[s] = check_verdict_of(hop);
-			c->hops[s] = 0;
-			c->send[s] |= c->note_bit;
+			c->st[s] = check_st(c->walk, check_verdict_of(hop), 0);
 			if (hop != CHECK_HOP_ARRIVED)
 				c->dest_failed = 1;
 			break;
 		}
-		c->verdict[s] = CHECK_ON_WALK;
+		c->st[s] = check_st(c->walk, CHECK_ON_WALK, 0);
 		c->stack[top++] = s;
 		s = code;
 	}
-	if (c->verdict[s] != CHECK_ON_WALK) {
-		v = c->verdict[s];
-		h = c->hops[s] + 1;
+	if (check_verdict(c, s) != CHECK_ON_WALK) {
+		v = check_verdict(c, s);
+		h = (c->st[s] & CHECK_ST_HOPS) + 1;
 	}
 	check_settle(c, top, v, h);
 }
 
 /* Judge every switch of the component for d.  A switch whose next hop is
  * judged already takes its verdict at once (the common case, without
- * check_resolve's walk). */
+ * check_resolve's walk): its state is the next hop's, one hop more. */
 static void check_walk(struct check *c, const struct check_dest *d, const int *sw, size_t n)
 {
 	const uint8_t *row = c->blk + (d->lid - c->blk_lid0);
 	/* in locals: the stores below may alias the struct's fields, which
 	 * would reload them for every switch */
-	uint32_t *seen = c->seen, walk, *hops = c->hops, dest_hops;
-	uint8_t *verdict = c->verdict;
-	uint64_t *send = c->send, note_bit = c->note_bit;
+	uint32_t *st = c->st, now, dest_hops;
 	const uint16_t *next;
 	int failed;
 
 	c->next = next = c->nxt + (size_t)(d->lid - c->blk_lid0) * c->g.n_sw;
-	if (++c->walk == 0) { /* wrapped: no stamp may look current */
-		memset(c->seen, 0, c->g.n_sw * sizeof(*c->seen));
+	if (++c->walk > CHECK_ST_WALKS) { /* wrapped: no stamp may look current */
+		memset(c->st, 0, c->g.n_sw * sizeof(*c->st));
 		c->walk = 1;
 	}
-	walk = c->walk;
+	now = check_st(c->walk, 0, 0);
 	dest_hops = c->dest_hops;
 	failed = c->dest_failed;
 	for (size_t i = 0; i < n; i++) {
 		int s = sw[i];
 		uint16_t code = next[s];
+		uint32_t x;
 
-		if (seen[s] == walk)
+		if (st[s] >= now)
 			continue;
-		if (code < CHECK_CODE_HOP && seen[code] == walk) {
+		if (code < CHECK_CODE_HOP && (x = st[code]) >= now) {
 			/* judged, so not on a walk: its verdict is final */
-			uint8_t v = verdict[code];
-			uint32_t h = hops[code] + 1;
-
-			seen[s] = walk;
-			verdict[s] = v;
-			hops[s] = h;
-			if (v != CHECK_LOOP)
-				send[s] |= note_bit;
-			if (v != CHECK_OK)
+			st[s] = ++x;
+			if (x & CHECK_ST_VERDICT)
 				failed = 1;
-			else if (h > dest_hops)
-				dest_hops = h;
+			else if ((x & CHECK_ST_HOPS) > dest_hops)
+				dest_hops = x & CHECK_ST_HOPS;
 			continue;
 		}
 		c->dest_hops = dest_hops;
@@ -519,6 +499,21 @@ static void check_walk(struct check *c, const struct check_dest *d, const int *s
 	c->dest_failed = failed;
 }
 
+/* Mark the switches that send the current (CA/router) destination into
+ * the CDG: those whose route does not loop.  When every switch of the
+ * fabric reached it, the block's common mask says so for all at once
+ * (check_flush_turns), which spares the walk a write per switch. */
+static void check_note_senders(struct check *c, const int *sw, size_t n)
+{
+	if (!c->dest_failed && n == c->g.n_sw) {
+		c->blk_all |= c->note_bit;
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (check_verdict(c, sw[i]) != CHECK_LOOP)
+			c->send[sw[i]] |= c->note_bit;
+}
+
 /* The failing pairs of d: sources behind a bad cable, and every source
  * of a switch without a good route.  Remembers the lowest-ranked failing
  * source (destinations come in LID order, so a tie keeps the lower LID). */
@@ -529,7 +524,7 @@ static void check_count_failures(struct check *c, size_t di, const int *sw, size
 
 	for (size_t i = 0; i < n; i++) {
 		int s = sw[i];
-		uint8_t v = c->verdict[s];
+		uint8_t v = check_verdict(c, s);
 		size_t rank = c->w_bad[s] ? c->rank_bad[s] : CHECK_NO_RANK;
 		size_t w = to_switch ? c->w_ca[s] : c->w_ok[s];
 		size_t first_ok = to_switch ? c->rank_ca[s] : c->rank_ok[s];
@@ -602,7 +597,7 @@ static void check_note_turns(struct check *c, const struct check_dest *d, const 
 	for (size_t i = 0; i < n; i++) {
 		int s = sw[i];
 
-		if (c->verdict[s] != CHECK_LOOP && (!ca_only || c->carry[s]))
+		if (check_verdict(c, s) != CHECK_LOOP && (!ca_only || c->carry[s]))
 			c->send[s] |= bit;
 	}
 }
@@ -647,7 +642,7 @@ static void check_vls(struct check *c, size_t di, const int *sw, size_t n, int t
 	for (size_t i = 0; i < n; i++) {
 		int s = sw[i];
 
-		if (c->verdict[s] != CHECK_OK || (to_switch && !c->carry[s]))
+		if (check_verdict(c, s) != CHECK_OK || (to_switch && !c->carry[s]))
 			continue;
 		if (c->w_ca[s] && c->inject_vls[s] <= v) {
 			check_vl_missing(c, di, s, 0);
@@ -677,6 +672,8 @@ static void check_destination(struct check *c, size_t di)
 			  ? 1ULL << (d->lid - c->blk_lid0)
 			  : 0;
 	check_walk(c, d, sw, n);
+	if (c->note_bit)
+		check_note_senders(c, sw, n);
 	check_count(c, di, sw, n, to_switch);
 	if (c->skip_cdg && !c->with_sl)
 		return;

@@ -113,6 +113,10 @@ void check_flush_turns(struct check *c)
 {
 	int by_pair = c->n_chan > c->g.n_sw * CHECK_BLOCK;
 
+	for (size_t s = 0; s < c->g.n_sw && c->blk_all; s++)
+		c->send[s] |= c->blk_all;
+	c->blk_all = 0;
+
 	for (unsigned v = 0; v < CHECK_DATA_VLS && !c->skip_cdg; v++) {
 		if (!c->blk_vl[v])
 			continue;

@@ -163,21 +163,24 @@ struct check {
 	struct check_dest *dests;
 	size_t n_dests, cap_dests;
 	/* per-destination scratch, reused for every destination */
-	uint8_t *state, *verdict, *out, *carry;
+	uint8_t *state, *out, *carry;
+	uint32_t *st;	   /* per switch, its judgement for the current destination:
+			    * check_st(walk, verdict, hops) */
 	uint8_t *blk;	   /* LFT entries of CHECK_BLOCK LIDs: [s * CHECK_BLOCK + lid - blk_lid0] */
 	uint32_t blk_lid0; /* the first LID in blk, CHECK_NO_LID before the first */
 	/* per switch, bit lid - blk_lid0: sends that destination on to another
 	 * switch (fwd); its route counts in the CDG (send) */
 	uint64_t *fwd, *send;
 	uint16_t *nxt; /* [(lid - blk_lid0) * n_sw + s]: port codes (check_code) */
-	uint32_t *seen, walk;		 /* seen[s] == walk: s judged for the current destination */
+	uint32_t walk; /* stamp of the current destination (1..CHECK_ST_WALKS) */
 	uint64_t blk_vl[CHECK_DATA_VLS]; /* per VL, the block's destinations on it */
-	uint32_t *hops;
 	const uint16_t *next; /* the current destination's row of nxt */
 	int *stack;
 	uint64_t note_bit;  /* the current destination's bit, set in send[] of each
 			     * switch the walk judges (but loops) when its senders
 			     * are all noted (a CA/router LID), else 0 */
+	uint64_t blk_all;   /* the block's destinations every switch sends: send[]
+			     * of every switch has them too (check_flush_turns) */
 	uint32_t dest_hops; /* longest good route to the current destination */
 	int dest_failed;    /* some switch has no good route to it */
 	/* the first offending pair (source rank, destination index) */
@@ -201,6 +204,27 @@ struct check {
 	/* an SL per path (lft_set.path_sl): each path's turns on its own VL */
 	int per_path;
 };
+
+/* A switch's state for the current destination, in one word so the walk
+ * reads and writes one: the destination's stamp above bit 20 (s is judged
+ * for it when st[s] >= check_st(walk, 0, 0): stamps only grow until
+ * they wrap, when st is cleared), the verdict in bits 16-19 (CHECK_OK = 0,
+ * so a judged next hop's state plus one is a switch's own), the hops to
+ * the destination below (fewer than CHECK_MAX_SW). */
+#define CHECK_ST_WALKS 0xFFFu
+#define CHECK_ST_VERDICT 0xF0000u
+#define CHECK_ST_HOPS 0xFFFFu
+
+static inline uint32_t check_st(uint32_t walk, unsigned verdict, uint32_t hops)
+{
+	return walk << 20 | verdict << 16 | hops;
+}
+
+/* The verdict of switch s for the current destination (judged). */
+static inline unsigned check_verdict(const struct check *c, int s)
+{
+	return (c->st[s] & CHECK_ST_VERDICT) >> 16;
+}
 
 /* A port code (c->nxt, c->next): a switch ordinal, or -1 - the hop. */
 static inline int check_code(uint16_t v)
