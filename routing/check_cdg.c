@@ -50,21 +50,23 @@ static void check_turns_at(struct check *c, size_t t, uint64_t vl_lids)
 	size_t base = c->turn_off + c->turn_base[t];
 	uint64_t on = c->fwd[t] & vl_lids;
 	const uint8_t *col = c->blk + t * CHECK_BLOCK;
-	uint8_t oc[CHECK_BLOCK]; /* t's out channel for each LID of on */
+	uint8_t oc[CHECK_BLOCK]; /* t's out channel for each LID of have */
+	uint64_t have = 0;	 /* looked up only for LIDs some switch sends into t */
 
 	if (!on)
 		return;
-	for (uint64_t m = on; m; m &= m - 1) {
-		unsigned b = (unsigned)__builtin_ctzll(m);
-
-		oc[b] = c->pchan[c->g.port_base[t] + col[b]];
-	}
 	for (size_t i = 0; i < k; i++) {
 		size_t ch = c->chan_base[t] + i, at = base + i * k;
 		uint64_t m = on & c->send[c->chan_far[ch]], row = 0;
 
 		if (m)
 			m &= check_lids_on_port(c, (size_t)c->chan_far[ch], c->chan_far_port[ch]);
+		for (uint64_t need = m & ~have; need; need &= need - 1) {
+			unsigned b = (unsigned)__builtin_ctzll(need);
+
+			oc[b] = c->pchan[c->g.port_base[t] + col[b]];
+		}
+		have |= m;
 		if (k > 64) { /* a row wider than a word: bit by bit */
 			for (; m; m &= m - 1) {
 				size_t bit = at + oc[__builtin_ctzll(m)];
