@@ -12,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "mad/smp.h"
 #include "mad/text.h"
 #include "routing/check.h"
@@ -362,6 +366,30 @@ enum check_hop check_hop(const struct check *c, const struct check_dest *d, int 
 	return check_hop_code(c, d, s, code, *out);
 }
 
+/* Bit b: codes[b] is a switch (the LID goes on to another switch). */
+static uint64_t check_fwd_mask(const uint16_t *codes)
+{
+	uint64_t m = 0;
+
+#ifdef __SSE2__
+	/* unsigned code < CHECK_CODE_HOP as a signed compare, 16 at a time */
+	const __m128i flip = _mm_set1_epi16((short)0x8000);
+	const __m128i hop = _mm_set1_epi16((short)(CHECK_CODE_HOP ^ 0x8000));
+
+	for (unsigned q = 0; q < CHECK_BLOCK / 16; q++) {
+		const __m128i *v = (const __m128i *)(const void *)(codes + 16 * q);
+		__m128i lo = _mm_cmplt_epi16(_mm_xor_si128(_mm_loadu_si128(v), flip), hop);
+		__m128i hi = _mm_cmplt_epi16(_mm_xor_si128(_mm_loadu_si128(v + 1), flip), hop);
+
+		m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_packs_epi16(lo, hi)) << (16 * q);
+	}
+#else
+	for (unsigned b = 0; b < CHECK_BLOCK; b++)
+		m |= (uint64_t)(codes[b] < CHECK_CODE_HOP) << b;
+#endif
+	return m;
+}
+
 /* The LFT entries of CHECK_BLOCK LIDs from lid0 on, every switch's, into
  * c->blk (switch s: blk[s * CHECK_BLOCK + lid - lid0]): the tables are
  * read a cache line at a time instead of a byte per switch and LID.  No
@@ -370,12 +398,14 @@ enum check_hop check_hop(const struct check *c, const struct check_dest *d, int 
  * each switch sends on to another switch to c->fwd. */
 static void check_gather(struct check *c, uint32_t lid0)
 {
+	size_t n_sw = c->g.n_sw;
+
 	c->blk_lid0 = lid0;
-	for (size_t s = 0; s < c->g.n_sw; s++) {
+	for (size_t s = 0; s < n_sw; s++) {
 		const struct lft *t = c->tab[s];
 		uint8_t *col = c->blk + s * CHECK_BLOCK;
 
-		if (s + 8 < c->g.n_sw && c->tab[s + 8] && lid0 <= c->tab[s + 8]->top)
+		if (s + 8 < n_sw && c->tab[s + 8] && lid0 <= c->tab[s + 8]->top)
 			__builtin_prefetch(c->tab[s + 8]->port + lid0);
 		if (t && lid0 + CHECK_BLOCK - 1 <= t->top)
 			memcpy(col, t->port + lid0, CHECK_BLOCK);
@@ -384,19 +414,19 @@ static void check_gather(struct check *c, uint32_t lid0)
 				col[b] = t && lid0 + b <= t->top ? t->port[lid0 + b] : LFT_DROP;
 		const uint16_t *pcode = &c->pcode[c->g.port_base[s]];
 		size_t slots = c->g.port_base[s + 1] - c->g.port_base[s];
-		uint16_t *nxt = &c->nxt[s];
-		uint64_t fwd = 0;
+		uint16_t *nxt = &c->nxt[s], codes[CHECK_BLOCK];
 
+#pragma GCC unroll 8
 		for (size_t b = 0; b < CHECK_BLOCK; b++) {
 			uint8_t p = col[b];
 			uint16_t code = p == LFT_DROP ? (uint16_t)(-1 - CHECK_HOP_DROP)
 					: p < slots   ? pcode[p]
 						      : (uint16_t)(-1 - CHECK_HOP_BEYOND);
 
-			nxt[b * c->g.n_sw] = code;
-			fwd |= (uint64_t)(code < CHECK_CODE_HOP) << b;
+			nxt[b * n_sw] = code;
+			codes[b] = code;
 		}
-		c->fwd[s] = fwd;
+		c->fwd[s] = check_fwd_mask(codes);
 	}
 }
 
