@@ -18,11 +18,13 @@
 /*
  * How it works.  Routing is by destination, so for one destination LID the
  * switches' next hops form an in-tree (or a loop): each destination is
- * walked from every switch of its component once, with per-switch
- * memo arrays reused for the next destination - O(LIDs x switches).  A
- * switch's own hop is judged when the walk first reaches it, and a stamp
- * per switch (seen[s] == walk) says it is judged for this destination, so
- * nothing is cleared between destinations (check_walk).
+ * walked from every switch of its component once, with one state word
+ * per switch reused for the next destination - O(LIDs x switches).  A
+ * switch's own hop is judged when the walk first reaches it; its word
+ * holds a stamp that says it is judged for this destination, its verdict
+ * and its hops (check_st), so nothing is cleared between destinations
+ * and a switch whose next hop is judged takes that word plus one
+ * (check_walk).
  * Sources are every switch and every CA/router port cabled to a switch; the
  * sources cabled to a switch share its verdict, so they are counted by
  * weight, never walked.  Destinations are the LIDs (base .. base+2^LMC-1)
@@ -44,18 +46,17 @@
  * (in x out over its switch links), which dedupes them for free and is the
  * CDG's adjacency, searched for a cycle by an iterative DFS.  The walk of
  * a destination only marks which switches send it into the CDG (a 64-bit
- * mask per switch, bit = LID in the block); once the block is walked, its
- * turns are recorded switch by switch (check_turns_at: for each switch
- * link into t, the block's LIDs its far end sends over it, compared 16
- * bytes at a time, that t sends on to a switch), so all writes of a
- * switch go to its own bitmap while it is in cache.  Where switches have
- * more switch links than a block has LIDs (a 2-level spine with 250 of
- * them) the same turns are recorded pair by pair from each sender instead
- * (check_turns_from), which is then less work.  Pairs from a
- * switch to another switch's LID are left out of the CDG: that is
- * management traffic (LID-routed SMPs ride VL15, which has no credits), and
- * counting it would fail min-hop on every fat tree for a spine -> leaf ->
- * spine route that carries no data.  Pairs with a CA/router end count.
+ * mask per switch, bit = LID in the block; when every switch of the
+ * fabric routes it without fault, one block-wide mask says so for all);
+ * once the block is walked, its turns are recorded switch by switch (check_turns_at: for each
+ * switch link into t, the block's LIDs its far end sends over it, compared 16 bytes at a time, that
+ * t sends on to a switch; t's out channel looked up only for the LIDs that arrive), so all writes
+ * of a switch go to its own bitmap while it is in cache.  Where switches have more switch links
+ * than a block has LIDs (a 2-level spine with 250 of them) the same turns are recorded pair by pair
+ * from each sender instead (check_turns_from), which is then less work.  Pairs from a switch to
+ * another switch's LID are left out of the CDG: that is management traffic (LID-routed SMPs ride
+ * VL15, which has no credits), and counting it would fail min-hop on every fat tree for a spine ->
+ * leaf -> spine route that carries no data.  Pairs with a CA/router end count.
  *
  * Virtual lanes.  When the tables carry SLs (lft_set.sl), the paths to a
  * destination LID ride VL sl[lid] at every hop (SL s = VL s), so its
