@@ -49,7 +49,9 @@ static int check_alloc(struct check *c)
 	c->blk = malloc(s * CHECK_BLOCK);
 	c->send = calloc(s, sizeof(*c->send));
 	c->fwd = calloc(s, sizeof(*c->fwd));
-	if (!c->blk || !c->st || !c->send || !c->fwd || !c->tab || !c->links || !c->chan_base ||
+	c->port_lo = malloc(s);
+	c->port_hi = malloc(s);
+	if (!c->port_lo || !c->port_hi || !c->blk || !c->st || !c->send || !c->fwd || !c->tab || !c->links || !c->chan_base ||
 	    !c->turn_base || !c->comp_pairs || !c->comp_bad || !c->w_ok || !c->w_bad ||
 	    !c->rank_ok || !c->rank_bad || !c->w_ca || !c->rank_ca || !c->state || !c->out ||
 	    !c->nxt || !c->stack || !c->carry)
@@ -67,7 +69,7 @@ static void check_free(struct check *c)
 		c->comp_pairs, c->comp_bad,
 		c->srcs, c->w_ok, c->w_bad, c->rank_ok, c->rank_bad, c->w_ca, c->rank_ca, c->dests,
 		c->state, c->st, c->out, c->carry, c->nxt, c->stack,
-		c->color, c->cursor, c->dstack, c->link_vls, c->inject_vls, c->blk, c->send, c->fwd,
+		c->color, c->cursor, c->dstack, c->link_vls, c->inject_vls, c->blk, c->send, c->fwd, c->port_lo, c->port_hi,
 	};
 	/* clang-format on */
 
@@ -390,6 +392,38 @@ static uint64_t check_fwd_mask(const uint16_t *codes)
 	return m;
 }
 
+/* The lowest and the highest out port in a switch's block column: a port
+ * outside them carries none of the block's LIDs (check_turns_at). */
+static void check_port_span(const uint8_t *col, uint8_t *lo, uint8_t *hi)
+{
+#ifdef __SSE2__
+	const __m128i *v = (const __m128i *)(const void *)col;
+	__m128i a = _mm_loadu_si128(v), b = _mm_loadu_si128(v + 1);
+	__m128i x = _mm_loadu_si128(v + 2), y = _mm_loadu_si128(v + 3);
+	__m128i mn = _mm_min_epu8(_mm_min_epu8(a, b), _mm_min_epu8(x, y));
+	__m128i mx = _mm_max_epu8(_mm_max_epu8(a, b), _mm_max_epu8(x, y));
+
+	/* halve the lanes four times: the answer lands in byte 0 */
+	mn = _mm_min_epu8(mn, _mm_srli_si128(mn, 8));
+	mx = _mm_max_epu8(mx, _mm_srli_si128(mx, 8));
+	mn = _mm_min_epu8(mn, _mm_srli_si128(mn, 4));
+	mx = _mm_max_epu8(mx, _mm_srli_si128(mx, 4));
+	mn = _mm_min_epu8(mn, _mm_srli_si128(mn, 2));
+	mx = _mm_max_epu8(mx, _mm_srli_si128(mx, 2));
+	mn = _mm_min_epu8(mn, _mm_srli_si128(mn, 1));
+	mx = _mm_max_epu8(mx, _mm_srli_si128(mx, 1));
+	*lo = (uint8_t)_mm_cvtsi128_si32(mn);
+	*hi = (uint8_t)_mm_cvtsi128_si32(mx);
+#else
+	*lo = 0xFF;
+	*hi = 0;
+	for (unsigned b = 0; b < CHECK_BLOCK; b++) {
+		*lo = col[b] < *lo ? col[b] : *lo;
+		*hi = col[b] > *hi ? col[b] : *hi;
+	}
+#endif
+}
+
 /* The LFT entries of CHECK_BLOCK LIDs from lid0 on, every switch's, into
  * c->blk (switch s: blk[s * CHECK_BLOCK + lid - lid0]): the tables are
  * read a cache line at a time instead of a byte per switch and LID.  No
@@ -427,6 +461,7 @@ static void check_gather(struct check *c, uint32_t lid0)
 			codes[b] = code;
 		}
 		c->fwd[s] = check_fwd_mask(codes);
+		check_port_span(col, &c->port_lo[s], &c->port_hi[s]);
 	}
 }
 

@@ -59,8 +59,14 @@ static void check_turns_at(struct check *c, size_t t, uint64_t vl_lids)
 		size_t ch = c->chan_base[t] + i, at = base + i * k;
 		uint64_t m = on & c->send[c->chan_far[ch]], row = 0;
 
-		if (m)
-			m &= check_lids_on_port(c, (size_t)c->chan_far[ch], c->chan_far_port[ch]);
+		size_t far = (size_t)c->chan_far[ch];
+		uint8_t fp = c->chan_far_port[ch];
+
+		/* a port outside the far end's span in the block carries none */
+		if (m && fp >= c->port_lo[far] && fp <= c->port_hi[far])
+			m &= check_lids_on_port(c, far, fp);
+		else
+			m = 0;
 		for (uint64_t need = m & ~have; need; need &= need - 1) {
 			unsigned b = (unsigned)__builtin_ctzll(need);
 

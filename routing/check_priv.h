@@ -172,6 +172,7 @@ struct check {
 	/* per switch, bit lid - blk_lid0: sends that destination on to another
 	 * switch (fwd); its route counts in the CDG (send) */
 	uint64_t *fwd, *send;
+	uint8_t *port_lo, *port_hi; /* per switch, its lowest and highest out port in the block */
 	uint16_t *nxt; /* [(lid - blk_lid0) * n_sw + s]: port codes (check_code) */
 	uint32_t walk; /* stamp of the current destination (1..CHECK_ST_WALKS) */
 	uint64_t blk_vl[CHECK_DATA_VLS]; /* per VL, the block's destinations on it */
