@@ -12,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "mad/smp.h"
 #include "mad/text.h"
 #include "routing/check.h"
@@ -37,20 +41,20 @@ static int check_alloc(struct check *c)
 	c->w_ca = calloc(s, sizeof(*c->w_ca));
 	c->rank_ca = malloc(s * sizeof(*c->rank_ca));
 	c->state = malloc(s);
-	c->verdict = malloc(s);
+	c->st = calloc(s, sizeof(*c->st));
 	c->out = malloc(s);
-	c->hops = malloc(s * sizeof(*c->hops));
 	c->nxt = malloc(s * CHECK_BLOCK * sizeof(*c->nxt));
 	c->stack = malloc(s * sizeof(*c->stack));
 	c->carry = malloc(s);
 	c->blk = malloc(s * CHECK_BLOCK);
 	c->send = calloc(s, sizeof(*c->send));
-	c->seen = calloc(s, sizeof(*c->seen));
 	c->fwd = calloc(s, sizeof(*c->fwd));
-	if (!c->blk || !c->seen || !c->send || !c->fwd || !c->tab || !c->links || !c->chan_base ||
+	c->port_lo = malloc(s);
+	c->port_hi = malloc(s);
+	if (!c->port_lo || !c->port_hi || !c->blk || !c->st || !c->send || !c->fwd || !c->tab || !c->links || !c->chan_base ||
 	    !c->turn_base || !c->comp_pairs || !c->comp_bad || !c->w_ok || !c->w_bad ||
-	    !c->rank_ok || !c->rank_bad || !c->w_ca || !c->rank_ca || !c->state || !c->verdict ||
-	    !c->out || !c->hops || !c->nxt || !c->stack || !c->carry)
+	    !c->rank_ok || !c->rank_bad || !c->w_ca || !c->rank_ca || !c->state || !c->out ||
+	    !c->nxt || !c->stack || !c->carry)
 		return -ENOMEM;
 	return 0;
 }
@@ -64,8 +68,8 @@ static void check_free(struct check *c)
 		c->turn_base, c->turns,
 		c->comp_pairs, c->comp_bad,
 		c->srcs, c->w_ok, c->w_bad, c->rank_ok, c->rank_bad, c->w_ca, c->rank_ca, c->dests,
-		c->state, c->verdict, c->out, c->carry, c->hops, c->nxt, c->stack,
-		c->color, c->cursor, c->dstack, c->link_vls, c->inject_vls, c->blk, c->seen, c->send, c->fwd,
+		c->state, c->st, c->out, c->carry, c->nxt, c->stack,
+		c->color, c->cursor, c->dstack, c->link_vls, c->inject_vls, c->blk, c->send, c->fwd, c->port_lo, c->port_hi,
 	};
 	/* clang-format on */
 
@@ -364,6 +368,62 @@ enum check_hop check_hop(const struct check *c, const struct check_dest *d, int 
 	return check_hop_code(c, d, s, code, *out);
 }
 
+/* Bit b: codes[b] is a switch (the LID goes on to another switch). */
+static uint64_t check_fwd_mask(const uint16_t *codes)
+{
+	uint64_t m = 0;
+
+#ifdef __SSE2__
+	/* unsigned code < CHECK_CODE_HOP as a signed compare, 16 at a time */
+	const __m128i flip = _mm_set1_epi16((short)0x8000);
+	const __m128i hop = _mm_set1_epi16((short)(CHECK_CODE_HOP ^ 0x8000));
+
+	for (unsigned q = 0; q < CHECK_BLOCK / 16; q++) {
+		const __m128i *v = (const __m128i *)(const void *)(codes + 16 * q);
+		__m128i lo = _mm_cmplt_epi16(_mm_xor_si128(_mm_loadu_si128(v), flip), hop);
+		__m128i hi = _mm_cmplt_epi16(_mm_xor_si128(_mm_loadu_si128(v + 1), flip), hop);
+
+		m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_packs_epi16(lo, hi)) << (16 * q);
+	}
+#else
+	for (unsigned b = 0; b < CHECK_BLOCK; b++)
+		m |= (uint64_t)(codes[b] < CHECK_CODE_HOP) << b;
+#endif
+	return m;
+}
+
+/* The lowest and the highest out port in a switch's block column: a port
+ * outside them carries none of the block's LIDs (check_turns_at). */
+static void check_port_span(const uint8_t *col, uint8_t *lo, uint8_t *hi)
+{
+#ifdef __SSE2__
+	const __m128i *v = (const __m128i *)(const void *)col;
+	__m128i a = _mm_loadu_si128(v), b = _mm_loadu_si128(v + 1);
+	__m128i x = _mm_loadu_si128(v + 2), y = _mm_loadu_si128(v + 3);
+	__m128i mn = _mm_min_epu8(_mm_min_epu8(a, b), _mm_min_epu8(x, y));
+	__m128i mx = _mm_max_epu8(_mm_max_epu8(a, b), _mm_max_epu8(x, y));
+
+	/* halve the lanes four times: the answer lands in byte 0 */
+	mn = _mm_min_epu8(mn, _mm_srli_si128(mn, 8));
+	mx = _mm_max_epu8(mx, _mm_srli_si128(mx, 8));
+	mn = _mm_min_epu8(mn, _mm_srli_si128(mn, 4));
+	mx = _mm_max_epu8(mx, _mm_srli_si128(mx, 4));
+	mn = _mm_min_epu8(mn, _mm_srli_si128(mn, 2));
+	mx = _mm_max_epu8(mx, _mm_srli_si128(mx, 2));
+	mn = _mm_min_epu8(mn, _mm_srli_si128(mn, 1));
+	mx = _mm_max_epu8(mx, _mm_srli_si128(mx, 1));
+	*lo = (uint8_t)_mm_cvtsi128_si32(mn);
+	*hi = (uint8_t)_mm_cvtsi128_si32(mx);
+#else
+	*lo = 0xFF;
+	*hi = 0;
+	for (unsigned b = 0; b < CHECK_BLOCK; b++) {
+		*lo = col[b] < *lo ? col[b] : *lo;
+		*hi = col[b] > *hi ? col[b] : *hi;
+	}
+#endif
+}
+
 /* The LFT entries of CHECK_BLOCK LIDs from lid0 on, every switch's, into
  * c->blk (switch s: blk[s * CHECK_BLOCK + lid - lid0]): the tables are
  * read a cache line at a time instead of a byte per switch and LID.  No
@@ -372,12 +432,14 @@ enum check_hop check_hop(const struct check *c, const struct check_dest *d, int 
  * each switch sends on to another switch to c->fwd. */
 static void check_gather(struct check *c, uint32_t lid0)
 {
+	size_t n_sw = c->g.n_sw;
+
 	c->blk_lid0 = lid0;
-	for (size_t s = 0; s < c->g.n_sw; s++) {
+	for (size_t s = 0; s < n_sw; s++) {
 		const struct lft *t = c->tab[s];
 		uint8_t *col = c->blk + s * CHECK_BLOCK;
 
-		if (s + 8 < c->g.n_sw && c->tab[s + 8] && lid0 <= c->tab[s + 8]->top)
+		if (s + 8 < n_sw && c->tab[s + 8] && lid0 <= c->tab[s + 8]->top)
 			__builtin_prefetch(c->tab[s + 8]->port + lid0);
 		if (t && lid0 + CHECK_BLOCK - 1 <= t->top)
 			memcpy(col, t->port + lid0, CHECK_BLOCK);
@@ -386,19 +448,20 @@ static void check_gather(struct check *c, uint32_t lid0)
 				col[b] = t && lid0 + b <= t->top ? t->port[lid0 + b] : LFT_DROP;
 		const uint16_t *pcode = &c->pcode[c->g.port_base[s]];
 		size_t slots = c->g.port_base[s + 1] - c->g.port_base[s];
-		uint16_t *nxt = &c->nxt[s];
-		uint64_t fwd = 0;
+		uint16_t *nxt = &c->nxt[s], codes[CHECK_BLOCK];
 
+#pragma GCC unroll 8
 		for (size_t b = 0; b < CHECK_BLOCK; b++) {
 			uint8_t p = col[b];
 			uint16_t code = p == LFT_DROP ? (uint16_t)(-1 - CHECK_HOP_DROP)
 					: p < slots   ? pcode[p]
 						      : (uint16_t)(-1 - CHECK_HOP_BEYOND);
 
-			nxt[b * c->g.n_sw] = code;
-			fwd |= (uint64_t)(code < CHECK_CODE_HOP) << b;
+			nxt[b * n_sw] = code;
+			codes[b] = code;
 		}
-		c->fwd[s] = fwd;
+		c->fwd[s] = check_fwd_mask(codes);
+		check_port_span(col, &c->port_lo[s], &c->port_hi[s]);
 	}
 }
 
@@ -413,15 +476,8 @@ static uint8_t check_verdict_of(enum check_hop hop)
  * at its end; hops count up from h at the top of the stack. */
 static void check_settle(struct check *c, size_t top, uint8_t v, uint32_t h)
 {
-	uint64_t bit = v != CHECK_LOOP ? c->note_bit : 0;
-
-	while (top--) {
-		int s = c->stack[top];
-
-		c->verdict[s] = v;
-		c->hops[s] = h++;
-		c->send[s] |= bit;
-	}
+	while (top--)
+		c->st[c->stack[top]] = check_st(c->walk, v, h++);
 	if (v != CHECK_OK)
 		c->dest_failed = 1;
 	else if (h > 0 && h - 1 > c->dest_hops)
@@ -429,84 +485,73 @@ static void check_settle(struct check *c, size_t top, uint8_t v, uint32_t h)
 }
 
 /* Follow the next hops from switch s to a switch already judged for this
- * destination (seen[] == walk), to one whose own hop ends the route (a
+ * destination (its stamp current), to one whose own hop ends the route (a
  * terminal: judged here), or back to a switch on this walk (its verdict
  * still CHECK_ON_WALK: a forwarding loop).  Every switch is judged once
- * per destination; seen[] stamps save clearing per-switch state. */
+ * per destination; the stamps save clearing per-switch state. */
 static void check_resolve(struct check *c, const struct check_dest *d, const uint8_t *row, int s)
 {
 	size_t top = 0;
 	uint8_t v = CHECK_LOOP;
-	uint32_t h = 0;
+	uint32_t h = 0, now = check_st(c->walk, 0, 0);
 
-	while (c->seen[s] != c->walk) {
+	while (c->st[s] < now) {
 		int code = check_code(c->next[s]);
 
-		c->seen[s] = c->walk;
 		if (code < 0) {
 			enum check_hop hop =
 			    check_hop_code(c, d, s, code, row[(size_t)s * CHECK_BLOCK]);
 
-			c->verdict[s] = check_verdict_of(hop);
-			c->hops[s] = 0;
-			c->send[s] |= c->note_bit;
+			c->st[s] = check_st(c->walk, check_verdict_of(hop), 0);
 			if (hop != CHECK_HOP_ARRIVED)
 				c->dest_failed = 1;
 			break;
 		}
-		c->verdict[s] = CHECK_ON_WALK;
+		c->st[s] = check_st(c->walk, CHECK_ON_WALK, 0);
 		c->stack[top++] = s;
 		s = code;
 	}
-	if (c->verdict[s] != CHECK_ON_WALK) {
-		v = c->verdict[s];
-		h = c->hops[s] + 1;
+	if (check_verdict(c, s) != CHECK_ON_WALK) {
+		v = check_verdict(c, s);
+		h = (c->st[s] & CHECK_ST_HOPS) + 1;
 	}
 	check_settle(c, top, v, h);
 }
 
 /* Judge every switch of the component for d.  A switch whose next hop is
  * judged already takes its verdict at once (the common case, without
- * check_resolve's walk). */
+ * check_resolve's walk): its state is the next hop's, one hop more. */
 static void check_walk(struct check *c, const struct check_dest *d, const int *sw, size_t n)
 {
 	const uint8_t *row = c->blk + (d->lid - c->blk_lid0);
 	/* in locals: the stores below may alias the struct's fields, which
 	 * would reload them for every switch */
-	uint32_t *seen = c->seen, walk, *hops = c->hops, dest_hops;
-	uint8_t *verdict = c->verdict;
-	uint64_t *send = c->send, note_bit = c->note_bit;
+	uint32_t *st = c->st, now, dest_hops;
 	const uint16_t *next;
 	int failed;
 
 	c->next = next = c->nxt + (size_t)(d->lid - c->blk_lid0) * c->g.n_sw;
-	if (++c->walk == 0) { /* wrapped: no stamp may look current */
-		memset(c->seen, 0, c->g.n_sw * sizeof(*c->seen));
+	if (++c->walk > CHECK_ST_WALKS) { /* wrapped: no stamp may look current */
+		memset(c->st, 0, c->g.n_sw * sizeof(*c->st));
 		c->walk = 1;
 	}
-	walk = c->walk;
+	now = check_st(c->walk, 0, 0);
 	dest_hops = c->dest_hops;
 	failed = c->dest_failed;
 	for (size_t i = 0; i < n; i++) {
 		int s = sw[i];
 		uint16_t code = next[s];
+		uint32_t x;
 
-		if (seen[s] == walk)
+		if (st[s] >= now)
 			continue;
-		if (code < CHECK_CODE_HOP && seen[code] == walk) {
+		if (code < CHECK_CODE_HOP && (x = st[code]) >= now) {
 			/* judged, so not on a walk: its verdict is final */
-			uint8_t v = verdict[code];
-			uint32_t h = hops[code] + 1;
-
-			seen[s] = walk;
-			verdict[s] = v;
-			hops[s] = h;
-			if (v != CHECK_LOOP)
-				send[s] |= note_bit;
-			if (v != CHECK_OK)
+			st[s] = ++x;
+			if (x & CHECK_ST_VERDICT)
 				failed = 1;
-			else if (h > dest_hops)
-				dest_hops = h;
+			else if ((x & CHECK_ST_HOPS) > dest_hops)
+				dest_hops = x & CHECK_ST_HOPS;
 			continue;
 		}
 		c->dest_hops = dest_hops;
@@ -519,6 +564,21 @@ static void check_walk(struct check *c, const struct check_dest *d, const int *s
 	c->dest_failed = failed;
 }
 
+/* Mark the switches that send the current (CA/router) destination into
+ * the CDG: those whose route does not loop.  When every switch of the
+ * fabric reached it, the block's common mask says so for all at once
+ * (check_flush_turns), which spares the walk a write per switch. */
+static void check_note_senders(struct check *c, const int *sw, size_t n)
+{
+	if (!c->dest_failed && n == c->g.n_sw) {
+		c->blk_all |= c->note_bit;
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (check_verdict(c, sw[i]) != CHECK_LOOP)
+			c->send[sw[i]] |= c->note_bit;
+}
+
 /* The failing pairs of d: sources behind a bad cable, and every source
  * of a switch without a good route.  Remembers the lowest-ranked failing
  * source (destinations come in LID order, so a tie keeps the lower LID). */
@@ -529,7 +589,7 @@ static void check_count_failures(struct check *c, size_t di, const int *sw, size
 
 	for (size_t i = 0; i < n; i++) {
 		int s = sw[i];
-		uint8_t v = c->verdict[s];
+		uint8_t v = check_verdict(c, s);
 		size_t rank = c->w_bad[s] ? c->rank_bad[s] : CHECK_NO_RANK;
 		size_t w = to_switch ? c->w_ca[s] : c->w_ok[s];
 		size_t first_ok = to_switch ? c->rank_ca[s] : c->rank_ok[s];
@@ -602,7 +662,7 @@ static void check_note_turns(struct check *c, const struct check_dest *d, const 
 	for (size_t i = 0; i < n; i++) {
 		int s = sw[i];
 
-		if (c->verdict[s] != CHECK_LOOP && (!ca_only || c->carry[s]))
+		if (check_verdict(c, s) != CHECK_LOOP && (!ca_only || c->carry[s]))
 			c->send[s] |= bit;
 	}
 }
@@ -647,7 +707,7 @@ static void check_vls(struct check *c, size_t di, const int *sw, size_t n, int t
 	for (size_t i = 0; i < n; i++) {
 		int s = sw[i];
 
-		if (c->verdict[s] != CHECK_OK || (to_switch && !c->carry[s]))
+		if (check_verdict(c, s) != CHECK_OK || (to_switch && !c->carry[s]))
 			continue;
 		if (c->w_ca[s] && c->inject_vls[s] <= v) {
 			check_vl_missing(c, di, s, 0);
@@ -677,6 +737,8 @@ static void check_destination(struct check *c, size_t di)
 			  ? 1ULL << (d->lid - c->blk_lid0)
 			  : 0;
 	check_walk(c, d, sw, n);
+	if (c->note_bit)
+		check_note_senders(c, sw, n);
 	check_count(c, di, sw, n, to_switch);
 	if (c->skip_cdg && !c->with_sl)
 		return;

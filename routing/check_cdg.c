@@ -50,21 +50,29 @@ static void check_turns_at(struct check *c, size_t t, uint64_t vl_lids)
 	size_t base = c->turn_off + c->turn_base[t];
 	uint64_t on = c->fwd[t] & vl_lids;
 	const uint8_t *col = c->blk + t * CHECK_BLOCK;
-	uint8_t oc[CHECK_BLOCK]; /* t's out channel for each LID of on */
+	uint8_t oc[CHECK_BLOCK]; /* t's out channel for each LID of have */
+	uint64_t have = 0;	 /* looked up only for LIDs some switch sends into t */
 
 	if (!on)
 		return;
-	for (uint64_t m = on; m; m &= m - 1) {
-		unsigned b = (unsigned)__builtin_ctzll(m);
-
-		oc[b] = c->pchan[c->g.port_base[t] + col[b]];
-	}
 	for (size_t i = 0; i < k; i++) {
 		size_t ch = c->chan_base[t] + i, at = base + i * k;
 		uint64_t m = on & c->send[c->chan_far[ch]], row = 0;
 
-		if (m)
-			m &= check_lids_on_port(c, (size_t)c->chan_far[ch], c->chan_far_port[ch]);
+		size_t far = (size_t)c->chan_far[ch];
+		uint8_t fp = c->chan_far_port[ch];
+
+		/* a port outside the far end's span in the block carries none */
+		if (m && fp >= c->port_lo[far] && fp <= c->port_hi[far])
+			m &= check_lids_on_port(c, far, fp);
+		else
+			m = 0;
+		for (uint64_t need = m & ~have; need; need &= need - 1) {
+			unsigned b = (unsigned)__builtin_ctzll(need);
+
+			oc[b] = c->pchan[c->g.port_base[t] + col[b]];
+		}
+		have |= m;
 		if (k > 64) { /* a row wider than a word: bit by bit */
 			for (; m; m &= m - 1) {
 				size_t bit = at + oc[__builtin_ctzll(m)];
@@ -112,6 +120,10 @@ static void check_turns_from(struct check *c, size_t s, uint64_t vl_lids)
 void check_flush_turns(struct check *c)
 {
 	int by_pair = c->n_chan > c->g.n_sw * CHECK_BLOCK;
+
+	for (size_t s = 0; s < c->g.n_sw && c->blk_all; s++)
+		c->send[s] |= c->blk_all;
+	c->blk_all = 0;
 
 	for (unsigned v = 0; v < CHECK_DATA_VLS && !c->skip_cdg; v++) {
 		if (!c->blk_vl[v])

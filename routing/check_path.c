@@ -79,7 +79,7 @@ void check_path_turns(struct check *c, size_t di, const int *sw, size_t n, int t
 	for (size_t i = 0; i < n; i++) {
 		int s = sw[i];
 
-		if (c->verdict[s] != CHECK_OK || (to_switch && c->w_ok[s] < 2))
+		if (check_verdict(c, s) != CHECK_OK || (to_switch && c->w_ok[s] < 2))
 			continue;
 		c->dest_vl = check_path_sl(c, s, lid);
 		if (c->dest_vl >= CHECK_DATA_VLS) {

@@ -18,11 +18,13 @@
 /*
  * How it works.  Routing is by destination, so for one destination LID the
  * switches' next hops form an in-tree (or a loop): each destination is
- * walked from every switch of its component once, with per-switch
- * memo arrays reused for the next destination - O(LIDs x switches).  A
- * switch's own hop is judged when the walk first reaches it, and a stamp
- * per switch (seen[s] == walk) says it is judged for this destination, so
- * nothing is cleared between destinations (check_walk).
+ * walked from every switch of its component once, with one state word
+ * per switch reused for the next destination - O(LIDs x switches).  A
+ * switch's own hop is judged when the walk first reaches it; its word
+ * holds a stamp that says it is judged for this destination, its verdict
+ * and its hops (check_st), so nothing is cleared between destinations
+ * and a switch whose next hop is judged takes that word plus one
+ * (check_walk).
  * Sources are every switch and every CA/router port cabled to a switch; the
  * sources cabled to a switch share its verdict, so they are counted by
  * weight, never walked.  Destinations are the LIDs (base .. base+2^LMC-1)
@@ -44,18 +46,17 @@
  * (in x out over its switch links), which dedupes them for free and is the
  * CDG's adjacency, searched for a cycle by an iterative DFS.  The walk of
  * a destination only marks which switches send it into the CDG (a 64-bit
- * mask per switch, bit = LID in the block); once the block is walked, its
- * turns are recorded switch by switch (check_turns_at: for each switch
- * link into t, the block's LIDs its far end sends over it, compared 16
- * bytes at a time, that t sends on to a switch), so all writes of a
- * switch go to its own bitmap while it is in cache.  Where switches have
- * more switch links than a block has LIDs (a 2-level spine with 250 of
- * them) the same turns are recorded pair by pair from each sender instead
- * (check_turns_from), which is then less work.  Pairs from a
- * switch to another switch's LID are left out of the CDG: that is
- * management traffic (LID-routed SMPs ride VL15, which has no credits), and
- * counting it would fail min-hop on every fat tree for a spine -> leaf ->
- * spine route that carries no data.  Pairs with a CA/router end count.
+ * mask per switch, bit = LID in the block; when every switch of the
+ * fabric routes it without fault, one block-wide mask says so for all);
+ * once the block is walked, its turns are recorded switch by switch (check_turns_at: for each
+ * switch link into t, the block's LIDs its far end sends over it, compared 16 bytes at a time, that
+ * t sends on to a switch; t's out channel looked up only for the LIDs that arrive), so all writes
+ * of a switch go to its own bitmap while it is in cache.  Where switches have more switch links
+ * than a block has LIDs (a 2-level spine with 250 of them) the same turns are recorded pair by pair
+ * from each sender instead (check_turns_from), which is then less work.  Pairs from a switch to
+ * another switch's LID are left out of the CDG: that is management traffic (LID-routed SMPs ride
+ * VL15, which has no credits), and counting it would fail min-hop on every fat tree for a spine ->
+ * leaf -> spine route that carries no data.  Pairs with a CA/router end count.
  *
  * Virtual lanes.  When the tables carry SLs (lft_set.sl), the paths to a
  * destination LID ride VL sl[lid] at every hop (SL s = VL s), so its
@@ -163,21 +164,25 @@ struct check {
 	struct check_dest *dests;
 	size_t n_dests, cap_dests;
 	/* per-destination scratch, reused for every destination */
-	uint8_t *state, *verdict, *out, *carry;
+	uint8_t *state, *out, *carry;
+	uint32_t *st;	   /* per switch, its judgement for the current destination:
+			    * check_st(walk, verdict, hops) */
 	uint8_t *blk;	   /* LFT entries of CHECK_BLOCK LIDs: [s * CHECK_BLOCK + lid - blk_lid0] */
 	uint32_t blk_lid0; /* the first LID in blk, CHECK_NO_LID before the first */
 	/* per switch, bit lid - blk_lid0: sends that destination on to another
 	 * switch (fwd); its route counts in the CDG (send) */
 	uint64_t *fwd, *send;
+	uint8_t *port_lo, *port_hi; /* per switch, its lowest and highest out port in the block */
 	uint16_t *nxt; /* [(lid - blk_lid0) * n_sw + s]: port codes (check_code) */
-	uint32_t *seen, walk;		 /* seen[s] == walk: s judged for the current destination */
+	uint32_t walk; /* stamp of the current destination (1..CHECK_ST_WALKS) */
 	uint64_t blk_vl[CHECK_DATA_VLS]; /* per VL, the block's destinations on it */
-	uint32_t *hops;
 	const uint16_t *next; /* the current destination's row of nxt */
 	int *stack;
 	uint64_t note_bit;  /* the current destination's bit, set in send[] of each
 			     * switch the walk judges (but loops) when its senders
 			     * are all noted (a CA/router LID), else 0 */
+	uint64_t blk_all;   /* the block's destinations every switch sends: send[]
+			     * of every switch has them too (check_flush_turns) */
 	uint32_t dest_hops; /* longest good route to the current destination */
 	int dest_failed;    /* some switch has no good route to it */
 	/* the first offending pair (source rank, destination index) */
@@ -201,6 +206,27 @@ struct check {
 	/* an SL per path (lft_set.path_sl): each path's turns on its own VL */
 	int per_path;
 };
+
+/* A switch's state for the current destination, in one word so the walk
+ * reads and writes one: the destination's stamp above bit 20 (s is judged
+ * for it when st[s] >= check_st(walk, 0, 0): stamps only grow until
+ * they wrap, when st is cleared), the verdict in bits 16-19 (CHECK_OK = 0,
+ * so a judged next hop's state plus one is a switch's own), the hops to
+ * the destination below (fewer than CHECK_MAX_SW). */
+#define CHECK_ST_WALKS 0xFFFu
+#define CHECK_ST_VERDICT 0xF0000u
+#define CHECK_ST_HOPS 0xFFFFu
+
+static inline uint32_t check_st(uint32_t walk, unsigned verdict, uint32_t hops)
+{
+	return walk << 20 | verdict << 16 | hops;
+}
+
+/* The verdict of switch s for the current destination (judged). */
+static inline unsigned check_verdict(const struct check *c, int s)
+{
+	return (c->st[s] & CHECK_ST_VERDICT) >> 16;
+}
 
 /* A port code (c->nxt, c->next): a switch ordinal, or -1 - the hop. */
 static inline int check_code(uint16_t v)

@@ -6,7 +6,8 @@
  * channel x channel matrix per VL, a cycle searched by recursion.  On
  * random meshes of more than one block of LIDs, routed and then broken at
  * random (black holes, loops, credit loops, also with SLs on two VLs),
- * and on a two-level tree with more switch links than 64 per switch,
+ * on a two-level tree with more switch links than 64 per switch, and on
+ * one with more destinations than the walk has stamps (broken past them),
  * both must count the same pairs, failures, longest route, channel
  * dependencies (turns) and credit loop.
  */
@@ -202,14 +203,33 @@ static void ref_fat(struct fabric *f)
 	}
 }
 
-/* Break k random entries of the tables: drops, unlinked ports, ports
- * beyond NumPorts, port 0, or any cabled port (loops and credit loops). */
-static void ref_break(const struct fabric *f, struct lft_set *s, uint16_t max_lid, int k,
-		      uint32_t *seed)
+/* Two levels, 18 leaves of 230 hosts and 2 spines: 4160 LIDs, more than
+ * the gate's walk has stamps (CHECK_ST_WALKS, 4095: it clears them and
+ * starts again). */
+static void ref_wide(struct fabric *f)
+{
+	fabric_init(f);
+	for (int i = 0; i < 18; i++)
+		route_test_add_sw(f, 232);
+	for (int sp = 0; sp < 2; sp++)
+		route_test_add_sw(f, 18);
+	for (int l = 0; l < 18; l++) {
+		for (int sp = 0; sp < 2; sp++)
+			fabric_link(f, l, (uint8_t)(231 + sp), 18 + sp, (uint8_t)(1 + l));
+		for (unsigned h = 1; h <= 230; h++)
+			route_test_add_host(f, l, h);
+	}
+}
+
+/* Break k random entries of the tables for LIDs lo..max_lid: drops,
+ * unlinked ports, ports beyond NumPorts, port 0, or any cabled port
+ * (loops and credit loops). */
+static void ref_break(const struct fabric *f, struct lft_set *s, uint16_t lo, uint16_t max_lid,
+		      int k, uint32_t *seed)
 {
 	for (int i = 0; i < k; i++) {
 		struct lft *t = &s->tables[route_test_lcg(seed) % s->n];
-		uint16_t lid = (uint16_t)(1 + route_test_lcg(seed) % max_lid);
+		uint16_t lid = (uint16_t)(lo + route_test_lcg(seed) % (max_lid - lo + 1u));
 		uint32_t ports = f->nodes[t->node].num_ports, what = route_test_lcg(seed) % 20;
 
 		t->port[lid] = what == 0   ? LFT_DROP
@@ -218,7 +238,8 @@ static void ref_break(const struct fabric *f, struct lft_set *s, uint16_t max_li
 	}
 }
 
-/* One random case: a mesh of n switches (0: ref_fat) routed by eng,
+/* One random case: a mesh of n switches (0: ref_fat, -1: ref_wide,
+ * broken only past LID 4096) routed by eng,
  * broken at k entries, with SLs 0/1 at random when sls is set.  Returns
  * the gate's verdict for the tallies. */
 static struct route_check ref_case(const struct route_engine *eng, int n, int k, int sls,
@@ -232,10 +253,12 @@ static struct route_check ref_case(const struct route_engine *eng, int n, int k,
 	struct route_check_opts opts = {0};
 	uint16_t max_lid;
 
-	if (n)
+	if (n > 0)
 		route_test_mesh(&f, n, n / 2, seed);
-	else
+	else if (n == 0)
 		ref_fat(&f);
+	else
+		ref_wide(&f);
 	max_lid = route_test_assign_lids(&f, ROUTE_TEST_MARK_PRESENT);
 	for (size_t i = 0; i < f.n_nodes; i++)
 		for (unsigned p = 0; p <= f.nodes[i].num_ports && fabric_is_switch(&f.nodes[i]);
@@ -248,7 +271,7 @@ static struct route_check ref_case(const struct route_engine *eng, int n, int k,
 			s.sl[lid] = (uint8_t)(route_test_lcg(&seed) % REF_VLS);
 		s.n_vls = REF_VLS;
 	}
-	ref_break(&f, &s, max_lid, k, &seed);
+	ref_break(&f, &s, n < 0 ? 4097 : 1, max_lid, k, &seed);
 	route_check_run(&f, &s, &opts, &got);
 	ref_run(&r, &f, &s, max_lid);
 	CU_ASSERT_TRUE(max_lid > 64); /* more than one block of LIDs */
@@ -300,9 +323,20 @@ static void test_check_ref_random(void)
 	CU_ASSERT_TRUE(clean > 0);
 }
 
+/* More destinations than the walk's stamps, the tables broken only for
+ * the LIDs after them: the stamps must start again, not look current. */
+static void test_check_ref_stamps(void)
+{
+	struct route_check got = ref_case(&route_engine_minhop, -1, 12, 0, 5);
+
+	CU_ASSERT_TRUE(got.pairs > 4096);
+	CU_ASSERT_TRUE(got.unreachable > 0 || got.loops > 0);
+}
+
 void test_check_ref_register(void)
 {
 	CU_pSuite s = CU_add_suite("check_ref", NULL, NULL);
 
 	CU_add_test(s, "gate against a pair-by-pair reference", test_check_ref_random);
+	CU_add_test(s, "more destinations than stamps", test_check_ref_stamps);
 }
