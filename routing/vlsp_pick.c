@@ -377,7 +377,8 @@ static int vlsp_pick_fine(const struct vlsp_pick *p, const struct vlsp_cand *lis
  * than one VL, the usual way on one VL too (grown trees, its rounds),
  * kept only when the best on several VLs is not as good as it (grown
  * trees take detours: shortest paths on several VLs win a tie); the best
- * made again into *won, then fewer VLs while as good. */
+ * made again into *won, then fewer VLs while as good; with p->fine,
+ * then the fine pick. */
 static int vlsp_pick_measured(struct vlsp_pick *p, unsigned n_ways, struct vlsp_run *won)
 {
 	struct vlsp_cand list[(VLSP_WAYS + 1) * (VLSP_SHUFFLE_ROUNDS + 1)], best;
