@@ -2,7 +2,8 @@
  * test_updn.c - unit tests for the updn engine: small hand-checkable
  * fabrics (topology text or built in memory), every (source, LID) pair
  * followed through the LFTs, checked for legality against ranks recomputed
- * here from the roots, and for credit loops with a checker of our own.
+ * from the roots, and for credit loops, by a checker of our own
+ * (updn_test.c).
  */
 #include <CUnit/CUnit.h>
 #include <errno.h>
@@ -15,10 +16,9 @@
 #include "routing/topo_file.h"
 #include "tests/unit/route_test.h"
 #include "tests/unit/unit.h"
+#include "tests/unit/updn_test.h"
 
 #define SW_GUID(n) (0x0002000000000000ULL + (n)) /* topo_parse's n-th switch, from 1 */
-#define MAX_ROOTS 16
-#define NO_PATH 100000
 
 /* ---- Building fabrics -------------------------------------------------- */
 
@@ -54,331 +54,6 @@ static uint8_t port_to(const struct fabric *f, int a, int b)
 			return (uint8_t)p;
 	CU_FAIL("not cabled");
 	return 0;
-}
-
-/* The GUIDs the note lists after "roots ..." (roots) or "apex ..." (apex
- * switches), up to the next "; ".  Returns how many. */
-static size_t note_guids(const char *note, const char *kind, uint64_t *guids, size_t max)
-{
-	size_t n = 0;
-
-	for (const char *seg = note; seg && *seg; seg = strstr(seg, "; ")) {
-		const char *end;
-
-		seg += !strncmp(seg, "; ", 2) ? 2 : 0;
-		end = strstr(seg, "; ");
-		if (strncmp(seg, kind, strlen(kind)))
-			continue;
-		for (const char *p = strstr(seg, "0x"); p && (!end || p < end) && n < max;
-		     p = strstr(p + 2, "0x"))
-			guids[n++] = strtoull(p, NULL, 16);
-	}
-	return n;
-}
-
-/* ---- Independent checks ------------------------------------------------- */
-
-/* The switch order recomputed here: rank = distance from the nearest root;
- * with an apex, the bridge (switches on a shortest path from the apex to a
- * root of its group) goes first, ranked by distance from the apex. */
-struct order {
-	int *rank;
-	uint8_t *bridge;
-};
-
-static struct order order_from(const struct fabric *f, const uint64_t *roots, size_t n_roots,
-			       const uint64_t *apexes, size_t n_apexes)
-{
-	struct order o = { malloc(f->n_nodes * sizeof(int)), calloc(f->n_nodes, 1) };
-	int *d = route_test_switch_distances(f, NO_PATH);
-	size_t n = f->n_nodes, root[MAX_ROOTS];
-
-	for (size_t k = 0; k < n_roots; k++) {
-		int r = fabric_find(f, roots[k]);
-
-		CU_ASSERT_FATAL(r >= 0 && fabric_is_switch(&f->nodes[r]));
-		root[k] = (size_t)r;
-	}
-	for (size_t i = 0; i < n; i++) {
-		o.rank[i] = NO_PATH;
-		for (size_t k = 0; k < n_roots; k++)
-			o.rank[i] = d[root[k] * n + i] < o.rank[i] ? d[root[k] * n + i] : o.rank[i];
-	}
-	for (size_t k = 0; k < n_apexes; k++) {
-		size_t a = (size_t)fabric_find(f, apexes[k]);
-
-		for (size_t s = 0; s < n; s++)
-			for (size_t j = 0; j < n_roots; j++)
-				if (d[a * n + root[j]] < NO_PATH &&
-				    d[a * n + s] + d[s * n + root[j]] == d[a * n + root[j]]) {
-					o.bridge[s] = 1;
-					o.rank[s] = d[a * n + s];
-				}
-	}
-	free(d);
-	return o;
-}
-
-static void order_free(struct order *o)
-{
-	free(o->rank);
-	free(o->bridge);
-}
-
-/* 1 when a cable from switch a to switch b goes up. */
-static int goes_up(const struct fabric *f, const struct order *o, int a, int b)
-{
-	if (o->bridge[a] != o->bridge[b])
-		return o->bridge[b];
-	if (o->rank[a] != o->rank[b])
-		return o->rank[b] < o->rank[a];
-	return f->nodes[b].guid < f->nodes[a].guid;
-}
-
-/* Owner test: dlid is one of port p's LIDs. */
-static int owns(const struct fabric_port *p, uint16_t dlid)
-{
-	return p->lid && dlid >= p->lid && dlid < p->lid + (1u << p->lmc);
-}
-
-/* Follow dlid from switch sw.  Returns 1 when delivered, 0 when dropped at
- * a switch, -1 when lost (bad port, wrong node) or looping.  *illegal is
- * set when the path goes down and then up. */
-static int walk(const struct fabric *f, const struct lft_set *s, const struct order *o, int sw,
-		uint16_t dlid, int *illegal)
-{
-	int went_down = 0;
-
-	for (size_t hops = 0; hops <= f->n_nodes; hops++) {
-		const struct fabric_node *n = &f->nodes[sw];
-		uint8_t p = route_test_out_port(s, sw, dlid);
-		int r;
-
-		if (p == LFT_DROP)
-			return 0;
-		if (p == 0 || p > n->num_ports)
-			return p == 0 && owns(&n->ports[0], dlid) ? 1 : -1;
-		r = n->ports[p].remote_node;
-		if (r == FABRIC_NONE)
-			return -1;
-		if (!fabric_is_switch(&f->nodes[r]))
-			return owns(&f->nodes[r].ports[n->ports[p].remote_port], dlid) ? 1 : -1;
-		if (goes_up(f, o, sw, r))
-			*illegal |= went_down;
-		else
-			went_down = 1;
-		sw = r;
-	}
-	return -1;
-}
-
-/* Switch components (by node index), so "reachable" is known here. */
-static int *components(const struct fabric *f)
-{
-	int *comp = malloc(f->n_nodes * sizeof(*comp)), *stack = malloc(f->n_nodes * sizeof(int));
-
-	for (size_t i = 0; i < f->n_nodes; i++)
-		comp[i] = -1;
-	for (size_t i = 0; i < f->n_nodes; i++) {
-		size_t top = 0;
-
-		if (comp[i] >= 0 || !fabric_is_switch(&f->nodes[i]))
-			continue;
-		comp[i] = (int)i;
-		stack[top++] = (int)i;
-		while (top) {
-			const struct fabric_node *n = &f->nodes[stack[--top]];
-
-			for (unsigned p = 1; p <= n->num_ports; p++) {
-				int r = n->ports[p].remote_node;
-
-				if (r == FABRIC_NONE || comp[r] >= 0)
-					continue;
-				if (fabric_is_switch(&f->nodes[r])) {
-					comp[r] = (int)i;
-					stack[top++] = r;
-				}
-			}
-		}
-	}
-	free(stack);
-	return comp;
-}
-
-struct verdict {
-	unsigned undelivered;  /* CA source, reachable LID, not delivered */
-	unsigned illegal;      /* a path that goes down then up */
-	unsigned lost;         /* misdelivered, bad port or looping (any source) */
-	unsigned switch_drops; /* switch source, reachable LID, dropped */
-	unsigned stray;        /* unreachable LID not dropped */
-};
-
-/* Every destination LID from one source switch; ca = a CA sends from it. */
-static void check_source(const struct fabric *f, const struct lft_set *s, const struct order *o,
-			 const int *comp, int src, int ca, struct verdict *v)
-{
-	for (size_t dst = 0; dst < f->n_nodes; dst++) {
-		const struct fabric_node *dn = &f->nodes[dst];
-
-		for (unsigned p = fabric_is_switch(dn) ? 0 : 1; p <= dn->num_ports; p++) {
-			const struct fabric_port *dp = &dn->ports[p];
-			int at = route_test_attach_switch(f, (int)dst, p);
-			int reach = at >= 0 && comp[at] == comp[src];
-
-			for (unsigned k = 0; dp->lid && k < (1u << dp->lmc); k++) {
-				uint16_t lid = (uint16_t)(dp->lid + k);
-				int bad = 0, got = walk(f, s, o, src, lid, &bad);
-
-				v->illegal += bad;
-				v->lost += got < 0;
-				v->stray += !reach && got != 0;
-				v->undelivered += reach && ca && got != 1;
-				v->switch_drops += reach && !ca && got == 0;
-			}
-			if (fabric_is_switch(dn))
-				break;
-		}
-	}
-}
-
-/* Walk every (source, LID) pair: from each CA (its switch) and from each
- * switch itself. */
-static struct verdict check_routes(const struct fabric *f, const struct lft_set *s,
-				   const struct order *o)
-{
-	int *comp = components(f);
-	struct verdict v = { 0 };
-
-	for (size_t i = 0; i < f->n_nodes; i++) {
-		const struct fabric_node *n = &f->nodes[i];
-
-		if (fabric_is_switch(n)) {
-			check_source(f, s, o, comp, (int)i, 0, &v);
-			continue;
-		}
-		for (unsigned p = 1; p <= n->num_ports; p++)
-			if (n->ports[p].lid && route_test_attach_switch(f, (int)i, p) >= 0)
-				check_source(f, s, o, comp, route_test_attach_switch(f, (int)i, p),
-					     1, &v);
-	}
-	free(comp);
-	return v;
-}
-
-/* Channel numbers for directed cables between switches: id[node * 256 + port]. */
-static size_t number_channels(const struct fabric *f, int *id)
-{
-	size_t c = 0;
-
-	for (size_t i = 0; i < f->n_nodes; i++)
-		for (unsigned p = 0; p < 256; p++) {
-			const struct fabric_node *n = &f->nodes[i];
-			int r = p >= 1 && p <= n->num_ports ? n->ports[p].remote_node : FABRIC_NONE;
-
-			id[i * 256 + p] = fabric_is_switch(n) && r != FABRIC_NONE &&
-						  fabric_is_switch(&f->nodes[r])
-					  ? (int)c++
-					  : -1;
-		}
-	return c;
-}
-
-/* The channel switch sw sends dlid on, or -1 (drop, CA, port 0). */
-static int next_channel(const struct fabric *f, const struct lft_set *s, const int *id, int sw,
-			uint16_t dlid)
-{
-	uint8_t p = route_test_out_port(s, sw, dlid);
-
-	return p <= f->nodes[sw].num_ports ? id[(size_t)sw * 256 + p] : -1;
-}
-
-/* The channel dependency graph: channels are directed switch-to-switch
- * cables; for each LID, the channel a switch sends it on depends on the
- * channel the next switch sends it on. */
-struct cdg {
-	size_t n;
-	uint8_t *dep;    /* dep[a * n + b]: channel a depends on b */
-	unsigned *indeg; /* dependencies on each channel */
-};
-
-static struct cdg cdg_build(const struct fabric *f, const struct lft_set *s, uint16_t max_lid)
-{
-	int *id = malloc(f->n_nodes * 256 * sizeof(*id));
-	size_t n = number_channels(f, id);
-	struct cdg g = { n, calloc(n * n + 1, 1), calloc(n + 1, sizeof(unsigned)) };
-
-	for (uint16_t lid = 1; lid <= max_lid; lid++)
-		for (size_t i = 0; i < f->n_nodes; i++) {
-			int a = -1, b = -1, next;
-
-			if (fabric_is_switch(&f->nodes[i]))
-				a = next_channel(f, s, id, (int)i, lid);
-			if (a >= 0) {
-				next = f->nodes[i]
-					   .ports[route_test_out_port(s, (int)i, lid)]
-					   .remote_node;
-				b = next_channel(f, s, id, next, lid);
-			}
-			if (b >= 0 && !g.dep[(size_t)a * g.n + (size_t)b]) {
-				g.dep[(size_t)a * g.n + (size_t)b] = 1;
-				g.indeg[b]++;
-			}
-		}
-	free(id);
-	return g;
-}
-
-/* 1 when the channel dependency graph of the tables has a cycle (a credit
- * loop): Kahn's algorithm peels channels nothing depends on. */
-static int has_credit_loop(const struct fabric *f, const struct lft_set *s, uint16_t max_lid)
-{
-	struct cdg g = cdg_build(f, s, max_lid);
-	size_t *queue = malloc((g.n + 1) * sizeof(*queue)), done = 0, tail = 0;
-
-	for (size_t i = 0; i < g.n; i++)
-		if (!g.indeg[i])
-			queue[tail++] = i;
-	while (done < tail) {
-		size_t a = queue[done++];
-
-		for (size_t b = 0; b < g.n; b++)
-			if (g.dep[a * g.n + b] && !--g.indeg[b])
-				queue[tail++] = b;
-	}
-	free(g.dep);
-	free(g.indeg);
-	free(queue);
-	return done != g.n;
-}
-
-/* Route f with updn (roots given or detected), then check everything:
- * every switch and CA reaches every LID of its group, nothing is lost, no
- * route goes down then up (against the order recomputed from the roots and
- * apex the note names), no credit loop.  *s keeps the tables. */
-static struct verdict route_and_check(const struct fabric *f, uint16_t max_lid,
-				      const uint64_t *given, size_t n_given, struct lft_set *s,
-				      struct route_note *note)
-{
-	uint64_t roots[MAX_ROOTS], apexes[MAX_ROOTS];
-	size_t n_roots, n_apexes;
-	struct order o;
-	struct verdict v;
-
-	CU_ASSERT_EQUAL_FATAL(
-	    route_test_run(&route_engine_updn, f, max_lid, given, n_given, s, note), 0);
-	n_roots = note_guids(note->text, "roots ", roots, MAX_ROOTS);
-	n_apexes = note_guids(note->text, "apex ", apexes, MAX_ROOTS);
-	CU_ASSERT_FATAL(n_roots >= 1);
-	o = order_from(f, roots, n_roots, apexes, n_apexes);
-	v = check_routes(f, s, &o);
-	order_free(&o);
-	CU_ASSERT_EQUAL(v.undelivered, 0);
-	CU_ASSERT_EQUAL(v.switch_drops, 0);
-	CU_ASSERT_EQUAL(v.illegal, 0);
-	CU_ASSERT_EQUAL(v.lost, 0);
-	CU_ASSERT_EQUAL(v.stray, 0);
-	CU_ASSERT_FALSE(has_credit_loop(f, s, max_lid));
-	return v;
 }
 
 /* ---- Topologies --------------------------------------------------------- */
@@ -455,7 +130,7 @@ static void test_updn_single_switch(void)
 	uint16_t max = parse(single_switch, &f);
 	int sw = route_test_node(&f, "sw");
 
-	route_and_check(&f, max, NULL, 0, &s, &note);
+	updn_test_check(&f, max, NULL, 0, &s, &note);
 	CU_ASSERT_STRING_EQUAL(note.text, "roots detected as top rank (1): 0x0002000000000001");
 	CU_ASSERT_EQUAL(route_test_out_port(&s, sw, lid_of(&f, "sw")), 0);
 	CU_ASSERT_EQUAL(route_test_out_port(&s, sw, lid_of(&f, "h1")), 1);
@@ -475,7 +150,7 @@ static void test_updn_parallel_links(void)
 	uint16_t max = parse(two_switches, &f);
 	int sw1 = route_test_node(&f, "sw1"), sw2 = route_test_node(&f, "sw2");
 
-	route_and_check(&f, max, NULL, 0, &s, &note);
+	updn_test_check(&f, max, NULL, 0, &s, &note);
 	CU_ASSERT_STRING_EQUAL(note.text, "roots detected as center (1): 0x0002000000000001");
 	CU_ASSERT_EQUAL(route_test_lids_on_port(&s, sw1, 7) + route_test_lids_on_port(&s, sw1, 8),
 			3);
@@ -509,7 +184,7 @@ static void test_updn_ring(void)
 		snprintf(name, sizeof(name), "sw%d", i + 1);
 		sw[i] = route_test_node(&f, name);
 	}
-	route_and_check(&f, max, NULL, 0, &s, &note);
+	updn_test_check(&f, max, NULL, 0, &s, &note);
 	CU_ASSERT_STRING_EQUAL(note.text, "roots detected as center (1): 0x0002000000000001");
 	CU_ASSERT_EQUAL(route_test_out_port(&s, sw[1], lid_of(&f, "sw4")),
 			port_to(&f, sw[1], sw[0]));
@@ -523,7 +198,7 @@ static void test_updn_ring(void)
 	/* the checker can fail: min-hop on the same ring has a credit loop */
 	CU_ASSERT_EQUAL_FATAL(route_test_run(&route_engine_minhop, &f, max, NULL, 0, &mh, &note),
 			      0);
-	CU_ASSERT_TRUE(has_credit_loop(&f, &mh, max));
+	CU_ASSERT_TRUE(updn_test_credit_loop(&f, &mh, max));
 	lft_set_fini(&mh);
 	lft_set_fini(&s);
 	fabric_fini(&f);
@@ -540,7 +215,7 @@ static void test_updn_ring_with_chord(void)
 	int sw1 = route_test_node(&f, "sw1"), sw3 = route_test_node(&f, "sw3");
 
 	CU_ASSERT_EQUAL(fabric_link(&f, sw1, 5, sw3, 5), 0);
-	route_and_check(&f, max, NULL, 0, &s, &note);
+	updn_test_check(&f, max, NULL, 0, &s, &note);
 	CU_ASSERT_STRING_EQUAL(note.text, "roots detected as center (1): 0x0002000000000001");
 	CU_ASSERT_EQUAL(route_test_out_port(&s, sw1, lid_of(&f, "h5")), 5);
 	CU_ASSERT_EQUAL(route_test_out_port(&s, sw3, lid_of(&f, "h1")), 5);
@@ -557,12 +232,12 @@ static void test_updn_torus(void)
 
 	route_test_torus(&f, 4, 4);
 	max = route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID);
-	route_and_check(&f, max, NULL, 0, &s, &note);
+	updn_test_check(&f, max, NULL, 0, &s, &note);
 	/* every switch is a center: the lowest GUID wins */
 	CU_ASSERT_STRING_EQUAL(note.text, "roots detected as center (1): 0x0002000000000001");
 	CU_ASSERT_EQUAL_FATAL(route_test_run(&route_engine_minhop, &f, max, NULL, 0, &mh, &note),
 			      0);
-	CU_ASSERT_TRUE(has_credit_loop(&f, &mh, max));
+	CU_ASSERT_TRUE(updn_test_credit_loop(&f, &mh, max));
 	lft_set_fini(&mh);
 	lft_set_fini(&s);
 	fabric_fini(&f);
@@ -584,12 +259,12 @@ static void test_updn_random_mesh(void)
 
 		route_test_mesh(&f, 24, 30, seed);
 		max = route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID);
-		route_and_check(&f, max, NULL, 0, &s, &note);
+		updn_test_check(&f, max, NULL, 0, &s, &note);
 		CU_ASSERT_PTR_NOT_NULL(strstr(note.text, "roots detected as center (1)"));
 		lft_set_fini(&s);
 		for (int r = 0; r < 3; r++)
 			roots[r] = SW_GUID(1 + route_test_lcg(&seed) % 24);
-		route_and_check(&f, max, roots, 3, &s, &note);
+		updn_test_check(&f, max, roots, 3, &s, &note);
 		CU_ASSERT_PTR_NOT_NULL(strstr(note.text, "; apex (1): 0x"));
 		lft_set_fini(&s);
 		fabric_fini(&f);
@@ -609,7 +284,7 @@ static void test_updn_sparse_clos(void)
 		struct route_note note;
 
 		build_sparse_clos(&f, 6, 12, 2, seeds[i]);
-		route_and_check(&f, route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID), NULL, 0, &s,
+		updn_test_check(&f, route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID), NULL, 0, &s,
 				&note);
 		CU_ASSERT_PTR_NOT_NULL(strstr(note.text, "roots detected as top rank"));
 		CU_ASSERT_PTR_NOT_NULL(strstr(note.text, "; apex (1): 0x"));
@@ -629,7 +304,7 @@ static void test_updn_fat_tree(void)
 	uint16_t max = parse(fat_tree, &f);
 	int sp1 = route_test_node(&f, "sp1"), leaf1 = route_test_node(&f, "leaf1");
 
-	route_and_check(&f, max, NULL, 0, &s, &note);
+	updn_test_check(&f, max, NULL, 0, &s, &note);
 	CU_ASSERT_STRING_EQUAL(note.text,
 			       "roots detected as top rank (3): 0x0002000000000005, "
 			       "0x0002000000000006, 0x0002000000000007; apex (1): "
@@ -691,7 +366,7 @@ static void test_updn_three_levels(void)
 			fabric_link(&f, m, 5, spine[2 * k], (uint8_t)(1 + pod));
 			fabric_link(&f, m, 6, spine[2 * k + 1], (uint8_t)(1 + pod));
 		}
-	route_and_check(&f, route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID), NULL, 0, &s, &note);
+	updn_test_check(&f, route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID), NULL, 0, &s, &note);
 	CU_ASSERT_PTR_NOT_NULL(strstr(note.text, "roots detected as top rank (4): "
 						 "0x0002000000000001, 0x0002000000000002, "
 						 "0x0002000000000003, 0x0002000000000004;"));
@@ -717,7 +392,7 @@ static void test_updn_degraded_tree(void)
 	struct route_note note;
 	uint16_t max = parse(text, &f);
 
-	route_and_check(&f, max, NULL, 0, &s, &note);
+	updn_test_check(&f, max, NULL, 0, &s, &note);
 	CU_ASSERT_STRING_EQUAL(note.text,
 			       "roots detected as top rank (2): 0x0002000000000004, "
 			       "0x0002000000000005; apex (1): 0x0002000000000003; the apex is "
@@ -738,7 +413,7 @@ static void test_updn_host_on_spine(void)
 
 	parse(fat_tree, &f);
 	route_test_add_host(&f, route_test_node(&f, "sp2"), 8);
-	route_and_check(&f, route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID), NULL, 0, &s, &note);
+	updn_test_check(&f, route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID), NULL, 0, &s, &note);
 	CU_ASSERT_STRING_EQUAL(note.text, "roots detected as center (1): 0x0002000000000006");
 	lft_set_fini(&s);
 	fabric_fini(&f);
@@ -755,7 +430,7 @@ static void test_updn_given_roots(void)
 	uint16_t max = parse(ring4, &f);
 	int sw1 = route_test_node(&f, "sw1");
 
-	route_and_check(&f, max, &sw3, 1, &s, &note);
+	updn_test_check(&f, max, &sw3, 1, &s, &note);
 	CU_ASSERT_STRING_EQUAL(note.text, "roots given (1): 0x0002000000000003");
 	/* sw1 is now at rank 2: sw2 reaches sw4 through sw3 */
 	CU_ASSERT_EQUAL(route_test_out_port(&s, route_test_node(&f, "sw2"), lid_of(&f, "sw4")), 7);
@@ -764,10 +439,10 @@ static void test_updn_given_roots(void)
 	fabric_fini(&f);
 
 	max = parse(fat_tree, &f);
-	route_and_check(&f, max, &leaf2, 1, &s, &note);
+	updn_test_check(&f, max, &leaf2, 1, &s, &note);
 	CU_ASSERT_STRING_EQUAL(note.text, "roots given (1): 0x0002000000000002");
 	lft_set_fini(&s);
-	route_and_check(&f, max, two, 2, &s, &note);
+	updn_test_check(&f, max, two, 2, &s, &note);
 	CU_ASSERT_STRING_EQUAL(note.text,
 			       "roots given (2): 0x0002000000000005, "
 			       "0x0002000000000007; apex (1): 0x0002000000000001; the apex is "
@@ -818,7 +493,7 @@ static void test_updn_lids(void)
 	f.nodes[route_test_node(&f, "h")].ports[1].lid = 8;
 	f.nodes[route_test_node(&f, "h")].ports[1].lmc = 2; /* 8..11 */
 	f.nodes[route_test_node(&f, "lonely")].ports[1].lid = 12;
-	route_and_check(&f, 14, NULL, 0, &s, &note);
+	updn_test_check(&f, 14, NULL, 0, &s, &note);
 	/* a over b (the only switch with a host); the island on its own */
 	CU_ASSERT_STRING_EQUAL(note.text, "roots detected as top rank (2): 0x0002000000000001, "
 					  "0x0002000000000003");
@@ -834,7 +509,7 @@ static void test_updn_lids(void)
 	CU_ASSERT_EQUAL(route_test_out_port(&s, a, 13), LFT_DROP);
 	lft_set_fini(&s);
 	/* a root given for one group; the island still gets one detected */
-	route_and_check(&f, 14, &f.nodes[b].guid, 1, &s, &note);
+	updn_test_check(&f, 14, &f.nodes[b].guid, 1, &s, &note);
 	CU_ASSERT_STRING_EQUAL(note.text, "roots given (1): 0x0002000000000002; "
 					  "roots detected as top rank (1): 0x0002000000000003");
 	CU_ASSERT_EQUAL(route_test_out_port(&s, a, 8), 3);
@@ -880,7 +555,7 @@ static void test_updn_fattree64(void)
 	fabric_init(&f);
 	CU_ASSERT_EQUAL_FATAL(topo_load("tests/fabrics/fattree64.topo", &f, msg, sizeof(msg)), 0);
 	max = route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID);
-	route_and_check(&f, max, NULL, 0, &s, &note);
+	updn_test_check(&f, max, NULL, 0, &s, &note);
 	CU_ASSERT_PTR_NOT_NULL(strstr(note.text, "roots detected as top rank (4):"));
 	for (size_t i = 0; i < f.n_nodes; i++)
 		if (!strncmp(f.nodes[i].desc, "leaf", 4))
