@@ -7,6 +7,7 @@
  * lft_push.c, sl2vl_push.c, pkey_push.c and mft_push.c.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,8 +93,9 @@ static void sweep_next(struct sm *sm)
 		sm_sweep_end(sm);
 		return;
 	}
-	log_debug("sweep %u phase %u of %zu: %s", sm->st.number, sm->sweep.phase + 1, SWEEP_PHASES,
-		  sweep_phases[sm->sweep.phase].name);
+	log_debug("sweep %u phase %u of %zu: %s (%" PRIu64 " MADs sent so far)", sm->st.number,
+		  sm->sweep.phase + 1, SWEEP_PHASES, sweep_phases[sm->sweep.phase].name,
+		  mad_queue_counters(sm->q)->sent - sm->sweep.mads_at_start);
 	sweep_phases[sm->sweep.phase].run(sm);
 }
 
