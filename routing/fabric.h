@@ -217,6 +217,10 @@ static inline uint8_t lft_set_sl_at(const struct lft_set *s, size_t i, uint16_t 
 /* The same for the paths entering at switch node index sw (a CA port's
  * paths: the switch it is cabled to). */
 uint8_t lft_set_sl_from(const struct lft_set *s, int sw, uint16_t dlid);
+/* The row lft_set_sl_at reads for the paths entering at switch node index
+ * sw: its table's index when s has an SL per path, else s->n (sl's SLs).
+ * One lookup for a source's every destination. */
+size_t lft_set_sl_row(const struct lft_set *s, int sw);
 /* The switch node where packets sent from port (node, port) enter the
  * fabric: node itself for a switch, the switch a CA or router port is
  * cabled to; FABRIC_NONE otherwise (what lft_set_sl_from then reads as
