@@ -380,6 +380,17 @@ size_t lft_set_sl_row(const struct lft_set *s, int sw)
 	return t ? (size_t)(t - s->tables) : s->n;
 }
 
+unsigned lft_set_path_vls(const struct lft_set *s, unsigned below)
+{
+	size_t all = s->path_sl ? s->n * ((size_t)s->sl_top + 1) : 0;
+	unsigned vls = 1;
+
+	for (size_t i = 0; i < all; i++)
+		if (s->path_sl[i] < below && s->path_sl[i] + 1u > vls)
+			vls = s->path_sl[i] + 1u;
+	return vls;
+}
+
 uint8_t lft_set_sl_from(const struct lft_set *s, int sw, uint16_t dlid)
 {
 	return lft_set_sl_at(s, lft_set_sl_row(s, sw), dlid);
