@@ -784,7 +784,7 @@ static void check_count_vls(struct check *c)
 			c->n_vls = v + 1;
 	}
 	if (c->per_path)
-		c->n_vls = check_path_vls(c);
+		c->n_vls = lft_set_path_vls(c->lfts, CHECK_DATA_VLS);
 	c->res->n_vls = c->n_vls;
 }
 

@@ -7,18 +7,6 @@
  */
 #include "routing/check_priv.h"
 
-unsigned check_path_vls(const struct check *c)
-{
-	const struct lft_set *s = c->lfts;
-	size_t all = s->n * ((size_t)s->sl_top + 1);
-	unsigned vls = 1;
-
-	for (size_t i = 0; i < all; i++)
-		if (s->path_sl[i] < CHECK_DATA_VLS && s->path_sl[i] + 1u > vls)
-			vls = s->path_sl[i] + 1u;
-	return vls;
-}
-
 /* The SL of the path from switch s to LID lid. */
 static unsigned check_path_sl(const struct check *c, int s, uint32_t lid)
 {

@@ -246,12 +246,11 @@ enum check_hop check_hop(const struct check *c, const struct check_dest *d, int 
  * first one kept for the message. */
 void check_vl_missing(struct check *c, size_t di, int s, uint8_t p);
 
-/* check_path.c, an SL per path: the VLs the paths use (1 + the highest
- * data SL); the turns of each good path to dests[di] (the walk done, its
- * block current) on that path's VL, and the cables it crosses checked
- * for the VL (from every switch; to a switch's own LID, from those CA
- * ports are cabled to). */
-unsigned check_path_vls(const struct check *c);
+/* check_path.c, an SL per path (the VLs the paths use are
+ * lft_set_path_vls's): the turns of each good path to dests[di] (the walk
+ * done, its block current) on that path's VL, and the cables it crosses
+ * checked for the VL (from every switch; to a switch's own LID, from those
+ * CA ports are cabled to). */
 void check_path_turns(struct check *c, size_t di, const int *sw, size_t n, int to_switch);
 
 /* check_cdg.c: the turns noted for the block recorded, VL by VL, and the

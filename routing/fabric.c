@@ -373,11 +373,27 @@ int lft_set_alloc_path_sl(struct lft_set *s)
 	return 0;
 }
 
-uint8_t lft_set_sl_from(const struct lft_set *s, int sw, uint16_t dlid)
+size_t lft_set_sl_row(const struct lft_set *s, int sw)
 {
 	const struct lft *t = s->path_sl ? lft_set_find_const(s, sw) : NULL;
 
-	return t ? lft_set_sl_at(s, (size_t)(t - s->tables), dlid) : lft_set_sl(s, dlid);
+	return t ? (size_t)(t - s->tables) : s->n;
+}
+
+unsigned lft_set_path_vls(const struct lft_set *s, unsigned below)
+{
+	size_t all = s->path_sl ? s->n * ((size_t)s->sl_top + 1) : 0;
+	unsigned vls = 1;
+
+	for (size_t i = 0; i < all; i++)
+		if (s->path_sl[i] < below && s->path_sl[i] + 1u > vls)
+			vls = s->path_sl[i] + 1u;
+	return vls;
+}
+
+uint8_t lft_set_sl_from(const struct lft_set *s, int sw, uint16_t dlid)
+{
+	return lft_set_sl_at(s, lft_set_sl_row(s, sw), dlid);
 }
 
 int fabric_entry_switch(const struct fabric *f, int node, unsigned port)

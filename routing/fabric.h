@@ -217,6 +217,14 @@ static inline uint8_t lft_set_sl_at(const struct lft_set *s, size_t i, uint16_t 
 /* The same for the paths entering at switch node index sw (a CA port's
  * paths: the switch it is cabled to). */
 uint8_t lft_set_sl_from(const struct lft_set *s, int sw, uint16_t dlid);
+/* The row lft_set_sl_at reads for the paths entering at switch node index
+ * sw: its table's index when s has an SL per path, else s->n (sl's SLs).
+ * One lookup for a source's every destination. */
+size_t lft_set_sl_row(const struct lft_set *s, int sw);
+/* The VLs s's SL per path takes: 1 + the highest path_sl entry below
+ * `below` (entries from `below` up are not counted: the gate passes 15,
+ * SL 15 being management only); 1 when s has no path_sl. */
+unsigned lft_set_path_vls(const struct lft_set *s, unsigned below);
 /* The switch node where packets sent from port (node, port) enter the
  * fabric: node itself for a switch, the switch a CA or router port is
  * cabled to; FABRIC_NONE otherwise (what lft_set_sl_from then reads as

@@ -65,6 +65,8 @@ static void score_free(struct score *sc)
 	free(sc->path);
 	free(sc->end_vl);
 	free(sc->efi_vl);
+	free(sc->sl_row);
+	free(sc->path_vl);
 }
 
 /* A link id for every port, and each switch's table. */
@@ -718,8 +720,8 @@ static int score_vls_setup(struct score *sc)
 		if (sc->end_vl[e] + 1u > res->n_vls)
 			res->n_vls = sc->end_vl[e] + 1u;
 	}
-	if (sc->lfts->path_sl)
-		score_path_vls_setup(sc);
+	if (sc->lfts->path_sl && score_path_vls_setup(sc))
+		return -ENOMEM;
 	if (res->n_vls > 1 && !(sc->efi_vl = calloc(res->n_vls * sc->n_ids, sizeof(*sc->efi_vl))))
 		return -ENOMEM;
 	return 0;

@@ -66,13 +66,17 @@ struct score {
 	const struct lft_set *lfts;
 	uint8_t *end_vl;
 	uint64_t *efi_vl; /* [vl * n_ids + link id], only with 2 VLs or more */
+	/* an SL per path only (score_path.c) */
+	size_t *sl_row;	  /* [switch ordinal] its path_sl row (lft_set_sl_row) */
+	uint8_t *path_vl; /* [switch ordinal] the VL of its path to one destination */
 };
 
 /* score_path.c, with an SL per path (lfts->path_sl): the endpoints of
- * each VL (those some path to them rides it) and n_vls; the routed pairs
+ * each VL (those some path to them rides it) and n_vls, 0 or -ENOMEM
+ * (sl_row and path_vl allocated: freed with the rest); the routed pairs
  * to d per VL; the EFI per VL of the routes to d (queue[0..first): the
  * switches with a route, nearest first, as score_tally_flows left them). */
-void score_path_vls_setup(struct score *sc);
+int score_path_vls_setup(struct score *sc);
 void score_path_pairs(struct score *sc, const struct score_end *d);
 void score_path_flows(struct score *sc, const struct score_end *d, size_t first);
 

@@ -332,18 +332,16 @@ static const char *lft_push_route(struct sm *sm, struct lft_push_job *job, const
 }
 
 /* The VLs the paths of s use: n_vls as the engine said, and at least one
- * more than the highest SL it gave a destination. */
+ * more than the highest SL it gave a destination or a path. */
 static unsigned lft_push_vls(const struct lft_set *s)
 {
 	unsigned vls = s->n_vls ? s->n_vls : 1;
+	unsigned path_vls = lft_set_path_vls(s, UINT8_MAX + 1u);
 
 	for (unsigned d = 0; s->sl && d <= s->sl_top; d++)
 		if (s->sl[d] + 1u > vls)
 			vls = s->sl[d] + 1u;
-	for (size_t i = 0; s->path_sl && i < s->n * ((size_t)s->sl_top + 1); i++)
-		if (s->path_sl[i] + 1u > vls)
-			vls = s->path_sl[i] + 1u;
-	return vls;
+	return path_vls > vls ? path_vls : vls;
 }
 
 /* The first engine of a comma list, into buf. */

@@ -652,33 +652,27 @@ static uint16_t *control_sls_lids(const struct fabric *f, int ca_only, size_t *n
 }
 
 /* "SLID DLID SL" for slid to every LID of dlids but itself (with an SL
- * per path: the SL of the paths entering at slid's switch). */
-static void control_sls_from(struct text_buf *b, const struct fabric *f, const struct lft_set *s,
-			     uint16_t slid, const uint16_t *dlids, size_t n)
+ * per path: the SL of the paths entering at the switch of slid's owner). */
+static void control_sls_from(struct text_buf *b, const struct verify_index *ix, uint16_t slid,
+			     const uint16_t *dlids, size_t n)
 {
-	int sw = FABRIC_NONE;
+	uint8_t port;
+	int node = verify_owner(ix, slid, &port);
+	size_t row = lft_set_sl_row(ix->lfts, fabric_entry_switch(ix->f, node, port));
 
-	for (size_t i = 0; s->path_sl && i < f->n_nodes && sw == FABRIC_NONE; i++)
-		for (unsigned p = 0; p <= f->nodes[i].num_ports; p++) {
-			const struct fabric_port *pt = &f->nodes[i].ports[p];
-
-			if (pt->present && pt->lid && slid >= pt->lid &&
-			    slid < pt->lid + fabric_port_lid_count(pt))
-				sw = fabric_entry_switch(f, (int)i, p);
-		}
 	for (size_t i = 0; i < n; i++)
 		if (dlids[i] != slid)
 			text_buf_printf(b, "%u %u %u\n", slid, dlids[i],
-					lft_set_sl_from(s, sw, dlids[i]));
+					lft_set_sl_at(ix->lfts, row, dlids[i]));
 }
 
 /* Every CA port LID to every LID, when the answer stays within
  * CONTROL_SLS_MAX_LINES. */
-static void control_sls_all(const struct fabric *f, const struct lft_set *s, const uint16_t *dlids,
-			    size_t n, struct control_reply *r)
+static void control_sls_all(const struct verify_index *ix, const uint16_t *dlids, size_t n,
+			    struct control_reply *r)
 {
 	size_t n_src;
-	uint16_t *srcs = control_sls_lids(f, 1, &n_src);
+	uint16_t *srcs = control_sls_lids(ix->f, 1, &n_src);
 
 	if (!srcs) {
 		control_fail(r, "sls: out of memory");
@@ -691,7 +685,7 @@ static void control_sls_all(const struct fabric *f, const struct lft_set *s, con
 		    "a time (sls SRC; nanosmctl sls SRC for each CA port LID)",
 		    n_src, n, CONTROL_SLS_MAX_LINES);
 	for (size_t i = 0; !r->failed && i < n_src; i++)
-		control_sls_from(&r->body, f, s, srcs[i], dlids, n);
+		control_sls_from(&r->body, ix, srcs[i], dlids, n);
 	free(srcs);
 }
 
@@ -712,19 +706,16 @@ static void control_cmd_sls(const struct control_ops *ops, const struct control_
 	if (!s)
 		return;
 	dlids = control_sls_lids(f, 0, &n);
-	if (!dlids) {
+	if (!dlids || verify_index_init(&ix, f, s) < 0) {
 		control_fail(r, "sls: out of memory");
+		free(dlids);
 		return;
 	}
-	if (!q->arg[0]) {
-		control_sls_all(f, s, dlids, n, r);
-	} else if (verify_index_init(&ix, f, s) < 0) {
-		control_fail(r, "sls: out of memory");
-	} else {
-		if (control_resolve(&ix, control_names(ops), q->arg[0], &src, r) == 0)
-			control_sls_from(&r->body, f, s, src.lid, dlids, n);
-		verify_index_fini(&ix);
-	}
+	if (!q->arg[0])
+		control_sls_all(&ix, dlids, n, r);
+	else if (control_resolve(&ix, control_names(ops), q->arg[0], &src, r) == 0)
+		control_sls_from(&r->body, &ix, src.lid, dlids, n);
+	verify_index_fini(&ix);
 	free(dlids);
 }
 

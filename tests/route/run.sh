@@ -104,6 +104,8 @@ case_ err-draw-switch txt 2 tests/fabrics/lab.topo --draw svg --expand-switch no
 # input errors: exit 2, the message names the file (and line)
 case_ err-no-lids txt 2 tests/fabrics/twosw.topo --lfts $S/twosw.dump_fts
 case_ err-wrong-topology txt 2 $S/ring.ibnetdiscover --lfts $S/twosw.opensm-lfts.dump
+# a dump that cannot be written: exit 2, the file named
+case_ err-dump-full txt 2 tests/fabrics/twosw.topo -R minhop --dump-lfts /dev/full
 
 # picture_ NAME SVG: render SVG with rsvg-convert (librsvg, an outsider) and
 # judge the picture: size, aspect, ink, no overlapping texts.
@@ -124,6 +126,31 @@ picture_() {
 	fi
 }
 
+# dump_stream_: --dump-lfts writes one switch at a time: a 1,024-host
+# 3-level tree (30 MB of dump) is dumped within 24 MB of address space
+# (ulimit -v), where routing it alone fits; one record per switch.
+dump_stream_() {
+	lim=24576 topo=$TMP/ft3-1024.topo lfts=$TMP/ft3-1024.lfts why=
+	if ! "$GEN" fattree --levels 3 --cas 1024 -o "$topo"; then
+		why="nanosm-gen failed"
+	elif ! (ulimit -v $lim && "$ROUTE" "$topo" >/dev/null 2>"$TMP/ds.err"); then
+		why="the routing alone does not fit in $lim KB (raise lim): $(head -c 300 "$TMP/ds.err")"
+	elif ! (ulimit -v $lim && "$ROUTE" "$topo" --dump-lfts "$lfts" >/dev/null 2>"$TMP/ds.err"); then
+		why="--dump-lfts does not fit in $lim KB: $(head -c 300 "$TMP/ds.err")"
+	elif [ "$(wc -c <"$lfts")" -le $((lim * 1024)) ]; then
+		why="the dump ($(wc -c <"$lfts") bytes) is smaller than the limit: proves nothing"
+	elif [ "$(grep -c 'valid lids dumped$' "$lfts")" != "$(grep -c '^Switch' "$topo")" ]; then
+		why="not one record per switch"
+	fi
+	if [ -z "$why" ]; then
+		PASSED=$((PASSED + 1))
+		echo "PASS  dump-stream ($(wc -c <"$lfts") bytes within ulimit -v $lim KB)"
+	else
+		FAILED=$((FAILED + 1))
+		echo "FAIL  dump-stream: $why"
+	fi
+}
+
 # the pictures above, and a 1,024-host 3-level tree (320 switches) drawn
 # as a new user would: `nanosm-gen fattree --levels 3 --radix 16`
 if [ $UPDATE = 0 ]; then
@@ -137,6 +164,7 @@ if [ $UPDATE = 0 ]; then
 		FAILED=$((FAILED + 1))
 		echo "FAIL  ft3-1k-draw.png: could not generate or draw the tree"
 	fi
+	dump_stream_
 fi
 
 echo "$PASSED passed, $FAILED failed"

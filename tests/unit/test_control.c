@@ -204,6 +204,27 @@ static void test_control_lfts(void)
 	tc.no_lfts = 0;
 }
 
+/* sls with an SL per path: the paths to host1 (LID 1) entering at sw2 ride
+ * SL 3, so host2's port on sw2 (LID 3), host3 and sw2 itself list 3 where
+ * host2's port on sw1 (LID 2) lists 0.  Called with sl as test_control_sls
+ * set it; leaves no path_sl. */
+static void test_control_sls_path(void)
+{
+	CU_ASSERT_EQUAL_FATAL(lft_set_alloc_path_sl(&tc.lfts), 0);
+	CU_ASSERT_PTR_EQUAL_FATAL(lft_set_find(&tc.lfts, SW2), &tc.lfts.tables[1]);
+	tc.lfts.path_sl[1 * (tc.lfts.sl_top + 1) + 1] = 3;
+	tc.lfts.n_vls = 4;
+	tc_expect("sls 2", "ok\n2 1 0\n2 3 0\n2 4 1\n2 5 0\n2 6 2\n");
+	tc_expect("sls 3", "ok\n3 1 3\n3 2 0\n3 4 1\n3 5 0\n3 6 2\n");
+	tc_expect("sls host3", "ok\n4 1 3\n4 2 0\n4 3 0\n4 5 0\n4 6 2\n");
+	tc_expect("sls edge-2", "ok\n6 1 3\n6 2 0\n6 3 0\n6 4 1\n6 5 0\n");
+	tc_expect("sls sw1", "ok\n5 1 0\n5 2 0\n5 3 0\n5 4 1\n5 6 2\n");
+	tc_expect_has("sls", "ok", "\n2 1 0\n2 3 0\n2 4 1\n2 5 0\n2 6 2\n3 1 3\n3 2 0\n");
+	free(tc.lfts.path_sl);
+	tc.lfts.path_sl = NULL;
+	tc.lfts.n_vls = 3;
+}
+
 /* sls: "SLID DLID SL" from every CA port LID (1-4) to every other LID
  * (1-6), or from one source; the SLs are the LFT set's. */
 static void test_control_sls(void)
@@ -230,6 +251,7 @@ static void test_control_sls(void)
 	tc_expect("sls 0x0002c90300a00020", "ok\n2 1 0\n2 3 0\n2 4 1\n2 5 0\n2 6 2\n");
 	tc_expect("sls nobody", "error no node named 'nobody'\n");
 	tc_expect("sls 1 2", "error usage: sls [SRC]\n");
+	test_control_sls_path();
 	free(tc.lfts.sl);
 	tc.lfts.sl = NULL;
 	tc.lfts.sl_top = 0;

@@ -333,6 +333,46 @@ static void test_lft_set_sl(void)
 	CU_ASSERT_EQUAL(s.n_vls, 1);
 }
 
+/* The VLs an SL per path takes: 1 with no path_sl (whatever sl holds),
+ * then 1 + the highest entry of any switch's row, entries from `below` up
+ * left out; the row one source reads. */
+static void test_lft_set_path_vls(void)
+{
+	struct fabric f;
+	struct lft_set s;
+	int sw1, sw2;
+
+	fabric_init(&f);
+	sw1 = fabric_add_node(&f, 0x2, 2, 8);
+	fabric_add_node(&f, 0x3, 1, 1);
+	sw2 = fabric_add_node(&f, 0x4, 2, 8);
+	lft_set_init(&s);
+	CU_ASSERT_EQUAL(lft_set_path_vls(&s, 15), 1);
+	CU_ASSERT_EQUAL_FATAL(lft_set_alloc(&s, &f, 10), 0);
+	CU_ASSERT_EQUAL_FATAL(lft_set_alloc_sl(&s, 10), 0);
+	s.sl[4] = 5;
+	CU_ASSERT_EQUAL(lft_set_path_vls(&s, 15), 1);  /* sl is not a path's SL here */
+	CU_ASSERT_EQUAL(lft_set_sl_row(&s, sw2), s.n); /* no path_sl: sl's row */
+	CU_ASSERT_EQUAL_FATAL(lft_set_alloc_path_sl(&s), 0);
+	CU_ASSERT_EQUAL(lft_set_path_vls(&s, 15), 6); /* each row a copy of sl */
+	s.path_sl[0 * 11 + 4] = 0;
+	s.path_sl[1 * 11 + 4] = 2;
+	CU_ASSERT_EQUAL(lft_set_path_vls(&s, 15), 3);
+	s.path_sl[1 * 11 + 10] = 7; /* the last entry of the last row */
+	CU_ASSERT_EQUAL(lft_set_path_vls(&s, 15), 8);
+	CU_ASSERT_EQUAL(lft_set_path_vls(&s, 7), 3);
+	s.path_sl[0] = 15;
+	CU_ASSERT_EQUAL(lft_set_path_vls(&s, 15), 8);
+	CU_ASSERT_EQUAL(lft_set_path_vls(&s, 256), 16);
+	CU_ASSERT_EQUAL(lft_set_sl_row(&s, sw1), 0);
+	CU_ASSERT_EQUAL(lft_set_sl_row(&s, sw2), 1);
+	CU_ASSERT_EQUAL(lft_set_sl_row(&s, FABRIC_NONE), s.n);
+	CU_ASSERT_EQUAL(lft_set_sl_at(&s, lft_set_sl_row(&s, sw2), 10), 7);
+	CU_ASSERT_EQUAL(lft_set_sl_at(&s, lft_set_sl_row(&s, FABRIC_NONE), 4), 5);
+	lft_set_fini(&s);
+	fabric_fini(&f);
+}
+
 /* A switch and a CA cabled to it, LIDs set: the fabric fabric_key tests
  * change one field of at a time. */
 static void key_fabric(struct fabric *f)
@@ -474,6 +514,8 @@ void test_fabric_register(void)
 	CU_add_test(s, "lft_set_alloc: one DROP-filled table per switch", test_lft_set_alloc);
 	CU_add_test(s, "lft_set_alloc with no switches", test_lft_set_no_switches);
 	CU_add_test(s, "lft_set SLs: none, then one per DLID", test_lft_set_sl);
+	CU_add_test(s, "lft_set_path_vls: the VLs of an SL per path, and a source's row",
+		    test_lft_set_path_vls);
 	CU_add_test(s, "LFT blocks read back, sized by the highest top", test_lft_put_block);
 	CU_add_test(s, "fabric_key: what routing reads, not the SM's bookkeeping", test_fabric_key);
 	CU_add_test(s, "lft_set_copy is deep, SLs included", test_lft_set_copy);

@@ -255,6 +255,42 @@ static void test_score_parallel_links(void)
 	twosw_free(&t);
 }
 
+/* An SL per path on the balanced pair of switches: the paths to h3 (LID
+ * 5) from sw1 ride SL 1, those to h1 (LID 3) from sw2 SL 2, every other
+ * path SL 0.  Each pair counts on its own path's VL: to h3, h1 and h2
+ * (2 pairs) on VL 1 and h4 on VL 0; to h1, h3 and h4 on VL 2 and h2 on
+ * VL 0; h2 and h4 (3 pairs each) on VL 0.  Endpoints per VL: those some
+ * path to them rides it.  Busiest switch link per VL: 2 routes each (sw1
+ * port 7 to h3, sw2 port 7 to h1; on VL 0 the ports 8 to h2 and h4). */
+static void test_score_path_sl(void)
+{
+	struct route_score r;
+	struct twosw t;
+	uint16_t row;
+
+	twosw_build(&t, 1);
+	CU_ASSERT_EQUAL_FATAL(lft_set_alloc_sl(&t.s, 6), 0);
+	CU_ASSERT_EQUAL_FATAL(lft_set_alloc_path_sl(&t.s), 0);
+	row = t.s.sl_top + 1;
+	CU_ASSERT_EQUAL_FATAL(lft_set_find(&t.s, t.sw2), &t.s.tables[1]);
+	t.s.path_sl[0 * row + 5] = 1;
+	t.s.path_sl[1 * row + 3] = 2;
+	t.s.n_vls = 3;
+	CU_ASSERT_EQUAL_FATAL(run(&t.f, &t.s, &r), 0);
+	CU_ASSERT_EQUAL(r.gate_rc, 0);
+	CU_ASSERT_EQUAL(r.pairs_routed, 12);
+	CU_ASSERT_EQUAL(r.n_vls, 3);
+	CU_ASSERT_EQUAL(r.vl[0].endpoints, 4);
+	CU_ASSERT_EQUAL(r.vl[1].endpoints, 1);
+	CU_ASSERT_EQUAL(r.vl[2].endpoints, 1);
+	CU_ASSERT_EQUAL(r.vl[0].pairs_routed, 8);
+	CU_ASSERT_EQUAL(r.vl[1].pairs_routed, 2);
+	CU_ASSERT_EQUAL(r.vl[2].pairs_routed, 2);
+	for (unsigned v = 0; v < 3; v++)
+		CU_ASSERT_EQUAL(r.vl[v].efi_switch_max, 2);
+	twosw_free(&t);
+}
+
 /* Lopsided: a bisection pairs the hosts in one of 3 equally likely ways.
  * Both pairs local ({h1,h2}, {h3,h4}): every flow alone, 1.  Otherwise
  * both pairs cross: two flows share port 7 each way, 1/2 each.  So every
@@ -441,6 +477,8 @@ void test_score_register(void)
 	CU_add_test(s, "lab switch: EFI 2 on each CA link, shifts free", test_score_lab);
 	CU_add_test(s, "black hole and misdelivery: unreachable", test_score_black_hole);
 	CU_add_test(s, "two parallel cables: link loads", test_score_parallel_links);
+	CU_add_test(s, "an SL per path: pairs and link loads counted on each path's VL",
+		    test_score_path_sl);
 	CU_add_test(s, "bisections: bounds, deterministic per seed", test_score_bisections);
 	CU_add_test(s, "shift sampling", test_score_shift_sampling);
 	CU_add_test(s, "ring detour: stretch", test_score_stretch);
