@@ -766,20 +766,39 @@ static void updn_route_all(struct updn *u)
 
 /* ---- What the operator should know -------------------------------------- */
 
-/* "<label> (<count>): 0x.., 0x.. and N more" for switches with flag == value. */
+/* The lowest GUID above after (any GUID when !have) among the switches
+ * with flag == value; 0 when there is none. */
+static int updn_note_next(const struct updn *u, const uint8_t *flag, uint8_t value, int have,
+			  uint64_t after, uint64_t *out)
+{
+	int found = 0;
+
+	for (size_t s = 0; s < u->g.n_sw; s++) {
+		uint64_t g = swgraph_guid(&u->g, (int)s);
+
+		if (flag[s] == value && (!have || g > after) && (!found || g < *out)) {
+			*out = g;
+			found = 1;
+		}
+	}
+	return found;
+}
+
+/* "<label> (<count>): 0x.., 0x.. and N more" for switches with flag ==
+ * value, the lowest GUIDs first: the same switches head the list in every
+ * sweep, whatever order discovery reached them in. */
 static void updn_note_list(struct updn *u, const uint8_t *flag, uint8_t value, const char *label)
 {
 	size_t n = 0, shown = 0;
+	uint64_t g = 0;
 
 	for (size_t s = 0; s < u->g.n_sw; s++)
 		n += flag[s] == value;
 	if (!n)
 		return;
 	updn_note(u, "%s%s (%zu):", u->note->text[0] ? "; " : "", label, n);
-	for (size_t s = 0; s < u->g.n_sw && shown < UPDN_NOTE_GUIDS; s++)
-		if (flag[s] == value)
-			updn_note(u, "%s 0x%016" PRIx64, shown++ ? "," : "",
-				  swgraph_guid(&u->g, (int)s));
+	while (shown < UPDN_NOTE_GUIDS && updn_note_next(u, flag, value, shown > 0, g, &g))
+		updn_note(u, "%s 0x%016" PRIx64, shown++ ? "," : "", g);
 	if (n > shown)
 		updn_note(u, " and %zu more", n - shown);
 }

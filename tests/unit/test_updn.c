@@ -293,6 +293,37 @@ static void test_updn_sparse_clos(void)
 	}
 }
 
+/* The note lists the lowest GUIDs first, not the switches' order in the
+ * fabric (discovery's, which a cable pull can change): 6 spines numbered
+ * down from 0x..0106, every leaf cabled to all of them (the checker reads
+ * the roots from the note, so all of them are listed). */
+static void test_updn_note_guid_order(void)
+{
+	struct fabric f;
+	struct lft_set s;
+	struct route_note note;
+
+	fabric_init(&f);
+	for (int i = 0; i < 6; i++)
+		fabric_add_node(&f, 0x0002000000000106ULL - (uint64_t)i, 2, 16);
+	for (int l = 0; l < 4; l++) {
+		int leaf = route_test_add_sw(&f, 16);
+
+		route_test_add_host(&f, leaf, 1);
+		route_test_add_host(&f, leaf, 2);
+		for (int j = 0; j < 6; j++)
+			fabric_link(&f, leaf, (uint8_t)(3 + j), j, (uint8_t)(l + 1));
+	}
+	updn_test_check(&f, route_test_assign_lids(&f, ROUTE_TEST_SWITCH_GUID), NULL, 0, &s, &note);
+	CU_ASSERT_PTR_NOT_NULL(strstr(note.text,
+				      "roots detected as top rank (6): 0x0002000000000101, "
+				      "0x0002000000000102, 0x0002000000000103, "
+				      "0x0002000000000104, 0x0002000000000105, "
+				      "0x0002000000000106;"));
+	lft_set_fini(&s);
+	fabric_fini(&f);
+}
+
 /* Roots are the spines; the apex, leaf1, lets spines reach each other
  * (sp1 -> leaf1 -> sp2 goes up, then down); leaves spread their traffic
  * over all three spines. */
@@ -596,6 +627,7 @@ void test_updn_register(void)
 	CU_add_test(s, "random meshes (fixed seeds), center or three given roots",
 		    test_updn_random_mesh);
 	CU_add_test(s, "sparse leaf/spine (fixed seeds): spines, apex", test_updn_sparse_clos);
+	CU_add_test(s, "the note lists the lowest GUIDs first", test_updn_note_guid_order);
 	CU_add_test(s, "two-level fat tree: spines detected as roots", test_updn_fat_tree);
 	CU_add_test(s, "three-level fat tree: spines detected as roots", test_updn_three_levels);
 	CU_add_test(s, "degraded tree: spines stay roots, an apex joins them",
