@@ -15,6 +15,7 @@
 #include "routing/score.h"
 #include "routing/vlsp.h"
 #include "routing/vlsp_path.h"
+#include "routing/vlsp_polish.h"
 
 /* On a fabric of at most VLSP_PICK_MAX_SW switches the engine measures
  * its results: every way up to VLSP_PICK_ALL_SW switches, the first 2
@@ -47,6 +48,10 @@
  * bisections of other seeds: 0.4741 against 0.4721, dfsssp 0.4746). */
 #define VLSP_PICK_FINE_N 4
 #define VLSP_PICK_FINE_BISECTIONS 2000
+
+/* The polish after the fine pick (up to VLSP_PICK_ALL_SW switches,
+ * vlsp_pick_polish): passes over the entries (routing/vlsp_polish.h). */
+#define VLSP_POLISH_PASSES 2
 
 /* How a result is measured: every shift of the shift all-to-all, and
  * this many random bisections, drawn from a seed of the engine's own (not
@@ -88,7 +93,9 @@ struct vlsp_pick {
 	char *err;
 	size_t errlen;
 	double top; /* the best EBB measured (ways, rounds, one VL), fewer VLs aside */
-	int fine;   /* the shuffled ways' extra rounds and the fine pick */
+	int fine;   /* the shuffled ways' extra rounds, the fine pick, the polish */
+	int polished; /* the kept tables are polished: their VLs per path, else 0 */
+	unsigned was; /* ... and the VLs per destination before */
 };
 
 /* ---- The old choice: the least spread ----------------------------------- */
@@ -125,7 +132,7 @@ static int vlsp_pick_good(const struct vlsp_cand *c, double top)
 
 /* Score r's tables: every shift when shifts, else none, and bisections
  * of the engine's seed into sc.  0 or -ENOMEM. */
-static int vlsp_pick_score(const struct vlsp_pick *p, const struct vlsp_run *r, int shifts,
+static int vlsp_pick_score(const struct vlsp_pick *p, const struct lft_set *t, int shifts,
 			   size_t bisections, struct route_score *sc)
 {
 	struct score_opts o;
@@ -136,7 +143,7 @@ static int vlsp_pick_score(const struct vlsp_pick *p, const struct vlsp_run *r, 
 	o.seed = VLSP_PICK_SEED;
 	o.gate_given = 1; /* acyclic by construction; the caller gates the tables */
 	memset(sc, 0, sizeof(*sc));
-	return score_run(p->f, &r->out, &o, sc);
+	return score_run(p->f, t, &o, sc);
 }
 
 /* Measure r's tables into c: EBB over the engine's bisections, shift
@@ -145,7 +152,7 @@ static int vlsp_pick_measure(const struct vlsp_pick *p, const struct vlsp_run *r
 			     struct vlsp_cand *c)
 {
 	struct route_score sc;
-	int rc = vlsp_pick_score(p, r, 1, VLSP_PICK_BISECTIONS, &sc);
+	int rc = vlsp_pick_score(p, &r->out, 1, VLSP_PICK_BISECTIONS, &sc);
 
 	c->ebb = sc.ebb_mean;
 	c->shift = sc.shift_load_worst;
@@ -350,7 +357,7 @@ static int vlsp_pick_fine(const struct vlsp_pick *p, const struct vlsp_cand *lis
 	}
 	if (!m)
 		return 0;
-	rc = vlsp_pick_score(p, won, 0, VLSP_PICK_FINE_BISECTIONS, &sc);
+	rc = vlsp_pick_score(p, &won->out, 0, VLSP_PICK_FINE_BISECTIONS, &sc);
 	top = sc.ebb_mean;
 	for (size_t j = 0; j < m && !rc; j++) {
 		struct vlsp_run r;
@@ -358,7 +365,7 @@ static int vlsp_pick_fine(const struct vlsp_pick *p, const struct vlsp_cand *lis
 		rc = vlsp_pick_replay(p, &fine[j], &r);
 		if (rc)
 			break;
-		rc = vlsp_pick_score(p, &r, 0, VLSP_PICK_FINE_BISECTIONS, &sc);
+		rc = vlsp_pick_score(p, &r.out, 0, VLSP_PICK_FINE_BISECTIONS, &sc);
 		lft_set_fini(&r.out);
 		if (!rc && sc.ebb_mean > top) {
 			top = sc.ebb_mean;
@@ -370,6 +377,42 @@ static int vlsp_pick_fine(const struct vlsp_pick *p, const struct vlsp_cand *lis
 		*best = fine[kept];
 		rc = vlsp_pick_replay(p, best, won);
 	}
+	return rc;
+}
+
+/* The polish (routing/vlsp_polish.h) of the kept tables (*won, *best),
+ * on a copy: its paths put on layers again one by one, on at most the
+ * kept result's VLs; kept when that fits and the copy's shift worst is
+ * no higher and its EBB over VLSP_PICK_FINE_BISECTIONS of the engine's
+ * seed higher than the kept tables' (p->polished then says its VLs).
+ * The estimate decides the moves, the measure only whether to keep
+ * them.  0 or a negative errno (*won as it was). */
+static int vlsp_pick_polish(struct vlsp_pick *p, const struct vlsp_cand *best, struct vlsp_run *won)
+{
+	struct route_score sc, was;
+	struct lft_set copy;
+	int rc, vls = 0;
+
+	lft_set_init(&copy);
+	rc = lft_set_copy(&copy, &won->out);
+	rc = rc ? rc : vlsp_polish(p->f, &copy, VLSP_POLISH_PASSES);
+	if (rc > 0) {
+		copy.n_vls = (uint8_t)(best->vls + 1u); /* layers allowed: best->vls */
+		vls = vlsp_path_layer(p->f, &copy);
+		rc = vls < 0 ? vls : 0;
+	}
+	if (!rc && vls > 0)
+		rc = vlsp_pick_score(p, &won->out, 0, VLSP_PICK_FINE_BISECTIONS, &was);
+	if (!rc && vls > 0)
+		rc = vlsp_pick_score(p, &copy, 1, VLSP_PICK_FINE_BISECTIONS, &sc);
+	if (!rc && vls > 0 && sc.shift_load_worst <= best->shift && sc.ebb_mean > was.ebb_mean) {
+		p->was = won->out.n_vls;
+		p->polished = vls;
+		lft_set_fini(&won->out);
+		won->out = copy;
+		return 0;
+	}
+	lft_set_fini(&copy);
 	return rc;
 }
 
@@ -407,26 +450,21 @@ static int vlsp_pick_measured(struct vlsp_pick *p, unsigned n_ways, struct vlsp_
 		rc = vlsp_pick_fewer(p, VLSP_ROUNDS, &best, won);
 	if (!rc && p->fine)
 		rc = vlsp_pick_fine(p, list, n, &best, won);
+	if (!rc && p->fine)
+		rc = vlsp_pick_polish(p, &best, won);
 	if (rc && won->out.tables)
 		lft_set_fini(&won->out);
 	return rc;
 }
 
-/* The kept tables' paths on layers one by one (routing/vlsp_path.h):
- * when that takes fewer VLs, their SLs per path, and the note says so:
- * "4 VLs of 8 offered, an SL per path (per destination: 7 VLs, LIDs per
- * VL: ...)".  0 or -ENOMEM (won then freed). */
-static int vlsp_pick_per_path(const struct fabric *f, struct vlsp_run *won)
+/* The note of tables whose paths ride vls VLs, an SL per path, where
+ * one per destination took `was`: "4 VLs of 8 offered, an SL per path
+ * (per destination: 7 VLs, LIDs per VL: ...)".  0 or -EINVAL. */
+static int vlsp_pick_note(struct vlsp_run *won, int vls, unsigned was)
 {
-	unsigned was = won->out.n_vls;
-	int vls = vlsp_path_layer(f, &won->out);
 	char old[sizeof(won->note.text)];
 	const char *of, *rest;
 
-	if (vls < 0) {
-		lft_set_fini(&won->out);
-		return vls;
-	}
 	memcpy(old, won->note.text, sizeof(old));
 	of = strstr(old, " of ");
 	rest = strstr(old, "(LIDs per VL:");
@@ -442,10 +480,25 @@ static int vlsp_pick_per_path(const struct fabric *f, struct vlsp_run *won)
 		   : 0;
 }
 
+/* The kept tables' paths on layers one by one (routing/vlsp_path.h):
+ * when that takes fewer VLs, their SLs per path, and the note says so.
+ * 0 or -ENOMEM (won then freed). */
+static int vlsp_pick_per_path(const struct fabric *f, struct vlsp_run *won)
+{
+	unsigned was = won->out.n_vls;
+	int vls = vlsp_path_layer(f, &won->out);
+
+	if (vls < 0) {
+		lft_set_fini(&won->out);
+		return vls;
+	}
+	return vlsp_pick_note(won, vls, was);
+}
+
 int vlsp_route(const struct fabric *f, const struct route_opts *opts, unsigned n_ways, int measured,
 	       struct lft_set *out, struct route_note *note, char *err, size_t errlen)
 {
-	struct vlsp_pick p = {f, opts, err, errlen, 0, measured > 1};
+	struct vlsp_pick p = {f, opts, err, errlen, 0, measured > 1, 0, 0};
 	struct vlsp_run won;
 	int rc;
 
@@ -457,7 +510,9 @@ int vlsp_route(const struct fabric *f, const struct route_opts *opts, unsigned n
 	n_ways = n_ways < 1 ? 1 : n_ways > VLSP_WAYS ? VLSP_WAYS : n_ways;
 	lft_set_init(&won.out);
 	rc = measured ? vlsp_pick_measured(&p, n_ways, &won) : vlsp_pick_spread(&p, n_ways, &won);
-	if (!rc && measured)
+	if (!rc && measured && p.polished)
+		rc = vlsp_pick_note(&won, p.polished, p.was);
+	else if (!rc && measured)
 		rc = vlsp_pick_per_path(f, &won);
 	if (rc)
 		return rc;
