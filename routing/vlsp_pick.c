@@ -381,39 +381,40 @@ static int vlsp_pick_fine(const struct vlsp_pick *p, const struct vlsp_cand *lis
 }
 
 /* The polish (routing/vlsp_polish.h) of the kept tables (*won, *best),
- * on a copy: its paths put on layers again one by one, on at most the
- * kept result's VLs; kept when that fits and the copy's shift worst is
- * no higher and its EBB over VLSP_PICK_FINE_BISECTIONS of the engine's
- * seed higher than the kept tables' (p->polished then says its VLs).
- * The estimate decides the moves, the measure only whether to keep
- * them.  0 or a negative errno (*won as it was). */
+ * on a copy with an SL per path (fewer VLs where vlsp_path.h finds them,
+ * else each path on its destination's), each path kept on its own
+ * layer; kept when the copy's shift worst is no higher and its EBB over
+ * VLSP_PICK_FINE_BISECTIONS of the engine's seed higher than the kept
+ * tables' (p->polished then says its VLs).  The estimate decides the
+ * moves, the measure only whether to keep them.  0 or a negative errno
+ * (*won as it was). */
 static int vlsp_pick_polish(struct vlsp_pick *p, const struct vlsp_cand *best, struct vlsp_run *won)
 {
 	struct route_score sc, was;
 	struct lft_set copy;
-	int rc, vls = 0;
+	int rc, moves = 0;
 
 	lft_set_init(&copy);
 	rc = lft_set_copy(&copy, &won->out);
-	rc = rc ? rc : vlsp_polish(p->f, &copy, VLSP_POLISH_PASSES);
-	if (rc > 0) {
-		copy.n_vls = (uint8_t)(best->vls + 1u); /* layers allowed: best->vls */
-		vls = vlsp_path_layer(p->f, &copy);
-		rc = vls < 0 ? vls : 0;
-	}
-	if (!rc && vls > 0)
+	rc = rc ? rc : vlsp_path_layer(p->f, &copy);
+	if (!rc && !copy.path_sl)
+		rc = lft_set_alloc_path_sl(&copy);
+	if (rc >= 0 && copy.path_sl)
+		rc = moves = vlsp_polish(p->f, &copy, VLSP_POLISH_PASSES);
+	if (moves > 0)
 		rc = vlsp_pick_score(p, &won->out, 0, VLSP_PICK_FINE_BISECTIONS, &was);
-	if (!rc && vls > 0)
+	if (moves > 0 && !rc)
 		rc = vlsp_pick_score(p, &copy, 1, VLSP_PICK_FINE_BISECTIONS, &sc);
-	if (!rc && vls > 0 && sc.shift_load_worst <= best->shift && sc.ebb_mean > was.ebb_mean) {
+	if (moves > 0 && !rc && sc.shift_load_worst <= best->shift && copy.n_vls <= best->vls &&
+	    sc.ebb_mean > was.ebb_mean) {
 		p->was = won->out.n_vls;
-		p->polished = vls;
+		p->polished = copy.n_vls;
 		lft_set_fini(&won->out);
 		won->out = copy;
 		return 0;
 	}
 	lft_set_fini(&copy);
-	return rc;
+	return rc == -ENOMEM ? rc : 0;
 }
 
 /* Measured: every way with its rounds; when the best of those uses more
