@@ -67,7 +67,9 @@ struct vlsp_polish {
 	int layered;
 	struct vlsp_layers ls;
 	size_t row;	      /* out->sl_top + 1 */
-	uint32_t (*added)[3]; /* the turns a move put on layers: layer, in, out */
+	uint16_t *tuse;	      /* [l * turn_bits + bit]: paths on layer l making the turn */
+	/* a move's changes to tuse, to undo it: layer, in, out, +1 or -1 */
+	int32_t (*added)[4];
 	size_t n_added, cap_added;
 	double inv;	     /* 1 / (CAs - 1) */
 };
@@ -105,6 +107,7 @@ static void vlsp_polish_fini(struct vlsp_polish *v)
 	free(v->apre);
 	free(v->walk);
 	free(v->added);
+	free(v->tuse);
 	vlsp_layers_fini(&v->ls);
 	vlsp_again_fini(&v->idx);
 	swgraph_fini(&v->g);
@@ -409,6 +412,8 @@ static int vlsp_polish_layers(struct vlsp_polish *v)
 	rc = vlsp_layers_init(&v->ls, &v->g, NULL);
 	for (unsigned l = 0; !rc && l < v->out->n_vls; l++)
 		rc = vlsp_layers_add_layer(&v->ls, 0) < 0 ? -ENOMEM : 0;
+	v->tuse = rc ? NULL : calloc((size_t)v->ls.n * v->ls.turn_bits + 1, sizeof(*v->tuse));
+	rc = rc ? rc : v->tuse ? 0 : -ENOMEM;
 	rc = rc ? rc : swgraph_collect_dests(&v->g, v->out->sl_top, 1, &dests, err, sizeof(err));
 	rc = rc == -ENOMEM || !rc ? rc : 1;
 	for (size_t i = 0; !rc && i < dests.n; i++) {
@@ -422,8 +427,14 @@ static int vlsp_polish_layers(struct vlsp_polish *v)
 				continue;
 			k = vlsp_polish_walk(v, u, d->lid, (size_t)d->sw, v->walk);
 			rc = k < 0 || l >= v->ls.n;
-			for (long t = 1; !rc && t < k; t++)
-				rc = vlsp_layers_turn(&v->ls, l, v->walk[t - 1], v->walk[t]);
+			for (long t = 1; !rc && t < k; t++) {
+				uint16_t *n =
+				    &v->tuse[l * v->ls.turn_bits +
+					     vlsp_layers_bit(&v->ls, v->walk[t - 1], v->walk[t])];
+
+				rc = !(*n)++ &&
+				     vlsp_layers_turn(&v->ls, l, v->walk[t - 1], v->walk[t]);
+			}
 		}
 	}
 	swgraph_dests_fini(&dests);
@@ -439,43 +450,56 @@ static int vlsp_polish_setup(struct vlsp_polish *v, const struct fabric *f)
 	return rc ? rc : vlsp_polish_layers(v);
 }
 
-/* Take the turns the last move put on layers off again. */
-static void vlsp_polish_turns_drop(struct vlsp_polish *v)
+/* One more (sign 1) or one less (-1) path on layer l turning in ->
+ * out: a turn no path makes any more leaves the layer, a new one joins
+ * it if it keeps the layer acyclic.  record: note it, to undo.  0, 1
+ * (it would close a cycle: nothing changed), -ENOMEM. */
+static int vlsp_polish_use(struct vlsp_polish *v, unsigned l, uint32_t in, uint32_t out, int sign,
+			   int record)
 {
-	while (v->n_added) {
-		const uint32_t *t = v->added[--v->n_added];
+	uint16_t *n = &v->tuse[l * v->ls.turn_bits + vlsp_layers_bit(&v->ls, in, out)];
 
-		vlsp_layers_drop(&v->ls, t[0], t[1], t[2]);
-	}
-}
-
-/* Turn in -> out on layer l, unless it has it: 0 (there), 1 (it would
- * close a cycle), -ENOMEM. */
-static int vlsp_polish_turn(struct vlsp_polish *v, unsigned l, uint32_t in, uint32_t out)
-{
-	if (vlsp_layers_has(&v->ls, l, in, out))
-		return 0;
-	if (v->n_added == v->cap_added) {
+	if (record && v->n_added == v->cap_added) {
 		size_t cap = v->cap_added ? 2 * v->cap_added : 64;
-		uint32_t(*p)[3] = realloc(v->added, cap * sizeof(*p));
+		int32_t(*p)[4] = realloc(v->added, cap * sizeof(*p));
 
 		if (!p)
 			return -ENOMEM;
 		v->added = p;
 		v->cap_added = cap;
 	}
-	if (vlsp_layers_turn(&v->ls, l, in, out))
+	if (sign > 0 && !*n && vlsp_layers_turn(&v->ls, l, in, out))
 		return 1;
-	v->added[v->n_added][0] = l;
-	v->added[v->n_added][1] = in;
-	v->added[v->n_added++][2] = out;
+	*n = (uint16_t)(*n + sign);
+	if (!*n)
+		vlsp_layers_drop(&v->ls, l, in, out);
+	if (record) {
+		int32_t *a = v->added[v->n_added++];
+
+		a[0] = (int32_t)l;
+		a[1] = (int32_t)in;
+		a[2] = (int32_t)out;
+		a[3] = sign;
+	}
 	return 0;
 }
 
+/* Undo the last move's changes to the layers, the last first (a turn
+ * taken off comes back once the new ones are gone: it fits again). */
+static void vlsp_polish_turns_undo(struct vlsp_polish *v)
+{
+	while (v->n_added) {
+		const int32_t *a = v->added[--v->n_added];
+
+		vlsp_polish_use(v, (unsigned)a[0], (uint32_t)a[1], (uint32_t)a[2], -a[3], 0);
+	}
+}
+
 /* With layers: switch s sending CA j's LID on newc[0] instead, then
- * along newc[1..nlen): every path to it over s (from any switch) makes
- * its new turns on its own layer.  0 (they fit, put there), 1 (one
- * would close a cycle: none put), -ENOMEM. */
+ * along newc[1..nlen): every path to it over s (from any switch, on its
+ * own layer) gives up its old turns from s on, then makes its new ones.
+ * 0 (they fit: the layers changed), 1 (one would close a cycle: the
+ * layers as they were), -ENOMEM. */
 static int vlsp_polish_turns(struct vlsp_polish *v, size_t s, size_t j, size_t nlen)
 {
 	size_t d = (size_t)v->end_sw[j];
@@ -483,48 +507,30 @@ static int vlsp_polish_turns(struct vlsp_polish *v, size_t s, size_t j, size_t n
 	int rc = 0;
 
 	v->n_added = 0;
-	for (size_t u = 0; v->layered && !rc && u < v->g.n_sw; u++) {
-		unsigned l = v->out->path_sl[u * v->row + lid];
-		long k = 0, i = -1;
+	for (int sign = -1; v->layered && !rc && sign <= 1; sign += 2)
+		for (size_t u = 0; !rc && u < v->g.n_sw; u++) {
+			unsigned l = v->out->path_sl[u * v->row + lid];
+			long k, i;
 
-		if (v->g.comp[u] != v->g.comp[d])
-			continue;
-		if (u != s) {
+			if (v->g.comp[u] != v->g.comp[d])
+				continue;
 			k = vlsp_polish_walk(v, u, lid, d, v->walk);
 			for (i = 0; i < k && v->tail[v->walk[i]] != (int)s; i++)
 				;
 			if (i >= k)
 				continue;
-			/* i > 0: u's first channel leaves u, not s */
-			rc = vlsp_polish_turn(v, l, v->walk[i - 1], v->newc[0]);
+			/* the turn into s (none when u is s), then those after */
+			if (sign < 0)
+				for (long t = i > 0 ? i : 1; !rc && t < k; t++)
+					rc = vlsp_polish_use(v, l, v->walk[t - 1], v->walk[t], -1,
+							     1);
+			if (sign > 0 && i > 0)
+				rc = vlsp_polish_use(v, l, v->walk[i - 1], v->newc[0], 1, 1);
+			for (size_t t = 1; sign > 0 && !rc && t < nlen; t++)
+				rc = vlsp_polish_use(v, l, v->newc[t - 1], v->newc[t], 1, 1);
 		}
-		for (size_t t = 1; !rc && t < nlen; t++)
-			rc = vlsp_polish_turn(v, l, v->newc[t - 1], v->newc[t]);
-	}
 	if (rc)
-		vlsp_polish_turns_drop(v);
-	return rc;
-}
-
-/* The sum over ordered CA pairs (a pair behind one switch: 1). */
-static double vlsp_polish_sum(const struct vlsp_polish *v)
-{
-	double sum = 0;
-
-	for (size_t id = 0; id < v->n_src * v->n_end; id++)
-		sum += v->h[id / v->n_end] * v->val[id];
-	/* a CA is no pair with itself: its own "path" counted 1 above */
-	return sum - (double)v->n_end;
-}
-
-int vlsp_polish_estimate(const struct fabric *f, const struct lft_set *out, double *ebb)
-{
-	struct vlsp_polish v = {.out = (struct lft_set *)out};
-	int rc = vlsp_polish_setup(&v, f);
-
-	if (!rc)
-		*ebb = vlsp_polish_sum(&v) / ((double)v.n_end * (double)(v.n_end - 1));
-	vlsp_polish_fini(&v);
+		vlsp_polish_turns_undo(v);
 	return rc;
 }
 
@@ -670,7 +676,7 @@ static int vlsp_polish_entry(struct vlsp_polish *v, size_t s, size_t j)
 			return -ENOMEM;
 		if (delta > VLSP_POLISH_EPS)
 			return 1;
-		vlsp_polish_turns_drop(v);
+		vlsp_polish_turns_undo(v);
 		/* back: the old suffix, from the first affected path's prefix */
 		v->newc[0] = e_from;
 		vlsp_polish_follow(v, (size_t)v->g.adj[e_from].sw, j, &v->newc[1]);
