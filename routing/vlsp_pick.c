@@ -93,8 +93,9 @@ struct vlsp_pick {
 	char *err;
 	size_t errlen;
 	double top; /* the best EBB measured (ways, rounds, one VL), fewer VLs aside */
-	int fine;   /* the shuffled ways' extra rounds, the fine pick, the polish */
-	int polished; /* the kept tables are polished: their VLs per path, else 0 */
+	int fine;   /* the shuffled ways' extra rounds and the fine pick */
+	int polish; /* then the polish */
+	int polished; /* the kept tables polished, an SL per path: their VLs; else 0 */
 	unsigned was; /* ... and the VLs per destination before */
 };
 
@@ -392,11 +393,12 @@ static int vlsp_pick_polish(struct vlsp_pick *p, const struct vlsp_cand *best, s
 {
 	struct route_score sc, was;
 	struct lft_set copy;
-	int rc, moves = 0;
+	int rc, moves = 0, per_path;
 
 	lft_set_init(&copy);
 	rc = lft_set_copy(&copy, &won->out);
 	rc = rc ? rc : vlsp_path_layer(p->f, &copy);
+	per_path = rc > 0;
 	if (!rc && !copy.path_sl)
 		rc = lft_set_alloc_path_sl(&copy);
 	if (rc >= 0 && copy.path_sl)
@@ -408,7 +410,11 @@ static int vlsp_pick_polish(struct vlsp_pick *p, const struct vlsp_cand *best, s
 	if (moves > 0 && !rc && sc.shift_load_worst <= best->shift && copy.n_vls <= best->vls &&
 	    sc.ebb_mean > was.ebb_mean) {
 		p->was = won->out.n_vls;
-		p->polished = copy.n_vls;
+		p->polished = per_path ? copy.n_vls : 0;
+		if (!per_path) { /* each path on its destination's layer still */
+			free(copy.path_sl);
+			copy.path_sl = NULL;
+		}
 		lft_set_fini(&won->out);
 		won->out = copy;
 		return 0;
@@ -451,7 +457,7 @@ static int vlsp_pick_measured(struct vlsp_pick *p, unsigned n_ways, struct vlsp_
 		rc = vlsp_pick_fewer(p, VLSP_ROUNDS, &best, won);
 	if (!rc && p->fine)
 		rc = vlsp_pick_fine(p, list, n, &best, won);
-	if (!rc && p->fine)
+	if (!rc && p->polish)
 		rc = vlsp_pick_polish(p, &best, won);
 	if (rc && won->out.tables)
 		lft_set_fini(&won->out);
@@ -499,7 +505,7 @@ static int vlsp_pick_per_path(const struct fabric *f, struct vlsp_run *won)
 int vlsp_route(const struct fabric *f, const struct route_opts *opts, unsigned n_ways, int measured,
 	       struct lft_set *out, struct route_note *note, char *err, size_t errlen)
 {
-	struct vlsp_pick p = {f, opts, err, errlen, 0, measured > 1, 0, 0};
+	struct vlsp_pick p = {f, opts, err, errlen, 0, measured > 1, measured > 2, 0, 0};
 	struct vlsp_run won;
 	int rc;
 
@@ -511,7 +517,7 @@ int vlsp_route(const struct fabric *f, const struct route_opts *opts, unsigned n
 	n_ways = n_ways < 1 ? 1 : n_ways > VLSP_WAYS ? VLSP_WAYS : n_ways;
 	lft_set_init(&won.out);
 	rc = measured ? vlsp_pick_measured(&p, n_ways, &won) : vlsp_pick_spread(&p, n_ways, &won);
-	if (!rc && measured && p.polished)
+	if (!rc && p.polished)
 		rc = vlsp_pick_note(&won, p.polished, p.was);
 	else if (!rc && measured)
 		rc = vlsp_pick_per_path(f, &won);
@@ -531,7 +537,7 @@ static int vlsp_pick_compute(const struct fabric *f, const struct route_opts *op
 
 	if (n > VLSP_PICK_MAX_SW)
 		return vlsp_route(f, opts, 1, 0, out, note, err, errlen);
-	return vlsp_route(f, opts, ways, n <= VLSP_PICK_ALL_SW ? 2 : 1, out, note, err, errlen);
+	return vlsp_route(f, opts, ways, n <= VLSP_PICK_ALL_SW ? 3 : 1, out, note, err, errlen);
 }
 
 const struct route_engine route_engine_vlsp = {

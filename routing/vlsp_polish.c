@@ -534,6 +534,28 @@ static int vlsp_polish_turns(struct vlsp_polish *v, size_t s, size_t j, size_t n
 	return rc;
 }
 
+/* The sum over ordered CA pairs (a pair behind one switch: 1). */
+static double vlsp_polish_sum(const struct vlsp_polish *v)
+{
+	double sum = 0;
+
+	for (size_t id = 0; id < v->n_src * v->n_end; id++)
+		sum += v->h[id / v->n_end] * v->val[id];
+	/* a CA is no pair with itself: its own "path" counted 1 above */
+	return sum - (double)v->n_end;
+}
+
+int vlsp_polish_estimate(const struct fabric *f, const struct lft_set *out, double *ebb)
+{
+	struct vlsp_polish v = {.out = (struct lft_set *)out};
+	int rc = vlsp_polish_setup(&v, f);
+
+	if (!rc)
+		*ebb = vlsp_polish_sum(&v) / ((double)v.n_end * (double)(v.n_end - 1));
+	vlsp_polish_fini(&v);
+	return rc;
+}
+
 /* The sources whose paths to CA j cross switch s, into aff/apre; how
  * many. */
 static size_t vlsp_polish_affected(struct vlsp_polish *v, int s, size_t j)
