@@ -67,7 +67,7 @@ struct vlsp_polish {
 	int layered;
 	struct vlsp_layers ls;
 	size_t row;	      /* out->sl_top + 1 */
-	uint16_t *tuse;	      /* [l * turn_bits + bit]: paths on layer l making the turn */
+	uint32_t *tuse;	      /* [l * turn_bits + bit]: paths on layer l making the turn */
 	/* a move's changes to tuse, to undo it: layer, in, out, +1 or -1 */
 	int32_t (*added)[4];
 	size_t n_added, cap_added;
@@ -428,7 +428,7 @@ static int vlsp_polish_layers(struct vlsp_polish *v)
 			k = vlsp_polish_walk(v, u, d->lid, (size_t)d->sw, v->walk);
 			rc = k < 0 || l >= v->ls.n;
 			for (long t = 1; !rc && t < k; t++) {
-				uint16_t *n =
+				uint32_t *n =
 				    &v->tuse[l * v->ls.turn_bits +
 					     vlsp_layers_bit(&v->ls, v->walk[t - 1], v->walk[t])];
 
@@ -457,7 +457,7 @@ static int vlsp_polish_setup(struct vlsp_polish *v, const struct fabric *f)
 static int vlsp_polish_use(struct vlsp_polish *v, unsigned l, uint32_t in, uint32_t out, int sign,
 			   int record)
 {
-	uint16_t *n = &v->tuse[l * v->ls.turn_bits + vlsp_layers_bit(&v->ls, in, out)];
+	uint32_t *n = &v->tuse[l * v->ls.turn_bits + vlsp_layers_bit(&v->ls, in, out)];
 
 	if (record && v->n_added == v->cap_added) {
 		size_t cap = v->cap_added ? 2 * v->cap_added : 64;
@@ -470,7 +470,7 @@ static int vlsp_polish_use(struct vlsp_polish *v, unsigned l, uint32_t in, uint3
 	}
 	if (sign > 0 && !*n && vlsp_layers_turn(&v->ls, l, in, out))
 		return 1;
-	*n = (uint16_t)(*n + sign);
+	*n = (uint32_t)((int64_t)*n + sign);
 	if (!*n)
 		vlsp_layers_drop(&v->ls, l, in, out);
 	if (record) {
