@@ -15,6 +15,11 @@
 #define VLSP_POLISH_K VLSP_POLISH_LOADS
 /* A move is kept when the estimate's sum over pairs grows by more. */
 #define VLSP_POLISH_EPS 1e-9
+/* The polish stops once it has valued this many paths (deterministic;
+ * the 64-switch, 256-CA meshes value about 5 M in their 2 passes, about
+ * 1 s; a fabric of 64 switches and thousands of CAs would take minutes
+ * unbounded). */
+#define VLSP_POLISH_WORK (16u << 20)
 /* vlsp_polish_move's answers when out of memory, when a shift load
  * went too high. */
 #define VLSP_POLISH_NOMEM (-1e300)
@@ -57,6 +62,7 @@ struct vlsp_polish {
 	uint32_t *touched;
 	size_t n_touched;
 	uint32_t *mark, gen; /* path -> last move that valued it */
+	uint64_t work;	     /* paths valued by the moves so far */
 	uint32_t *jid;	     /* the paths a move valued anew ... */
 	double *jval;	     /* ... and their values before, to undo it */
 	size_t n_j;
@@ -643,6 +649,7 @@ static double vlsp_polish_move(struct vlsp_polish *v, size_t j, uint32_t e_to, s
 				continue;
 			v->mark[id] = v->gen;
 			val = vlsp_polish_value(v, id);
+			v->work++;
 			delta += v->h[id / v->n_end] * (val - v->val[id]);
 			v->jid[v->n_j] = id;
 			v->jval[v->n_j++] = v->val[id];
@@ -715,8 +722,9 @@ int vlsp_polish(const struct fabric *f, struct lft_set *out, unsigned passes)
 
 	for (unsigned k = 0; !rc && pass_moves && k < passes; k++) {
 		pass_moves = 0;
-		for (size_t s = 0; s < v.g.n_sw && rc >= 0; s++)
-			for (size_t j = 0; j < v.n_end && rc >= 0; j++) {
+		for (size_t s = 0; s < v.g.n_sw && rc >= 0 && v.work < VLSP_POLISH_WORK; s++)
+			for (size_t j = 0; j < v.n_end && rc >= 0 && v.work < VLSP_POLISH_WORK;
+			     j++) {
 				if ((size_t)v.end_sw[j] == s)
 					continue;
 				rc = vlsp_polish_entry(&v, s, j);

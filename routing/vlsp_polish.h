@@ -46,7 +46,8 @@ int vlsp_polish_estimate(const struct fabric *f, const struct lft_set *out, doub
 
 /* Up to `passes` passes over the entries of out (tables of f) to CA
  * LIDs, each moved to another shortest next hop when that raises the
- * estimate.  Returns the moves made (0: none, out as it was), -ENOMEM
+ * estimate; it stops early after valuing 16 M paths (its work bound:
+ * about 3 s).  Returns the moves made (0: none, out as it was), -ENOMEM
  * (out then as it was or with some moves made, every route still
  * shortest where it was). */
 int vlsp_polish(const struct fabric *f, struct lft_set *out, unsigned passes);
