@@ -16,7 +16,7 @@
 /* A move is kept when the estimate's sum over pairs grows by more. */
 #define VLSP_POLISH_EPS 1e-9
 /* The polish stops once it has valued this many paths (deterministic;
- * the 64-switch, 256-CA meshes value about 5 M in their 2 passes, about
+ * the 64-switch, 256-CA meshes value 3.1-3.5 M in their 2 passes, about
  * 1 s; a fabric of 64 switches and thousands of CAs would take minutes
  * unbounded). */
 #define VLSP_POLISH_WORK (16u << 20)
