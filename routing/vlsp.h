@@ -78,8 +78,11 @@ int vlsp_run_way(const struct fabric *f, const struct route_opts *opts, struct v
  * best kept (or one VL, see DOC), then fewer VLs while as good;
  * measured 2: also the shuffled ways' extra rounds and the fine pick
  * (routing/vlsp_pick.c: the kept result against the others no worse in
- * shift worst and VLs, by EBB over 2000 bisections).
- * route_engine_vlsp runs (VLSP_WAYS, 2) on a fabric of at most 64
+ * shift worst and VLs, by EBB over 2000 bisections); measured 3: then
+ * the polish (routing/vlsp_polish.h: single entries moved by an EBB
+ * estimate, each path on its own layer, kept when no worse in shift
+ * worst and VLs and better by those 2000 bisections).
+ * route_engine_vlsp runs (VLSP_WAYS, 3) on a fabric of at most 64
  * switches, (2, 1) on at most 128, else (1, 0). */
 int vlsp_route(const struct fabric *f, const struct route_opts *opts, unsigned n_ways, int measured,
 	       struct lft_set *out, struct route_note *note, char *err, size_t errlen);

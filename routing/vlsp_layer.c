@@ -135,6 +135,18 @@ int vlsp_layers_has(const struct vlsp_layers *ls, unsigned l, uint32_t in, uint3
 	return vlsp_layer_bit(ls->layer[l].turns, vlsp_layer_turn(ls, in, out));
 }
 
+size_t vlsp_layers_bit(const struct vlsp_layers *ls, uint32_t in, uint32_t out)
+{
+	return vlsp_layer_turn(ls, in, out);
+}
+
+void vlsp_layers_drop(struct vlsp_layers *ls, unsigned l, uint32_t in, uint32_t out)
+{
+	size_t bit = vlsp_layer_turn(ls, in, out);
+
+	ls->layer[l].turns[bit / 64] &= ~(1ULL << (bit % 64));
+}
+
 int vlsp_layers_safe(const struct vlsp_layers *ls, unsigned l, uint32_t in, uint32_t out)
 {
 	const struct vlsp_layer *ly = &ls->layer[l];

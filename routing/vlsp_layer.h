@@ -104,6 +104,13 @@ void vlsp_layers_undo(struct vlsp_layers *ls, unsigned l);
 void vlsp_layers_put(struct vlsp_layers *ls, unsigned l, const struct vlsp_tree *t);
 int vlsp_layers_sort(struct vlsp_layers *ls, unsigned l);
 
+/* The turn in -> out's bit: 0 .. turn_bits - 1. */
+size_t vlsp_layers_bit(const struct vlsp_layers *ls, uint32_t in, uint32_t out);
+
+/* Take the turn in -> out off layer l (the order stays one: fewer
+ * dependencies).  Only for a turn no tree or path on l makes. */
+void vlsp_layers_drop(struct vlsp_layers *ls, unsigned l, uint32_t in, uint32_t out);
+
 /* Does layer l have the turn in -> out? */
 int vlsp_layers_has(const struct vlsp_layers *ls, unsigned l, uint32_t in, uint32_t out);
 

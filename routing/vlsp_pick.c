@@ -15,6 +15,7 @@
 #include "routing/score.h"
 #include "routing/vlsp.h"
 #include "routing/vlsp_path.h"
+#include "routing/vlsp_polish.h"
 
 /* On a fabric of at most VLSP_PICK_MAX_SW switches the engine measures
  * its results: every way up to VLSP_PICK_ALL_SW switches, the first 2
@@ -47,6 +48,10 @@
  * bisections of other seeds: 0.4741 against 0.4721, dfsssp 0.4746). */
 #define VLSP_PICK_FINE_N 4
 #define VLSP_PICK_FINE_BISECTIONS 2000
+
+/* The polish after the fine pick (up to VLSP_PICK_ALL_SW switches,
+ * vlsp_pick_polish): passes over the entries (routing/vlsp_polish.h). */
+#define VLSP_POLISH_PASSES 2
 
 /* How a result is measured: every shift of the shift all-to-all, and
  * this many random bisections, drawn from a seed of the engine's own (not
@@ -89,6 +94,9 @@ struct vlsp_pick {
 	size_t errlen;
 	double top; /* the best EBB measured (ways, rounds, one VL), fewer VLs aside */
 	int fine;   /* the shuffled ways' extra rounds and the fine pick */
+	int polish; /* then the polish */
+	int polished; /* the kept tables polished, an SL per path: their VLs; else 0 */
+	unsigned was; /* ... and the VLs per destination before */
 };
 
 /* ---- The old choice: the least spread ----------------------------------- */
@@ -125,7 +133,7 @@ static int vlsp_pick_good(const struct vlsp_cand *c, double top)
 
 /* Score r's tables: every shift when shifts, else none, and bisections
  * of the engine's seed into sc.  0 or -ENOMEM. */
-static int vlsp_pick_score(const struct vlsp_pick *p, const struct vlsp_run *r, int shifts,
+static int vlsp_pick_score(const struct vlsp_pick *p, const struct lft_set *t, int shifts,
 			   size_t bisections, struct route_score *sc)
 {
 	struct score_opts o;
@@ -136,7 +144,7 @@ static int vlsp_pick_score(const struct vlsp_pick *p, const struct vlsp_run *r, 
 	o.seed = VLSP_PICK_SEED;
 	o.gate_given = 1; /* acyclic by construction; the caller gates the tables */
 	memset(sc, 0, sizeof(*sc));
-	return score_run(p->f, &r->out, &o, sc);
+	return score_run(p->f, t, &o, sc);
 }
 
 /* Measure r's tables into c: EBB over the engine's bisections, shift
@@ -145,7 +153,7 @@ static int vlsp_pick_measure(const struct vlsp_pick *p, const struct vlsp_run *r
 			     struct vlsp_cand *c)
 {
 	struct route_score sc;
-	int rc = vlsp_pick_score(p, r, 1, VLSP_PICK_BISECTIONS, &sc);
+	int rc = vlsp_pick_score(p, &r->out, 1, VLSP_PICK_BISECTIONS, &sc);
 
 	c->ebb = sc.ebb_mean;
 	c->shift = sc.shift_load_worst;
@@ -350,7 +358,7 @@ static int vlsp_pick_fine(const struct vlsp_pick *p, const struct vlsp_cand *lis
 	}
 	if (!m)
 		return 0;
-	rc = vlsp_pick_score(p, won, 0, VLSP_PICK_FINE_BISECTIONS, &sc);
+	rc = vlsp_pick_score(p, &won->out, 0, VLSP_PICK_FINE_BISECTIONS, &sc);
 	top = sc.ebb_mean;
 	for (size_t j = 0; j < m && !rc; j++) {
 		struct vlsp_run r;
@@ -358,7 +366,7 @@ static int vlsp_pick_fine(const struct vlsp_pick *p, const struct vlsp_cand *lis
 		rc = vlsp_pick_replay(p, &fine[j], &r);
 		if (rc)
 			break;
-		rc = vlsp_pick_score(p, &r, 0, VLSP_PICK_FINE_BISECTIONS, &sc);
+		rc = vlsp_pick_score(p, &r.out, 0, VLSP_PICK_FINE_BISECTIONS, &sc);
 		lft_set_fini(&r.out);
 		if (!rc && sc.ebb_mean > top) {
 			top = sc.ebb_mean;
@@ -371,6 +379,48 @@ static int vlsp_pick_fine(const struct vlsp_pick *p, const struct vlsp_cand *lis
 		rc = vlsp_pick_replay(p, best, won);
 	}
 	return rc;
+}
+
+/* The polish (routing/vlsp_polish.h) of the kept tables (*won, *best),
+ * on a copy with an SL per path (fewer VLs where vlsp_path.h finds them,
+ * else each path on its destination's), each path kept on its own
+ * layer; kept when the copy's shift worst is no higher and its EBB over
+ * VLSP_PICK_FINE_BISECTIONS of the engine's seed higher than the kept
+ * tables' (p->polished then says its VLs).  The estimate decides the
+ * moves, the measure only whether to keep them.  0 or a negative errno
+ * (*won as it was). */
+static int vlsp_pick_polish(struct vlsp_pick *p, const struct vlsp_cand *best, struct vlsp_run *won)
+{
+	struct route_score sc, was;
+	struct lft_set copy;
+	int rc, moves = 0, per_path;
+
+	lft_set_init(&copy);
+	rc = lft_set_copy(&copy, &won->out);
+	rc = rc ? rc : vlsp_path_layer(p->f, &copy);
+	per_path = rc > 0;
+	if (!rc && !copy.path_sl)
+		rc = lft_set_alloc_path_sl(&copy);
+	if (rc >= 0 && copy.path_sl)
+		rc = moves = vlsp_polish(p->f, &copy, VLSP_POLISH_PASSES);
+	if (moves > 0)
+		rc = vlsp_pick_score(p, &won->out, 0, VLSP_PICK_FINE_BISECTIONS, &was);
+	if (moves > 0 && !rc)
+		rc = vlsp_pick_score(p, &copy, 1, VLSP_PICK_FINE_BISECTIONS, &sc);
+	if (moves > 0 && !rc && sc.shift_load_worst <= best->shift && copy.n_vls <= best->vls &&
+	    sc.ebb_mean > was.ebb_mean) {
+		p->was = won->out.n_vls;
+		p->polished = per_path ? copy.n_vls : 0;
+		if (!per_path) { /* each path on its destination's layer still */
+			free(copy.path_sl);
+			copy.path_sl = NULL;
+		}
+		lft_set_fini(&won->out);
+		won->out = copy;
+		return 0;
+	}
+	lft_set_fini(&copy);
+	return rc == -ENOMEM ? rc : 0;
 }
 
 /* Measured: every way with its rounds; when the best of those uses more
@@ -407,26 +457,21 @@ static int vlsp_pick_measured(struct vlsp_pick *p, unsigned n_ways, struct vlsp_
 		rc = vlsp_pick_fewer(p, VLSP_ROUNDS, &best, won);
 	if (!rc && p->fine)
 		rc = vlsp_pick_fine(p, list, n, &best, won);
+	if (!rc && p->polish)
+		rc = vlsp_pick_polish(p, &best, won);
 	if (rc && won->out.tables)
 		lft_set_fini(&won->out);
 	return rc;
 }
 
-/* The kept tables' paths on layers one by one (routing/vlsp_path.h):
- * when that takes fewer VLs, their SLs per path, and the note says so:
- * "4 VLs of 8 offered, an SL per path (per destination: 7 VLs, LIDs per
- * VL: ...)".  0 or -ENOMEM (won then freed). */
-static int vlsp_pick_per_path(const struct fabric *f, struct vlsp_run *won)
+/* The note of tables whose paths ride vls VLs, an SL per path, where
+ * one per destination took `was`: "4 VLs of 8 offered, an SL per path
+ * (per destination: 7 VLs, LIDs per VL: ...)".  0 or -EINVAL. */
+static int vlsp_pick_note(struct vlsp_run *won, int vls, unsigned was)
 {
-	unsigned was = won->out.n_vls;
-	int vls = vlsp_path_layer(f, &won->out);
 	char old[sizeof(won->note.text)];
 	const char *of, *rest;
 
-	if (vls < 0) {
-		lft_set_fini(&won->out);
-		return vls;
-	}
 	memcpy(old, won->note.text, sizeof(old));
 	of = strstr(old, " of ");
 	rest = strstr(old, "(LIDs per VL:");
@@ -442,10 +487,25 @@ static int vlsp_pick_per_path(const struct fabric *f, struct vlsp_run *won)
 		   : 0;
 }
 
+/* The kept tables' paths on layers one by one (routing/vlsp_path.h):
+ * when that takes fewer VLs, their SLs per path, and the note says so.
+ * 0 or -ENOMEM (won then freed). */
+static int vlsp_pick_per_path(const struct fabric *f, struct vlsp_run *won)
+{
+	unsigned was = won->out.n_vls;
+	int vls = vlsp_path_layer(f, &won->out);
+
+	if (vls < 0) {
+		lft_set_fini(&won->out);
+		return vls;
+	}
+	return vlsp_pick_note(won, vls, was);
+}
+
 int vlsp_route(const struct fabric *f, const struct route_opts *opts, unsigned n_ways, int measured,
 	       struct lft_set *out, struct route_note *note, char *err, size_t errlen)
 {
-	struct vlsp_pick p = {f, opts, err, errlen, 0, measured > 1};
+	struct vlsp_pick p = {f, opts, err, errlen, 0, measured > 1, measured > 2, 0, 0};
 	struct vlsp_run won;
 	int rc;
 
@@ -457,7 +517,9 @@ int vlsp_route(const struct fabric *f, const struct route_opts *opts, unsigned n
 	n_ways = n_ways < 1 ? 1 : n_ways > VLSP_WAYS ? VLSP_WAYS : n_ways;
 	lft_set_init(&won.out);
 	rc = measured ? vlsp_pick_measured(&p, n_ways, &won) : vlsp_pick_spread(&p, n_ways, &won);
-	if (!rc && measured)
+	if (!rc && p.polished)
+		rc = vlsp_pick_note(&won, p.polished, p.was);
+	else if (!rc && measured)
 		rc = vlsp_pick_per_path(f, &won);
 	if (rc)
 		return rc;
@@ -475,7 +537,7 @@ static int vlsp_pick_compute(const struct fabric *f, const struct route_opts *op
 
 	if (n > VLSP_PICK_MAX_SW)
 		return vlsp_route(f, opts, 1, 0, out, note, err, errlen);
-	return vlsp_route(f, opts, ways, n <= VLSP_PICK_ALL_SW ? 2 : 1, out, note, err, errlen);
+	return vlsp_route(f, opts, ways, n <= VLSP_PICK_ALL_SW ? 3 : 1, out, note, err, errlen);
 }
 
 const struct route_engine route_engine_vlsp = {

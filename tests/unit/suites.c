@@ -58,6 +58,7 @@ const unit_register_fn unit_suites[] = {
     test_vlsp_register,
     test_vlsp_pick_register,
     test_vlsp_path_register,
+    test_vlsp_polish_register,
     test_draw_register,
     test_vsim_path_register,
     test_pma_register,

@@ -60,6 +60,7 @@ void test_reload_register(void);
 void test_vlsp_register(void);
 void test_vlsp_pick_register(void);
 void test_vlsp_path_register(void);
+void test_vlsp_polish_register(void);
 void test_draw_register(void);
 void test_vsim_path_register(void);
 void test_pma_register(void);
