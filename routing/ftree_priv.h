@@ -133,6 +133,24 @@ struct ftree {
 	uint8_t *batch, *row;
 	uint16_t batch_lid[FTREE_BATCH];
 	size_t n_batch;
+	/* the rows of the current leaf's LIDs, planned (ftree_row.c): each
+	 * starts from base_row (LFT_DROP, and the one choice of a switch going
+	 * down that has one: those switches listed in once); the switches of
+	 * fast take the main path's column at their rank, in segments of one
+	 * rank each (seg_rank[g], fast[seg_end[g - 1] .. seg_end[g])), when it
+	 * lies in fast_lo[r] .. fast_lo[r] + fast_n[r] - 1; the switches of
+	 * slow are filled one by one */
+	uint8_t *base_row, *fast_ok; /* fast_ok: per place in fill, scratch */
+	int *fast, *slow, *once;
+	size_t n_fast, n_slow, n_once, n_seg, seg_end[FTREE_MAX_RANK + 1];
+	uint8_t seg_rank[FTREE_MAX_RANK + 1];
+	uint8_t fast_lo[FTREE_MAX_RANK + 1], fast_n[FTREE_MAX_RANK + 1];
+	int row_planned;
+	size_t n_up_ca;	     /* switches going up with CAs (leaves): a LID strays
+			      * when the hand-down reaches fewer */
+	uint32_t *path_hits; /* per switch: the leaf's LIDs whose main path it is on */
+	size_t leaf_lids;    /* the leaf's LIDs routed */
+	uint8_t *down_run;   /* per down-link: parallel links to its child from it on */
 	/* breadth-first scratch */
 	int *dist, *queue;
 	uint8_t *bfs_port; /* port toward the switch that discovered it */
@@ -192,6 +210,27 @@ void ftree_plan_columns(struct ftree *m);
 uint8_t ftree_column_choice(struct ftree *m, int s);
 void ftree_mid_respread(struct ftree *m);
 void ftree_detour_check(struct ftree *m);
+
+/* ftree_row.c: memory for the rows' plan (0 or -ENOMEM; fini frees it);
+ * the batch written to the tables; a LID's row started (a copy of start,
+ * or all LFT_DROP); s's entry set and s done; the switches of list not
+ * handed the LID filled with their choices (returns 1 when a leaf among
+ * them had to go up: the LID strays); the port of a switch with no
+ * up-then-down route; the plan of the leaf entered (its choices known),
+ * the plan's fill of the switches that take the column, for the current
+ * LID once its main path (up to rank top) is known (1: done, the others
+ * need the switches of slow filled; 0: the whole fill needed), and the
+ * plan left when the leaf's LIDs are routed. */
+int ftree_row_init(struct ftree *m);
+void ftree_row_fini(struct ftree *m);
+void ftree_flush(struct ftree *m);
+void ftree_begin_lid(struct ftree *m, uint16_t lid, const uint8_t *start);
+void ftree_set(struct ftree *m, int s, uint8_t port);
+int ftree_fill(struct ftree *m, const int *list, size_t n);
+uint8_t ftree_any_port(const struct ftree *m, int s);
+void ftree_row_plan(struct ftree *m);
+int ftree_row_fast(struct ftree *m, int top);
+void ftree_row_leave(struct ftree *m);
 
 /* ftree_moved.c: the record of the LIDs rank-1 switches moved off their
  * main path's core, per core's link down (init: 0 or -ENOMEM; fini frees
