@@ -494,7 +494,7 @@ static size_t ftree_hand_down(struct ftree *m, int top)
 	const size_t *down_start = m->down_start;
 	const uint32_t gen = m->dest_gen;
 	const uint8_t *u = m->u, *bundle_at = m->bundle_at, *run = m->down_run,
-		      *has_ca = m->g.has_ca;
+		      *flags = m->hd_flags;
 	const int *rank = m->rank;
 	uint32_t *done = m->done;
 	uint8_t *row = m->row;
@@ -506,18 +506,23 @@ static size_t ftree_hand_down(struct ftree *m, int top)
 		int x = stack[--sp];
 		size_t end = down_start[x + 1];
 		unsigned next_u = u[x] + 1u;
+		int runs = flags[x] & FTREE_HD_RUNS;
 
 		/* a switch one up-hop further from R than x (u >= 1) is not
-		 * in R (u 0): no need to look at in_reach */
-		for (size_t e = down_start[x]; e < end; e += run[e]) {
+		 * in R (u 0): no need to look at in_reach; without parallel
+		 * links, the next link is the next child */
+		for (size_t e = down_start[x]; e < end; e += runs ? run[e] : 1) {
 			int c = down[e].sw;
+			uint8_t f;
 
 			if (u[c] != next_u || done[c] == gen)
 				continue;
-			row[c] = down[run[e] == 1 ? e : e + bundle_at[rank[c]] % run[e]].rport;
+			row[c] = down[runs ? e + bundle_at[rank[c]] % run[e] : e].rport;
 			done[c] = gen;
-			leaves += has_ca[c];
-			stack[sp++] = c;
+			f = flags[c];
+			leaves += f & FTREE_HD_CA;
+			if (f & FTREE_HD_DOWN)
+				stack[sp++] = c;
 		}
 	}
 	return leaves;

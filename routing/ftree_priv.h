@@ -25,6 +25,9 @@
 #define FTREE_VLS 4	   /* VLs ftree may spread its down-up turns over */
 #define FTREE_DETOUR_CROWD 3 /* a leaf's flows on one link before it detours */
 #define FTREE_MID_WINDOW 1024 /* LIDs in a row a rank-1 switch looks at, at most */
+#define FTREE_HD_CA 1	      /* hd_flags: the switch has CAs */
+#define FTREE_HD_DOWN 2	      /* it has links down */
+#define FTREE_HD_RUNS 4	      /* some of them are parallel */
 #define FTREE_SLOT_BYTES ((FABRIC_MAX_PORTS + 8) / 8) /* a bitmap over ports */
 
 /* A CA/router LID to route: the leaf it hangs off and the port there. */
@@ -151,6 +154,7 @@ struct ftree {
 	uint32_t *path_hits; /* per switch: the leaf's LIDs whose main path it is on */
 	size_t leaf_lids;    /* the leaf's LIDs routed */
 	uint8_t *down_run;   /* per down-link: parallel links to its child from it on */
+	uint8_t *hd_flags;   /* per switch: FTREE_HD_* */
 	/* breadth-first scratch */
 	int *dist, *queue;
 	uint8_t *bfs_port; /* port toward the switch that discovered it */

@@ -19,19 +19,24 @@
 
 /* ---- Memory ------------------------------------------------------------ */
 
-/* Parallel links: the length of the run of links to the same child that
- * starts at each down-link (the children of a switch are sorted). */
+/* For the hand-down: the length of the run of parallel links to the same
+ * child that starts at each down-link (the children of a switch are
+ * sorted), whether a switch has such runs (bit FTREE_HD_RUNS), and
+ * whether it has CAs (FTREE_HD_CA) or links down (FTREE_HD_DOWN). */
 static void ftree_row_runs(struct ftree *m)
 {
 	for (size_t s = 0; s < m->g.n_sw; s++) {
 		size_t end = m->down_start[s + 1];
 
+		m->hd_flags[s] = (uint8_t)((m->g.has_ca[s] ? FTREE_HD_CA : 0) |
+					   (m->down_start[s] < end ? FTREE_HD_DOWN : 0));
 		for (size_t e = m->down_start[s]; e < end;) {
 			size_t b = e;
 
 			while (e < end && m->down[e].sw == m->down[b].sw)
 				e++;
 			m->down_run[b] = (uint8_t)(e - b);
+			m->hd_flags[s] |= e - b > 1 ? FTREE_HD_RUNS : 0;
 		}
 	}
 }
@@ -48,8 +53,9 @@ int ftree_row_init(struct ftree *m)
 	m->path_hits = calloc(s, sizeof(*m->path_hits));
 	m->fast_ok = malloc(s);
 	m->down_run = calloc(links, 1);
+	m->hd_flags = malloc(s);
 	if (!m->base_row || !m->fast || !m->slow || !m->once || !m->path_hits || !m->down_run ||
-	    !m->fast_ok)
+	    !m->fast_ok || !m->hd_flags)
 		return -ENOMEM;
 	ftree_row_runs(m);
 	return 0;
@@ -64,6 +70,7 @@ void ftree_row_fini(struct ftree *m)
 	free(m->path_hits);
 	free(m->fast_ok);
 	free(m->down_run);
+	free(m->hd_flags);
 }
 
 /* ---- The batch --------------------------------------------------------- */
