@@ -323,9 +323,17 @@ static size_t ftree_leaf_detours(struct ftree *m, int s, uint8_t *port)
 	return k;
 }
 
+/* Is link e of s (a down-link when down, else an up-link) a choice of s:
+ * into R going down, up to a parent one up-hop nearer R going up? */
+static int ftree_is_way(const struct ftree *m, int s, int down, size_t e)
+{
+	return down ? m->in_reach[m->down[e].sw] == m->leaf_gen : m->u[m->up[e].sw] + 1u == m->u[s];
+}
+
 /* The choices of s (kind DOWN or UP) in link order, written to port;
- * returns how many.  Where its links all qualify, or one only (n_ways,
- * counted by ftree_climb and ftree_hop_counts), no link is looked at. */
+ * returns how many (n_ways[s]).  Where its links all qualify, or one only
+ * (n_ways, counted by ftree_climb and ftree_hop_counts), no link is looked
+ * at. */
 static size_t ftree_choices_of(const struct ftree *m, int s, uint8_t *port)
 {
 	int down = m->kind[s] == FTREE_DOWN;
@@ -341,10 +349,27 @@ static size_t ftree_choices_of(const struct ftree *m, int s, uint8_t *port)
 		return end - first;
 	}
 	for (size_t e = first; e < end; e++)
-		if (down ? m->in_reach[m->down[e].sw] == m->leaf_gen
-			 : m->u[m->up[e].sw] + 1u == m->u[s])
+		if (ftree_is_way(m, s, down, e))
 			port[k++] = down ? m->down[e].port : m->up[e].port;
 	return k;
+}
+
+/* The i-th choice of s (i < n_ways[s]): what ftree_choices_of writes at
+ * port[i], without the list. */
+static uint8_t ftree_nth_choice(const struct ftree *m, int s, size_t i)
+{
+	int down = m->kind[s] == FTREE_DOWN;
+	size_t first = down ? m->down_start[s] : m->up_start[s];
+	size_t end = down ? m->down_start[s + 1] : m->up_start[s + 1];
+
+	if (m->n_ways[s] == 1)
+		return m->way_port[s];
+	if (m->n_ways[s] == end - first)
+		return (down ? m->down_port : m->up_port)[first + i];
+	for (size_t e = first; e < end; e++)
+		if (ftree_is_way(m, s, down, e) && !i--)
+			return down ? m->down[e].port : m->up[e].port;
+	return LFT_DROP;
 }
 
 /* The ports each switch may take when not handed a LID: into R going down,
@@ -410,7 +435,8 @@ static void ftree_enter_leaf(struct ftree *m, int leaf, int cas)
 			ftree_exit_routes(m);
 		}
 	}
-	ftree_leaf_choices(m);
+	if (cas) /* a switch's LID: ftree_fill_switch_lid takes them one by one */
+		ftree_leaf_choices(m);
 }
 
 /* ---- Routing one LID: main path, hand-down, the rest ------------------- */
@@ -667,6 +693,26 @@ static void ftree_route_cas(struct ftree *m)
 
 /* ---- Switch LIDs ------------------------------------------------------ */
 
+/* A switch's LID: every other switch takes its next choice (round-robin
+ * over them, as ftree_fill does with the lists ftree_leaf_choices makes
+ * for CA LIDs: n_ways[s] of them, and no main path), or its way to an
+ * exit. */
+static void ftree_fill_switch_lid(struct ftree *m)
+{
+	for (size_t q = 0; q < m->n_fill; q++) {
+		int s = m->fill[q];
+		uint8_t i;
+
+		if (m->kind[s] == FTREE_ANY) {
+			m->row[s] = ftree_any_port(m, s);
+			continue;
+		}
+		i = m->rr[s] < m->n_ways[s] ? m->rr[s] : 0;
+		m->rr[s] = (uint8_t)(i + 1);
+		m->row[s] = ftree_nth_choice(m, s, i);
+	}
+}
+
 /* A switch with no leaf connected: breadth first from it. */
 static void ftree_route_island(struct ftree *m, int s)
 {
@@ -694,7 +740,7 @@ static void ftree_route_switches(struct ftree *m)
 			ftree_set(m, (int)s, 0);
 			m->n_columns = 0;
 			if (m->rank[s] >= 0)
-				ftree_fill(m, m->fill, m->n_fill);
+				ftree_fill_switch_lid(m);
 			else
 				ftree_route_island(m, (int)s);
 			for (size_t i = 0; i < m->n_exits; i++)
