@@ -138,14 +138,15 @@ struct ftree {
 	size_t n_batch;
 	/* the rows of the current leaf's LIDs, planned (ftree_row.c): each
 	 * starts from base_row (LFT_DROP, and the one choice of a switch going
-	 * down that has one: those switches listed in once); the switches of
-	 * fast take the main path's column at their rank, in segments of one
-	 * rank each (seg_rank[g], fast[seg_end[g - 1] .. seg_end[g])), when it
-	 * lies in fast_lo[r] .. fast_lo[r] + fast_n[r] - 1; the switches of
-	 * slow are filled one by one */
+	 * down that has one: those switches listed in once); the switches set
+	 * in fast_mask's row r (n_sw bytes a rank) take the main path's column
+	 * at rank r, when it lies in fast_lo[r] .. fast_lo[r] + fast_n[r] - 1
+	 * (segment g: rank seg_rank[g], switches seg_lo[g] .. seg_hi[g]); the
+	 * switches of slow are filled one by one */
 	uint8_t *base_row, *fast_ok; /* fast_ok: per place in fill, scratch */
-	int *fast, *slow, *once;
-	size_t n_fast, n_slow, n_once, n_seg, seg_end[FTREE_MAX_RANK + 1];
+	uint8_t *fast_mask;
+	int *slow, *once;
+	size_t n_slow, n_once, n_seg, seg_lo[FTREE_MAX_RANK + 1], seg_hi[FTREE_MAX_RANK + 1];
 	uint8_t seg_rank[FTREE_MAX_RANK + 1];
 	uint8_t fast_lo[FTREE_MAX_RANK + 1], fast_n[FTREE_MAX_RANK + 1];
 	int row_planned;

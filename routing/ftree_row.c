@@ -47,15 +47,15 @@ int ftree_row_init(struct ftree *m)
 	size_t links = m->down_start[m->g.n_sw] + 1;
 
 	m->base_row = malloc(s);
-	m->fast = malloc(s * sizeof(*m->fast));
+	m->fast_mask = calloc((size_t)(FTREE_MAX_RANK + 1) * s, 1); /* untouched ranks: no pages */
 	m->slow = malloc(s * sizeof(*m->slow));
 	m->once = malloc(s * sizeof(*m->once));
 	m->path_hits = calloc(s, sizeof(*m->path_hits));
 	m->fast_ok = malloc(s);
 	m->down_run = calloc(links, 1);
 	m->hd_flags = malloc(s);
-	if (!m->base_row || !m->fast || !m->slow || !m->once || !m->path_hits || !m->down_run ||
-	    !m->fast_ok || !m->hd_flags)
+	if (!m->base_row || !m->fast_mask || !m->slow || !m->once || !m->path_hits ||
+	    !m->down_run || !m->fast_ok || !m->hd_flags)
 		return -ENOMEM;
 	ftree_row_runs(m);
 	return 0;
@@ -64,7 +64,7 @@ int ftree_row_init(struct ftree *m)
 void ftree_row_fini(struct ftree *m)
 {
 	free(m->base_row);
-	free(m->fast);
+	free(m->fast_mask);
 	free(m->slow);
 	free(m->once);
 	free(m->path_hits);
@@ -311,15 +311,35 @@ static void ftree_row_ranges(struct ftree *m)
 	}
 }
 
+/* Switch s of rank r takes the column without a look: in r's mask, in a
+ * segment for r (fill goes top rank first: one segment per rank). */
+static void ftree_row_add_fast(struct ftree *m, int s, int r)
+{
+	size_t g = m->n_seg;
+
+	if (!g || m->seg_rank[g - 1] != r) {
+		m->seg_rank[g] = (uint8_t)r;
+		m->seg_lo[g] = m->seg_hi[g] = (size_t)s;
+		m->n_seg++;
+	}
+	g = m->n_seg - 1;
+	m->seg_lo[g] = (size_t)s < m->seg_lo[g] ? (size_t)s : m->seg_lo[g];
+	m->seg_hi[g] = (size_t)s > m->seg_hi[g] ? (size_t)s : m->seg_hi[g];
+	m->fast_mask[(size_t)r * m->g.n_sw + (size_t)s] = 0xFF;
+}
+
 /* Plan the rows of the leaf just entered (its choices known): the
  * switches going down with one choice start in base_row (once), those
- * that take the main path's column go to fast (fill goes top rank first:
- * one segment per rank), the others to slow, in fill order. */
+ * that take the main path's column go to the masks (fast), the others to
+ * slow, in fill order. */
 void ftree_row_plan(struct ftree *m)
 {
+	for (size_t g = 0; g < m->n_seg; g++) /* the last leaf's masks cleared */
+		memset(&m->fast_mask[m->seg_rank[g] * m->g.n_sw + m->seg_lo[g]], 0,
+		       m->seg_hi[g] - m->seg_lo[g] + 1);
 	ftree_row_ranges(m);
 	memset(m->base_row, LFT_DROP, m->g.n_sw);
-	m->n_fast = m->n_seg = m->n_slow = m->n_once = m->n_up_ca = m->leaf_lids = 0;
+	m->n_seg = m->n_slow = m->n_once = m->n_up_ca = m->leaf_lids = 0;
 	for (size_t q = 0; q < m->n_fill; q++) {
 		int s = m->fill[q], r = m->rank[s];
 
@@ -330,10 +350,7 @@ void ftree_row_plan(struct ftree *m)
 			m->once[m->n_once++] = s;
 		} else if (m->fast_ok[q] && m->up_lo[s] <= m->fast_lo[r] &&
 			   m->up_lo[s] + m->up_n[s] >= m->fast_lo[r] + m->fast_n[r]) {
-			if (!m->n_seg || m->seg_rank[m->n_seg - 1] != r)
-				m->seg_rank[m->n_seg++] = (uint8_t)r;
-			m->fast[m->n_fast++] = s;
-			m->seg_end[m->n_seg - 1] = m->n_fast;
+			ftree_row_add_fast(m, s, r);
 		} else {
 			m->slow[m->n_slow++] = s;
 		}
@@ -341,16 +358,33 @@ void ftree_row_plan(struct ftree *m)
 	m->row_planned = 1;
 }
 
+/* The switches of a mask take want: row[i] = want where mask[i] is set,
+ * for i in lo .. hi (16 at a time where SSE2 is there). */
+static void ftree_row_blend(uint8_t *row, const uint8_t *mask, size_t lo, size_t hi, uint8_t want)
+{
+	size_t i = lo;
+
+#ifdef __SSE2__
+	__m128i w = _mm_set1_epi8((char)want);
+
+	for (; i + 16 <= hi + 1; i += 16) {
+		__m128i r = _mm_loadu_si128((const __m128i *)(const void *)(row + i));
+		__m128i k = _mm_loadu_si128((const __m128i *)(const void *)(mask + i));
+
+		r = _mm_or_si128(_mm_andnot_si128(k, r), _mm_and_si128(k, w));
+		_mm_storeu_si128((__m128i *)(void *)(row + i), r);
+	}
+#endif
+	for (; i <= hi; i++)
+		row[i] = mask[i] ? want : row[i];
+}
+
 /* The main path of the current LID is known: its switches counted (those
- * of once are not visited then), and the switches of fast written when
- * the column at every rank of theirs is in their range (1), else nothing
- * (0: the LID takes the fill switch by switch). */
+ * of once are not visited then), and the switches of the masks written
+ * when the column at every rank of theirs is in their range (1), else
+ * nothing (0: the LID takes the fill switch by switch). */
 int ftree_row_fast(struct ftree *m, int top)
 {
-	const int *fast = m->fast;
-	uint8_t *row = m->row;
-	size_t i = 0;
-
 	m->leaf_lids++;
 	for (int r = 1; r <= top; r++)
 		m->path_hits[m->path[r]]++;
@@ -361,8 +395,8 @@ int ftree_row_fast(struct ftree *m, int top)
 			return 0;
 	}
 	for (size_t g = 0; g < m->n_seg; g++)
-		for (uint8_t want = m->column[m->seg_rank[g]]; i < m->seg_end[g]; i++)
-			row[fast[i]] = want;
+		ftree_row_blend(m->row, &m->fast_mask[m->seg_rank[g] * m->g.n_sw], m->seg_lo[g],
+				m->seg_hi[g], m->column[m->seg_rank[g]]);
 	return 1;
 }
 
