@@ -109,7 +109,12 @@
  *
  * Cost: O(leaves x (switches + cables)) for R and u, O(LIDs x switches)
  * for the entries, which are gathered 64 LIDs at a time and written out
- * table by table (column writes across thousands of tables thrash caches).
+ * table by table (column writes across thousands of tables thrash caches;
+ * ftree_row.c).  The fill is planned once per leaf: a switch going down
+ * with one choice has the same entry for all the leaf's LIDs (it starts
+ * in each row), one going up that takes the main path's column is
+ * written per rank from a mask, and only the others are looked at switch
+ * by switch for each LID.
  * On a degraded tree R and u once more per switch (its exits are planned
  * first), and a search of the turns taken for each new turn (ftree_turns.h).
  */

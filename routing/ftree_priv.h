@@ -6,6 +6,7 @@
  * shortest ways around for switches with no up-then-down route,
  * ftree_exit.c plans the down-up turns of a degraded tree, ftree_moved.c
  * records the LIDs rank-1 switches moved onto a core's link down,
+ * ftree_row.c plans, fills and writes out the LIDs' rows of entries,
  * ftree_note.c writes the note.  Not for use outside routing/ftree*.c.
  */
 #ifndef NANOSM_ROUTING_FTREE_PRIV_H
