@@ -203,7 +203,8 @@ static void ftree_free(struct ftree *m)
 			m->cq,	     m->sw_exit_start, m->sw_exits, m->hub,	  m->cand,
 			m->slots,    m->diverted,      m->row_save, m->dest_col,  m->dest_col1,
 			m->cand_nx,  m->det_sw,	       m->det_alt,  m->n_ways,	  m->way_port,
-			m->up_port,  m->down_port,     m->via,	    m->up_lo,	  m->up_n};
+			m->up_port,  m->down_port,     m->via,	    m->up_lo,	  m->up_n,
+			m->nb};
 
 	ftree_moved_fini(m);
 	ftree_row_fini(m);
@@ -800,7 +801,8 @@ static int ftree_compute(const struct fabric *f, const struct route_opts *opts, 
 	rc = ftree_prepare(&m, opts);
 	if (!rc)
 		rc = ftree_shape(&m);
-	if (!rc && (ftree_row_init(&m) || ftree_prepare_turns(&m) || ftree_plan_switch_exits(&m)))
+	if (!rc && (ftree_row_init(&m) || ftree_neighbour_init(&m) || ftree_prepare_turns(&m) ||
+		    ftree_plan_switch_exits(&m)))
 		rc = text_err(err, errlen, -ENOMEM, "out of memory routing %zu switches", m.g.n_sw);
 	if (!rc) {
 		ftree_order_dests(&m);

@@ -157,6 +157,7 @@ struct ftree {
 	size_t leaf_lids;    /* the leaf's LIDs routed */
 	uint8_t *down_run;   /* per down-link: parallel links to its child from it on */
 	uint8_t *hd_flags;   /* per switch: FTREE_HD_* */
+	int *nb;	     /* per (switch, port) slot: the switch behind it, -1: none */
 	/* breadth-first scratch */
 	int *dist, *queue;
 	uint8_t *bfs_port; /* port toward the switch that discovered it */
@@ -285,8 +286,10 @@ size_t ftree_turn_at_exits(struct ftree *m, unsigned spread);
 void ftree_exit_use_vl(struct ftree *m, int vl);
 int ftree_exit_select_vl(struct ftree *m, int vl);
 int ftree_exit_alloc_vls(struct ftree *m, size_t n_sw);
-/* ftree_exit.c: the switch behind port pn of switch s (-1: none). */
+/* ftree_exit.c: the switch behind port pn of switch s (-1: none), from
+ * the table ftree_neighbour_init makes (0 or -ENOMEM). */
 int ftree_neighbour(const struct ftree *m, int s, uint8_t pn);
+int ftree_neighbour_init(struct ftree *m);
 void ftree_exit_free_vls(struct ftree *m);
 
 /* ftree_vlmerge.c: the CA LIDs of the highest VL moved to lower VLs
