@@ -109,7 +109,12 @@
  *
  * Cost: O(leaves x (switches + cables)) for R and u, O(LIDs x switches)
  * for the entries, which are gathered 64 LIDs at a time and written out
- * table by table (column writes across thousands of tables thrash caches).
+ * table by table (column writes across thousands of tables thrash caches;
+ * ftree_row.c).  The fill is planned once per leaf: a switch going down
+ * with one choice has the same entry for all the leaf's LIDs (it starts
+ * in each row), one going up that takes the main path's column is
+ * written per rank from a mask, and only the others are looked at switch
+ * by switch for each LID.
  * On a degraded tree R and u once more per switch (its exits are planned
  * first), and a search of the turns taken for each new turn (ftree_turns.h).
  */
@@ -198,9 +203,11 @@ static void ftree_free(struct ftree *m)
 			m->cq,	     m->sw_exit_start, m->sw_exits, m->hub,	  m->cand,
 			m->slots,    m->diverted,      m->row_save, m->dest_col,  m->dest_col1,
 			m->cand_nx,  m->det_sw,	       m->det_alt,  m->n_ways,	  m->way_port,
-			m->up_port,  m->down_port,     m->via,	    m->up_lo,	  m->up_n};
+			m->up_port,  m->down_port,     m->via,	    m->up_lo,	  m->up_n,
+			m->nb};
 
 	ftree_moved_fini(m);
+	ftree_row_fini(m);
 	swgraph_fini(&m->g);
 	ftree_turns_fini(&m->turns);
 	swgraph_dests_fini(&m->lids);
@@ -322,9 +329,17 @@ static size_t ftree_leaf_detours(struct ftree *m, int s, uint8_t *port)
 	return k;
 }
 
+/* Is link e of s (a down-link when down, else an up-link) a choice of s:
+ * into R going down, up to a parent one up-hop nearer R going up? */
+static int ftree_is_way(const struct ftree *m, int s, int down, size_t e)
+{
+	return down ? m->in_reach[m->down[e].sw] == m->leaf_gen : m->u[m->up[e].sw] + 1u == m->u[s];
+}
+
 /* The choices of s (kind DOWN or UP) in link order, written to port;
- * returns how many.  Where its links all qualify, or one only (n_ways,
- * counted by ftree_climb and ftree_hop_counts), no link is looked at. */
+ * returns how many (n_ways[s]).  Where its links all qualify, or one only
+ * (n_ways, counted by ftree_climb and ftree_hop_counts), no link is looked
+ * at. */
 static size_t ftree_choices_of(const struct ftree *m, int s, uint8_t *port)
 {
 	int down = m->kind[s] == FTREE_DOWN;
@@ -340,10 +355,27 @@ static size_t ftree_choices_of(const struct ftree *m, int s, uint8_t *port)
 		return end - first;
 	}
 	for (size_t e = first; e < end; e++)
-		if (down ? m->in_reach[m->down[e].sw] == m->leaf_gen
-			 : m->u[m->up[e].sw] + 1u == m->u[s])
+		if (ftree_is_way(m, s, down, e))
 			port[k++] = down ? m->down[e].port : m->up[e].port;
 	return k;
+}
+
+/* The i-th choice of s (i < n_ways[s]): what ftree_choices_of writes at
+ * port[i], without the list. */
+static uint8_t ftree_nth_choice(const struct ftree *m, int s, size_t i)
+{
+	int down = m->kind[s] == FTREE_DOWN;
+	size_t first = down ? m->down_start[s] : m->up_start[s];
+	size_t end = down ? m->down_start[s + 1] : m->up_start[s + 1];
+
+	if (m->n_ways[s] == 1)
+		return m->way_port[s];
+	if (m->n_ways[s] == end - first)
+		return (down ? m->down_port : m->up_port)[first + i];
+	for (size_t e = first; e < end; e++)
+		if (ftree_is_way(m, s, down, e) && !i--)
+			return down ? m->down[e].port : m->up[e].port;
+	return LFT_DROP;
 }
 
 /* The ports each switch may take when not handed a LID: into R going down,
@@ -409,57 +441,11 @@ static void ftree_enter_leaf(struct ftree *m, int leaf, int cas)
 			ftree_exit_routes(m);
 		}
 	}
-	ftree_leaf_choices(m);
+	if (cas) /* a switch's LID: ftree_fill_switch_lid takes them one by one */
+		ftree_leaf_choices(m);
 }
 
 /* ---- Routing one LID: main path, hand-down, the rest ------------------- */
-
-/* Write the batch out: table by table, its LIDs. */
-static void ftree_flush(struct ftree *m)
-{
-	uint16_t lo = UINT16_MAX, hi = 0;
-
-	for (size_t i = 0; i < m->n_batch; i++) {
-		lo = m->batch_lid[i] < lo ? m->batch_lid[i] : lo;
-		hi = m->batch_lid[i] > hi ? m->batch_lid[i] : hi;
-	}
-	/* in locals: the byte stores below may alias the struct's fields */
-	const struct lft *tables = m->out->tables;
-	const uint8_t *batch = m->batch;
-	const uint16_t *lid = m->batch_lid;
-	size_t n_sw = m->g.n_sw, n = m->n_batch;
-
-	for (size_t s = 0; s < n_sw; s++) {
-		uint8_t *port = tables[s].port;
-
-		/* the tables are far beyond the caches: fetch the lines a few
-		 * tables ahead (both ends, when the LIDs lie close together) */
-		if (s + 8 < n_sw && n && hi - lo < 256) {
-			__builtin_prefetch(tables[s + 8].port + lo, 1);
-			__builtin_prefetch(tables[s + 8].port + hi, 1);
-		}
-		for (size_t i = 0; i < n; i++)
-			port[lid[i]] = batch[i * n_sw + s];
-	}
-	m->n_batch = 0;
-}
-
-/* Start routing lid: a fresh row, every switch LFT_DROP, none done. */
-static void ftree_begin_lid(struct ftree *m, uint16_t lid)
-{
-	if (m->n_batch == FTREE_BATCH)
-		ftree_flush(m);
-	m->row = &m->batch[m->n_batch * m->g.n_sw];
-	memset(m->row, LFT_DROP, m->g.n_sw);
-	m->batch_lid[m->n_batch++] = lid;
-	m->dest_gen++;
-}
-
-static void ftree_set(struct ftree *m, int s, uint8_t port)
-{
-	m->row[s] = port;
-	m->done[s] = m->dest_gen;
-}
 
 /* c's up-link for a main path: among parents that see at least half the
  * leaves the best one sees, the link carrying the fewest main paths; ties
@@ -530,101 +516,48 @@ static int ftree_main_path(struct ftree *m, const struct ftree_dest *d)
 /* top is on the main path: hand the LID to each switch below it not routed
  * yet, outside R and one up-hop further from R: it sends it up the cable it was
  * handed over (of a bundle, the one with the main path's index at its rank)
- * and hands it on down. */
-static void ftree_hand_down(struct ftree *m, int top)
+ * and hands it on down.  Returns how many leaves (switches with CAs) were
+ * handed it. */
+static size_t ftree_hand_down(struct ftree *m, int top)
 {
 	/* in locals: the byte stores below may alias the struct's fields,
 	 * which would reload them for every cable */
 	const struct swgraph_link *down = m->down;
 	const size_t *down_start = m->down_start;
-	const uint32_t *in_reach = m->in_reach, leaf_gen = m->leaf_gen, gen = m->dest_gen;
-	const uint8_t *u = m->u, *bundle_at = m->bundle_at;
+	const uint32_t gen = m->dest_gen;
+	const uint8_t *u = m->u, *bundle_at = m->bundle_at, *run = m->down_run,
+		      *flags = m->hd_flags;
 	const int *rank = m->rank;
 	uint32_t *done = m->done;
 	uint8_t *row = m->row;
 	int *stack = m->stack;
-	size_t sp = 0;
+	size_t sp = 0, leaves = 0;
 
 	stack[sp++] = top;
 	while (sp) {
 		int x = stack[--sp];
-		size_t e = down_start[x], end = down_start[x + 1];
+		size_t end = down_start[x + 1];
 		unsigned next_u = u[x] + 1u;
+		int runs = flags[x] & FTREE_HD_RUNS;
 
-		while (e < end) {
+		/* a switch one up-hop further from R than x (u >= 1) is not
+		 * in R (u 0): no need to look at in_reach; without parallel
+		 * links, the next link is the next child */
+		for (size_t e = down_start[x]; e < end; e += runs ? run[e] : 1) {
 			int c = down[e].sw;
-			size_t b = e;
+			uint8_t f;
 
-			while (e < end && down[e].sw == c)
-				e++;
-			if (done[c] == gen || in_reach[c] == leaf_gen || u[c] != next_u)
+			if (u[c] != next_u || done[c] == gen)
 				continue;
-			row[c] = down[b + bundle_at[rank[c]] % (e - b)].rport;
+			row[c] = down[runs ? e + bundle_at[rank[c]] % run[e] : e].rport;
 			done[c] = gen;
-			stack[sp++] = c;
+			f = flags[c];
+			leaves += f & FTREE_HD_CA;
+			if (f & FTREE_HD_DOWN)
+				stack[sp++] = c;
 		}
 	}
-}
-
-/* Round-robin over s's choices. */
-static uint8_t ftree_next_choice(struct ftree *m, int s)
-{
-	uint8_t i = m->rr[s] < m->cand_n[s] ? m->rr[s] : 0;
-
-	m->rr[s] = (uint8_t)(i + 1);
-	return m->cand_port[m->cand_start[s] + i];
-}
-
-/* A switch with no up-then-down route: toward an exit, else a shortest
- * path. */
-static uint8_t ftree_any_port(const struct ftree *m, int s)
-{
-	return m->xport[s] != LFT_DROP ? m->xport[s] : m->bfs_port[s];
-}
-
-/* A switch going up, not handed the LID: the main path's column at its
- * rank when all its up-links are choices (they leave by consecutive
- * ports) and that is one of them and it has no detours (what
- * ftree_column_choice answers then, found without a scan), else
- * ftree_column_choice's answer. */
-static uint8_t ftree_up_choice(struct ftree *m, int s)
-{
-	uint8_t want = m->column[m->rank[s]];
-
-	if (m->up_n[s] && m->n_ways[s] == m->up_n[s] &&
-	    (uint8_t)(want - m->up_lo[s]) < m->up_n[s] && !m->cand_nx[s])
-		return want;
-	return ftree_column_choice(m, s);
-}
-
-/* Every switch not handed the LID takes one of its choices.  Returns 1
- * when a leaf had to: its LID is routed around a missing link. */
-static int ftree_fill(struct ftree *m)
-{
-	/* in locals: the byte stores below may alias the struct's fields */
-	const int *fill = m->fill, *rank = m->rank;
-	const uint32_t *done = m->done, gen = m->dest_gen;
-	const uint8_t *kind = m->kind, *has_ca = m->g.has_ca;
-	uint8_t *row = m->row;
-	size_t n_fill = m->n_fill;
-	int n_columns = m->n_columns, strayed = 0;
-
-	for (size_t q = 0; q < n_fill; q++) {
-		int s = fill[q];
-
-		if (done[s] == gen)
-			continue;
-		if (kind[s] == FTREE_ANY) {
-			row[s] = ftree_any_port(m, s);
-		} else if (kind[s] == FTREE_UP) {
-			row[s] =
-			    rank[s] < n_columns ? ftree_up_choice(m, s) : ftree_next_choice(m, s);
-			strayed |= has_ca[s];
-		} else {
-			row[s] = ftree_next_choice(m, s);
-		}
-	}
-	return strayed;
+	return leaves;
 }
 
 /* The LID rides VL vl > 0: SL vl (the table of SLs made the first time). */
@@ -697,18 +630,22 @@ static void ftree_route_dest(struct ftree *m, const struct ftree_dest *d)
 {
 	unsigned spread = (unsigned)d->exit_port + d->offset;
 	int more = m->degraded && m->n_vls >= 2;
-	size_t stranded, moved = m->moved;
-	int top, strayed;
+	size_t stranded, moved = m->moved, handed = 0;
+	int top, strayed, fast;
 
 	m->cur_dest = (size_t)(d - m->dests);
-	ftree_begin_lid(m, d->lid);
+	ftree_begin_lid(m, d->lid, m->base_row);
 	ftree_set(m, d->leaf, d->exit_port);
 	top = ftree_main_path(m, d);
+	fast = ftree_row_fast(m, top);
 	for (int r = 1; r <= top; r++)
-		ftree_hand_down(m, m->path[r]);
+		handed += ftree_hand_down(m, m->path[r]);
 	m->nomem |= ftree_exit_select_vl(m, more && (m->leaf_stranded || m->leaf_off_hub)) != 0;
 	m->n_det = 0;
-	strayed = ftree_fill(m);
+	if (fast) /* a leaf going up strays unless handed the LID */
+		strayed = ftree_fill(m, m->slow, m->n_slow) | (handed < m->n_up_ca);
+	else
+		strayed = ftree_fill(m, m->fill, m->n_fill);
 	m->rerouted += (size_t)strayed;
 	/* the respread and the record of moves start from a leaf the fill
 	 * routed: none on an intact tree (at 48K LIDs the two scans cost
@@ -748,16 +685,39 @@ static void ftree_route_cas(struct ftree *m)
 
 	for (size_t i = 0; i < m->n_dests; i++) {
 		if (m->dests[i].leaf != leaf) {
+			ftree_row_leave(m);
 			leaf = m->dests[i].leaf;
 			ftree_enter_leaf(m, leaf, 1);
+			ftree_row_plan(m);
 			if (!m->dests[i].offset)
 				ftree_count_downup(m, leaf);
 		}
 		ftree_route_dest(m, &m->dests[i]);
 	}
+	ftree_row_leave(m);
 }
 
 /* ---- Switch LIDs ------------------------------------------------------ */
+
+/* A switch's LID: every other switch takes its next choice (round-robin
+ * over them, as ftree_fill does with the lists ftree_leaf_choices makes
+ * for CA LIDs: n_ways[s] of them, and no main path), or its way to an
+ * exit. */
+static void ftree_fill_switch_lid(struct ftree *m)
+{
+	for (size_t q = 0; q < m->n_fill; q++) {
+		int s = m->fill[q];
+		uint8_t i;
+
+		if (m->kind[s] == FTREE_ANY) {
+			m->row[s] = ftree_any_port(m, s);
+			continue;
+		}
+		i = m->rr[s] < m->n_ways[s] ? m->rr[s] : 0;
+		m->rr[s] = (uint8_t)(i + 1);
+		m->row[s] = ftree_nth_choice(m, s, i);
+	}
+}
 
 /* A switch with no leaf connected: breadth first from it. */
 static void ftree_route_island(struct ftree *m, int s)
@@ -782,11 +742,11 @@ static void ftree_route_switches(struct ftree *m)
 		if (m->rank[s] >= 0)
 			ftree_enter_leaf(m, (int)s, 0);
 		for (unsigned lid = p0->lid; lid < (unsigned)p0->lid + count; lid++) {
-			ftree_begin_lid(m, (uint16_t)lid);
+			ftree_begin_lid(m, (uint16_t)lid, NULL);
 			ftree_set(m, (int)s, 0);
 			m->n_columns = 0;
 			if (m->rank[s] >= 0)
-				ftree_fill(m);
+				ftree_fill_switch_lid(m);
 			else
 				ftree_route_island(m, (int)s);
 			for (size_t i = 0; i < m->n_exits; i++)
@@ -841,7 +801,8 @@ static int ftree_compute(const struct fabric *f, const struct route_opts *opts, 
 	rc = ftree_prepare(&m, opts);
 	if (!rc)
 		rc = ftree_shape(&m);
-	if (!rc && (ftree_prepare_turns(&m) || ftree_plan_switch_exits(&m)))
+	if (!rc && (ftree_row_init(&m) || ftree_neighbour_init(&m) || ftree_prepare_turns(&m) ||
+		    ftree_plan_switch_exits(&m)))
 		rc = text_err(err, errlen, -ENOMEM, "out of memory routing %zu switches", m.g.n_sw);
 	if (!rc) {
 		ftree_order_dests(&m);

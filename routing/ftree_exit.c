@@ -19,13 +19,29 @@ static struct ftree_turns *ftree_exit_turns(struct ftree *m)
 
 int ftree_neighbour(const struct ftree *m, int s, uint8_t pn)
 {
-	const struct fabric_node *n = &m->f->nodes[m->g.sw_node[s]];
-	int r;
+	size_t at = m->g.port_base[s] + pn;
 
-	if (pn == 0 || pn > n->num_ports)
-		return -1;
-	r = n->ports[pn].remote_node;
-	return r == FABRIC_NONE ? -1 : m->g.sw_of[r]; /* a lost column's port: no cable */
+	return pn && at < m->g.port_base[s + 1] ? m->nb[at] : -1;
+}
+
+/* The switch behind each (switch, port) slot, -1 for none (a lost
+ * column's port: no cable; a CA), read once from the fabric: the
+ * degraded trees' column and exit code asks for it per LID and switch. */
+int ftree_neighbour_init(struct ftree *m)
+{
+	m->nb = malloc((m->g.port_base[m->g.n_sw] + 1) * sizeof(*m->nb));
+	if (!m->nb)
+		return -ENOMEM;
+	for (size_t s = 0; s < m->g.n_sw; s++) {
+		const struct fabric_node *n = &m->f->nodes[m->g.sw_node[s]];
+
+		for (unsigned pn = 0; pn <= n->num_ports; pn++) {
+			int r = pn ? n->ports[pn].remote_node : FABRIC_NONE;
+
+			m->nb[m->g.port_base[s] + pn] = r == FABRIC_NONE ? -1 : m->g.sw_of[r];
+		}
+	}
+	return 0;
 }
 
 /* ---- Degraded trees: exits for switches with no up-then-down route --- */

@@ -6,6 +6,7 @@
  * shortest ways around for switches with no up-then-down route,
  * ftree_exit.c plans the down-up turns of a degraded tree, ftree_moved.c
  * records the LIDs rank-1 switches moved onto a core's link down,
+ * ftree_row.c plans, fills and writes out the LIDs' rows of entries,
  * ftree_note.c writes the note.  Not for use outside routing/ftree*.c.
  */
 #ifndef NANOSM_ROUTING_FTREE_PRIV_H
@@ -25,6 +26,9 @@
 #define FTREE_VLS 4	   /* VLs ftree may spread its down-up turns over */
 #define FTREE_DETOUR_CROWD 3 /* a leaf's flows on one link before it detours */
 #define FTREE_MID_WINDOW 1024 /* LIDs in a row a rank-1 switch looks at, at most */
+#define FTREE_HD_CA 1	      /* hd_flags: the switch has CAs */
+#define FTREE_HD_DOWN 2	      /* it has links down */
+#define FTREE_HD_RUNS 4	      /* some of them are parallel */
 #define FTREE_SLOT_BYTES ((FABRIC_MAX_PORTS + 8) / 8) /* a bitmap over ports */
 
 /* A CA/router LID to route: the leaf it hangs off and the port there. */
@@ -133,6 +137,27 @@ struct ftree {
 	uint8_t *batch, *row;
 	uint16_t batch_lid[FTREE_BATCH];
 	size_t n_batch;
+	/* the rows of the current leaf's LIDs, planned (ftree_row.c): each
+	 * starts from base_row (LFT_DROP, and the one choice of a switch going
+	 * down that has one: those switches listed in once); the switches set
+	 * in fast_mask's row r (n_sw bytes a rank) take the main path's column
+	 * at rank r, when it lies in fast_lo[r] .. fast_lo[r] + fast_n[r] - 1
+	 * (segment g: rank seg_rank[g], switches seg_lo[g] .. seg_hi[g]); the
+	 * switches of slow are filled one by one */
+	uint8_t *base_row, *fast_ok; /* fast_ok: per place in fill, scratch */
+	uint8_t *fast_mask;
+	int *slow, *once;
+	size_t n_slow, n_once, n_seg, seg_lo[FTREE_MAX_RANK + 1], seg_hi[FTREE_MAX_RANK + 1];
+	uint8_t seg_rank[FTREE_MAX_RANK + 1];
+	uint8_t fast_lo[FTREE_MAX_RANK + 1], fast_n[FTREE_MAX_RANK + 1];
+	int row_planned;
+	size_t n_up_ca;	     /* switches going up with CAs (leaves): a LID strays
+			      * when the hand-down reaches fewer */
+	uint32_t *path_hits; /* per switch: the leaf's LIDs whose main path it is on */
+	size_t leaf_lids;    /* the leaf's LIDs routed */
+	uint8_t *down_run;   /* per down-link: parallel links to its child from it on */
+	uint8_t *hd_flags;   /* per switch: FTREE_HD_* */
+	int *nb;	     /* per (switch, port) slot: the switch behind it, -1: none */
 	/* breadth-first scratch */
 	int *dist, *queue;
 	uint8_t *bfs_port; /* port toward the switch that discovered it */
@@ -193,6 +218,27 @@ uint8_t ftree_column_choice(struct ftree *m, int s);
 void ftree_mid_respread(struct ftree *m);
 void ftree_detour_check(struct ftree *m);
 
+/* ftree_row.c: memory for the rows' plan (0 or -ENOMEM; fini frees it);
+ * the batch written to the tables; a LID's row started (a copy of start,
+ * or all LFT_DROP); s's entry set and s done; the switches of list not
+ * handed the LID filled with their choices (returns 1 when a leaf among
+ * them had to go up: the LID strays); the port of a switch with no
+ * up-then-down route; the plan of the leaf entered (its choices known),
+ * the plan's fill of the switches that take the column, for the current
+ * LID once its main path (up to rank top) is known (1: done, the others
+ * need the switches of slow filled; 0: the whole fill needed), and the
+ * plan left when the leaf's LIDs are routed. */
+int ftree_row_init(struct ftree *m);
+void ftree_row_fini(struct ftree *m);
+void ftree_flush(struct ftree *m);
+void ftree_begin_lid(struct ftree *m, uint16_t lid, const uint8_t *start);
+void ftree_set(struct ftree *m, int s, uint8_t port);
+int ftree_fill(struct ftree *m, const int *list, size_t n);
+uint8_t ftree_any_port(const struct ftree *m, int s);
+void ftree_row_plan(struct ftree *m);
+int ftree_row_fast(struct ftree *m, int top);
+void ftree_row_leave(struct ftree *m);
+
 /* ftree_moved.c: the record of the LIDs rank-1 switches moved off their
  * main path's core, per core's link down (init: 0 or -ENOMEM; fini frees
  * it); the most of them one shift of the CAs below rank-1 switch s would
@@ -240,8 +286,10 @@ size_t ftree_turn_at_exits(struct ftree *m, unsigned spread);
 void ftree_exit_use_vl(struct ftree *m, int vl);
 int ftree_exit_select_vl(struct ftree *m, int vl);
 int ftree_exit_alloc_vls(struct ftree *m, size_t n_sw);
-/* ftree_exit.c: the switch behind port pn of switch s (-1: none). */
+/* ftree_exit.c: the switch behind port pn of switch s (-1: none), from
+ * the table ftree_neighbour_init makes (0 or -ENOMEM). */
 int ftree_neighbour(const struct ftree *m, int s, uint8_t pn);
+int ftree_neighbour_init(struct ftree *m);
 void ftree_exit_free_vls(struct ftree *m);
 
 /* ftree_vlmerge.c: the CA LIDs of the highest VL moved to lower VLs
