@@ -3,6 +3,7 @@
  * each switch spreads the LIDs over the up-ports of its groups of
  * parallel links, by rank.  Part of the scorer (score.c).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "routing/score_priv.h"
@@ -45,8 +46,17 @@ static size_t score_up_group(const struct score *sc, int s, uint8_t *group)
 	return all;
 }
 
-/* LIDs of every endpoint (its whole LMC range) s sends out of each port. */
-static void score_count_lids(const struct score *sc, int s, uint32_t *count)
+/* The last LID of endpoint e's LMC range. */
+static unsigned score_end_last(const struct score *sc, size_t e)
+{
+	const struct score_end *d = &sc->ends[e];
+
+	return d->lid + fabric_port_lid_count(&sc->f->nodes[d->node].ports[d->port]) - 1;
+}
+
+/* LIDs of every endpoint (its whole LMC range) s sends out of each port;
+ * last[e] is endpoint e's last LID (NULL: read from the fabric). */
+static void score_count_lids(const struct score *sc, int s, const uint16_t *last, uint32_t *count)
 {
 	const struct score_sw *w = &sc->sw[s];
 
@@ -54,11 +64,9 @@ static void score_count_lids(const struct score *sc, int s, uint32_t *count)
 	if (!w->tab)
 		return;
 	for (size_t e = 0; e < sc->n_ends; e++) {
-		const struct score_end *d = &sc->ends[e];
-		unsigned last =
-		    d->lid + fabric_port_lid_count(&sc->f->nodes[d->node].ports[d->port]) - 1;
+		unsigned end = last ? last[e] : score_end_last(sc, e);
 
-		for (unsigned lid = d->lid; lid <= last && lid <= w->top; lid++)
+		for (unsigned lid = sc->ends[e].lid; lid <= end && lid <= w->top; lid++)
 			count[w->tab[lid] <= FABRIC_MAX_PORTS ? w->tab[lid]
 							      : FABRIC_MAX_PORTS + 1]++;
 	}
@@ -89,12 +97,20 @@ void score_balance_lids(struct score *sc)
 	uint8_t group[FABRIC_MAX_PORTS + 1];
 	uint32_t count[FABRIC_MAX_PORTS + 2];
 
+	/* every switch counts every endpoint's range: read the ranges from
+	 * the fabric once, not once per switch (45K endpoints x 3839 switches
+	 * at 48K LIDs, each a cache miss); without the memory, as before */
+	uint16_t *last = malloc(sc->n_ends * sizeof(*last) + 1);
+
+	for (size_t e = 0; last && e < sc->n_ends; e++)
+		last[e] = (uint16_t)score_end_last(sc, e);
 	sc->res->lids_spread_node = FABRIC_NONE;
 	score_rank(sc);
 	for (size_t s = 0; s < sc->g.n_sw; s++) {
 		if (!score_up_group(sc, (int)s, group))
 			continue;
-		score_count_lids(sc, (int)s, count);
+		score_count_lids(sc, (int)s, last, count);
 		score_group_stats(sc, (int)s, group, count);
 	}
+	free(last);
 }

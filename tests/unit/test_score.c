@@ -255,6 +255,53 @@ static void test_score_parallel_links(void)
 	twosw_free(&t);
 }
 
+/* The LID balance counts every LID of an endpoint's LMC range: h3 (LMC
+ * 1, LIDs 5-6) and h4 (LID 7) behind sw2; sw1 sends LID 5 out of port
+ * 7, LIDs 6 and 7 out of port 8: 1 and 2 (by base LIDs alone 1 and 1). */
+static void test_score_balance_lmc(void)
+{
+	struct route_score r;
+	struct fabric f;
+	struct lft_set s;
+	int sw1, sw2, h3;
+
+	fabric_init(&f);
+	lft_set_init(&s);
+	sw1 = add_sw(&f, 8);
+	sw2 = add_sw(&f, 8);
+	f.nodes[sw1].ports[0].lid = 1;
+	f.nodes[sw2].ports[0].lid = 2;
+	link_sw(&f, sw1, 7, sw2, 7);
+	link_sw(&f, sw1, 8, sw2, 8);
+	add_host(&f, sw1, 1, 3);
+	add_host(&f, sw1, 2, 4);
+	h3 = add_host(&f, sw2, 1, 5);
+	f.nodes[h3].ports[1].lmc = 1;
+	add_host(&f, sw2, 2, 7);
+	CU_ASSERT_EQUAL_FATAL(lft_set_alloc(&s, &f, 7), 0);
+	set_route(&s, sw1, 1, 0);
+	set_route(&s, sw1, 2, 7);
+	set_route(&s, sw1, 3, 1);
+	set_route(&s, sw1, 4, 2);
+	set_route(&s, sw1, 5, 7);
+	set_route(&s, sw1, 6, 8);
+	set_route(&s, sw1, 7, 8);
+	set_route(&s, sw2, 1, 7);
+	set_route(&s, sw2, 2, 0);
+	set_route(&s, sw2, 3, 7);
+	set_route(&s, sw2, 4, 8);
+	set_route(&s, sw2, 5, 1);
+	set_route(&s, sw2, 6, 1);
+	set_route(&s, sw2, 7, 2);
+	CU_ASSERT_EQUAL_FATAL(run(&f, &s, &r), 0);
+	CU_ASSERT_EQUAL(r.lids_port_max, 2);
+	CU_ASSERT_EQUAL(r.lids_port_min, 1);
+	CU_ASSERT_EQUAL(r.lids_spread_max, 1);
+	CU_ASSERT_EQUAL(r.lids_spread_node, sw1);
+	lft_set_fini(&s);
+	fabric_fini(&f);
+}
+
 /* An SL per path on the balanced pair of switches: the paths to h3 (LID
  * 5) from sw1 ride SL 1, those to h1 (LID 3) from sw2 SL 2, every other
  * path SL 0.  Each pair counts on its own path's VL: to h3, h1 and h2
@@ -477,6 +524,7 @@ void test_score_register(void)
 	CU_add_test(s, "lab switch: EFI 2 on each CA link, shifts free", test_score_lab);
 	CU_add_test(s, "black hole and misdelivery: unreachable", test_score_black_hole);
 	CU_add_test(s, "two parallel cables: link loads", test_score_parallel_links);
+	CU_add_test(s, "LID balance counts LMC ranges", test_score_balance_lmc);
 	CU_add_test(s, "an SL per path: pairs and link loads counted on each path's VL",
 		    test_score_path_sl);
 	CU_add_test(s, "bisections: bounds, deterministic per seed", test_score_bisections);
