@@ -66,3 +66,24 @@ void vlsp_again_count(const struct vlsp_again *a, uint16_t lid, int sign, uint64
 		}
 	}
 }
+
+long vlsp_again_walk(const struct vlsp_again *a, size_t s, uint16_t lid, size_t d, uint32_t *buf)
+{
+	size_t k = 0;
+
+	while (s != d) {
+		uint8_t p = vlsp_again_port(a, s, lid);
+		uint32_t e;
+
+		if (p == LFT_DROP || k >= a->g->n_sw)
+			return -1;
+		e = a->chan_of[a->g->port_base[s] + p];
+		if (e == UINT32_MAX)
+			return -1;
+		if (buf)
+			buf[k] = e;
+		k++;
+		s = (size_t)a->g->adj[e].sw;
+	}
+	return (long)k;
+}

@@ -42,4 +42,10 @@ void vlsp_again_fini(struct vlsp_again *a);
 void vlsp_again_count(const struct vlsp_again *a, uint16_t lid, int sign, uint64_t *weight,
 		      uint32_t *lid_load);
 
+/* Follow the tables from switch s to LID lid, delivered by switch d: the
+ * channels crossed into buf (room for g->n_sw) unless NULL; returns how
+ * many, or -1 when the tables drop lid or leave the switch cables before
+ * d, or loop. */
+long vlsp_again_walk(const struct vlsp_again *a, size_t s, uint16_t lid, size_t d, uint32_t *buf);
+
 #endif

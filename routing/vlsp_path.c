@@ -62,29 +62,6 @@ static int vlsp_path_init(struct vlsp_path *v, const struct fabric *f)
 	return rc ? rc : v->chain && v->sl ? 0 : -ENOMEM;
 }
 
-/* The channels of the path from switch s to d (delivered by switch
- * d->sw) into chain; returns how many, or -1 when the tables do not lead
- * there over switch cables. */
-static long vlsp_path_follow(const struct vlsp_path *v, size_t s, const struct swgraph_dest *d)
-{
-	size_t k = 0;
-
-	while (s != (size_t)d->sw) {
-		const struct lft *t = &v->out->tables[s];
-		uint8_t p = d->lid <= t->top ? t->port[d->lid] : LFT_DROP;
-		uint32_t e;
-
-		if (p == LFT_DROP || p > v->g.f->nodes[v->g.sw_node[s]].num_ports || k >= v->g.n_sw)
-			return -1;
-		e = v->idx.chan_of[v->g.port_base[s] + p];
-		if (e == UINT32_MAX)
-			return -1;
-		v->chain[k++] = e;
-		s = (size_t)v->g.adj[e].sw;
-	}
-	return (long)k;
-}
-
 /* The first layer the path in chain[0..k) fits on (its turns added
  * there), a new one when none does; -1 past the limit. */
 static int vlsp_path_place(struct vlsp_path *v, size_t k)
@@ -120,7 +97,7 @@ static int vlsp_path_all(struct vlsp_path *v)
 
 			if (v->g.comp[s] != v->g.comp[d->sw] || (!d->exit_port && !v->g.has_ca[s]))
 				continue;
-			k = vlsp_path_follow(v, s, d);
+			k = vlsp_again_walk(&v->idx, s, d->lid, (size_t)d->sw, v->chain);
 			l = k < 0 ? -1 : vlsp_path_place(v, (size_t)k);
 			if (l < 0)
 				return 1;

@@ -119,36 +119,10 @@ static void vlsp_polish_fini(struct vlsp_polish *v)
 	swgraph_fini(&v->g);
 }
 
-/* Follow the tables from switch s to LID lid, delivered by switch d:
- * the channels into buf (room for n_sw) unless NULL; the hops, -1 when
- * they do not lead there over switch cables. */
-static long vlsp_polish_walk(const struct vlsp_polish *v, size_t s, uint16_t lid, size_t d,
-			     uint32_t *buf)
-{
-	size_t k = 0;
-
-	while (s != d) {
-		const struct lft *t = &v->out->tables[s];
-		uint8_t p = lid <= t->top ? t->port[lid] : LFT_DROP;
-		uint32_t e;
-
-		if (p == LFT_DROP || p > v->g.f->nodes[v->g.sw_node[s]].num_ports || k >= v->g.n_sw)
-			return -1;
-		e = v->idx.chan_of[v->g.port_base[s] + p];
-		if (e == UINT32_MAX)
-			return -1;
-		if (buf)
-			buf[k] = e;
-		k++;
-		s = (size_t)v->g.adj[e].sw;
-	}
-	return (long)k;
-}
-
-/* The same to CA j. */
+/* The channels from switch s to CA j into buf (vlsp_again_walk). */
 static long vlsp_polish_follow(const struct vlsp_polish *v, size_t s, size_t j, uint32_t *buf)
 {
-	return vlsp_polish_walk(v, s, v->end_lid[j], (size_t)v->end_sw[j], buf);
+	return vlsp_again_walk(&v->idx, s, v->end_lid[j], (size_t)v->end_sw[j], buf);
 }
 
 /* pm: the flows over c, without one yes/no of sources a and b (-1:
@@ -431,7 +405,7 @@ static int vlsp_polish_layers(struct vlsp_polish *v)
 
 			if (v->g.comp[u] != v->g.comp[d->sw] || (!d->exit_port && !v->g.has_ca[u]))
 				continue;
-			k = vlsp_polish_walk(v, u, d->lid, (size_t)d->sw, v->walk);
+			k = vlsp_again_walk(&v->idx, u, d->lid, (size_t)d->sw, v->walk);
 			rc = k < 0 || l >= v->ls.n;
 			for (long t = 1; !rc && t < k; t++) {
 				uint32_t *n =
@@ -520,7 +494,7 @@ static int vlsp_polish_turns(struct vlsp_polish *v, size_t s, size_t j, size_t n
 
 			if (v->g.comp[u] != v->g.comp[d])
 				continue;
-			k = vlsp_polish_walk(v, u, lid, d, v->walk);
+			k = vlsp_again_walk(&v->idx, u, lid, d, v->walk);
 			for (i = 0; i < k && v->tail[v->walk[i]] != (int)s; i++)
 				;
 			if (i >= k)
