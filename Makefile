@@ -18,8 +18,8 @@ OBJ     := $(BUILD)/obj
 # dependency contract.  Files that touch a foreign I/O API (umad, libev,
 # main) are kept out of the unit-test link so the pure core is tested alone.
 LIB      := $(BUILD)/lib
-MAD_SRC     := $(filter-out mad/mad_port.c mad/mad_port_open.c mad/mad_sender.c,$(sort $(wildcard mad/*.c)))
-UMAD_SRC    := mad/mad_port.c mad/mad_port_open.c mad/mad_sender.c
+MAD_SRC     := $(filter-out mad/mad_port.c mad/mad_port_open.c mad/mad_sender.c mad/mad_ibsim.c,$(sort $(wildcard mad/*.c)))
+UMAD_SRC    := mad/mad_port.c mad/mad_port_open.c mad/mad_sender.c mad/mad_ibsim.c
 ROUTING_SRC := $(sort $(wildcard routing/*.c))
 CONFIG_SRC  := $(sort $(wildcard config/*.c))
 SMCORE_SRC   := $(sort $(wildcard sm/core/*.c))

@@ -90,6 +90,15 @@ static void mad_port_peer_answered(struct mad_port *p, const uint8_t *mad)
 static int mad_port_read(struct mad_port *p, void **umad, size_t *cap, int timeout_ms,
 			 struct mad_port_rx *out)
 {
+	if (p->sim) {
+		int rc = mad_ibsim_recv(p->sim, timeout_ms, &out->from, out->mad, &out->len);
+
+		if (rc > 0 && out->len < MAD_PORT_MIN_LEN)
+			return 0;
+		if (rc > 0 && (out->mad[3] & 0x80))
+			mad_port_peer_answered(p, out->mad);
+		return rc;
+	}
 	for (;;) {
 		int len = (int)*cap;
 		int rc = umad_recv(p->fd, *umad, &len, timeout_ms);
@@ -216,6 +225,14 @@ static int mad_port_send_buf(struct mad_port *p, void *send_buf, const struct ma
 
 	if (agent < 0 || len < 24 || (mad[1] != SA_CLASS && len > SMP_MAD_SIZE))
 		return -EINVAL;
+	if (p->sim) {
+		int wait = !(mad[3] & 0x80) && mad[3] != SMP_METHOD_TRAP_REPRESS;
+
+		pthread_mutex_lock(&p->peer_lock);
+		mad_peerq_sent(&p->peerq, mad_port_tid(mad), wait);
+		pthread_mutex_unlock(&p->peer_lock);
+		return mad_ibsim_send(p->sim, to, mad, len) < 0 ? -EIO : 0;
+	}
 	if (len > SMP_MAD_SIZE) /* a long SA answer: the kernel's RMPP segments it */
 		buf = calloc(1, p->umad_len - SMP_MAD_SIZE + len);
 	if (!buf)
@@ -342,7 +359,7 @@ static void mad_port_direct_start(struct mad_port *p)
 	FILE *f;
 
 	p->direct_send_buf = calloc(1, p->umad_len);
-	if (!pre || !strstr(pre, "umad2sim")) {
+	if (!p->sim && (!pre || !strstr(pre, "umad2sim"))) {
 		p->direct_room = UINT64_MAX;
 		return;
 	}
@@ -360,8 +377,8 @@ unsigned mad_port_room(const struct mad_port *p)
 }
 
 static struct mad_port *mad_port_new(const char *ca, int port, uint64_t guid, int client,
-				     void (*notify)(void *), void *notify_arg, char *err,
-				     size_t errlen)
+				     const char *const *ibsim_node, void (*notify)(void *),
+				     void *notify_arg, char *err, size_t errlen)
 {
 	struct mad_port *p;
 	int rc;
@@ -387,7 +404,10 @@ static struct mad_port *mad_port_new(const char *ca, int port, uint64_t guid, in
 		free(p);
 		return NULL;
 	}
-	rc = mad_port_open_bounded(p, ca, port, guid, err, errlen);
+	if (ibsim_node) /* ibsim's own protocol: answers or refuses within its bound */
+		rc = mad_port_open_ibsim_start(p, *ibsim_node, err, errlen);
+	else
+		rc = mad_port_open_bounded(p, ca, port, guid, err, errlen);
 	if (rc == -ETIMEDOUT)
 		return NULL; /* the stuck opener owns p now */
 	if (rc == 0)
@@ -406,14 +426,20 @@ static struct mad_port *mad_port_new(const char *ca, int port, uint64_t guid, in
 struct mad_port *mad_port_open(const char *ca, int port, uint64_t guid, void (*notify)(void *),
 			       void *notify_arg, char *err, size_t errlen)
 {
-	return mad_port_new(ca, port, guid, 0, notify, notify_arg, err, errlen);
+	return mad_port_new(ca, port, guid, 0, NULL, notify, notify_arg, err, errlen);
+}
+
+struct mad_port *mad_port_open_ibsim(const char *node, void (*notify)(void *), void *notify_arg,
+				     char *err, size_t errlen)
+{
+	return mad_port_new(NULL, 0, 0, 0, &node, notify, notify_arg, err, errlen);
 }
 
 struct mad_port *mad_port_open_client(const char *ca, int port, uint64_t guid,
 				      void (*notify)(void *), void *notify_arg, char *err,
 				      size_t errlen)
 {
-	return mad_port_new(ca, port, guid, 1, notify, notify_arg, err, errlen);
+	return mad_port_new(ca, port, guid, 1, NULL, notify, notify_arg, err, errlen);
 }
 
 static void mad_port_close_fds(struct mad_port *p)
@@ -423,6 +449,11 @@ static void mad_port_close_fds(struct mad_port *p)
 	if (p->fd >= 0)
 		umad_close_port(p->fd);
 	p->issm_fd = p->fd = -1;
+	if (p->sim) {
+		mad_ibsim_close(p->sim);
+		free(p->sim);
+		p->sim = NULL;
+	}
 }
 
 /* Closing can block too: under umad2sim, giving up issm is a request to

@@ -45,6 +45,12 @@ struct mad_port *mad_port_open(const char *ca, int port, uint64_t guid, void (*n
 struct mad_port *mad_port_open_client(const char *ca, int port, uint64_t guid,
 					void (*notify)(void *), void *notify_arg, char *err,
 					size_t errlen);
+/* An SM port on ibsim without libibumad or the umad2sim preload: speaks
+ * ibsim's socket protocol (mad/mad_ibsim.h) on IBSIM_SOCKNAME, attached
+ * to node (NULL: SIM_HOST, else ibsim's default node) with IsSM set.
+ * Everything else (threads, hold, sends, close) is the same port. */
+struct mad_port *mad_port_open_ibsim(const char *node, void (*notify)(void *), void *notify_arg,
+				     char *err, size_t errlen);
 void mad_port_close(struct mad_port *p);
 /* mad_port_close that says whether it could: -EBUSY when an SM port's
  * sender or closer was still stuck after 300 ms (a device or simulator

@@ -305,3 +305,94 @@ int mad_port_open_bounded(struct mad_port *p, const char *ca, int port, uint64_t
 	mad_port_open_opener_free(o);
 	return rc;
 }
+
+/* ---- ibsim's own protocol (mad_port_open_ibsim) ------------------------------------ */
+
+#define MAD_PORT_IBSIM_CTL_MS 2000 /* each control answer from ibsim */
+#define MAD_PORT_IBSIM_SMP_MS 2000 /* the port's own NodeInfo and PortInfo */
+
+/* A directed-route Get of our own port's attribute (no hops), its answer
+ * waited for: 0 with data filled, or a negative errno.  Runs before the
+ * receiver thread, so nothing else reads the socket. */
+static int mad_port_ibsim_get(struct mad_port *p, uint16_t attr, uint32_t mod, uint64_t tid,
+			      uint8_t *data)
+{
+	struct mad_addr to = {.lid = 0xffff, .qpn = 0};
+	struct timespec t0, t;
+	struct smp smp;
+	uint8_t buf[SMP_MAD_SIZE];
+	int rc;
+
+	smp_init_dr(&smp, SMP_METHOD_GET, attr, mod, NULL, 0);
+	smp.tid = tid;
+	if ((rc = smp_encode(&smp, buf, sizeof(buf))) < 0 ||
+	    (rc = mad_ibsim_send(p->sim, &to, buf, sizeof(buf))) < 0)
+		return rc;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct mad_addr from;
+		size_t len;
+		long ms;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		ms = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
+		if (ms >= MAD_PORT_IBSIM_SMP_MS)
+			return -ETIMEDOUT;
+		rc = mad_ibsim_recv(p->sim, (int)(MAD_PORT_IBSIM_SMP_MS - ms), &from, buf, &len);
+		if (rc < 0)
+			return rc;
+		if (rc == 0 || smp_decode(buf, len, &smp) < 0 ||
+		    smp.method != SMP_METHOD_GET_RESP || (uint32_t)smp.tid != (uint32_t)tid ||
+		    smp.attr_id != attr)
+			continue; /* not ours (a trap, a stray answer): the sweep sees traps again
+				   */
+		if (smp.status & 0x7fff)
+			return -EPROTO;
+		memcpy(data, smp.data, SMP_DATA_SIZE);
+		return 0;
+	}
+}
+
+int mad_port_open_ibsim_start(struct mad_port *p, const char *node, char *err, size_t errlen)
+{
+	struct smp_node_info ni;
+	struct smp_port_info pi;
+	uint8_t data[SMP_DATA_SIZE];
+	int rc;
+
+	p->sim = calloc(1, sizeof(*p->sim));
+	p->umad_len = SMP_MAD_SIZE; /* no umad header: the buffers only need to exist */
+	p->send_buf = calloc(1, p->umad_len);
+	if (!p->sim || !p->send_buf) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	rc = mad_ibsim_open(p->sim, NULL, node, 1, MAD_PORT_IBSIM_CTL_MS, err, errlen);
+	if (rc < 0) {
+		free(p->sim);
+		p->sim = NULL;
+		return rc;
+	}
+	p->agent_lid = p->agent_dr = p->agent_sa = p->agent_pma = 0; /* every class goes */
+	rc = mad_port_ibsim_get(p, SMP_ATTR_NODE_INFO, 0, 0x4e53000000000001ull, data);
+	if (rc == 0) {
+		smp_node_info_decode(data, &ni);
+		rc = mad_port_ibsim_get(p, SMP_ATTR_PORT_INFO, ni.local_port, 0x4e53000000000002ull,
+					data);
+	}
+	if (rc < 0) {
+		snprintf(err, errlen, "ibsim node \"%s\" did not answer for its own port: %s",
+			 p->sim->node, strerror(-rc));
+		return rc;
+	}
+	smp_port_info_decode(data, &pi);
+	snprintf(p->info.ca, sizeof(p->info.ca), "ibsim:%.25s", p->sim->node);
+	p->info.port = ni.local_port;
+	p->info.port_guid = ni.port_guid;
+	p->info.node_guid = ni.node_guid;
+	p->info.lid = pi.lid;
+	p->info.sm_lid = pi.sm_lid;
+	p->info.state = pi.state;
+	p->info.is_sm = 1;
+	return 0;
+}

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mad/mad_ibsim.h"
 #include "mad/mad_peerq.h"
 #include "mad/mad_port.h"
 #include "mad/mad_sender.h"
@@ -34,6 +35,7 @@ struct mad_port {
 	uint64_t sent_direct; /* by the caller (loop) thread */
 	int fd;
 	int issm_fd;
+	struct mad_ibsim *sim; /* ibsim's own protocol (mad_port_open_ibsim); NULL: libibumad */
 	int client;    /* responses only, no issm (mad_port_open_client) */
 	int agent_lid; /* class 0x01 */
 	int agent_dr;  /* class 0x81 */
@@ -62,6 +64,10 @@ struct mad_port {
 
 /* umad_open_port, the agents and issm: 0, or a negative errno with err filled. */
 int mad_port_open_start(struct mad_port *p, char *err, size_t errlen);
+/* Attach to ibsim with its own protocol as the SM on node (NULL:
+ * SIM_HOST) and fill info from the port's own NodeInfo and PortInfo: 0,
+ * or a negative errno with err filled.  Every wait is bounded. */
+int mad_port_open_ibsim_start(struct mad_port *p, const char *node, char *err, size_t errlen);
 /* Set method's bit in a umad_register method mask. */
 void mad_port_open_mask_set(long *mask, int method);
 /* Open the port's issm device (sets info.is_sm when it could). */

@@ -628,8 +628,12 @@ static int loop_open(struct loop *l)
 	struct sm_clock clock = {.now_ms = loop_now_ms, .wall_s = loop_wall_s};
 	struct sm_opts so = l->opts->sm;
 
-	l->port = mad_port_open(l->opts->ca, l->opts->port, l->opts->port_guid, loop_notify, l, err,
-				sizeof(err));
+	if (l->opts->ibsim)
+		l->port =
+		    mad_port_open_ibsim(l->opts->ibsim_node, loop_notify, l, err, sizeof(err));
+	else
+		l->port = mad_port_open(l->opts->ca, l->opts->port, l->opts->port_guid, loop_notify,
+					l, err, sizeof(err));
 	if (!l->port) {
 		log_warnx("NSM-E501 %s", err);
 		return -1;

@@ -15,6 +15,8 @@ struct loop_opts {
 	int port;	       /* 0 = first InfiniBand port */
 	uint64_t port_guid;    /* 0 = by ca/port */
 	int once;	       /* exit after the first successful sweep */
+	int ibsim;	       /* ibsim's own protocol instead of libibumad (mad_port_open_ibsim) */
+	const char *ibsim_node; /* NULL = SIM_HOST */
 	double sweep_interval; /* seconds between heavy sweeps */
 	int verbosity;	       /* enum log_level */
 	struct sm_opts sm;

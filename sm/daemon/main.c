@@ -24,7 +24,8 @@ static void main_usage(FILE *to)
 {
 	fprintf(
 	    to,
-	    "usage: nanosm [-f FILE] [--check] [-g PORTGUID | -d CA [-p PORT]] [--once]\n"
+	    "usage: nanosm [-f FILE] [--check] [-g PORTGUID | -d CA [-p PORT] | --ibsim[=NODE]]\n"
+	    "              [--once]"
 	    "              [--sweep-interval SEC]\n"
 	    "              [--guid2lid PATH] [-R ENGINE] [--priority N] [--window N]\n"
 	    "              [--mad-timeout MS] [--mad-retries N] [-L FILE]\n"
@@ -32,6 +33,9 @@ static void main_usage(FILE *to)
 	    "  -g, --guid PORTGUID     run on the local port with this GUID\n"
 	    "  -d, --ca CA             run on this CA (e.g. mlx5_0)\n"
 	    "  -p, --port N            port number on the CA (default: first InfiniBand port)\n"
+	    "      --ibsim[=NODE]      run on the ibsim simulator with its own socket protocol\n"
+	    "                          (IBSIM_SOCKNAME), as the SM of NODE (default SIM_HOST):\n"
+	    "                          no libibumad and no umad2sim preload"
 	    "      --once              exit at SUBNET UP (0; 3 if degraded) or a failed sweep (1)\n"
 	    "      --sweep-interval S  seconds between light sweeps (default 10)\n"
 	    "      --guid2lid PATH     persisted LIDs (default %s)\n"
@@ -85,11 +89,13 @@ enum {
 	OPT_LOG_LEVEL,
 	OPT_LOG_SYSLOG_PREFIX,
 	OPT_TEST_VL_SWITCH,
+	OPT_IBSIM,
 };
 
 static const struct option main_longopts[] = {
     PORT_ARGS_LONGOPTS,
     {"once", no_argument, NULL, OPT_ONCE},
+    {"ibsim", optional_argument, NULL, OPT_IBSIM},
     {"sweep-interval", required_argument, NULL, OPT_INTERVAL},
     {"guid2lid", required_argument, NULL, OPT_GUID2LID},
     {"routing", required_argument, NULL, 'R'},
@@ -240,6 +246,10 @@ static void main_parse(int argc, char **argv, struct loop_opts *o, struct main_f
 		case OPT_ONCE:
 			o->once = 1;
 			break;
+		case OPT_IBSIM:
+			o->ibsim = 1;
+			o->ibsim_node = optarg;
+			break;
 		case OPT_INTERVAL:
 			o->sweep_interval =
 			    (double)main_number("--sweep-interval", optarg, 1, 86400);
@@ -318,6 +328,8 @@ static void main_parse(int argc, char **argv, struct loop_opts *o, struct main_f
 	}
 	if (optind < argc)
 		main_bad("argument", argv[optind]);
+	if (o->ibsim && (o->cli_set & OPTS_CLI_PORT))
+		main_fail("--ibsim attaches to an ibsim node: -g, -d and -p do not apply");
 	main_port(o, mf);
 }
 

@@ -53,6 +53,8 @@
 #   BENCH_BOOT_N   new groups per host [100];  BENCH_BOOT_WINDOW  joins on the
 #                  wire per host [4];  BENCH_BOOT_REPS  runs per SM [3]
 #   BENCH_NANOSM_ARGS  more nanosm options for the --once runs, e.g. "--window 8" []
+#   BENCH_SIM_IBSIM  1: each fabric of the ibsim comparison also runs nanosm --ibsim
+#                  (ibsim's own protocol, no umad2sim; rows with engine*) [1]
 #   BENCH_QLEN     net.unix.max_dgram_qlen for the run (root; restored at exit):
 #                  how many datagrams ibsim and umad2sim may have unread before a
 #                  write blocks (Linux default 10; see docs/performance.md) []

@@ -70,12 +70,18 @@ bench_wire_mads() {
 # "-" for OpenSM (counted in the re-sweep part, which logs at debug level).
 bench_sm_run() {
 	local sm=$1 eng=$2 host=$3 d log cmd=() envs=() pid t0 t1 tod0 polled used c0 c1 up rss cpu lft
+	local preload=$UMAD2SIM
 	d=$SIM_DIR/$sm.$eng
 	mkdir -p "$d/cache" "$d/tmp"
 	log=$d/sm.log
 	# shellcheck disable=SC2086 # BENCH_NANOSM_ARGS are words
 	case $sm in
 	nanosm) cmd=("$NANOSM" --once -R "$eng" --guid2lid "$d/guid2lid" --socket none ${BENCH_NANOSM_ARGS:-}) ;;
+	nanosm-ibsim)
+		# ibsim's own protocol: no umad2sim preload, no receiver thread of its
+		cmd=("$NANOSM" --ibsim --once -R "$eng" --guid2lid "$d/guid2lid" --socket none ${BENCH_NANOSM_ARGS:-})
+		preload=
+		;;
 	opensm)
 		# -d2: flush the log after every line; private cache and tmp dirs
 		cmd=(opensm --once -R "$(bench_osm_engine "$eng")" -d2 -f "$d/osm.log")
@@ -88,7 +94,7 @@ bench_sm_run() {
 	# time outside the preload: umad2sim connects every process it is
 	# loaded into to ibsim
 	(cd "$SIM_DIR/run" && exec "$TIME" -f "%M %U %S" -o "$d/time" env "${envs[@]}" \
-		LD_PRELOAD="$UMAD2SIM" IBSIM_SOCKNAME="$SIM_SOCK" SIM_HOST="$host" "${cmd[@]}") >"$log" 2>&1 &
+		LD_PRELOAD="$preload" IBSIM_SOCKNAME="$SIM_SOCK" SIM_HOST="$host" "${cmd[@]}") >"$log" 2>&1 &
 	pid=$!
 	PIDS+=("$pid")
 	[ "$sm" = opensm ] && log=$d/osm.log
@@ -104,7 +110,7 @@ bench_sm_run() {
 	polled=$(((t1 - t0) / 1000000))
 	c1=$(bench_cpu_ms "$SIM_PID")
 	case $sm in
-	nanosm)
+	nanosm*)
 		used=$(grep 'SUBNET UP' "$d/sm.log" | grep -m1 -oE 'engine=[a-z0-9_-]+' | cut -d= -f2)
 		lft=$(grep -m1 -oE 'sweep [0-9]+: ok .*lft_blocks_sent=[0-9]+' "$d/sm.log" | grep -oE '[0-9]+$')
 		;;
@@ -139,19 +145,24 @@ bench_sm_why() {
 	esac | cut -c1-160
 }
 
-# bench_sim_pair NAME ENGINE: alternate nanosm and OpenSM runs, each on a
-# fresh ibsim; appends a table row.
+# bench_sim_pair NAME ENGINE: alternate nanosm, nanosm --ibsim (unless
+# BENCH_SIM_IBSIM=0) and OpenSM runs, each on a fresh ibsim; appends a
+# table row for nanosm and one (engine marked *) for nanosm --ibsim, both
+# against the same OpenSM runs.
 bench_sim_pair() {
 	local name=$1 eng=$2 topo host r sm res fail_n='' fail_o='' used_n='' used_o=''
 	local ms_n=() ms_o=() rss_n=() rss_o=() mads_n=() mads_o=() lft_n=() sim_n=() sim_o=()
 	local cpu_n=() simcpu_n=() upx_n=()
-	local ms rss cpu simcpu run mads lft used
+	local ms rss cpu simcpu run mads lft used sms="nanosm nanosm-ibsim opensm" v
+	local fail_i='' used_i='' ms_i=() rss_i=() mads_i=() lft_i=() sim_i=() cpu_i=() simcpu_i=() upx_i=()
+	[ "${BENCH_SIM_IBSIM:-1}" = 0 ] && sms="nanosm opensm"
 	bench_gen "$name"
 	topo=$TOPO
 	host=$(bench_sim_host "$topo")
 	for r in $(seq "$SIM_REPS"); do
-		for sm in nanosm opensm; do
+		for sm in $sms; do
 			[ "$sm" = nanosm ] && [ -n "$fail_n" ] && continue
+			[ "$sm" = nanosm-ibsim ] && [ -n "$fail_i" ] && continue
 			[ "$sm" = opensm ] && [ -n "$fail_o" ] && continue
 			bench_sim_start "$topo" || { SIM_ROWS+=("$name|$eng|n/a: ibsim cannot load it||||||||||"); return; }
 			bench_sm_run "$sm" "$eng" "$host"
@@ -159,7 +170,14 @@ bench_sim_pair() {
 			bench_sim_stop
 			bench_log "ibsim $name $eng $sm run $r: $res (up_ms rss_kb cpu_ms ibsim_cpu_ms run_ms wire_mads lft engine)"
 			case $res in
-			fail*) [ "$sm" = nanosm ] && fail_n=$res || fail_o=$res; continue ;;
+			fail*)
+				case $sm in
+				nanosm) fail_n=$res ;;
+				nanosm-ibsim) fail_i=$res ;;
+				*) fail_o=$res ;;
+				esac
+				continue
+				;;
 			esac
 			read -r ms rss cpu simcpu run mads lft used <<<"$res"
 			case $sm in
@@ -171,6 +189,13 @@ bench_sim_pair() {
 				[ "$mads" = n/a ] || mads_n+=("$mads")
 				sim_n+=("$(awk -v a="$simcpu" -v b="$run" 'BEGIN { printf "%.0f", (b > 0 ? 100 * a / b : 0) }')")
 				;;
+			nanosm-ibsim)
+				ms_i+=("$ms"); rss_i+=("$rss"); used_i=$used; lft_i+=("$lft")
+				cpu_i+=("$cpu"); simcpu_i+=("$simcpu")
+				upx_i+=("$(awk -v a="$ms" -v b="$simcpu" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')")
+				[ "$mads" = n/a ] || mads_i+=("$mads")
+				sim_i+=("$(awk -v a="$simcpu" -v b="$run" 'BEGIN { printf "%.0f", (b > 0 ? 100 * a / b : 0) }')")
+				;;
 			opensm)
 				ms_o+=("$ms"); rss_o+=("$rss"); used_o=$used
 				[ "$mads" = n/a ] || mads_o+=("$mads")
@@ -180,6 +205,13 @@ bench_sim_pair() {
 		done
 	done
 	bench_sim_row "$name" "$eng"
+	[ "${BENCH_SIM_IBSIM:-1}" = 0 ] && return
+	# the same row for nanosm --ibsim: its runs in bench_sim_row's names
+	fail_n=$fail_i used_n=$used_i
+	for v in ms rss mads lft sim cpu simcpu upx; do
+		eval "${v}_n=(\"\${${v}_i[@]}\")"
+	done
+	bench_sim_row "$name" "$eng*"
 }
 
 # bench_sim_row NAME ENGINE (uses bench_sim_pair's locals): one table row
@@ -231,7 +263,8 @@ bench_report_sim() {
 	echo "   in ibsim after the run (SMPs that left the port; the SM's own port is not counted);"
 	echo "   LFT = nanosm's lft_blocks_sent (OpenSM's: the re-sweep table); sim% = ibsim CPU / SM run wall;"
 	echo "   n/O = nanosm / OpenSM (below 1: nanosm faster / smaller); n_cpu = nanosm's user+sys ms;"
-	echo "   sim_cpu = ibsim's CPU ms over nanosm's run; n/sim = n_ms / sim_cpu (issue 18 aims at <= 1.3)"
+	echo "   sim_cpu = ibsim's CPU ms over nanosm's run; n/sim = n_ms / sim_cpu (issue 18 aims at <= 1.3);"
+	echo "   engine* = nanosm --ibsim (ibsim's own protocol, no umad2sim preload) against the same OpenSM runs"
 	printf '%-9s %-7s %8s %8s %6s  %7s %7s %6s  %8s %8s %7s  %5s %5s  %6s %7s %5s  %s\n' fabric engine n_ms O_ms n/O \
 		n_MB O_MB n/O n_MADs O_MADs n_LFT n_sim O_sim n_cpu sim_cpu n/sim "OpenSM engine used"
 	for row in "${SIM_ROWS[@]}"; do

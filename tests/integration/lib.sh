@@ -279,9 +279,11 @@ EOF
 #            guid2lid) / -p N
 sm_start() {
 	local host=$SIM_HOST_DEFAULT once=0 interval='' g2l='' prio='' cmd=() envs=() cache
+	local preload=$UMAD2SIM direct=0
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--host) host=$2; shift ;;
+		--ibsim) direct=1 ;; # nanosm --ibsim: ibsim's own protocol, no umad2sim preload
 		--priority) prio=$2; shift ;;
 		--once) once=1 ;;
 		--sweep-interval) interval=$2; shift ;;
@@ -299,6 +301,10 @@ sm_start() {
 		[ -x "$NANOSM" ] || it_fail "nanosm binary not found: $NANOSM (run make first, or SM=opensm)"
 		cmd=("$NANOSM" -v)
 		[ $once = 1 ] && cmd+=(--once)
+		if [ $direct = 1 ]; then
+			cmd+=(--ibsim)
+			preload=
+		fi
 		[ -n "$interval" ] && cmd+=(--sweep-interval "$interval")
 		[ -n "$prio" ] && cmd+=(--priority "$prio")
 		# always a private guid2lid: the default (/var/lib/nanosm/guid2lid) is
@@ -336,7 +342,7 @@ sm_start() {
 	*) it_fail "unknown SM=$SM (use nanosm or opensm)" ;;
 	esac
 	echo "# ${cmd[*]}" >"$SM_LOG"
-	(cd "$IT_RUN" && exec env "${envs[@]}" LD_PRELOAD="$UMAD2SIM" IBSIM_SOCKNAME="$IT_SOCK" \
+	(cd "$IT_RUN" && exec env "${envs[@]}" LD_PRELOAD="$preload" IBSIM_SOCKNAME="$IT_SOCK" \
 		SIM_HOST="$host" "${cmd[@]}") >>"$SM_LOG" 2>&1 &
 	SM_PID=$!
 	IT_PIDS+=("$SM_PID")

@@ -15,7 +15,7 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-ALL_TESTS="lab twosw fattree64 ring restart killrestart resweep engines degraded score verify verify_split reload ctl reconf sa partitions ipoib mkey standby ops silent simlab nosim vl vlsp operator ping monitor perfreset ftreevl sacrowd"
+ALL_TESTS="lab ibsim twosw fattree64 ring restart killrestart resweep engines degraded score verify verify_split reload ctl reconf sa partitions ipoib mkey standby ops silent simlab nosim vl vlsp operator ping monitor perfreset ftreevl sacrowd"
 TEST_TIMEOUT=${TEST_TIMEOUT:-180}
 VERBOSE=${IT_VERBOSE_RUN:-0}
 export SM=${SM:-nanosm}

@@ -42,6 +42,7 @@ const unit_register_fn unit_suites[] = {
     test_sa_svc_register,
     test_sa_limits_register,
     test_mad_sender_register,
+    test_mad_ibsim_register,
     test_sa_path_register,
     test_sa_topo_register,
     test_mcast_register,

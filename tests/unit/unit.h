@@ -44,6 +44,7 @@ void test_sl2vl_register(void);
 void test_sa_svc_register(void);
 void test_sa_limits_register(void);
 void test_mad_sender_register(void);
+void test_mad_ibsim_register(void);
 void test_sa_path_register(void);
 void test_sa_topo_register(void);
 void test_mcast_register(void);
