@@ -66,7 +66,8 @@
 #   BENCH_LIVE_UP_TIMEOUT  bound for SUBNET UP, seconds [1800];
 #                  BENCH_LIVE_SWEEP_TIMEOUT  for one re-sweep [1800];
 #                  BENCH_LIVE_SIM_TIMEOUT  for ibsim to load the fabric [1800]
-#   BENCH_LIVE_NANOSM_ARGS  extra nanosm options there, e.g. "--window 32" [""]
+#   BENCH_LIVE_NANOSM_ARGS  extra nanosm options there, e.g. "--window 32"; "--ibsim": nanosm
+#                  with ibsim's own protocol, no umad2sim preload [""]
 #   BENCH_KEEP=1   keep the scratch dir;  BENCH_BIN=dir  binaries [build/bin]
 #   NANOSM_ROUTE_ARGS  scoring options for nanosm-route [--shifts 0 --bisections 0]
 #                  (the default skips the shift and bisection scores, which

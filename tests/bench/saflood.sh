@@ -37,8 +37,10 @@ bench_wait_count() {
 # output in DIR/sm.out, OpenSM's log in DIR/osm.log); no wait.  Sets
 # DAEMON_PID and DAEMON_LOG (the file its SUBNET UP lines go to).
 bench_daemon_spawn() {
-	local sm=$1 d=$2 host=$3 eng=$4 cmd=() envs=()
+	local sm=$1 d=$2 host=$3 eng=$4 cmd=() envs=() preload=$UMAD2SIM a
 	shift 4
+	# nanosm --ibsim speaks ibsim's protocol itself: no preload
+	for a in "$@"; do [ "$a" = --ibsim ] && preload=; done
 	mkdir -p "$d/cache" "$d/tmp"
 	case $sm in
 	nanosm)
@@ -53,7 +55,7 @@ bench_daemon_spawn() {
 		envs=(OSM_CACHE_DIR="$d/cache" OSM_TMP_DIR="$d/tmp")
 		;;
 	esac
-	(cd "$SIM_DIR/run" && exec env "${envs[@]}" LD_PRELOAD="$UMAD2SIM" IBSIM_SOCKNAME="$SIM_SOCK" \
+	(cd "$SIM_DIR/run" && exec env "${envs[@]}" LD_PRELOAD="$preload" IBSIM_SOCKNAME="$SIM_SOCK" \
 		SIM_HOST="$host" "${cmd[@]}") >"$d/sm.out" 2>&1 &
 	DAEMON_PID=$!
 	PIDS+=("$DAEMON_PID")
