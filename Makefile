@@ -93,7 +93,7 @@ LINK_nanosm-ping   := $(A_PING) $(A_TOOLS) $(A_UMAD) $(A_MAD)
 
 LIBS_SM   := -libumad -libmad -lev -lyaml -lpthread
 LIBS_TOOL := -libumad -libmad -lpthread -lm
-LIBS_UNIT := -libmad -lyaml -lcunit -lm
+LIBS_UNIT := -libumad -libmad -lyaml -lcunit -lm -lpthread
 
 PROGS := $(BIN)/nanosm
 TOOLS_SRC := $(sort $(wildcard tools/*.c)) tools/ping/nanosm-ping.c

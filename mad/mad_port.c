@@ -408,7 +408,7 @@ static struct mad_port *mad_port_new(const char *ca, int port, uint64_t guid, in
 		rc = mad_port_open_ibsim_start(p, *ibsim_node, err, errlen);
 	else
 		rc = mad_port_open_bounded(p, ca, port, guid, err, errlen);
-	if (rc == -ETIMEDOUT)
+	if (rc == -ETIMEDOUT && !ibsim_node)
 		return NULL; /* the stuck opener owns p now */
 	if (rc == 0)
 		rc = mad_port_start_rx(p, err, errlen);

@@ -15,12 +15,14 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "mad/mad_ibsim.h"
+#include "mad/mad_port.h"
 #include "mad/smp.h"
 #include "tests/unit/unit.h"
 
@@ -44,6 +46,9 @@ struct tb_sim {
 	char name[64];
 	int ctl, out;
 	int refuse;   /* answer the attach with an error */
+	int answer_smps; /* 1: answer the port's own NodeInfo and PortInfo Gets; 2: only read them
+			  */
+	int smps_seen;
 	int types[8]; /* control requests seen, in order */
 	int n_types;
 	uint32_t issm_asked, issm_value;
@@ -75,20 +80,62 @@ static int tb_bind(const char *fmt, const char *base, int n)
 	return fd;
 }
 
-/* The fake's control side: answer every request until DISCONNECT or 2 s
+/* The fake's node: a directed-route Get of NodeInfo or PortInfo with no
+ * hops, answered as host1's port 1 (GUID ...11, LID 7, ACTIVE); anything
+ * else is only counted. */
+static void tb_answer(struct tb_sim *t)
+{
+	struct tb_mad w;
+	struct smp smp;
+
+	if (recv(t->out, &w, sizeof(w), 0) != (ssize_t)sizeof(w) ||
+	    smp_decode(w.mad, sizeof(w.mad), &smp) < 0)
+		return;
+	t->smps_seen++;
+	if (t->answer_smps != 1)
+		return;
+	if (smp.attr_id == SMP_ATTR_NODE_INFO) {
+		struct smp_node_info ni = {.base_version = 1,
+					   .class_version = 1,
+					   .node_type = NODE_TYPE_CA,
+					   .num_ports = 2,
+					   .node_guid = 0x0002c90300a00010ull,
+					   .port_guid = 0x0002c90300a00011ull,
+					   .local_port = 1};
+
+		smp_node_info_encode(&ni, smp.data);
+	} else if (smp.attr_id == SMP_ATTR_PORT_INFO && smp.attr_mod == 1) {
+		struct smp_port_info pi = {.lid = 7, .sm_lid = 7, .local_port = 1, .state = 4};
+
+		smp_port_info_encode(&pi, smp.data);
+	} else {
+		return;
+	}
+	smp_make_response(&smp);
+	smp_encode(&smp, w.mad, sizeof(w.mad));
+	w.slid = htons(0xffff);
+	send(t->out, &w, sizeof(w), 0);
+}
+
+/* The fake's control side: answer every request until DISCONNECT or 4 s
  * of silence. */
 static void *tb_serve(void *arg)
 {
 	struct tb_sim *t = arg;
 
 	for (;;) {
-		struct pollfd pf = {.fd = t->ctl, .events = POLLIN};
+		struct pollfd pf[2] = {{.fd = t->ctl, .events = POLLIN},
+				       {.fd = t->out, .events = POLLIN}};
 		struct sockaddr_un from;
 		socklen_t fl = sizeof(from);
 		struct tb_ctl c;
 
-		if (poll(&pf, 1, 2000) <= 0)
+		if (poll(pf, t->answer_smps ? 2 : 1, 4000) <= 0)
 			return NULL;
+		if (t->answer_smps && (pf[1].revents & POLLIN)) {
+			tb_answer(t);
+			continue;
+		}
 		if (recvfrom(t->ctl, &c, sizeof(c), 0, (struct sockaddr *)&from, &fl) !=
 		    (ssize_t)sizeof(c))
 			return NULL;
@@ -269,6 +316,63 @@ static void test_ibsim_missing(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, name));
 }
 
+/* The whole port over the fake: opened with its own NodeInfo and PortInfo
+ * read, or, when the node never answers, closed again (IsSM given back,
+ * detached) with an error that says so. */
+static void tb_port(int answer, struct tb_sim *t, char *err, size_t errlen,
+		    struct mad_port_info *info)
+{
+	struct mad_port *p;
+
+	CU_ASSERT_FATAL(tb_start(t, answer ? "nsm-ut-ibsim-port" : "nsm-ut-ibsim-mute", 0) == 0);
+	t->answer_smps = answer ? 1 : 2; /* 2: read and count, never answer */
+	setenv("IBSIM_SOCKNAME", t->name, 1);
+	p = mad_port_open_ibsim("host1", NULL, NULL, err, errlen);
+	unsetenv("IBSIM_SOCKNAME");
+	if (p) {
+		*info = *mad_port_info(p);
+		mad_port_close(p);
+	}
+	tb_stop(t);
+}
+
+static void test_ibsim_port(void)
+{
+	struct tb_sim t;
+	struct mad_port_info info;
+	char err[256] = "";
+
+	memset(&info, 0, sizeof(info));
+	tb_port(1, &t, err, sizeof(err), &info);
+	CU_ASSERT_STRING_EQUAL(err, "");
+	CU_ASSERT_STRING_EQUAL(info.ca, "ibsim:host1");
+	CU_ASSERT_EQUAL(info.port, 1);
+	CU_ASSERT_EQUAL(info.port_guid, 0x0002c90300a00011ull);
+	CU_ASSERT_EQUAL(info.node_guid, 0x0002c90300a00010ull);
+	CU_ASSERT_EQUAL(info.lid, 7);
+	CU_ASSERT_EQUAL(info.state, 4);
+	CU_ASSERT_EQUAL(info.is_sm, 1);
+	CU_ASSERT_EQUAL(t.smps_seen, 2);
+	CU_ASSERT_EQUAL(t.n_types, 4); /* attach, IsSM on, IsSM off, detach */
+	CU_ASSERT_EQUAL(t.types[3], 2);
+}
+
+static void test_ibsim_port_mute(void)
+{
+	struct tb_sim t;
+	struct mad_port_info info;
+	char err[256] = "";
+
+	tb_port(0, &t, err, sizeof(err), &info);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "ibsim node \"host1\" did not answer for its own port"));
+	CU_ASSERT_EQUAL(t.smps_seen, 1); /* the NodeInfo Get, never answered */
+	/* not left attached: IsSM given back and detached */
+	CU_ASSERT_EQUAL_FATAL(t.n_types, 4);
+	CU_ASSERT_EQUAL(t.types[2], 9);
+	CU_ASSERT_EQUAL(t.types[3], 2);
+	CU_ASSERT_EQUAL(t.issm_value, 0);
+}
+
 void test_mad_ibsim_register(void)
 {
 	CU_pSuite s = CU_add_suite("mad_ibsim", NULL, NULL);
@@ -276,4 +380,6 @@ void test_mad_ibsim_register(void)
 	CU_add_test(s, "attach, IsSM, datagram headers both ways, close", test_ibsim_wire);
 	CU_add_test(s, "a refused attach says which node", test_ibsim_refused);
 	CU_add_test(s, "no simulator on the name: an error, bounded", test_ibsim_missing);
+	CU_add_test(s, "a port: its own NodeInfo and PortInfo read", test_ibsim_port);
+	CU_add_test(s, "a port whose node never answers: detached again", test_ibsim_port_mute);
 }
