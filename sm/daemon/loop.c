@@ -628,6 +628,9 @@ static int loop_open(struct loop *l)
 	struct sm_clock clock = {.now_ms = loop_now_ms, .wall_s = loop_wall_s};
 	struct sm_opts so = l->opts->sm;
 
+	if (l->opts->ibsim && (l->opts->ca || l->opts->port || l->opts->port_guid))
+		log_info("--ibsim: the policy's sm.ca, sm.port and sm.guid do not apply (ibsim "
+			 "attaches to a node)");
 	if (l->opts->ibsim)
 		l->port =
 		    mad_port_open_ibsim(l->opts->ibsim_node, loop_notify, l, err, sizeof(err));

@@ -5,7 +5,8 @@
 # (ibtracert), sminfo MASTER from two hosts; the SM's port advertises IsSM
 # while it runs and no longer after SIGTERM; SA queries from another host
 # (saquery, through umad2sim) reach the SM and are answered; a second
-# start with -d is refused at once; the process maps no umad2sim.  The run
+# start with -d is refused at once, a policy's sm.ca is said not to apply;
+# the process maps no umad2sim.  The run
 # without a simulator is in t_nosim.
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -56,6 +57,17 @@ if grep -qE '^[[:space:]]+IsSM[[:space:]]*$' "$IT_LAST_OUT"; then
 	it_fail "LID $sm_lid still advertises IsSM after nanosm stopped"
 fi
 it_log "   $(grep -E '^CapMask' "$IT_LAST_OUT" | tr -s '.' ' ')"
+
+it_step "--ibsim with a policy that names a CA: said, and SUBNET UP on SIM_HOST's node"
+pol=$IT_SCRATCH/ca.yaml
+printf 'sm:\n  ca: mlx5_0\n  port: 1\n' >"$pol"
+NANOSM_ARGS="-f $pol" sm_start --ibsim --once
+sm_wait_exit 60
+IT_LAST_OUT=$SM_LOG
+[ "$SM_RC" = 0 ] || it_fail "nanosm --ibsim -f $pol --once exited with status $SM_RC"
+grep -q -- "--ibsim: the policy's sm.ca, sm.port and sm.guid do not apply" "$SM_LOG" ||
+	it_fail "nanosm did not say that the policy's port does not apply"
+grep -q 'SUBNET UP' "$SM_LOG" || it_fail "no SUBNET UP with the policy"
 
 it_step "--ibsim with -d: a usage error"
 out=$IT_SCRATCH/usage.out
