@@ -24,6 +24,10 @@
  * went too high. */
 #define VLSP_POLISH_NOMEM (-1e300)
 #define VLSP_POLISH_OVER (-1e299)
+/* Memo slots per channel (vlsp_polish_hop). */
+#ifndef VLSP_POLISH_MEMO
+#define VLSP_POLISH_MEMO 32
+#endif
 
 struct vlsp_polish {
 	struct lft_set *out;
@@ -78,6 +82,16 @@ struct vlsp_polish {
 	int32_t (*added)[4];
 	size_t n_added, cap_added;
 	double inv;	     /* 1 / (CAs - 1) */
+	/* the memo of hops (vlsp_polish_hop): per slot, what it was made
+	 * from and its sums */
+	struct vlsp_polish_key {
+		uint32_t c, ver, ca, cb;
+	} * memo_key;
+	double *memo;
+	size_t memo_mask;
+	uint32_t *ver;	   /* channel -> its law's version (from 1) */
+	uint32_t *ver_was; /* ... before the move being tried */
+	uint32_t n_ver;
 };
 
 static void vlsp_polish_fini(struct vlsp_polish *v)
@@ -114,6 +128,10 @@ static void vlsp_polish_fini(struct vlsp_polish *v)
 	free(v->walk);
 	free(v->added);
 	free(v->tuse);
+	free(v->memo_key);
+	free(v->memo);
+	free(v->ver);
+	free(v->ver_was);
 	vlsp_layers_fini(&v->ls);
 	vlsp_again_fini(&v->idx);
 	swgraph_fini(&v->g);
@@ -156,38 +174,81 @@ static void vlsp_polish_chan_law(struct vlsp_polish *v, size_t c)
 	while (k < VLSP_POLISH_K && (acc += pm[k]) < 1 - 1e-12)
 		k++;
 	v->top[c] = (uint8_t)k;
+	v->ver[c] = ++v->n_ver;
+}
+
+/* Memo slot for hop c with counts ca, cb (a power of 2 slots). */
+static size_t vlsp_polish_slot(const struct vlsp_polish *v, uint32_t c, uint32_t ca, uint32_t cb)
+{
+	uint64_t h = (uint64_t)c * 0x9e3779b97f4a7c15u ^ (uint64_t)ca * 0xc2b2ae3d27d4eb4fu ^
+		     (uint64_t)cb * 0x165667b19e3779f9u;
+
+	return (size_t)(h >> 32) & v->memo_mask;
+}
+
+/* Channel c as a hop of a path from source a to source b's CAs: for
+ * each k up to its top, the chance it carries at most k flows besides
+ * the path's own (its law without a's and b's yes/no, summed).  From the
+ * memo when c's law and the two counts are those it was made from (the
+ * law without two yes/no depends on nothing else); else made into it,
+ * or into buf when a or b sends over half its flows over c (then the law
+ * is made again without them, which the memo does not key). */
+static const double *vlsp_polish_hop(struct vlsp_polish *v, uint32_t c, size_t a, size_t b,
+				     double *buf)
+{
+	uint32_t ca = v->cnt[c * v->n_src + a], cb = v->cnt[c * v->n_src + b];
+	double pa = ca * v->inv, pb = cb * v->inv, qa, qb;
+	double x = 0, xy = 0, acc = 0, *f = buf, pm[VLSP_POLISH_K + 1];
+	const double *law = &v->pmf[c * (VLSP_POLISH_K + 1)];
+	struct vlsp_polish_key *key = NULL;
+	int own = pa > 0.5 || pb > 0.5;
+
+	if (own) {
+		vlsp_polish_law(v, c, (long)a, (long)b, pm);
+	} else {
+		size_t slot = vlsp_polish_slot(v, c, ca, cb);
+
+		key = &v->memo_key[slot];
+		f = &v->memo[slot * (VLSP_POLISH_K + 1)];
+		if (key->c == c && key->ver == v->ver[c] && key->ca == ca && key->cb == cb)
+			return f;
+	}
+	qa = 1 / (1 - pa);
+	qb = 1 / (1 - pb);
+	for (size_t k = 0; k <= v->top[c]; k++) {
+		if (own) {
+			xy = pm[k];
+		} else { /* a's yes/no out, then b's */
+			x = (law[k] - pa * x) * qa;
+			xy = (x - pb * xy) * qb;
+		}
+		acc += xy;
+		f[k] = acc < 0 ? 0 : acc > 1 ? 1 : acc;
+	}
+	if (key)
+		*key = (struct vlsp_polish_key){.c = c, .ver = v->ver[c], .ca = ca, .cb = cb};
+	return f;
 }
 
 /* Path id's expected 1 / the load of its most loaded channel.  A
  * channel's law counts only up to its top (the rest below 1e-12; the
  * law without two yes/no has even less there). */
-static double vlsp_polish_value(const struct vlsp_polish *v, size_t id)
+static double vlsp_polish_value(struct vlsp_polish *v, size_t id)
 {
 	size_t si = id / v->n_end, j = id % v->n_end, len = v->plen[id], top = 0;
-	long b = v->src_of[v->end_sw[j]];
-	double cdf[VLSP_POLISH_K + 1], pm[VLSP_POLISH_K + 1], e;
+	size_t b = (size_t)v->src_of[v->end_sw[j]];
+	double cdf[VLSP_POLISH_K + 1], buf[VLSP_POLISH_K + 1], e;
 
 	for (size_t k = 0; k <= VLSP_POLISH_K; k++)
 		cdf[k] = 1;
 	for (size_t i = 0; i < len; i++) {
-		size_t c = v->pch[id * v->maxlen + i], n = v->top[c];
-		double pa = v->cnt[c * v->n_src + si] * v->inv;
-		double pb = v->cnt[c * v->n_src + (size_t)b] * v->inv;
-		double qa = 1 / (1 - pa), qb = 1 / (1 - pb), a = 0, ab = 0, acc = 0;
+		uint32_t c = v->pch[id * v->maxlen + i];
+		const double *f = vlsp_polish_hop(v, c, si, b, buf);
+		size_t n = v->top[c];
 
 		top = n > top ? n : top;
-		if (pa > 0.5 || pb > 0.5)
-			vlsp_polish_law(v, c, (long)si, b, pm);
-		for (size_t k = 0; k <= n; k++) {
-			if (pa > 0.5 || pb > 0.5) {
-				ab = pm[k];
-			} else { /* a's yes/no out, then b's */
-				a = (v->pmf[c * (VLSP_POLISH_K + 1) + k] - pa * a) * qa;
-				ab = (a - pb * ab) * qb;
-			}
-			acc += ab;
-			cdf[k] *= acc < 0 ? 0 : acc > 1 ? 1 : acc;
-		}
+		for (size_t k = 0; k <= n; k++)
+			cdf[k] *= f[k];
 	}
 	/* load 1 + k with chance cdf[k] - cdf[k - 1]; the rest: top + 2 */
 	e = cdf[0];
@@ -300,6 +361,22 @@ static uint32_t vlsp_polish_shift_count(struct vlsp_polish *v, size_t id, int si
 	return top;
 }
 
+/* The memo of hops: VLSP_POLISH_MEMO slots per channel (a power of 2
+ * in all), versions.  0, -ENOMEM. */
+static int vlsp_polish_memo_init(struct vlsp_polish *v, size_t chans)
+{
+	size_t n = 1;
+
+	while (n < chans * VLSP_POLISH_MEMO)
+		n *= 2;
+	v->memo_mask = n - 1;
+	v->memo_key = calloc(n, sizeof(*v->memo_key));
+	v->memo = malloc(n * (VLSP_POLISH_K + 1) * sizeof(*v->memo));
+	v->ver = calloc(chans, sizeof(*v->ver));
+	v->ver_was = calloc(chans, sizeof(*v->ver_was));
+	return v->memo_key && v->memo && v->ver && v->ver_was ? 0 : -ENOMEM;
+}
+
 /* Every path, its channels' counts and laws, the lists, the values.
  * 0, 1 (a path does not lead to its CA), -ENOMEM. */
 static int vlsp_polish_paths(struct vlsp_polish *v)
@@ -347,7 +424,7 @@ static int vlsp_polish_paths(struct vlsp_polish *v)
 	v->shl = calloc(v->n_end * chans, sizeof(*v->shl));
 	if (!v->pch || !v->plen || !v->val || !v->mark || !v->cnt || !v->load || !v->pmf ||
 	    !v->top || !v->lst || !v->lst_n || !v->lst_cap || !v->newc || !v->dcnt || !v->touched ||
-	    !v->aff || !v->apre)
+	    !v->aff || !v->apre || vlsp_polish_memo_init(v, chans))
 		return -ENOMEM;
 	for (size_t id = 0; id < n_id && !rc; id++) {
 		size_t si = id / v->n_end;
@@ -586,9 +663,16 @@ static double vlsp_polish_move(struct vlsp_polish *v, size_t j, uint32_t e_to, s
 			v->cnt[c * v->n_src + v->aff[a]] += (uint32_t)v->dcnt[c];
 			v->load[c] += (uint64_t)((int64_t)v->dcnt[c] * v->h[v->aff[a]]);
 		}
-	for (size_t t = 0; t < v->n_touched; t++)
-		if (v->dcnt[v->touched[t]])
-			vlsp_polish_chan_law(v, v->touched[t]);
+	for (size_t t = 0; t < v->n_touched; t++) {
+		uint32_t c = v->touched[t];
+
+		if (!v->dcnt[c])
+			continue;
+		v->ver_was[c] = undo ? v->ver_was[c] : v->ver[c];
+		vlsp_polish_chan_law(v, c);
+		/* the law as it was, bit for bit: its memo holds again */
+		v->ver[c] = undo ? v->ver_was[c] : v->ver[c];
+	}
 	for (size_t a = 0; a < n; a++) {
 		uint32_t id = (uint32_t)(v->aff[a] * v->n_end + j);
 
