@@ -29,6 +29,12 @@
 #define VLSP_POLISH_MEMO 32
 #endif
 
+/* What a memo slot's sums were made from: channel c's law at version
+ * ver, without the yes/no of a source with count ca and one with cb. */
+struct vlsp_polish_key {
+	uint32_t c, ver, ca, cb;
+};
+
 struct vlsp_polish {
 	struct lft_set *out;
 	struct swgraph g;
@@ -84,14 +90,15 @@ struct vlsp_polish {
 	double inv;	     /* 1 / (CAs - 1) */
 	/* the memo of hops (vlsp_polish_hop): per slot, what it was made
 	 * from and its sums */
-	struct vlsp_polish_key {
-		uint32_t c, ver, ca, cb;
-	} * memo_key;
+	struct vlsp_polish_key *memo_key;
 	double *memo;
 	size_t memo_mask;
-	uint32_t *ver;	   /* channel -> its law's version (from 1) */
-	uint32_t *ver_was; /* ... before the move being tried */
+	uint32_t *ver; /* channel -> its law's version (from 1) */
 	uint32_t n_ver;
+	/* channel -> its law, top and version before the move being tried */
+	double *pmf_was;
+	uint8_t *top_was;
+	uint32_t *ver_was;
 };
 
 static void vlsp_polish_fini(struct vlsp_polish *v)
@@ -132,6 +139,8 @@ static void vlsp_polish_fini(struct vlsp_polish *v)
 	free(v->memo);
 	free(v->ver);
 	free(v->ver_was);
+	free(v->pmf_was);
+	free(v->top_was);
 	vlsp_layers_fini(&v->ls);
 	vlsp_again_fini(&v->idx);
 	swgraph_fini(&v->g);
@@ -257,6 +266,23 @@ static double vlsp_polish_value(struct vlsp_polish *v, size_t id)
 	return e + (1 - cdf[top]) / (double)(top + 2);
 }
 
+/* Path id's value: that of a path valued since the state last changed
+ * (mark: gen) from the same source to another CA of the same switch over
+ * the same channels, when there is one (a value depends on nothing else:
+ * the same double); else vlsp_polish_value. */
+static double vlsp_polish_revalue(struct vlsp_polish *v, size_t id)
+{
+	size_t si = id / v->n_end, j = id % v->n_end, len = v->plen[id];
+	size_t b = (size_t)v->src_of[v->end_sw[j]];
+	const uint32_t *ch = &v->pch[id * v->maxlen];
+
+	for (size_t t = si * v->n_end + v->first[b]; t < si * v->n_end + v->first[b] + v->h[b]; t++)
+		if (t != id && v->mark[t] == v->gen && v->plen[t] == len &&
+		    !memcmp(&v->pch[t * v->maxlen], ch, len * sizeof(*ch)))
+			return v->val[t];
+	return vlsp_polish_value(v, id);
+}
+
 static int vlsp_polish_list_add(struct vlsp_polish *v, size_t c, uint32_t id)
 {
 	if (v->lst_n[c] == v->lst_cap[c]) {
@@ -374,7 +400,10 @@ static int vlsp_polish_memo_init(struct vlsp_polish *v, size_t chans)
 	v->memo = malloc(n * (VLSP_POLISH_K + 1) * sizeof(*v->memo));
 	v->ver = calloc(chans, sizeof(*v->ver));
 	v->ver_was = calloc(chans, sizeof(*v->ver_was));
-	return v->memo_key && v->memo && v->ver && v->ver_was ? 0 : -ENOMEM;
+	v->pmf_was = malloc(chans * (VLSP_POLISH_K + 1) * sizeof(*v->pmf_was));
+	v->top_was = malloc(chans);
+	return v->memo_key && v->memo && v->ver && v->ver_was && v->pmf_was && v->top_was ? 0
+											  : -ENOMEM;
 }
 
 /* Every path, its channels' counts and laws, the lists, the values.
@@ -448,8 +477,11 @@ static int vlsp_polish_paths(struct vlsp_polish *v)
 	}
 	for (size_t c = 0; c < v->n_chan; c++)
 		vlsp_polish_chan_law(v, c);
-	for (size_t id = 0; id < n_id && !rc; id++)
-		v->val[id] = v->plen[id] ? vlsp_polish_value(v, id) : 1;
+	v->gen = 1;
+	for (size_t id = 0; id < n_id && !rc; id++) {
+		v->val[id] = v->plen[id] ? vlsp_polish_revalue(v, id) : 1;
+		v->mark[id] = v->gen;
+	}
 	return rc;
 }
 
@@ -632,6 +664,26 @@ static size_t vlsp_polish_affected(struct vlsp_polish *v, int s, size_t j)
 	return n;
 }
 
+/* Channel c's law, top and version, kept before a move is tried ... */
+static void vlsp_polish_law_keep(struct vlsp_polish *v, size_t c)
+{
+	memcpy(&v->pmf_was[c * (VLSP_POLISH_K + 1)], &v->pmf[c * (VLSP_POLISH_K + 1)],
+	       (VLSP_POLISH_K + 1) * sizeof(*v->pmf));
+	v->top_was[c] = v->top[c];
+	v->ver_was[c] = v->ver[c];
+}
+
+/* ... and back when it is undone: the counts are back as they were, so
+ * is the law they make, bit for bit, and the memo's sums for it hold
+ * again. */
+static void vlsp_polish_law_back(struct vlsp_polish *v, size_t c)
+{
+	memcpy(&v->pmf[c * (VLSP_POLISH_K + 1)], &v->pmf_was[c * (VLSP_POLISH_K + 1)],
+	       (VLSP_POLISH_K + 1) * sizeof(*v->pmf));
+	v->top[c] = v->top_was[c];
+	v->ver[c] = v->ver_was[c];
+}
+
 /* Switch s sends CA j's LID on channel e_to instead (its suffix, nlen
  * hops, in newc) for the n affected sources: counts, laws, paths,
  * lists, shift loads and values follow.  undo: the move takes back the
@@ -668,10 +720,12 @@ static double vlsp_polish_move(struct vlsp_polish *v, size_t j, uint32_t e_to, s
 
 		if (!v->dcnt[c])
 			continue;
-		v->ver_was[c] = undo ? v->ver_was[c] : v->ver[c];
+		if (undo) {
+			vlsp_polish_law_back(v, c);
+			continue;
+		}
+		vlsp_polish_law_keep(v, c);
 		vlsp_polish_chan_law(v, c);
-		/* the law as it was, bit for bit: its memo holds again */
-		v->ver[c] = undo ? v->ver_was[c] : v->ver[c];
 	}
 	for (size_t a = 0; a < n; a++) {
 		uint32_t id = (uint32_t)(v->aff[a] * v->n_end + j);
@@ -705,8 +759,8 @@ static double vlsp_polish_move(struct vlsp_polish *v, size_t j, uint32_t e_to, s
 
 			if (v->mark[id] == v->gen)
 				continue;
+			val = vlsp_polish_revalue(v, id);
 			v->mark[id] = v->gen;
-			val = vlsp_polish_value(v, id);
 			v->work++;
 			delta += v->h[id / v->n_end] * (val - v->val[id]);
 			v->jid[v->n_j] = id;
