@@ -15,11 +15,6 @@
 #define VLSP_POLISH_K VLSP_POLISH_LOADS
 /* A move is kept when the estimate's sum over pairs grows by more. */
 #define VLSP_POLISH_EPS 1e-9
-/* The polish stops once it has valued this many paths (deterministic;
- * the 64-switch, 256-CA meshes value 3.1-3.5 M in their 2 passes, about
- * 1 s; a fabric of 64 switches and thousands of CAs would take minutes
- * unbounded). */
-#define VLSP_POLISH_WORK (16u << 20)
 /* vlsp_polish_move's answers when out of memory, when a shift load
  * went too high. */
 #define VLSP_POLISH_NOMEM (-1e300)
@@ -827,24 +822,49 @@ static int vlsp_polish_entry(struct vlsp_polish *v, size_t s, size_t j)
 	return 0;
 }
 
-int vlsp_polish(const struct fabric *f, struct lft_set *out, unsigned passes)
+/* One pass over the entries to CA LIDs, until v has valued work_max
+ * paths (*bounded then set when entries were left).  Returns the moves
+ * made or -ENOMEM. */
+static int vlsp_polish_pass(struct vlsp_polish *v, uint64_t work_max, int *bounded)
+{
+	int moves = 0;
+
+	for (size_t s = 0; s < v->g.n_sw; s++)
+		for (size_t j = 0; j < v->n_end; j++) {
+			int rc;
+
+			if ((size_t)v->end_sw[j] == s)
+				continue;
+			if (v->work >= work_max) {
+				*bounded = 1;
+				return moves;
+			}
+			rc = vlsp_polish_entry(v, s, j);
+			if (rc < 0)
+				return rc;
+			moves += rc;
+		}
+	return moves;
+}
+
+int vlsp_polish_bounded(const struct fabric *f, struct lft_set *out, unsigned passes,
+			uint64_t work_max, struct vlsp_polish_stats *st)
 {
 	struct vlsp_polish v = {.out = out};
-	int rc = vlsp_polish_setup(&v, f), moves = 0, pass_moves = 1;
+	int rc = vlsp_polish_setup(&v, f), moves = 0, bounded = 0, made = 1;
 
-	for (unsigned k = 0; !rc && pass_moves && k < passes; k++) {
-		pass_moves = 0;
-		for (size_t s = 0; s < v.g.n_sw && rc >= 0 && v.work < VLSP_POLISH_WORK; s++)
-			for (size_t j = 0; j < v.n_end && rc >= 0 && v.work < VLSP_POLISH_WORK;
-			     j++) {
-				if ((size_t)v.end_sw[j] == s)
-					continue;
-				rc = vlsp_polish_entry(&v, s, j);
-				pass_moves += rc > 0;
-				rc = rc > 0 ? 0 : rc;
-			}
-		moves += pass_moves;
+	for (unsigned k = 0; !rc && made > 0 && !bounded && k < passes; k++) {
+		made = vlsp_polish_pass(&v, work_max, &bounded);
+		rc = made < 0 ? made : 0;
+		moves += made > 0 ? made : 0;
 	}
+	if (st)
+		*st = (struct vlsp_polish_stats){.valued = v.work, .bounded = bounded};
 	vlsp_polish_fini(&v);
 	return rc < 0 ? rc : moves;
+}
+
+int vlsp_polish(const struct fabric *f, struct lft_set *out, unsigned passes)
+{
+	return vlsp_polish_bounded(f, out, passes, VLSP_POLISH_WORK, NULL);
 }
