@@ -629,13 +629,19 @@ static double vlsp_polish_sum(const struct vlsp_polish *v)
 	return sum - (double)v->n_end;
 }
 
+/* The estimate: the sum's mean over ordered CA pairs. */
+static double vlsp_polish_ebb(const struct vlsp_polish *v)
+{
+	return vlsp_polish_sum(v) / ((double)v->n_end * (double)(v->n_end - 1));
+}
+
 int vlsp_polish_estimate(const struct fabric *f, const struct lft_set *out, double *ebb)
 {
 	struct vlsp_polish v = {.out = (struct lft_set *)out};
 	int rc = vlsp_polish_setup(&v, f);
 
 	if (!rc)
-		*ebb = vlsp_polish_sum(&v) / ((double)v.n_end * (double)(v.n_end - 1));
+		*ebb = vlsp_polish_ebb(&v);
 	vlsp_polish_fini(&v);
 	return rc;
 }
@@ -859,7 +865,8 @@ int vlsp_polish_bounded(const struct fabric *f, struct lft_set *out, unsigned pa
 		moves += made > 0 ? made : 0;
 	}
 	if (st)
-		*st = (struct vlsp_polish_stats){.valued = v.work, .bounded = bounded};
+		*st = (struct vlsp_polish_stats){
+		    .valued = v.work, .bounded = bounded, .ebb = rc ? 0 : vlsp_polish_ebb(&v)};
 	vlsp_polish_fini(&v);
 	return rc < 0 ? rc : moves;
 }

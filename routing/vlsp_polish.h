@@ -52,11 +52,14 @@ int vlsp_polish_estimate(const struct fabric *f, const struct lft_set *out, doub
 #define VLSP_POLISH_WORK (16u << 20)
 
 /* What a polish did: the paths it valued (what its bound counts; a path
- * that takes its twin's value counts too), and 1 in bounded when it
- * stopped at its bound with entries left to visit. */
+ * that takes its twin's value counts too), 1 in bounded when it stopped
+ * at its bound with entries left to visit, and the estimate of the
+ * tables it left, from the values it kept up move by move (0 when it
+ * did not polish: what vlsp_polish_estimate says afresh, bit for bit). */
 struct vlsp_polish_stats {
 	uint64_t valued;
 	int bounded;
+	double ebb;
 };
 
 /* Up to `passes` passes over the entries of out (tables of f) to CA

@@ -125,14 +125,17 @@ static int vp_gate(const struct fabric *f, const struct lft_set *s, double *ebb)
 	return sc.gate_rc;
 }
 
-/* A 6x6 torus on one VL, routed by vlsp once, unmeasured (its grown
- * trees on one layer), into s (every path on SL 0, s->path_sl not made). */
-static void vp_torus_one_vl(struct fabric *f, struct lft_set *s)
+/* A 6x6 torus with one host per switch, or two (the second on port 6),
+ * on one VL, routed by vlsp once, unmeasured (its grown trees on one
+ * layer), into s (every path on SL 0, s->path_sl not made). */
+static void vp_torus_one_vl(struct fabric *f, struct lft_set *s, int two)
 {
 	struct route_opts opts;
 	char err[256] = "";
 
 	route_test_torus(f, 6, 6);
+	for (int sw = 0; two && sw < 36; sw++)
+		route_test_add_host(f, sw, 6);
 	for (size_t i = 0; i < f->n_nodes; i++)
 		for (unsigned p = 0; p <= f->nodes[i].num_ports; p++) {
 			f->nodes[i].ports[p].present = 1;
@@ -155,7 +158,7 @@ static void test_vlsp_polish_layers(void)
 	double e0, e1, e2;
 	int moves;
 
-	vp_torus_one_vl(&f, &s);
+	vp_torus_one_vl(&f, &s, 0);
 	lft_set_init(&free_);
 	CU_ASSERT_EQUAL(vp_gate(&f, &s, &e0), 0);
 	CU_ASSERT_EQUAL_FATAL(lft_set_copy(&free_, &s), 0);
@@ -192,7 +195,9 @@ static int vp_same(const struct lft_set *a, const struct lft_set *b)
  * they were; half the paths the whole polish values: fewer moves, the
  * tables it had then (every route shortest, the gate passes: each
  * path's layer acyclic), the bound passed by less than the rest of the
- * polish; the whole polish (VLSP_POLISH_WORK) is not bounded here. */
+ * polish; the whole polish (VLSP_POLISH_WORK) is not bounded here.
+ * Each time, the estimate it kept up is the one made afresh (two hosts
+ * a switch: paths that take their twin's value). */
 static void test_vlsp_polish_bound(void)
 {
 	struct fabric f;
@@ -201,7 +206,7 @@ static void test_vlsp_polish_bound(void)
 	int m_half, m_full;
 	double ebb;
 
-	vp_torus_one_vl(&f, &s);
+	vp_torus_one_vl(&f, &s, 1);
 	CU_ASSERT_EQUAL_FATAL(lft_set_alloc_path_sl(&s), 0);
 	lft_set_init(&none);
 	lft_set_init(&half);
@@ -213,6 +218,10 @@ static void test_vlsp_polish_bound(void)
 	CU_ASSERT_TRUE(m_full > 1);
 	CU_ASSERT_FALSE(st_full.bounded);
 	CU_ASSERT_TRUE(st_full.valued > 0 && st_full.valued < VLSP_POLISH_WORK);
+	/* the values kept up move by move (the memo of hops, the twins) are
+	 * those made afresh */
+	CU_ASSERT_EQUAL(vlsp_polish_estimate(&f, &full, &ebb), 0);
+	CU_ASSERT_TRUE(memcmp(&ebb, &st_full.ebb, sizeof(ebb)) == 0);
 	CU_ASSERT_EQUAL(vlsp_polish_bounded(&f, &none, 2, 0, &st0), 0);
 	CU_ASSERT_TRUE(st0.bounded);
 	CU_ASSERT_EQUAL(st0.valued, 0);
@@ -223,6 +232,8 @@ static void test_vlsp_polish_bound(void)
 	CU_ASSERT_TRUE(st_half.valued >= st_full.valued / 2 && st_half.valued < st_full.valued);
 	CU_ASSERT_FALSE(vp_same(&half, &s));
 	CU_ASSERT_FALSE(vp_same(&half, &full));
+	CU_ASSERT_EQUAL(vlsp_polish_estimate(&f, &half, &ebb), 0);
+	CU_ASSERT_TRUE(memcmp(&ebb, &st_half.ebb, sizeof(ebb)) == 0);
 	CU_ASSERT_EQUAL(vp_gate(&f, &half, &ebb), 0);
 	fprintf(stderr, " [%d of %d moves, %llu of %llu paths valued]", m_half, m_full,
 		(unsigned long long)st_half.valued, (unsigned long long)st_full.valued);
