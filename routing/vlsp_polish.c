@@ -19,10 +19,9 @@
  * went too high. */
 #define VLSP_POLISH_NOMEM (-1e300)
 #define VLSP_POLISH_OVER (-1e299)
-/* Memo slots per channel (vlsp_polish_hop). */
-#ifndef VLSP_POLISH_MEMO
-#define VLSP_POLISH_MEMO 32
-#endif
+/* Memo slots per channel (vlsp_polish_hop; on the 64-switch meshes 8
+ * to 128 hit alike, 95-96%). */
+#define VLSP_POLISH_MEMO 16
 
 /* What a memo slot's sums were made from: channel c's law at version
  * ver, without the yes/no of a source with count ca and one with cb. */
@@ -74,6 +73,10 @@ struct vlsp_polish {
 	uint32_t *aff;	     /* sources a move reroutes */
 	uint16_t *apre;	     /* ... and their hops before the switch moved */
 	uint32_t *walk;	     /* a path followed */
+	/* the paths a move's switch is on (vlsp_polish_turns): their layers,
+	 * the channels they come in on (UINT32_MAX: none) */
+	unsigned *cross_l;
+	uint32_t *cross_in;
 	/* with out->path_sl: each path's layer, kept acyclic */
 	int layered;
 	struct vlsp_layers ls;
@@ -128,6 +131,8 @@ static void vlsp_polish_fini(struct vlsp_polish *v)
 	free(v->aff);
 	free(v->apre);
 	free(v->walk);
+	free(v->cross_l);
+	free(v->cross_in);
 	free(v->added);
 	free(v->tuse);
 	free(v->memo_key);
@@ -443,12 +448,15 @@ static int vlsp_polish_paths(struct vlsp_polish *v)
 	v->aff = malloc(v->n_src * sizeof(*v->aff));
 	v->apre = malloc(v->n_src * sizeof(*v->apre));
 	v->walk = malloc(n_sw * sizeof(*v->walk));
+	v->cross_l = malloc(n_sw * sizeof(*v->cross_l));
+	v->cross_in = malloc(n_sw * sizeof(*v->cross_in));
 	v->jid = malloc(n_id * sizeof(*v->jid));
 	v->jval = malloc(n_id * sizeof(*v->jval));
 	v->shl = calloc(v->n_end * chans, sizeof(*v->shl));
 	if (!v->pch || !v->plen || !v->val || !v->mark || !v->cnt || !v->load || !v->pmf ||
 	    !v->top || !v->lst || !v->lst_n || !v->lst_cap || !v->newc || !v->dcnt || !v->touched ||
-	    !v->aff || !v->apre || vlsp_polish_memo_init(v, chans))
+	    !v->aff || !v->apre || !v->walk || !v->cross_l || !v->cross_in || !v->jid || !v->jval ||
+	    !v->shl || vlsp_polish_memo_init(v, chans))
 		return -ENOMEM;
 	for (size_t id = 0; id < n_id && !rc; id++) {
 		size_t si = id / v->n_end;
@@ -581,38 +589,40 @@ static void vlsp_polish_turns_undo(struct vlsp_polish *v)
 
 /* With layers: switch s sending CA j's LID on newc[0] instead, then
  * along newc[1..nlen): every path to it over s (from any switch, on its
- * own layer) gives up its old turns from s on, then makes its new ones.
+ * own layer) gives up its old turns from s on, then makes its new ones
+ * (each path walked once: its layer and the channel into s noted).
  * 0 (they fit: the layers changed), 1 (one would close a cycle: the
  * layers as they were), -ENOMEM. */
 static int vlsp_polish_turns(struct vlsp_polish *v, size_t s, size_t j, size_t nlen)
 {
-	size_t d = (size_t)v->end_sw[j];
+	size_t d = (size_t)v->end_sw[j], n_cross = 0;
 	uint16_t lid = v->end_lid[j];
 	int rc = 0;
 
 	v->n_added = 0;
-	for (int sign = -1; v->layered && !rc && sign <= 1; sign += 2)
-		for (size_t u = 0; !rc && u < v->g.n_sw; u++) {
-			unsigned l = v->out->path_sl[u * v->row + lid];
-			long k, i;
+	for (size_t u = 0; v->layered && !rc && u < v->g.n_sw; u++) {
+		unsigned l = v->out->path_sl[u * v->row + lid];
+		long k, i;
 
-			if (v->g.comp[u] != v->g.comp[d])
-				continue;
-			k = vlsp_again_walk(&v->idx, u, lid, d, v->walk);
-			for (i = 0; i < k && v->tail[v->walk[i]] != (int)s; i++)
-				;
-			if (i >= k)
-				continue;
-			/* the turn into s (none when u is s), then those after */
-			if (sign < 0)
-				for (long t = i > 0 ? i : 1; !rc && t < k; t++)
-					rc = vlsp_polish_use(v, l, v->walk[t - 1], v->walk[t], -1,
-							     1);
-			if (sign > 0 && i > 0)
-				rc = vlsp_polish_use(v, l, v->walk[i - 1], v->newc[0], 1, 1);
-			for (size_t t = 1; sign > 0 && !rc && t < nlen; t++)
-				rc = vlsp_polish_use(v, l, v->newc[t - 1], v->newc[t], 1, 1);
-		}
+		if (v->g.comp[u] != v->g.comp[d])
+			continue;
+		k = vlsp_again_walk(&v->idx, u, lid, d, v->walk);
+		for (i = 0; i < k && v->tail[v->walk[i]] != (int)s; i++)
+			;
+		if (i >= k)
+			continue;
+		/* the turn into s (none when u is s), then those after */
+		for (long t = i > 0 ? i : 1; !rc && t < k; t++)
+			rc = vlsp_polish_use(v, l, v->walk[t - 1], v->walk[t], -1, 1);
+		v->cross_l[n_cross] = l; /* the new turns: after every old one is out */
+		v->cross_in[n_cross++] = i > 0 ? v->walk[i - 1] : UINT32_MAX;
+	}
+	for (size_t x = 0; !rc && x < n_cross; x++) {
+		if (v->cross_in[x] != UINT32_MAX)
+			rc = vlsp_polish_use(v, v->cross_l[x], v->cross_in[x], v->newc[0], 1, 1);
+		for (size_t t = 1; !rc && t < nlen; t++)
+			rc = vlsp_polish_use(v, v->cross_l[x], v->newc[t - 1], v->newc[t], 1, 1);
+	}
 	if (rc)
 		vlsp_polish_turns_undo(v);
 	return rc;
