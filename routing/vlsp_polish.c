@@ -1,103 +1,21 @@
 /*
- * vlsp_polish.c - the EBB estimate and the polish of finished tables
- * (see vlsp_polish.h): owns the paths between switches with CAs, the
- * per-channel laws and the moves.  No I/O, no globals.
+ * vlsp_polish.c - the polish of finished tables (see vlsp_polish.h):
+ * owns the paths between switches with CAs, the per-channel counts and
+ * lists, the layers' turns and the moves; the estimate they are valued
+ * by is vlsp_polish_est.c's.  No I/O, no globals.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "routing/swgraph.h"
-#include "routing/vlsp_again.h"
-#include "routing/vlsp_layer.h"
-#include "routing/vlsp_polish.h"
+#include "routing/vlsp_polish_priv.h"
 
-#define VLSP_POLISH_K VLSP_POLISH_LOADS
 /* A move is kept when the estimate's sum over pairs grows by more. */
 #define VLSP_POLISH_EPS 1e-9
 /* vlsp_polish_move's answers when out of memory, when a shift load
  * went too high. */
 #define VLSP_POLISH_NOMEM (-1e300)
 #define VLSP_POLISH_OVER (-1e299)
-/* Memo slots per channel (vlsp_polish_hop; on the 64-switch meshes 8
- * to 128 hit alike, 95-96%). */
-#define VLSP_POLISH_MEMO 16
-
-/* What a memo slot's sums were made from: channel c's law at version
- * ver, without the yes/no of a source with count ca and one with cb. */
-struct vlsp_polish_key {
-	uint32_t c, ver, ca, cb;
-};
-
-struct vlsp_polish {
-	struct lft_set *out;
-	struct swgraph g;
-	struct vlsp_again idx; /* its chan_of: (switch, port) -> channel */
-	size_t n_chan;
-	int *tail; /* channel -> the switch it leaves */
-	/* CA ports (base LIDs), in the scorer's order: by switch, then port */
-	size_t n_end;
-	uint16_t *end_lid;
-	int *end_sw;
-	/* switches with CAs: the sources */
-	size_t n_src;
-	int *src_of; /* switch -> source index, -1 */
-	int *src_sw;
-	uint32_t *h;	  /* source -> its CAs */
-	size_t *first;	  /* source -> its first CA */
-	uint16_t *shl;	  /* [k * n_chan + c]: flows over c when CA i sends to i + k */
-	uint32_t shl_max; /* ... the most over every k and c: no move goes past it */
-	int *dist;   /* [t * n_sw + s]: hops from s to t */
-	/* paths, id = source * n_end + CA */
-	size_t maxlen;
-	uint32_t *pch; /* [id * maxlen + i] */
-	uint16_t *plen;
-	double *val;	/* expected 1 / the most loaded, per path */
-	uint32_t *cnt;	/* [c * n_src + source]: its paths to CAs over c */
-	uint64_t *load; /* channel -> ordered CA pairs over it */
-	double *pmf;	/* [c * (K + 1) + k]: P(k flows over c) */
-	uint8_t *top;	/* channel -> the most flows its law counts */
-	/* channel -> the paths over it */
-	uint32_t **lst;
-	size_t *lst_n, *lst_cap;
-	/* scratch */
-	uint32_t *newc;
-	int *dcnt; /* channel -> change of a move */
-	uint32_t *touched;
-	size_t n_touched;
-	uint32_t *mark, gen; /* path -> last move that valued it */
-	uint64_t work;	     /* paths valued by the moves so far */
-	uint32_t *jid;	     /* the paths a move valued anew ... */
-	double *jval;	     /* ... and their values before, to undo it */
-	size_t n_j;
-	uint32_t *aff;	     /* sources a move reroutes */
-	uint16_t *apre;	     /* ... and their hops before the switch moved */
-	uint32_t *walk;	     /* a path followed */
-	/* the paths a move's switch is on (vlsp_polish_turns): their layers,
-	 * the channels they come in on (UINT32_MAX: none) */
-	unsigned *cross_l;
-	uint32_t *cross_in;
-	/* with out->path_sl: each path's layer, kept acyclic */
-	int layered;
-	struct vlsp_layers ls;
-	size_t row;	      /* out->sl_top + 1 */
-	uint32_t *tuse;	      /* [l * turn_bits + bit]: paths on layer l making the turn */
-	/* a move's changes to tuse, to undo it: layer, in, out, +1 or -1 */
-	int32_t (*added)[4];
-	size_t n_added, cap_added;
-	double inv;	     /* 1 / (CAs - 1) */
-	/* the memo of hops (vlsp_polish_hop): per slot, what it was made
-	 * from and its sums */
-	struct vlsp_polish_key *memo_key;
-	double *memo;
-	size_t memo_mask;
-	uint32_t *ver; /* channel -> its law's version (from 1) */
-	uint32_t n_ver;
-	/* channel -> its law, top and version before the move being tried */
-	double *pmf_was;
-	uint8_t *top_was;
-	uint32_t *ver_was;
-};
 
 static void vlsp_polish_fini(struct vlsp_polish *v)
 {
@@ -135,12 +53,7 @@ static void vlsp_polish_fini(struct vlsp_polish *v)
 	free(v->cross_in);
 	free(v->added);
 	free(v->tuse);
-	free(v->memo_key);
-	free(v->memo);
-	free(v->ver);
-	free(v->ver_was);
-	free(v->pmf_was);
-	free(v->top_was);
+	vlsp_polish_est_fini(v);
 	vlsp_layers_fini(&v->ls);
 	vlsp_again_fini(&v->idx);
 	swgraph_fini(&v->g);
@@ -150,137 +63,6 @@ static void vlsp_polish_fini(struct vlsp_polish *v)
 static long vlsp_polish_follow(const struct vlsp_polish *v, size_t s, size_t j, uint32_t *buf)
 {
 	return vlsp_again_walk(&v->idx, s, v->end_lid[j], (size_t)v->end_sw[j], buf);
-}
-
-/* pm: the flows over c, without one yes/no of sources a and b (-1:
- * none), built from the counts. */
-static void vlsp_polish_law(const struct vlsp_polish *v, size_t c, long a, long b, double *pm)
-{
-	pm[0] = 1;
-	for (size_t k = 1; k <= VLSP_POLISH_K; k++)
-		pm[k] = 0;
-	for (size_t si = 0; si < v->n_src; si++) {
-		uint32_t n = v->cnt[c * v->n_src + si], reps = v->h[si];
-		double p = n * v->inv;
-
-		reps -= (long)si == a ? 1u : 0u;
-		reps -= (long)si == b && reps ? 1u : 0u;
-		for (uint32_t r = 0; n && r < reps; r++) {
-			for (size_t k = VLSP_POLISH_K; k > 0; k--)
-				pm[k] = pm[k] * (1 - p) + pm[k - 1] * p;
-			pm[0] *= 1 - p;
-		}
-	}
-}
-
-/* Channel c's law into pmf, its top set. */
-static void vlsp_polish_chan_law(struct vlsp_polish *v, size_t c)
-{
-	double *pm = &v->pmf[c * (VLSP_POLISH_K + 1)], acc = 0;
-	size_t k = 0;
-
-	vlsp_polish_law(v, c, -1, -1, pm);
-	while (k < VLSP_POLISH_K && (acc += pm[k]) < 1 - 1e-12)
-		k++;
-	v->top[c] = (uint8_t)k;
-	v->ver[c] = ++v->n_ver;
-}
-
-/* Memo slot for hop c with counts ca, cb (a power of 2 slots). */
-static size_t vlsp_polish_slot(const struct vlsp_polish *v, uint32_t c, uint32_t ca, uint32_t cb)
-{
-	uint64_t h = (uint64_t)c * 0x9e3779b97f4a7c15u ^ (uint64_t)ca * 0xc2b2ae3d27d4eb4fu ^
-		     (uint64_t)cb * 0x165667b19e3779f9u;
-
-	return (size_t)(h >> 32) & v->memo_mask;
-}
-
-/* Channel c as a hop of a path from source a to source b's CAs: for
- * each k up to its top, the chance it carries at most k flows besides
- * the path's own (its law without a's and b's yes/no, summed).  From the
- * memo when c's law and the two counts are those it was made from (the
- * law without two yes/no depends on nothing else); else made into it,
- * or into buf when a or b sends over half its flows over c (then the law
- * is made again without them, which the memo does not key). */
-static const double *vlsp_polish_hop(struct vlsp_polish *v, uint32_t c, size_t a, size_t b,
-				     double *buf)
-{
-	uint32_t ca = v->cnt[c * v->n_src + a], cb = v->cnt[c * v->n_src + b];
-	double pa = ca * v->inv, pb = cb * v->inv, qa, qb;
-	double x = 0, xy = 0, acc = 0, *f = buf, pm[VLSP_POLISH_K + 1];
-	const double *law = &v->pmf[c * (VLSP_POLISH_K + 1)];
-	struct vlsp_polish_key *key = NULL;
-	int own = pa > 0.5 || pb > 0.5;
-
-	if (own) {
-		vlsp_polish_law(v, c, (long)a, (long)b, pm);
-	} else {
-		size_t slot = vlsp_polish_slot(v, c, ca, cb);
-
-		key = &v->memo_key[slot];
-		f = &v->memo[slot * (VLSP_POLISH_K + 1)];
-		if (key->c == c && key->ver == v->ver[c] && key->ca == ca && key->cb == cb)
-			return f;
-	}
-	qa = 1 / (1 - pa);
-	qb = 1 / (1 - pb);
-	for (size_t k = 0; k <= v->top[c]; k++) {
-		if (own) {
-			xy = pm[k];
-		} else { /* a's yes/no out, then b's */
-			x = (law[k] - pa * x) * qa;
-			xy = (x - pb * xy) * qb;
-		}
-		acc += xy;
-		f[k] = acc < 0 ? 0 : acc > 1 ? 1 : acc;
-	}
-	if (key)
-		*key = (struct vlsp_polish_key){.c = c, .ver = v->ver[c], .ca = ca, .cb = cb};
-	return f;
-}
-
-/* Path id's expected 1 / the load of its most loaded channel.  A
- * channel's law counts only up to its top (the rest below 1e-12; the
- * law without two yes/no has even less there). */
-static double vlsp_polish_value(struct vlsp_polish *v, size_t id)
-{
-	size_t si = id / v->n_end, j = id % v->n_end, len = v->plen[id], top = 0;
-	size_t b = (size_t)v->src_of[v->end_sw[j]];
-	double cdf[VLSP_POLISH_K + 1], buf[VLSP_POLISH_K + 1], e;
-
-	for (size_t k = 0; k <= VLSP_POLISH_K; k++)
-		cdf[k] = 1;
-	for (size_t i = 0; i < len; i++) {
-		uint32_t c = v->pch[id * v->maxlen + i];
-		const double *f = vlsp_polish_hop(v, c, si, b, buf);
-		size_t n = v->top[c];
-
-		top = n > top ? n : top;
-		for (size_t k = 0; k <= n; k++)
-			cdf[k] *= f[k];
-	}
-	/* load 1 + k with chance cdf[k] - cdf[k - 1]; the rest: top + 2 */
-	e = cdf[0];
-	for (size_t k = 1; k <= top; k++)
-		e += (cdf[k] - cdf[k - 1]) / (double)(k + 1);
-	return e + (1 - cdf[top]) / (double)(top + 2);
-}
-
-/* Path id's value: that of a path valued since the state last changed
- * (mark: gen) from the same source to another CA of the same switch over
- * the same channels, when there is one (a value depends on nothing else:
- * the same double); else vlsp_polish_value. */
-static double vlsp_polish_revalue(struct vlsp_polish *v, size_t id)
-{
-	size_t si = id / v->n_end, j = id % v->n_end, len = v->plen[id];
-	size_t b = (size_t)v->src_of[v->end_sw[j]];
-	const uint32_t *ch = &v->pch[id * v->maxlen];
-
-	for (size_t t = si * v->n_end + v->first[b]; t < si * v->n_end + v->first[b] + v->h[b]; t++)
-		if (t != id && v->mark[t] == v->gen && v->plen[t] == len &&
-		    !memcmp(&v->pch[t * v->maxlen], ch, len * sizeof(*ch)))
-			return v->val[t];
-	return vlsp_polish_value(v, id);
 }
 
 static int vlsp_polish_list_add(struct vlsp_polish *v, size_t c, uint32_t id)
@@ -387,25 +169,6 @@ static uint32_t vlsp_polish_shift_count(struct vlsp_polish *v, size_t id, int si
 	return top;
 }
 
-/* The memo of hops: VLSP_POLISH_MEMO slots per channel (a power of 2
- * in all), versions.  0, -ENOMEM. */
-static int vlsp_polish_memo_init(struct vlsp_polish *v, size_t chans)
-{
-	size_t n = 1;
-
-	while (n < chans * VLSP_POLISH_MEMO)
-		n *= 2;
-	v->memo_mask = n - 1;
-	v->memo_key = calloc(n, sizeof(*v->memo_key));
-	v->memo = malloc(n * (VLSP_POLISH_K + 1) * sizeof(*v->memo));
-	v->ver = calloc(chans, sizeof(*v->ver));
-	v->ver_was = calloc(chans, sizeof(*v->ver_was));
-	v->pmf_was = malloc(chans * (VLSP_POLISH_K + 1) * sizeof(*v->pmf_was));
-	v->top_was = malloc(chans);
-	return v->memo_key && v->memo && v->ver && v->ver_was && v->pmf_was && v->top_was ? 0
-											  : -ENOMEM;
-}
-
 /* Every path, its channels' counts and laws, the lists, the values.
  * 0, 1 (a path does not lead to its CA), -ENOMEM. */
 static int vlsp_polish_paths(struct vlsp_polish *v)
@@ -456,7 +219,7 @@ static int vlsp_polish_paths(struct vlsp_polish *v)
 	if (!v->pch || !v->plen || !v->val || !v->mark || !v->cnt || !v->load || !v->pmf ||
 	    !v->top || !v->lst || !v->lst_n || !v->lst_cap || !v->newc || !v->dcnt || !v->touched ||
 	    !v->aff || !v->apre || !v->walk || !v->cross_l || !v->cross_in || !v->jid || !v->jval ||
-	    !v->shl || vlsp_polish_memo_init(v, chans))
+	    !v->shl || vlsp_polish_est_init(v, chans))
 		return -ENOMEM;
 	for (size_t id = 0; id < n_id && !rc; id++) {
 		size_t si = id / v->n_end;
@@ -479,10 +242,10 @@ static int vlsp_polish_paths(struct vlsp_polish *v)
 		v->shl_max = top > v->shl_max ? top : v->shl_max;
 	}
 	for (size_t c = 0; c < v->n_chan; c++)
-		vlsp_polish_chan_law(v, c);
+		vlsp_polish_est_chan(v, c);
 	v->gen = 1;
 	for (size_t id = 0; id < n_id && !rc; id++) {
-		v->val[id] = v->plen[id] ? vlsp_polish_revalue(v, id) : 1;
+		v->val[id] = v->plen[id] ? vlsp_polish_est_path(v, id) : 1;
 		v->mark[id] = v->gen;
 	}
 	return rc;
@@ -628,30 +391,13 @@ static int vlsp_polish_turns(struct vlsp_polish *v, size_t s, size_t j, size_t n
 	return rc;
 }
 
-/* The sum over ordered CA pairs (a pair behind one switch: 1). */
-static double vlsp_polish_sum(const struct vlsp_polish *v)
-{
-	double sum = 0;
-
-	for (size_t id = 0; id < v->n_src * v->n_end; id++)
-		sum += v->h[id / v->n_end] * v->val[id];
-	/* a CA is no pair with itself: its own "path" counted 1 above */
-	return sum - (double)v->n_end;
-}
-
-/* The estimate: the sum's mean over ordered CA pairs. */
-static double vlsp_polish_ebb(const struct vlsp_polish *v)
-{
-	return vlsp_polish_sum(v) / ((double)v->n_end * (double)(v->n_end - 1));
-}
-
 int vlsp_polish_estimate(const struct fabric *f, const struct lft_set *out, double *ebb)
 {
 	struct vlsp_polish v = {.out = (struct lft_set *)out};
 	int rc = vlsp_polish_setup(&v, f);
 
 	if (!rc)
-		*ebb = vlsp_polish_ebb(&v);
+		*ebb = vlsp_polish_est_ebb(&v);
 	vlsp_polish_fini(&v);
 	return rc;
 }
@@ -673,26 +419,6 @@ static size_t vlsp_polish_affected(struct vlsp_polish *v, int s, size_t j)
 			}
 	}
 	return n;
-}
-
-/* Channel c's law, top and version, kept before a move is tried ... */
-static void vlsp_polish_law_keep(struct vlsp_polish *v, size_t c)
-{
-	memcpy(&v->pmf_was[c * (VLSP_POLISH_K + 1)], &v->pmf[c * (VLSP_POLISH_K + 1)],
-	       (VLSP_POLISH_K + 1) * sizeof(*v->pmf));
-	v->top_was[c] = v->top[c];
-	v->ver_was[c] = v->ver[c];
-}
-
-/* ... and back when it is undone: the counts are back as they were, so
- * is the law they make, bit for bit, and the memo's sums for it hold
- * again. */
-static void vlsp_polish_law_back(struct vlsp_polish *v, size_t c)
-{
-	memcpy(&v->pmf[c * (VLSP_POLISH_K + 1)], &v->pmf_was[c * (VLSP_POLISH_K + 1)],
-	       (VLSP_POLISH_K + 1) * sizeof(*v->pmf));
-	v->top[c] = v->top_was[c];
-	v->ver[c] = v->ver_was[c];
 }
 
 /* Switch s sends CA j's LID on channel e_to instead (its suffix, nlen
@@ -732,11 +458,11 @@ static double vlsp_polish_move(struct vlsp_polish *v, size_t j, uint32_t e_to, s
 		if (!v->dcnt[c])
 			continue;
 		if (undo) {
-			vlsp_polish_law_back(v, c);
+			vlsp_polish_est_back(v, c);
 			continue;
 		}
-		vlsp_polish_law_keep(v, c);
-		vlsp_polish_chan_law(v, c);
+		vlsp_polish_est_keep(v, c);
+		vlsp_polish_est_chan(v, c);
 	}
 	for (size_t a = 0; a < n; a++) {
 		uint32_t id = (uint32_t)(v->aff[a] * v->n_end + j);
@@ -770,7 +496,7 @@ static double vlsp_polish_move(struct vlsp_polish *v, size_t j, uint32_t e_to, s
 
 			if (v->mark[id] == v->gen)
 				continue;
-			val = vlsp_polish_revalue(v, id);
+			val = vlsp_polish_est_path(v, id);
 			v->mark[id] = v->gen;
 			v->work++;
 			delta += v->h[id / v->n_end] * (val - v->val[id]);
@@ -876,7 +602,7 @@ int vlsp_polish_bounded(const struct fabric *f, struct lft_set *out, unsigned pa
 	}
 	if (st)
 		*st = (struct vlsp_polish_stats){
-		    .valued = v.work, .bounded = bounded, .ebb = rc ? 0 : vlsp_polish_ebb(&v)};
+		    .valued = v.work, .bounded = bounded, .ebb = rc ? 0 : vlsp_polish_est_ebb(&v)};
 	vlsp_polish_fini(&v);
 	return rc < 0 ? rc : moves;
 }
