@@ -93,6 +93,8 @@ static const double *vlsp_polish_est_hop(struct vlsp_polish *v, uint32_t c, size
 		acc += xy;
 		f[k] = acc < 0 ? 0 : acc > 1 ? 1 : acc;
 	}
+	for (size_t k = (size_t)v->top[c] + 1; k <= VLSP_POLISH_K; k++)
+		f[k] = 1; /* times 1: as if not multiplied */
 	if (key)
 		*key = (struct vlsp_polish_key){.c = c, .ver = v->ver[c], .ca = ca, .cb = cb};
 	return f;
@@ -115,8 +117,9 @@ static double vlsp_polish_est_value(struct vlsp_polish *v, size_t id)
 		size_t n = v->top[c];
 
 		top = n > top ? n : top;
-		for (size_t k = 0; k <= n; k++)
+		for (size_t k = 0; k < VLSP_POLISH_K; k++)
 			cdf[k] *= f[k];
+		cdf[VLSP_POLISH_K] *= f[VLSP_POLISH_K];
 	}
 	/* load 1 + k with chance cdf[k] - cdf[k - 1]; the rest: top + 2 */
 	e = cdf[0];
