@@ -26,8 +26,9 @@
  * when the estimate grows; the paths stay shortest.  It keeps no VL:
  * the caller puts the paths on layers again (routing/vlsp_path.h) and
  * judges the result.  Memory: a count per (channel, switch with CAs), a
- * path per (switch with CAs, CA), each as long as the longest path, and
- * a list per channel of the paths over it.  Pure: no I/O, no globals;
+ * path per (switch with CAs, CA), each as long as the longest path, a
+ * list per channel of the paths over it, and a memo of 16 hops' sums per
+ * channel (routing/vlsp_polish_est.c).  Pure: no I/O, no globals;
  * deterministic.
  */
 #ifndef NANOSM_ROUTING_VLSP_POLISH_H
