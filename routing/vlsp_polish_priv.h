@@ -89,7 +89,10 @@ struct vlsp_polish {
 	struct vlsp_polish_key *memo_key;
 	double *memo;
 	size_t memo_mask;
-	uint32_t *ver; /* channel -> its law's version (from 1) */
+	/* channel -> its law's version (from 1; a law made per channel at
+	 * setup, at most two per hop of a move tried: 2 x 64 x 16 M under
+	 * the engine's bound, short of a wrap) */
+	uint32_t *ver;
 	uint32_t n_ver;
 	/* channel -> its law, top and version before the move being tried */
 	double *pmf_was;
@@ -113,8 +116,9 @@ void vlsp_polish_est_keep(struct vlsp_polish *v, size_t c);
 void vlsp_polish_est_back(struct vlsp_polish *v, size_t c);
 
 /* Path id's expected 1 / the load of its most loaded channel, under the
- * current laws and counts (marks: v->gen for the paths valued since they
- * last changed). */
+ * current laws and counts; a twin's (same source, same destination
+ * switch, same channels) when one is marked v->gen: valued since the
+ * laws and counts last changed. */
 double vlsp_polish_est_path(struct vlsp_polish *v, size_t id);
 
 /* The estimate from the paths' values: the mean over ordered CA pairs. */
