@@ -350,6 +350,22 @@ static void vlsp_polish_turns_undo(struct vlsp_polish *v)
 	}
 }
 
+/* The channels from switch u to CA j into *w: the path kept for u when
+ * it has CAs (kept up move by move), else followed into v->walk; how
+ * many, or -1 (vlsp_again_walk). */
+static long vlsp_polish_way(struct vlsp_polish *v, size_t u, size_t j, const uint32_t **w)
+{
+	size_t id;
+
+	if (v->src_of[u] < 0) {
+		*w = v->walk;
+		return vlsp_polish_follow(v, u, j, v->walk);
+	}
+	id = (size_t)v->src_of[u] * v->n_end + j;
+	*w = &v->pch[id * v->maxlen];
+	return v->plen[id];
+}
+
 /* With layers: switch s sending CA j's LID on newc[0] instead, then
  * along newc[1..nlen): every path to it over s (from any switch, on its
  * own layer) gives up its old turns from s on, then makes its new ones
@@ -365,20 +381,21 @@ static int vlsp_polish_turns(struct vlsp_polish *v, size_t s, size_t j, size_t n
 	v->n_added = 0;
 	for (size_t u = 0; v->layered && !rc && u < v->g.n_sw; u++) {
 		unsigned l = v->out->path_sl[u * v->row + lid];
+		const uint32_t *w;
 		long k, i;
 
 		if (v->g.comp[u] != v->g.comp[d])
 			continue;
-		k = vlsp_again_walk(&v->idx, u, lid, d, v->walk);
-		for (i = 0; i < k && v->tail[v->walk[i]] != (int)s; i++)
+		k = vlsp_polish_way(v, u, j, &w);
+		for (i = 0; i < k && v->tail[w[i]] != (int)s; i++)
 			;
 		if (i >= k)
 			continue;
 		/* the turn into s (none when u is s), then those after */
 		for (long t = i > 0 ? i : 1; !rc && t < k; t++)
-			rc = vlsp_polish_use(v, l, v->walk[t - 1], v->walk[t], -1, 1);
+			rc = vlsp_polish_use(v, l, w[t - 1], w[t], -1, 1);
 		v->cross_l[n_cross] = l; /* the new turns: after every old one is out */
-		v->cross_in[n_cross++] = i > 0 ? v->walk[i - 1] : UINT32_MAX;
+		v->cross_in[n_cross++] = i > 0 ? w[i - 1] : UINT32_MAX;
 	}
 	for (size_t x = 0; !rc && x < n_cross; x++) {
 		if (v->cross_in[x] != UINT32_MAX)
