@@ -1,84 +1,21 @@
 /*
- * vlsp_polish.c - the EBB estimate and the polish of finished tables
- * (see vlsp_polish.h): owns the paths between switches with CAs, the
- * per-channel laws and the moves.  No I/O, no globals.
+ * vlsp_polish.c - the polish of finished tables (see vlsp_polish.h):
+ * owns the paths between switches with CAs, the per-channel counts and
+ * lists, the layers' turns and the moves; the estimate they are valued
+ * by is vlsp_polish_est.c's.  No I/O, no globals.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "routing/swgraph.h"
-#include "routing/vlsp_again.h"
-#include "routing/vlsp_layer.h"
-#include "routing/vlsp_polish.h"
+#include "routing/vlsp_polish_priv.h"
 
-#define VLSP_POLISH_K VLSP_POLISH_LOADS
 /* A move is kept when the estimate's sum over pairs grows by more. */
 #define VLSP_POLISH_EPS 1e-9
-/* The polish stops once it has valued this many paths (deterministic;
- * the 64-switch, 256-CA meshes value 3.1-3.5 M in their 2 passes, about
- * 1 s; a fabric of 64 switches and thousands of CAs would take minutes
- * unbounded). */
-#define VLSP_POLISH_WORK (16u << 20)
 /* vlsp_polish_move's answers when out of memory, when a shift load
  * went too high. */
 #define VLSP_POLISH_NOMEM (-1e300)
 #define VLSP_POLISH_OVER (-1e299)
-
-struct vlsp_polish {
-	struct lft_set *out;
-	struct swgraph g;
-	struct vlsp_again idx; /* its chan_of: (switch, port) -> channel */
-	size_t n_chan;
-	int *tail; /* channel -> the switch it leaves */
-	/* CA ports (base LIDs), in the scorer's order: by switch, then port */
-	size_t n_end;
-	uint16_t *end_lid;
-	int *end_sw;
-	/* switches with CAs: the sources */
-	size_t n_src;
-	int *src_of; /* switch -> source index, -1 */
-	int *src_sw;
-	uint32_t *h;	  /* source -> its CAs */
-	size_t *first;	  /* source -> its first CA */
-	uint16_t *shl;	  /* [k * n_chan + c]: flows over c when CA i sends to i + k */
-	uint32_t shl_max; /* ... the most over every k and c: no move goes past it */
-	int *dist;   /* [t * n_sw + s]: hops from s to t */
-	/* paths, id = source * n_end + CA */
-	size_t maxlen;
-	uint32_t *pch; /* [id * maxlen + i] */
-	uint16_t *plen;
-	double *val;	/* expected 1 / the most loaded, per path */
-	uint32_t *cnt;	/* [c * n_src + source]: its paths to CAs over c */
-	uint64_t *load; /* channel -> ordered CA pairs over it */
-	double *pmf;	/* [c * (K + 1) + k]: P(k flows over c) */
-	uint8_t *top;	/* channel -> the most flows its law counts */
-	/* channel -> the paths over it */
-	uint32_t **lst;
-	size_t *lst_n, *lst_cap;
-	/* scratch */
-	uint32_t *newc;
-	int *dcnt; /* channel -> change of a move */
-	uint32_t *touched;
-	size_t n_touched;
-	uint32_t *mark, gen; /* path -> last move that valued it */
-	uint64_t work;	     /* paths valued by the moves so far */
-	uint32_t *jid;	     /* the paths a move valued anew ... */
-	double *jval;	     /* ... and their values before, to undo it */
-	size_t n_j;
-	uint32_t *aff;	     /* sources a move reroutes */
-	uint16_t *apre;	     /* ... and their hops before the switch moved */
-	uint32_t *walk;	     /* a path followed */
-	/* with out->path_sl: each path's layer, kept acyclic */
-	int layered;
-	struct vlsp_layers ls;
-	size_t row;	      /* out->sl_top + 1 */
-	uint32_t *tuse;	      /* [l * turn_bits + bit]: paths on layer l making the turn */
-	/* a move's changes to tuse, to undo it: layer, in, out, +1 or -1 */
-	int32_t (*added)[4];
-	size_t n_added, cap_added;
-	double inv;	     /* 1 / (CAs - 1) */
-};
 
 static void vlsp_polish_fini(struct vlsp_polish *v)
 {
@@ -112,8 +49,11 @@ static void vlsp_polish_fini(struct vlsp_polish *v)
 	free(v->aff);
 	free(v->apre);
 	free(v->walk);
+	free(v->cross_l);
+	free(v->cross_in);
 	free(v->added);
 	free(v->tuse);
+	vlsp_polish_est_fini(v);
 	vlsp_layers_fini(&v->ls);
 	vlsp_again_fini(&v->idx);
 	swgraph_fini(&v->g);
@@ -123,77 +63,6 @@ static void vlsp_polish_fini(struct vlsp_polish *v)
 static long vlsp_polish_follow(const struct vlsp_polish *v, size_t s, size_t j, uint32_t *buf)
 {
 	return vlsp_again_walk(&v->idx, s, v->end_lid[j], (size_t)v->end_sw[j], buf);
-}
-
-/* pm: the flows over c, without one yes/no of sources a and b (-1:
- * none), built from the counts. */
-static void vlsp_polish_law(const struct vlsp_polish *v, size_t c, long a, long b, double *pm)
-{
-	pm[0] = 1;
-	for (size_t k = 1; k <= VLSP_POLISH_K; k++)
-		pm[k] = 0;
-	for (size_t si = 0; si < v->n_src; si++) {
-		uint32_t n = v->cnt[c * v->n_src + si], reps = v->h[si];
-		double p = n * v->inv;
-
-		reps -= (long)si == a ? 1u : 0u;
-		reps -= (long)si == b && reps ? 1u : 0u;
-		for (uint32_t r = 0; n && r < reps; r++) {
-			for (size_t k = VLSP_POLISH_K; k > 0; k--)
-				pm[k] = pm[k] * (1 - p) + pm[k - 1] * p;
-			pm[0] *= 1 - p;
-		}
-	}
-}
-
-/* Channel c's law into pmf, its top set. */
-static void vlsp_polish_chan_law(struct vlsp_polish *v, size_t c)
-{
-	double *pm = &v->pmf[c * (VLSP_POLISH_K + 1)], acc = 0;
-	size_t k = 0;
-
-	vlsp_polish_law(v, c, -1, -1, pm);
-	while (k < VLSP_POLISH_K && (acc += pm[k]) < 1 - 1e-12)
-		k++;
-	v->top[c] = (uint8_t)k;
-}
-
-/* Path id's expected 1 / the load of its most loaded channel.  A
- * channel's law counts only up to its top (the rest below 1e-12; the
- * law without two yes/no has even less there). */
-static double vlsp_polish_value(const struct vlsp_polish *v, size_t id)
-{
-	size_t si = id / v->n_end, j = id % v->n_end, len = v->plen[id], top = 0;
-	long b = v->src_of[v->end_sw[j]];
-	double cdf[VLSP_POLISH_K + 1], pm[VLSP_POLISH_K + 1], e;
-
-	for (size_t k = 0; k <= VLSP_POLISH_K; k++)
-		cdf[k] = 1;
-	for (size_t i = 0; i < len; i++) {
-		size_t c = v->pch[id * v->maxlen + i], n = v->top[c];
-		double pa = v->cnt[c * v->n_src + si] * v->inv;
-		double pb = v->cnt[c * v->n_src + (size_t)b] * v->inv;
-		double qa = 1 / (1 - pa), qb = 1 / (1 - pb), a = 0, ab = 0, acc = 0;
-
-		top = n > top ? n : top;
-		if (pa > 0.5 || pb > 0.5)
-			vlsp_polish_law(v, c, (long)si, b, pm);
-		for (size_t k = 0; k <= n; k++) {
-			if (pa > 0.5 || pb > 0.5) {
-				ab = pm[k];
-			} else { /* a's yes/no out, then b's */
-				a = (v->pmf[c * (VLSP_POLISH_K + 1) + k] - pa * a) * qa;
-				ab = (a - pb * ab) * qb;
-			}
-			acc += ab;
-			cdf[k] *= acc < 0 ? 0 : acc > 1 ? 1 : acc;
-		}
-	}
-	/* load 1 + k with chance cdf[k] - cdf[k - 1]; the rest: top + 2 */
-	e = cdf[0];
-	for (size_t k = 1; k <= top; k++)
-		e += (cdf[k] - cdf[k - 1]) / (double)(k + 1);
-	return e + (1 - cdf[top]) / (double)(top + 2);
 }
 
 static int vlsp_polish_list_add(struct vlsp_polish *v, size_t c, uint32_t id)
@@ -342,12 +211,15 @@ static int vlsp_polish_paths(struct vlsp_polish *v)
 	v->aff = malloc(v->n_src * sizeof(*v->aff));
 	v->apre = malloc(v->n_src * sizeof(*v->apre));
 	v->walk = malloc(n_sw * sizeof(*v->walk));
+	v->cross_l = malloc(n_sw * sizeof(*v->cross_l));
+	v->cross_in = malloc(n_sw * sizeof(*v->cross_in));
 	v->jid = malloc(n_id * sizeof(*v->jid));
 	v->jval = malloc(n_id * sizeof(*v->jval));
 	v->shl = calloc(v->n_end * chans, sizeof(*v->shl));
 	if (!v->pch || !v->plen || !v->val || !v->mark || !v->cnt || !v->load || !v->pmf ||
 	    !v->top || !v->lst || !v->lst_n || !v->lst_cap || !v->newc || !v->dcnt || !v->touched ||
-	    !v->aff || !v->apre)
+	    !v->aff || !v->apre || !v->walk || !v->cross_l || !v->cross_in || !v->jid || !v->jval ||
+	    !v->shl || vlsp_polish_est_init(v, chans))
 		return -ENOMEM;
 	for (size_t id = 0; id < n_id && !rc; id++) {
 		size_t si = id / v->n_end;
@@ -370,9 +242,12 @@ static int vlsp_polish_paths(struct vlsp_polish *v)
 		v->shl_max = top > v->shl_max ? top : v->shl_max;
 	}
 	for (size_t c = 0; c < v->n_chan; c++)
-		vlsp_polish_chan_law(v, c);
-	for (size_t id = 0; id < n_id && !rc; id++)
-		v->val[id] = v->plen[id] ? vlsp_polish_value(v, id) : 1;
+		vlsp_polish_est_chan(v, c);
+	v->gen = 1;
+	for (size_t id = 0; id < n_id && !rc; id++) {
+		v->val[id] = v->plen[id] ? vlsp_polish_est_path(v, id) : 1;
+		v->mark[id] = v->gen;
+	}
 	return rc;
 }
 
@@ -475,54 +350,62 @@ static void vlsp_polish_turns_undo(struct vlsp_polish *v)
 	}
 }
 
+/* The channels from switch u to CA j into *w: the path kept for u when
+ * it has CAs (kept up move by move), else followed into v->walk; how
+ * many, or -1 (vlsp_again_walk). */
+static long vlsp_polish_way(struct vlsp_polish *v, size_t u, size_t j, const uint32_t **w)
+{
+	size_t id;
+
+	if (v->src_of[u] < 0) {
+		*w = v->walk;
+		return vlsp_polish_follow(v, u, j, v->walk);
+	}
+	id = (size_t)v->src_of[u] * v->n_end + j;
+	*w = &v->pch[id * v->maxlen];
+	return v->plen[id];
+}
+
 /* With layers: switch s sending CA j's LID on newc[0] instead, then
  * along newc[1..nlen): every path to it over s (from any switch, on its
- * own layer) gives up its old turns from s on, then makes its new ones.
+ * own layer) gives up its old turns from s on, then makes its new ones
+ * (each path walked once: its layer and the channel into s noted).
  * 0 (they fit: the layers changed), 1 (one would close a cycle: the
  * layers as they were), -ENOMEM. */
 static int vlsp_polish_turns(struct vlsp_polish *v, size_t s, size_t j, size_t nlen)
 {
-	size_t d = (size_t)v->end_sw[j];
+	size_t d = (size_t)v->end_sw[j], n_cross = 0;
 	uint16_t lid = v->end_lid[j];
 	int rc = 0;
 
 	v->n_added = 0;
-	for (int sign = -1; v->layered && !rc && sign <= 1; sign += 2)
-		for (size_t u = 0; !rc && u < v->g.n_sw; u++) {
-			unsigned l = v->out->path_sl[u * v->row + lid];
-			long k, i;
+	for (size_t u = 0; v->layered && !rc && u < v->g.n_sw; u++) {
+		unsigned l = v->out->path_sl[u * v->row + lid];
+		const uint32_t *w;
+		long k, i;
 
-			if (v->g.comp[u] != v->g.comp[d])
-				continue;
-			k = vlsp_again_walk(&v->idx, u, lid, d, v->walk);
-			for (i = 0; i < k && v->tail[v->walk[i]] != (int)s; i++)
-				;
-			if (i >= k)
-				continue;
-			/* the turn into s (none when u is s), then those after */
-			if (sign < 0)
-				for (long t = i > 0 ? i : 1; !rc && t < k; t++)
-					rc = vlsp_polish_use(v, l, v->walk[t - 1], v->walk[t], -1,
-							     1);
-			if (sign > 0 && i > 0)
-				rc = vlsp_polish_use(v, l, v->walk[i - 1], v->newc[0], 1, 1);
-			for (size_t t = 1; sign > 0 && !rc && t < nlen; t++)
-				rc = vlsp_polish_use(v, l, v->newc[t - 1], v->newc[t], 1, 1);
-		}
+		if (v->g.comp[u] != v->g.comp[d])
+			continue;
+		k = vlsp_polish_way(v, u, j, &w);
+		for (i = 0; i < k && v->tail[w[i]] != (int)s; i++)
+			;
+		if (i >= k)
+			continue;
+		/* the turn into s (none when u is s), then those after */
+		for (long t = i > 0 ? i : 1; !rc && t < k; t++)
+			rc = vlsp_polish_use(v, l, w[t - 1], w[t], -1, 1);
+		v->cross_l[n_cross] = l; /* the new turns: after every old one is out */
+		v->cross_in[n_cross++] = i > 0 ? w[i - 1] : UINT32_MAX;
+	}
+	for (size_t x = 0; !rc && x < n_cross; x++) {
+		if (v->cross_in[x] != UINT32_MAX)
+			rc = vlsp_polish_use(v, v->cross_l[x], v->cross_in[x], v->newc[0], 1, 1);
+		for (size_t t = 1; !rc && t < nlen; t++)
+			rc = vlsp_polish_use(v, v->cross_l[x], v->newc[t - 1], v->newc[t], 1, 1);
+	}
 	if (rc)
 		vlsp_polish_turns_undo(v);
 	return rc;
-}
-
-/* The sum over ordered CA pairs (a pair behind one switch: 1). */
-static double vlsp_polish_sum(const struct vlsp_polish *v)
-{
-	double sum = 0;
-
-	for (size_t id = 0; id < v->n_src * v->n_end; id++)
-		sum += v->h[id / v->n_end] * v->val[id];
-	/* a CA is no pair with itself: its own "path" counted 1 above */
-	return sum - (double)v->n_end;
 }
 
 int vlsp_polish_estimate(const struct fabric *f, const struct lft_set *out, double *ebb)
@@ -531,7 +414,7 @@ int vlsp_polish_estimate(const struct fabric *f, const struct lft_set *out, doub
 	int rc = vlsp_polish_setup(&v, f);
 
 	if (!rc)
-		*ebb = vlsp_polish_sum(&v) / ((double)v.n_end * (double)(v.n_end - 1));
+		*ebb = vlsp_polish_est_ebb(&v);
 	vlsp_polish_fini(&v);
 	return rc;
 }
@@ -586,9 +469,18 @@ static double vlsp_polish_move(struct vlsp_polish *v, size_t j, uint32_t e_to, s
 			v->cnt[c * v->n_src + v->aff[a]] += (uint32_t)v->dcnt[c];
 			v->load[c] += (uint64_t)((int64_t)v->dcnt[c] * v->h[v->aff[a]]);
 		}
-	for (size_t t = 0; t < v->n_touched; t++)
-		if (v->dcnt[v->touched[t]])
-			vlsp_polish_chan_law(v, v->touched[t]);
+	for (size_t t = 0; t < v->n_touched; t++) {
+		uint32_t c = v->touched[t];
+
+		if (!v->dcnt[c])
+			continue;
+		if (undo) {
+			vlsp_polish_est_back(v, c);
+			continue;
+		}
+		vlsp_polish_est_keep(v, c);
+		vlsp_polish_est_chan(v, c);
+	}
 	for (size_t a = 0; a < n; a++) {
 		uint32_t id = (uint32_t)(v->aff[a] * v->n_end + j);
 
@@ -621,8 +513,8 @@ static double vlsp_polish_move(struct vlsp_polish *v, size_t j, uint32_t e_to, s
 
 			if (v->mark[id] == v->gen)
 				continue;
+			val = vlsp_polish_est_path(v, id);
 			v->mark[id] = v->gen;
-			val = vlsp_polish_value(v, id);
 			v->work++;
 			delta += v->h[id / v->n_end] * (val - v->val[id]);
 			v->jid[v->n_j] = id;
@@ -689,24 +581,50 @@ static int vlsp_polish_entry(struct vlsp_polish *v, size_t s, size_t j)
 	return 0;
 }
 
-int vlsp_polish(const struct fabric *f, struct lft_set *out, unsigned passes)
+/* One pass over the entries to CA LIDs, until v has valued work_max
+ * paths (*bounded then set when entries were left).  Returns the moves
+ * made or -ENOMEM. */
+static int vlsp_polish_pass(struct vlsp_polish *v, uint64_t work_max, int *bounded)
+{
+	int moves = 0;
+
+	for (size_t s = 0; s < v->g.n_sw; s++)
+		for (size_t j = 0; j < v->n_end; j++) {
+			int rc;
+
+			if ((size_t)v->end_sw[j] == s)
+				continue;
+			if (v->work >= work_max) {
+				*bounded = 1;
+				return moves;
+			}
+			rc = vlsp_polish_entry(v, s, j);
+			if (rc < 0)
+				return rc;
+			moves += rc;
+		}
+	return moves;
+}
+
+int vlsp_polish_bounded(const struct fabric *f, struct lft_set *out, unsigned passes,
+			uint64_t work_max, struct vlsp_polish_stats *st)
 {
 	struct vlsp_polish v = {.out = out};
-	int rc = vlsp_polish_setup(&v, f), moves = 0, pass_moves = 1;
+	int rc = vlsp_polish_setup(&v, f), moves = 0, bounded = 0, made = 1;
 
-	for (unsigned k = 0; !rc && pass_moves && k < passes; k++) {
-		pass_moves = 0;
-		for (size_t s = 0; s < v.g.n_sw && rc >= 0 && v.work < VLSP_POLISH_WORK; s++)
-			for (size_t j = 0; j < v.n_end && rc >= 0 && v.work < VLSP_POLISH_WORK;
-			     j++) {
-				if ((size_t)v.end_sw[j] == s)
-					continue;
-				rc = vlsp_polish_entry(&v, s, j);
-				pass_moves += rc > 0;
-				rc = rc > 0 ? 0 : rc;
-			}
-		moves += pass_moves;
+	for (unsigned k = 0; !rc && made > 0 && !bounded && k < passes; k++) {
+		made = vlsp_polish_pass(&v, work_max, &bounded);
+		rc = made < 0 ? made : 0;
+		moves += made > 0 ? made : 0;
 	}
+	if (st)
+		*st = (struct vlsp_polish_stats){
+		    .valued = v.work, .bounded = bounded, .ebb = rc ? 0 : vlsp_polish_est_ebb(&v)};
 	vlsp_polish_fini(&v);
 	return rc < 0 ? rc : moves;
+}
+
+int vlsp_polish(const struct fabric *f, struct lft_set *out, unsigned passes)
+{
+	return vlsp_polish_bounded(f, out, passes, VLSP_POLISH_WORK, NULL);
 }

@@ -26,12 +26,15 @@
  * when the estimate grows; the paths stay shortest.  It keeps no VL:
  * the caller puts the paths on layers again (routing/vlsp_path.h) and
  * judges the result.  Memory: a count per (channel, switch with CAs), a
- * path per (switch with CAs, CA), each as long as the longest path, and
- * a list per channel of the paths over it.  Pure: no I/O, no globals;
+ * path per (switch with CAs, CA), each as long as the longest path, a
+ * list per channel of the paths over it, and a memo of 16 hops' sums per
+ * channel (routing/vlsp_polish_est.c).  Pure: no I/O, no globals;
  * deterministic.
  */
 #ifndef NANOSM_ROUTING_VLSP_POLISH_H
 #define NANOSM_ROUTING_VLSP_POLISH_H
+
+#include <stdint.h>
 
 #include "routing/fabric.h"
 
@@ -44,12 +47,33 @@
  * other over shortest-or-not switch paths (no estimate), -ENOMEM. */
 int vlsp_polish_estimate(const struct fabric *f, const struct lft_set *out, double *ebb);
 
+/* The polish's work bound: paths valued (deterministic; the 64-switch,
+ * 256-CA meshes value 3.1-3.5 M in their 2 passes; a fabric of 64
+ * switches and thousands of CAs would take minutes unbounded). */
+#define VLSP_POLISH_WORK (16u << 20)
+
+/* What a polish did: the paths it valued (what its bound counts; a path
+ * that takes its twin's value counts too), 1 in bounded when it stopped
+ * at its bound with entries left to visit, and the estimate of the
+ * tables it left, from the values it kept up move by move (0 when it
+ * did not polish: what vlsp_polish_estimate says afresh, bit for bit). */
+struct vlsp_polish_stats {
+	uint64_t valued;
+	int bounded;
+	double ebb;
+};
+
 /* Up to `passes` passes over the entries of out (tables of f) to CA
  * LIDs, each moved to another shortest next hop when that raises the
- * estimate; it stops early after valuing 16 M paths (its work bound:
- * about 3 s).  Returns the moves made (0: none, out as it was), -ENOMEM
- * (out then as it was or with some moves made, every route still
- * shortest where it was). */
+ * estimate, until a pass moves none; before each entry it stops once it
+ * has valued work_max paths (the moves made so far kept: each route
+ * still shortest, each path's layer acyclic).  st (NULL: not wanted)
+ * says what it did.  Returns the moves made (0: none, out as it was),
+ * -ENOMEM (out then as it was or with some moves made, as above). */
+int vlsp_polish_bounded(const struct fabric *f, struct lft_set *out, unsigned passes,
+			uint64_t work_max, struct vlsp_polish_stats *st);
+
+/* vlsp_polish_bounded with VLSP_POLISH_WORK. */
 int vlsp_polish(const struct fabric *f, struct lft_set *out, unsigned passes);
 
 #endif

@@ -125,30 +125,41 @@ static int vp_gate(const struct fabric *f, const struct lft_set *s, double *ebb)
 	return sc.gate_rc;
 }
 
-/* One VL on a 6x6 torus (vlsp routed once, unmeasured: its grown trees
- * on one layer): with an SL per path the polish moves entries and every
- * path stays on an acyclic layer (the gate passes), with more EBB;
- * without (no layers to keep), the same polish closes a credit loop. */
+/* A 6x6 torus with one host per switch, or two (the second on port 6),
+ * on one VL, routed by vlsp once, unmeasured (its grown trees on one
+ * layer), into s (every path on SL 0, s->path_sl not made). */
+static void vp_torus_one_vl(struct fabric *f, struct lft_set *s, int two)
+{
+	struct route_opts opts;
+	char err[256] = "";
+
+	route_test_torus(f, 6, 6);
+	for (int sw = 0; two && sw < 36; sw++)
+		route_test_add_host(f, sw, 6);
+	for (size_t i = 0; i < f->n_nodes; i++)
+		for (unsigned p = 0; p <= f->nodes[i].num_ports; p++) {
+			f->nodes[i].ports[p].present = 1;
+			f->nodes[i].ports[p].vl_cap = 1;
+		}
+	opts = (struct route_opts){.max_lid = route_test_assign_lids(f, 0)};
+	lft_set_init(s);
+	CU_ASSERT_EQUAL_FATAL(vlsp_route(f, &opts, 1, 0, s, NULL, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(s->n_vls, 1);
+}
+
+/* One VL on a 6x6 torus: with an SL per path the polish moves entries
+ * and every path stays on an acyclic layer (the gate passes), with more
+ * EBB; without (no layers to keep), the same polish closes a credit
+ * loop. */
 static void test_vlsp_polish_layers(void)
 {
 	struct fabric f;
 	struct lft_set s, free_;
-	struct route_opts opts;
-	char err[256] = "";
 	double e0, e1, e2;
 	int moves;
 
-	route_test_torus(&f, 6, 6);
-	for (size_t i = 0; i < f.n_nodes; i++)
-		for (unsigned p = 0; p <= f.nodes[i].num_ports; p++) {
-			f.nodes[i].ports[p].present = 1;
-			f.nodes[i].ports[p].vl_cap = 1;
-		}
-	opts = (struct route_opts){.max_lid = route_test_assign_lids(&f, 0)};
-	lft_set_init(&s);
+	vp_torus_one_vl(&f, &s, 0);
 	lft_set_init(&free_);
-	CU_ASSERT_EQUAL_FATAL(vlsp_route(&f, &opts, 1, 0, &s, NULL, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL(s.n_vls, 1);
 	CU_ASSERT_EQUAL(vp_gate(&f, &s, &e0), 0);
 	CU_ASSERT_EQUAL_FATAL(lft_set_copy(&free_, &s), 0);
 	CU_ASSERT_EQUAL_FATAL(lft_set_alloc_path_sl(&s), 0);
@@ -164,6 +175,75 @@ static void test_vlsp_polish_layers(void)
 	fabric_fini(&f);
 }
 
+/* 1 when a and b (tables of the same switches) send every LID alike. */
+static int vp_same(const struct lft_set *a, const struct lft_set *b)
+{
+	if (a->n != b->n)
+		return 0;
+	for (size_t i = 0; i < a->n; i++) {
+		const struct lft *x = &a->tables[i], *y = &b->tables[i];
+
+		if (x->node != y->node || x->top != y->top ||
+		    memcmp(x->port, y->port, (size_t)x->top + 1))
+			return 0;
+	}
+	return 1;
+}
+
+/* The work bound: the polish stops before the first entry once it has
+ * valued that many paths and says so.  Bound 0: no move, the tables as
+ * they were; half the paths the whole polish values: fewer moves, the
+ * tables it had then (every route shortest, the gate passes: each
+ * path's layer acyclic), the bound passed by less than the rest of the
+ * polish; the whole polish (VLSP_POLISH_WORK) is not bounded here.
+ * Each time, the estimate it kept up is the one made afresh (two hosts
+ * a switch: paths that take their twin's value). */
+static void test_vlsp_polish_bound(void)
+{
+	struct fabric f;
+	struct lft_set s, none, half, full;
+	struct vlsp_polish_stats st0, st_half, st_full;
+	int m_half, m_full;
+	double ebb;
+
+	vp_torus_one_vl(&f, &s, 1);
+	CU_ASSERT_EQUAL_FATAL(lft_set_alloc_path_sl(&s), 0);
+	lft_set_init(&none);
+	lft_set_init(&half);
+	lft_set_init(&full);
+	CU_ASSERT_EQUAL_FATAL(lft_set_copy(&none, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(lft_set_copy(&half, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(lft_set_copy(&full, &s), 0);
+	m_full = vlsp_polish_bounded(&f, &full, 2, VLSP_POLISH_WORK, &st_full);
+	CU_ASSERT_TRUE(m_full > 1);
+	CU_ASSERT_FALSE(st_full.bounded);
+	CU_ASSERT_TRUE(st_full.valued > 0 && st_full.valued < VLSP_POLISH_WORK);
+	/* the values kept up move by move (the memo of hops, the twins) are
+	 * those made afresh */
+	CU_ASSERT_EQUAL(vlsp_polish_estimate(&f, &full, &ebb), 0);
+	CU_ASSERT_TRUE(memcmp(&ebb, &st_full.ebb, sizeof(ebb)) == 0);
+	CU_ASSERT_EQUAL(vlsp_polish_bounded(&f, &none, 2, 0, &st0), 0);
+	CU_ASSERT_TRUE(st0.bounded);
+	CU_ASSERT_EQUAL(st0.valued, 0);
+	CU_ASSERT_TRUE(vp_same(&none, &s));
+	m_half = vlsp_polish_bounded(&f, &half, 2, st_full.valued / 2, &st_half);
+	CU_ASSERT_TRUE(m_half > 0 && m_half < m_full);
+	CU_ASSERT_TRUE(st_half.bounded);
+	CU_ASSERT_TRUE(st_half.valued >= st_full.valued / 2 && st_half.valued < st_full.valued);
+	CU_ASSERT_FALSE(vp_same(&half, &s));
+	CU_ASSERT_FALSE(vp_same(&half, &full));
+	CU_ASSERT_EQUAL(vlsp_polish_estimate(&f, &half, &ebb), 0);
+	CU_ASSERT_TRUE(memcmp(&ebb, &st_half.ebb, sizeof(ebb)) == 0);
+	CU_ASSERT_EQUAL(vp_gate(&f, &half, &ebb), 0);
+	fprintf(stderr, " [%d of %d moves, %llu of %llu paths valued]", m_half, m_full,
+		(unsigned long long)st_half.valued, (unsigned long long)st_full.valued);
+	lft_set_fini(&s);
+	lft_set_fini(&none);
+	lft_set_fini(&half);
+	lft_set_fini(&full);
+	fabric_fini(&f);
+}
+
 void test_vlsp_polish_register(void)
 {
 	CU_pSuite s = CU_add_suite("vlsp_polish", NULL, NULL);
@@ -171,4 +251,5 @@ void test_vlsp_polish_register(void)
 	CU_add_test(s, "the EBB estimate, worked out by hand", test_vlsp_polish_estimate);
 	CU_add_test(s, "moves spread paths over parallel cables", test_vlsp_polish_spreads);
 	CU_add_test(s, "one VL: every path's layer stays acyclic", test_vlsp_polish_layers);
+	CU_add_test(s, "the work bound stops it, the tables it had kept", test_vlsp_polish_bound);
 }
