@@ -78,6 +78,7 @@ static uint64_t mad_port_tid(const uint8_t *mad)
 
 static void mad_port_peer_answered(struct mad_port *p, const uint8_t *mad)
 {
+	__atomic_add_fetch(&p->answered, 1, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&p->peer_lock);
 	mad_peerq_answered(&p->peerq, mad_port_tid(mad));
 	pthread_mutex_unlock(&p->peer_lock);
@@ -249,6 +250,8 @@ static int mad_port_send_buf(struct mad_port *p, void *send_buf, const struct ma
 	pthread_mutex_lock(&p->peer_lock);
 	mad_peerq_sent(&p->peerq, mad_port_tid(mad), wait_ms > 0);
 	pthread_mutex_unlock(&p->peer_lock);
+	if (wait_ms > 0)
+		__atomic_add_fetch(&p->asked, 1, __ATOMIC_RELAXED);
 	rc = umad_send(p->fd, agent, buf, (int)len, wait_ms, 0);
 	if (buf != send_buf)
 		free(buf);
@@ -456,6 +459,45 @@ static void mad_port_close_fds(struct mad_port *p)
 	}
 }
 
+/* Under umad2sim, an answer that reaches the preload's receiver thread
+ * after its fd was closed crashes that thread (it looks the fd up, gets
+ * NULL and locks through it): a SIGTERM in the middle of a sweep left SMPs
+ * on the wire.  So before the close, read what is still due: until every
+ * request that waits for an answer has one, nothing came for 20 ms, or
+ * 200 ms passed.  Requests that timed out earlier never get an answer,
+ * hence the quiet bound; on a kernel umad device (and with --ibsim) there
+ * is no such thread and no wait. */
+#define MAD_PORT_SETTLE_QUIET_MS 20
+#define MAD_PORT_SETTLE_MS 200
+
+static void mad_port_settle(struct mad_port *p)
+{
+	size_t cap = SMP_MAD_SIZE;
+	void *umad;
+	struct mad_port_rx one;
+	struct timespec t0, t;
+
+	if (p->sim || p->client || p->fd < 0 || p->direct_room == UINT64_MAX ||
+	    __atomic_load_n(&p->answered, __ATOMIC_RELAXED) >=
+		__atomic_load_n(&p->asked, __ATOMIC_RELAXED))
+		return;
+	if (!(umad = calloc(1, p->umad_len)))
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		long ms;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		ms = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
+		if (ms >= MAD_PORT_SETTLE_MS ||
+		    __atomic_load_n(&p->answered, __ATOMIC_RELAXED) >=
+			__atomic_load_n(&p->asked, __ATOMIC_RELAXED) ||
+		    mad_port_read(p, &umad, &cap, MAD_PORT_SETTLE_QUIET_MS, &one) <= 0)
+			break;
+	}
+	free(umad);
+}
+
 /* Closing can block too: under umad2sim, giving up issm is a request to
  * ibsim that waits for its answer. */
 static void mad_port_close_fds_cb(void *p)
@@ -482,6 +524,7 @@ int mad_port_close_bounded(struct mad_port *p)
 	}
 	if (p->thread_started)
 		pthread_join(p->thread, NULL);
+	mad_port_settle(p);
 	/* an SM port's closing may wait for ibsim's answer: at most MAD_PORT_STOP_MS */
 	if (!p->client && mad_sender_run_bounded(mad_port_close_fds_cb, p, MAD_PORT_STOP_MS) < 0)
 		return -EBUSY; /* the closer is stuck: leave the port to it */

@@ -33,6 +33,9 @@ struct mad_port {
 	uint64_t direct_room; /* unread datagrams below which a write cannot block */
 	void *direct_send_buf;
 	uint64_t sent_direct; /* by the caller (loop) thread */
+	/* requests that wait for an answer, and answers read (atomics): under
+	 * umad2sim the close first reads what is still due (mad_port_settle) */
+	uint64_t asked, answered;
 	int fd;
 	int issm_fd;
 	struct mad_ibsim *sim; /* ibsim's own protocol (mad_port_open_ibsim); NULL: libibumad */
