@@ -214,24 +214,33 @@ static int mad_port_agent(const struct mad_port *p, uint8_t mgmt_class)
 	}
 }
 
-/* umad_send of one MAD from umad buffer buf (umad_len bytes) in the
- * caller's thread (may block under umad2sim); counted in peerq first, so
- * an answer that comes before umad_send returns finds its request. */
+/* Count a write about to happen (before it, so an answer that comes
+ * before the send returns finds its request): in peerq, and as a request
+ * an answer is due for. */
+static void mad_port_sending(struct mad_port *p, const uint8_t *mad, int answer_due)
+{
+	pthread_mutex_lock(&p->peer_lock);
+	mad_peerq_sent(&p->peerq, mad_port_tid(mad), answer_due);
+	pthread_mutex_unlock(&p->peer_lock);
+	if (answer_due)
+		__atomic_add_fetch(&p->asked, 1, __ATOMIC_RELAXED);
+}
+
+/* One MAD written in the caller's thread (may block under umad2sim): from
+ * umad buffer buf (umad_len bytes), or on ibsim's socket with --ibsim. */
 static int mad_port_send_buf(struct mad_port *p, void *send_buf, const struct mad_addr *to,
 			     const uint8_t *mad, size_t len)
 {
 	int agent = len >= 4 ? mad_port_agent(p, mad[1]) : -1;
 	void *buf = send_buf;
-	int rc;
+	int rc, answer_due;
 
 	if (agent < 0 || len < 24 || (mad[1] != SA_CLASS && len > SMP_MAD_SIZE))
 		return -EINVAL;
+	/* Our own responses (GetResp, TrapRepress) expect no answer. */
+	answer_due = !(mad[3] & 0x80) && mad[3] != SMP_METHOD_TRAP_REPRESS;
 	if (p->sim) {
-		int wait = !(mad[3] & 0x80) && mad[3] != SMP_METHOD_TRAP_REPRESS;
-
-		pthread_mutex_lock(&p->peer_lock);
-		mad_peerq_sent(&p->peerq, mad_port_tid(mad), wait);
-		pthread_mutex_unlock(&p->peer_lock);
+		mad_port_sending(p, mad, answer_due);
 		return mad_ibsim_send(p->sim, to, mad, len) < 0 ? -EIO : 0;
 	}
 	if (len > SMP_MAD_SIZE) /* a long SA answer: the kernel's RMPP segments it */
@@ -243,16 +252,9 @@ static int mad_port_send_buf(struct mad_port *p, void *send_buf, const struct ma
 	/* GSI (QP1) traffic carries the well-known Q_Key; SMPs on QP0 none */
 	umad_set_addr(buf, to->lid, (int)to->qpn, to->sl, to->qpn ? SA_QKEY : 0);
 	/* The kernel delivers a response only to a send that waits for one
-	 * (timeout > 0); retries stay with mad_queue, so the kernel makes none.
-	 * Our own responses (GetResp, TrapRepress) expect no answer. */
-	int wait_ms = (mad[3] & 0x80) || mad[3] == SMP_METHOD_TRAP_REPRESS ? 0 : p->timeout_ms;
-
-	pthread_mutex_lock(&p->peer_lock);
-	mad_peerq_sent(&p->peerq, mad_port_tid(mad), wait_ms > 0);
-	pthread_mutex_unlock(&p->peer_lock);
-	if (wait_ms > 0)
-		__atomic_add_fetch(&p->asked, 1, __ATOMIC_RELAXED);
-	rc = umad_send(p->fd, agent, buf, (int)len, wait_ms, 0);
+	 * (timeout > 0); retries stay with mad_queue, so the kernel makes none. */
+	mad_port_sending(p, mad, answer_due);
+	rc = umad_send(p->fd, agent, buf, (int)len, answer_due ? p->timeout_ms : 0, 0);
 	if (buf != send_buf)
 		free(buf);
 	return rc < 0 ? -EIO : 0;
